@@ -1,0 +1,1 @@
+"""PathLens engine: corpora, retrievers, graph retrieval, metrics. Never imports Streamlit."""

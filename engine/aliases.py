@@ -1,0 +1,121 @@
+"""BCT alias table: which graph entities name the same thing, by which rule, seen where.
+
+Rules (each pair is stored both ways, so seeding either side adds the other):
+- defined term: `NorthRiver Capital Partners IV, L.P. (the "Fund")` makes "Fund" an alias of
+  the longest graph entity that ends right before the parenthesis;
+- nested name: an entity whose tokens are a proper prefix of another's ("NorthRiver" ↔
+  "NorthRiver Capital Partners IV");
+- acronym: the initials of a multi-word entity, hyphenated parts counted, equal another
+  entity ("FRE" ↔ "Fee-Related Earnings");
+- corporate suffix: an entity without its trailing L.P./LLC/Inc./Ltd. is another entity.
+Only entities in the graph can be aliases, since only graph nodes can be seeded.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .entities import COMMON_CAPS, DEFINED_RE, entity_key
+from .graph import EntityGraph
+from .text import name_tokens
+
+RULES = ("defined term", "nested name", "acronym", "corporate suffix")
+_SKIP_IN_ACRONYM = frozenset({"of", "and", "for", "the", "de", "la", "du", "van", "von"})
+_SUFFIXES = ("l p", "lp", "llc", "l l c", "inc", "ltd", "limited", "corp", "corporation", "plc", "n a",
+             "s a", "gmbh", "co")
+
+
+@dataclass(frozen=True)
+class Alias:
+    entity: str  # key of the entity being seeded
+    alias: str  # key of the entity added at weight β
+    rule: str
+    passage_id: str  # where the rule saw the pair
+
+
+@dataclass(frozen=True, eq=False)
+class AliasTable:
+    rows: tuple[Alias, ...]
+
+    def of(self, entity: str) -> tuple[Alias, ...]:
+        return tuple(r for r in self.rows if r.entity == entity)
+
+    def by_entity(self) -> dict[str, tuple[str, ...]]:
+        out: dict[str, list[str]] = {}
+        for r in self.rows:
+            if r.alias not in out.setdefault(r.entity, []):
+                out[r.entity].append(r.alias)
+        return {k: tuple(v) for k, v in out.items()}
+
+
+def _first_passage(graph: EntityGraph, j: int) -> str:
+    col = graph.incidence[:, j].nonzero()[0]
+    return graph.passage_ids[int(col.min())] if col.size else ""
+
+
+def build_alias_table(graph: EntityGraph, texts: Sequence[str]) -> AliasTable:
+    index = graph.entity_index()
+    pairs: dict[tuple[str, str], Alias] = {}
+
+    def add(a: str, b: str, rule: str, pid: str) -> None:
+        if a != b:
+            for x, y in ((a, b), (b, a)):
+                pairs.setdefault((x, y), Alias(x, y, rule, pid))
+
+    # defined terms, from the passage text where each is defined
+    for pid, text in zip(graph.passage_ids, texts):
+        for m in DEFINED_RE.finditer(text):
+            term = entity_key(m.group(1))
+            if term not in index:
+                continue
+            before = name_tokens(text[max(0, m.start() - 200):m.start()])
+            for n in range(min(len(before), 10), 0, -1):
+                name = " ".join(before[-n:])
+                if name in index and name != term:
+                    add(name, term, "defined term", pid)
+                    break
+
+    for j, key in enumerate(graph.entities):
+        toks = key.split()
+        pid = _first_passage(graph, j)
+        # nested names: proper prefixes that are entities and not common words
+        for n in range(1, len(toks)):
+            prefix = " ".join(toks[:n])
+            if prefix in index and not all(t in COMMON_CAPS for t in toks[:n]):
+                add(key, prefix, "nested name", pid)
+        # acronyms from the original surface, so hyphenated parts count
+        parts = [w for w in re.split(r"[\s\-]+", graph.display[j]) if w and w.lower() not in _SKIP_IN_ACRONYM]
+        if len(parts) >= 2:
+            initials = "".join(w[0] for w in parts).lower()
+            if initials in index:
+                add(key, initials, "acronym", pid)
+        # corporate suffixes
+        for suffix in _SUFFIXES:
+            if key.endswith(" " + suffix):
+                stripped = key[: -len(suffix) - 1].strip()
+                if stripped in index:
+                    add(key, stripped, "corporate suffix", pid)
+    rows = sorted(pairs.values(), key=lambda a: (a.entity, RULES.index(a.rule), a.alias))
+    return AliasTable(tuple(rows))
+
+
+def alias_seed(seeds: dict[int, float], table: dict[str, tuple[str, ...]], graph: EntityGraph,
+               beta: float) -> tuple[np.ndarray, dict[int, float]]:
+    """Entity weights after over-seeding: each seed adds its aliases at β × its own weight;
+    the vector is then renormalised to sum 1. Returns (entity weights, added alias weights)."""
+    index = graph.entity_index()
+    w = np.zeros(len(graph.entities))
+    for j, weight in seeds.items():
+        w[j] += weight
+    added: dict[int, float] = {}
+    for j, weight in seeds.items():
+        for a in table.get(graph.entities[j], ()):
+            ja = index[a]
+            w[ja] += beta * weight
+            added[ja] = added.get(ja, 0.0) + beta * weight
+    total = w.sum()
+    return w / total, {j: v / total for j, v in added.items()}

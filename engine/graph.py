@@ -1,0 +1,124 @@
+"""The undirected bipartite entity–passage graph, with substring adjacency.
+
+Nodes 0..N−1 are passages, N..N+M−1 entities. A passage is linked to every kept entity
+whose key occurs in its normalised text on token boundaries, not only to the surface
+forms an extractor returned there, so nested names ("NorthRiver", "NorthRiver IV LP")
+share passages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import sparse
+
+from .entities import Extraction
+from .ppr import column_normalize
+from .text import name_tokens
+
+
+def link_passages(texts: Sequence[str], entities: Sequence[str]) -> sparse.csr_matrix:
+    """N × M binary incidence: passage i contains entity j's key on token boundaries.
+
+    Scans each passage's token n-grams (n up to the longest key) against a key table,
+    which is linear in the text rather than in N × M substring tests."""
+    index = {e: j for j, e in enumerate(entities)}
+    longest = max((len(e.split()) for e in entities), default=0)
+    rows, cols = [], []
+    for i, text in enumerate(texts):
+        toks = name_tokens(text)
+        found = set()
+        for start in range(len(toks)):
+            for n in range(1, min(longest, len(toks) - start) + 1):
+                j = index.get(" ".join(toks[start:start + n]))
+                if j is not None:
+                    found.add(j)
+        rows.extend([i] * len(found))
+        cols.extend(sorted(found))
+    data = np.ones(len(rows), dtype=np.float64)
+    return sparse.csr_matrix((data, (rows, cols)), shape=(len(texts), len(entities)))
+
+
+@dataclass(frozen=True, eq=False)
+class GraphStats:
+    passages: int
+    entities: int
+    edges: int
+    isolated_passages: int
+    isolated_entities: int
+    passage_degree: dict[str, float]  # min / median / mean / max
+    entity_degree: dict[str, float]
+    largest_entities: tuple[tuple[str, int], ...]  # (display name, passages), biggest first
+
+
+def _degree_summary(deg: np.ndarray) -> dict[str, float]:
+    if deg.size == 0:
+        return {"min": 0.0, "median": 0.0, "mean": 0.0, "max": 0.0}
+    return {"min": float(deg.min()), "median": float(np.median(deg)), "mean": float(deg.mean()),
+            "max": float(deg.max())}
+
+
+@dataclass(frozen=True, eq=False)
+class EntityGraph:
+    builder: str
+    passage_ids: tuple[str, ...]
+    entities: tuple[str, ...]  # entity keys; node of entity j is N + j
+    display: tuple[str, ...]  # the surface form shown for each entity
+    incidence: sparse.csr_matrix  # N × M, 1 where passage i mentions entity j
+    W: sparse.csr_matrix  # (N+M) × (N+M), column-normalised adjacency
+
+    @property
+    def n_passages(self) -> int:
+        return len(self.passage_ids)
+
+    def entity_index(self) -> dict[str, int]:
+        return {e: j for j, e in enumerate(self.entities)}
+
+    def stats(self, top: int = 10) -> GraphStats:
+        p_deg = np.asarray(self.incidence.sum(axis=1)).ravel()
+        e_deg = np.asarray(self.incidence.sum(axis=0)).ravel()
+        order = sorted(range(len(self.entities)), key=lambda j: (-e_deg[j], self.entities[j]))[:top]
+        return GraphStats(
+            passages=self.n_passages,
+            entities=len(self.entities),
+            edges=int(self.incidence.nnz),
+            isolated_passages=int((p_deg == 0).sum()),
+            isolated_entities=int((e_deg == 0).sum()),
+            passage_degree=_degree_summary(p_deg),
+            entity_degree=_degree_summary(e_deg),
+            largest_entities=tuple((self.display[j], int(e_deg[j])) for j in order),
+        )
+
+    def restrict(self, keep: Sequence[int]) -> "EntityGraph":
+        """The graph over passages `keep` (indices, in the order given), dropping entities
+        that no kept passage mentions. No extraction is re-run."""
+        inc = self.incidence[np.asarray(keep, dtype=np.int64)]
+        used = np.flatnonzero(np.asarray(inc.sum(axis=0)).ravel() > 0)
+        return build_from_incidence(
+            self.builder,
+            tuple(self.passage_ids[i] for i in keep),
+            tuple(self.entities[j] for j in used),
+            tuple(self.display[j] for j in used),
+            inc[:, used].tocsr(),
+        )
+
+
+def build_from_incidence(builder: str, passage_ids: tuple[str, ...], entities: tuple[str, ...],
+                         display: tuple[str, ...], incidence: sparse.csr_matrix) -> EntityGraph:
+    A = sparse.bmat([[None, incidence], [incidence.T, None]], format="csc",
+                    dtype=np.float64) if incidence.shape[1] else sparse.csc_matrix(
+        (incidence.shape[0], incidence.shape[0]), dtype=np.float64)
+    return EntityGraph(builder, passage_ids, entities, display, incidence, column_normalize(A))
+
+
+def build_graph(extraction: Extraction, passage_ids: Sequence[str], texts: Sequence[str]) -> EntityGraph:
+    incidence = link_passages(texts, extraction.entities)
+    return build_from_incidence(
+        extraction.builder,
+        tuple(passage_ids),
+        extraction.entities,
+        tuple(extraction.display[e] for e in extraction.entities),
+        incidence,
+    )

@@ -1,0 +1,149 @@
+"""An index over one corpus: the components retrievers are built from, each computed once.
+
+Components (tokens, embeddings, extractions, graphs, alias tables) are built on first
+use under a lock and never changed after, so one Index can serve many threads.
+`subset` restricts every built component to some passages without re-running NER or
+re-encoding, which is what the scale sweep needs.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from . import dense
+from .aliases import AliasTable, build_alias_table
+from .corpus import Corpus
+from .entities import BUILDERS, Extraction, extract, filter_mentions, query_keys
+from .errors import PathLensError
+from .graph import EntityGraph, build_graph
+from .graph_retriever import GraphParams, GraphRetriever
+from .retrievers import BM25Retriever, DenseRetriever, RRFConfig, RRFRetriever, Retriever, TfidfRetriever
+from .text import tokenize
+
+LEXICAL = ("bm25", "tfidf", "dense")
+GRAPH = ("ppr-regex", "ppr-ner", "bct-regex", "bct-ner")
+RETRIEVERS = LEXICAL + GRAPH + ("rrf",)
+
+Progress = Callable[[str, float], None]  # (stage, seconds it took)
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Every retriever parameter a user can set; frozen so it can key caches."""
+
+    graph: GraphParams = GraphParams()
+    rrf: RRFConfig = RRFConfig()
+
+
+def check_retriever(name: str) -> str:
+    if name not in RETRIEVERS:
+        raise PathLensError(f"unknown retriever {name!r}; choose from {', '.join(RETRIEVERS)}")
+    return name
+
+
+class Index:
+    def __init__(self, corpus: Corpus, on_stage: Progress | None = None):
+        self.corpus = corpus
+        self.ids = tuple(p.id for p in corpus.passages)
+        self.texts = tuple(f"{p.title}\n{p.text}" if p.title and p.title not in p.text else p.text
+                           for p in corpus.passages)
+        self._parts: dict[str, object] = {}
+        self._lock = threading.RLock()
+        self._on_stage = on_stage
+        self.timings: dict[str, float] = {}
+
+    def _get(self, key: str, build: Callable[[], object]):
+        with self._lock:
+            if key not in self._parts:
+                t0 = time.perf_counter()
+                self._parts[key] = build()
+                self.timings[key] = time.perf_counter() - t0
+                if self._on_stage:
+                    self._on_stage(key, self.timings[key])
+            return self._parts[key]
+
+    def built(self) -> tuple[str, ...]:
+        return tuple(self._parts)
+
+    # -------------------------------------------------------- components
+
+    def tokens(self) -> tuple[tuple[str, ...], ...]:
+        return self._get("tokens", lambda: tuple(tuple(tokenize(t)) for t in self.texts))
+
+    def embeddings(self) -> np.ndarray:
+        def build():
+            e = dense.encode(list(self.texts))
+            e.setflags(write=False)
+            return e
+        return self._get("embeddings", build)
+
+    def extraction(self, builder: str) -> Extraction:
+        if builder not in BUILDERS:
+            raise PathLensError(f"unknown graph builder {builder!r}; choose one of {', '.join(BUILDERS)}")
+        return self._get(f"extraction:{builder}", lambda: filter_mentions(builder, extract(builder, self.texts)))
+
+    def graph(self, builder: str) -> EntityGraph:
+        return self._get(f"graph:{builder}", lambda: build_graph(self.extraction(builder), self.ids, self.texts))
+
+    def aliases(self, builder: str) -> AliasTable:
+        return self._get(f"aliases:{builder}", lambda: build_alias_table(self.graph(builder), self.texts))
+
+    def bm25(self) -> BM25Retriever:
+        return self._get("bm25", lambda: BM25Retriever(self.ids, self.tokens()))
+
+    def tfidf(self) -> TfidfRetriever:
+        return self._get("tfidf", lambda: TfidfRetriever(self.ids, self.tokens()))
+
+    # -------------------------------------------------------- retrievers
+
+    def retriever(self, name: str, config: SearchConfig = SearchConfig()) -> Retriever:
+        check_retriever(name)
+        if name == "bm25":
+            return self.bm25()
+        if name == "tfidf":
+            return self.tfidf()
+        if name == "dense":
+            return DenseRetriever(self.ids, self.embeddings(), dense.encode)
+        if name == "rrf":
+            members = [self.retriever(m, config) for m in config.rrf.members]
+            return RRFRetriever(members, config.rrf, self.ids)
+        kind, builder = name.split("-")
+        graph = self.graph(builder)
+        if graph.incidence.nnz == 0:
+            raise PathLensError(f"{name} is unavailable: the {builder} builder found no entity in any passage")
+        table = self.aliases(builder) if kind == "bct" else None
+        return GraphRetriever(
+            name, graph, lambda q: query_keys(builder, q), config.graph,
+            aliases=table.by_entity() if table else None,
+            alias_rules={(a.entity, a.alias): a.rule for a in table.rows} if table else None,
+        )
+
+    # -------------------------------------------------------- subsets
+
+    def subset(self, keep: Sequence[int]) -> "Index":
+        """An Index over passages `keep` (positions in this corpus), reusing what is built:
+        token lists, embedding rows and graphs are sliced, never recomputed."""
+        keep = list(keep)
+        passages = tuple(self.corpus.passages[i] for i in keep)
+        ids = {p.id for p in passages}
+        queries = tuple(q for q in self.corpus.queries if set(q.gold) <= ids)
+        sub = Index(Corpus(f"{self.corpus.name}[{len(keep)}]", passages, queries))
+        with self._lock:
+            parts = dict(self._parts)
+        for key, value in parts.items():
+            if key == "tokens":
+                sub._parts[key] = tuple(value[i] for i in keep)
+            elif key == "embeddings":
+                e = value[np.asarray(keep)]
+                e.setflags(write=False)
+                sub._parts[key] = e
+            elif key.startswith("extraction:"):
+                sub._parts[key] = value  # the vocabulary; graphs below carry the restriction
+            elif key.startswith("graph:"):
+                sub._parts[key] = value.restrict(keep)
+        return sub

@@ -1,0 +1,118 @@
+"""Ranking metrics over runs and qrels, both `{query_id: {passage_id: score}}`.
+
+A run's ranking is its passages by descending score; equal scores keep the run's
+insertion order (Python's sort is stable), so a run built from ranked hits ranks as they did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .errors import PathLensError
+
+Run = Mapping[str, Mapping[str, float]]
+Qrels = Mapping[str, Mapping[str, float]]
+
+
+def ranking(scores: Mapping[str, float]) -> list[str]:
+    return [pid for pid, _ in sorted(scores.items(), key=lambda kv: -kv[1])]
+
+
+def _gold(rel: Mapping[str, float]) -> set[str]:
+    return {pid for pid, r in rel.items() if r > 0}
+
+
+def hit_rate(ranked: Sequence[str], gold: set[str], k: int) -> float:
+    """1 if some gold passage is in the top k."""
+    return float(any(p in gold for p in ranked[:k]))
+
+
+def reciprocal_rank(ranked: Sequence[str], gold: set[str]) -> float:
+    """1 / rank of the first gold passage, 0 when none was retrieved."""
+    for i, p in enumerate(ranked, start=1):
+        if p in gold:
+            return 1.0 / i
+    return 0.0
+
+
+def recall(ranked: Sequence[str], gold: set[str], k: int) -> float:
+    """Share of the gold passages that are in the top k."""
+    return len(gold.intersection(ranked[:k])) / len(gold) if gold else 0.0
+
+
+def all_found(ranked: Sequence[str], gold: set[str], k: int) -> float:
+    """1 if every gold passage is in the top k."""
+    return float(bool(gold) and gold.issubset(ranked[:k]))
+
+
+def metric_names(ks: Sequence[int]) -> list[str]:
+    ks = sorted(set(ks))
+    return [f"hr@{k}" for k in ks] + ["mrr"] + [f"recall@{k}" for k in ks] + [f"all@{k}" for k in ks]
+
+
+def per_query(run: Run, qrels: Qrels, ks: Sequence[int]) -> dict[str, dict[str, float]]:
+    """{query_id: {metric: value}} for every query in qrels (a query missing from the run scores 0)."""
+    if not ks or any(k < 1 for k in ks):
+        raise PathLensError(f"cut-offs must be whole numbers of at least 1, got {list(ks)}")
+    out = {}
+    for qid, rel in qrels.items():
+        ranked, gold = ranking(run.get(qid, {})), _gold(rel)
+        values = {}
+        for k in sorted(set(ks)):
+            values[f"hr@{k}"] = hit_rate(ranked, gold, k)
+        values["mrr"] = reciprocal_rank(ranked, gold)
+        for k in sorted(set(ks)):
+            values[f"recall@{k}"] = recall(ranked, gold, k)
+        for k in sorted(set(ks)):
+            values[f"all@{k}"] = all_found(ranked, gold, k)
+        out[qid] = values
+    return out
+
+
+def mean_metrics(values: Mapping[str, Mapping[str, float]], ids: Sequence[str] | None = None) -> dict[str, float]:
+    """Mean of each metric over the given query ids (default: all)."""
+    ids = list(values) if ids is None else list(ids)
+    if not ids:
+        return {}
+    names = list(values[ids[0]])
+    return {m: float(np.mean([values[q][m] for q in ids])) for m in names}
+
+
+@dataclass(frozen=True)
+class BootstrapCI:
+    metric: str
+    a: str
+    b: str
+    mean_diff: float  # mean of a − b over queries
+    low: float
+    high: float
+    resamples: int
+    seed: int
+    p_not_better: float  # share of resamples whose mean difference is ≤ 0
+
+
+def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, metric: str = "", names: tuple[str, str] = ("a", "b"),
+                     resamples: int = 10_000, seed: int = 42, level: float = 0.95) -> BootstrapCI:
+    """Percentile CI of mean(a − b) by resampling queries with replacement, pairs kept together."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1 or a.size == 0:
+        raise PathLensError("paired bootstrap needs two equally long, non-empty lists of per-query values")
+    if resamples < 1:
+        raise PathLensError(f"resamples must be at least 1, got {resamples}")
+    if not 0 < level < 1:
+        raise PathLensError(f"confidence level must be in (0, 1), got {level}")
+    d = a - b
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples)
+    # in blocks, so 10,000 resamples of a large query set stay within a few MB
+    block = max(1, 2_000_000 // d.size)
+    for start in range(0, resamples, block):
+        n = min(block, resamples - start)
+        means[start:start + n] = d[rng.integers(0, d.size, size=(n, d.size))].mean(axis=1)
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return BootstrapCI(metric, names[0], names[1], float(d.mean()), float(low), float(high),
+                       resamples, seed, float(np.mean(means <= 0)))

@@ -1,0 +1,230 @@
+"""The retriever protocol and the non-graph retrievers: BM25, TF-IDF, dense, RRF.
+
+Every retriever is built once over a corpus and then answers `search(query, k)` with a
+ranked tuple of `Hit`s. Ties are broken by corpus order, so rankings are deterministic.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable, Protocol, Sequence
+
+import numpy as np
+from rank_bm25 import BM25Okapi
+from scipy import sparse
+
+from .errors import NoSeedError, PathLensError
+from .text import tokenize
+
+
+@dataclass(frozen=True)
+class Hit:
+    passage_id: str
+    score: float
+    rank: int  # 1-based
+    retriever: str
+
+
+class Retriever(Protocol):
+    name: str
+
+    def search(self, query: str, k: int) -> tuple[Hit, ...]: ...
+
+
+def check_query(query: str) -> str:
+    if not isinstance(query, str) or not query.strip():
+        raise PathLensError("the query is empty; type a question")
+    return query.strip()
+
+
+def check_k(k: int) -> int:
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+        raise PathLensError(f"k must be a whole number of at least 1, got {k!r}")
+    return int(k)
+
+
+def top_k(scores: np.ndarray, k: int, keep: np.ndarray | None = None) -> np.ndarray:
+    """Indices of the k highest scores, best first, ties by lower index.
+
+    `keep` masks which indices may be returned (default: all). Uses argpartition, then
+    a stable sort of the short list, so it is O(n + k log k)."""
+    idx = np.flatnonzero(keep) if keep is not None else np.arange(scores.shape[0])
+    if idx.size == 0:
+        return idx
+    k = min(k, idx.size)
+    sub = scores[idx]
+    if k < idx.size:
+        # take every index tied with the k-th score too, so the tie-break below is exact
+        kth = np.partition(sub, idx.size - k)[idx.size - k]
+        cand = np.flatnonzero(sub >= kth)
+    else:
+        cand = np.arange(idx.size)
+    order = np.lexsort((idx[cand], -sub[cand]))[:k]
+    return idx[cand[order]]
+
+
+def hits_from_scores(name: str, ids: Sequence[str], scores: np.ndarray, k: int,
+                     keep: np.ndarray | None = None) -> tuple[Hit, ...]:
+    best = top_k(scores, k, keep)
+    return tuple(Hit(ids[i], float(scores[i]), r, name) for r, i in enumerate(best, start=1))
+
+
+# ---------------------------------------------------------------- BM25
+
+
+class BM25Retriever:
+    """rank-bm25's BM25Okapi (k1=1.5, b=0.75, epsilon=0.25) over `text.tokenize` tokens.
+
+    Passages sharing no token with the query score 0 and are not returned."""
+
+    name = "bm25"
+
+    def __init__(self, ids: Sequence[str], tokens: Sequence[Sequence[str]]):
+        self.ids = list(ids)
+        # rank-bm25 divides by the mean length; an all-empty corpus would divide by zero
+        self._bm25 = BM25Okapi([list(t) or ["\x00"] for t in tokens])
+
+    def scores(self, query: str) -> np.ndarray:
+        return np.asarray(self._bm25.get_scores(tokenize(check_query(query))), dtype=np.float64)
+
+    def search(self, query: str, k: int) -> tuple[Hit, ...]:
+        k = check_k(k)
+        q = set(tokenize(check_query(query)))
+        s = self.scores(query)
+        keep = np.fromiter((any(t in d for t in q) for d in self._bm25.doc_freqs), bool, len(self.ids))
+        return hits_from_scores(self.name, self.ids, s, k, keep)
+
+
+# ---------------------------------------------------------------- TF-IDF
+
+
+class TfidfRetriever:
+    """Cosine over L2-normalised TF-IDF vectors: raw term counts times the smoothed idf
+    ln((1 + N) / (1 + df)) + 1, the closed-pool lexical baseline."""
+
+    name = "tfidf"
+
+    def __init__(self, ids: Sequence[str], tokens: Sequence[Sequence[str]]):
+        self.ids = list(ids)
+        vocab: dict[str, int] = {}
+        rows, cols, vals = [], [], []
+        for r, toks in enumerate(tokens):
+            for term, count in sorted(Counter(toks).items()):
+                rows.append(r)
+                cols.append(vocab.setdefault(term, len(vocab)))
+                vals.append(float(count))
+        n = len(self.ids)
+        tf = sparse.csr_matrix((vals, (rows, cols)), shape=(n, max(len(vocab), 1)))
+        df = np.bincount(cols, minlength=tf.shape[1])
+        self.vocab = vocab
+        self.idf = np.log((1 + n) / (1 + df)) + 1.0
+        m = tf.multiply(self.idf).tocsr()
+        norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1)).ravel())
+        norms[norms == 0] = 1.0
+        self.matrix = sparse.diags(1.0 / norms) @ m
+
+    def query_vector(self, query: str) -> np.ndarray:
+        v = np.zeros(self.matrix.shape[1])
+        for term, count in Counter(tokenize(check_query(query))).items():
+            if term in self.vocab:
+                v[self.vocab[term]] = count * self.idf[self.vocab[term]]
+        norm = np.linalg.norm(v)
+        return v / norm if norm else v
+
+    def scores(self, query: str) -> np.ndarray:
+        return np.asarray(self.matrix @ self.query_vector(query)).ravel()
+
+    def search(self, query: str, k: int) -> tuple[Hit, ...]:
+        k = check_k(k)
+        s = self.scores(query)
+        return hits_from_scores(self.name, self.ids, s, k, s > 0)
+
+
+# ---------------------------------------------------------------- dense
+
+
+class DenseRetriever:
+    """all-MiniLM-L6-v2 embeddings, L2-normalised, ranked by cosine (a dot product)."""
+
+    name = "dense"
+
+    def __init__(self, ids: Sequence[str], embeddings: np.ndarray, encode: Callable[[list[str]], np.ndarray]):
+        if embeddings.shape[0] != len(ids):
+            raise PathLensError("dense retriever: one embedding per passage is needed")
+        self.ids = list(ids)
+        self.embeddings = embeddings
+        self._encode = encode
+
+    def scores(self, query: str) -> np.ndarray:
+        q = self._encode([check_query(query)])[0]
+        return (self.embeddings @ q).astype(np.float64)
+
+    def search(self, query: str, k: int) -> tuple[Hit, ...]:
+        return hits_from_scores(self.name, self.ids, self.scores(query), check_k(k))
+
+
+# ---------------------------------------------------------------- RRF
+
+
+@dataclass(frozen=True)
+class RRFConfig:
+    members: tuple[str, ...] = ("bm25", "ppr-ner")
+    weights: tuple[float, ...] = ()  # empty: every member weighs 1
+    k: int = 60
+    depth: int = 100  # how deep each member's ranking is read
+
+    def __post_init__(self) -> None:
+        if not self.members:
+            raise PathLensError("RRF needs at least one member retriever")
+        if "rrf" in self.members:
+            raise PathLensError("RRF cannot fuse itself")
+        if self.weights and len(self.weights) != len(self.members):
+            raise PathLensError(
+                f"RRF has {len(self.members)} members but {len(self.weights)} weights"
+            )
+        if any(w < 0 for w in self.weights):
+            raise PathLensError("RRF weights must not be negative")
+        if self.k < 0:
+            raise PathLensError(f"RRF k must be at least 0, got {self.k}")
+        if self.depth < 1:
+            raise PathLensError(f"RRF depth must be at least 1, got {self.depth}")
+
+
+class RRFRetriever:
+    """Reciprocal Rank Fusion (Cormack et al., 2009): score(d) = Σ_r w_r / (k + rank_r(d)).
+
+    A graph member that finds no query entity contributes nothing (`search_with_notes`
+    says which and why); fused ties are broken by corpus order."""
+
+    name = "rrf"
+
+    def __init__(self, members: Sequence[Retriever], config: RRFConfig, order: Sequence[str]):
+        self.members = list(members)
+        self.config = config
+        self.weights = config.weights or tuple(1.0 for _ in members)
+        self._pos = {pid: i for i, pid in enumerate(order)}
+
+    def fuse(self, rankings: Sequence[Sequence[Hit]], k: int) -> tuple[Hit, ...]:
+        fused: dict[str, float] = {}
+        for w, hits in zip(self.weights, rankings):
+            for h in hits:
+                fused[h.passage_id] = fused.get(h.passage_id, 0.0) + w / (self.config.k + h.rank)
+        ordered = sorted(fused.items(), key=lambda kv: (-kv[1], self._pos[kv[0]]))[:k]
+        return tuple(Hit(pid, s, r, self.name) for r, (pid, s) in enumerate(ordered, start=1))
+
+    def search_with_notes(self, query: str, k: int) -> tuple[tuple[Hit, ...], tuple[str, ...]]:
+        k, query = check_k(k), check_query(query)
+        rankings, notes = [], []
+        for m in self.members:
+            try:
+                rankings.append(m.search(query, max(self.config.depth, k)))
+            except NoSeedError as e:
+                rankings.append(())
+                notes.append(f"{m.name}: {e}")
+        return self.fuse(rankings, k), tuple(notes)
+
+    def search(self, query: str, k: int) -> tuple[Hit, ...]:
+        return self.search_with_notes(query, k)[0]
+
+
