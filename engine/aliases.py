@@ -82,23 +82,23 @@ def build_alias_table(graph: EntityGraph, texts: Sequence[str]) -> AliasTable:
     for j, key in enumerate(graph.entities):
         toks = key.split()
         pid = _first_passage(graph, j)
-        # nested names: proper prefixes that are entities and not common words
-        for n in range(1, len(toks)):
-            prefix = " ".join(toks[:n])
-            if prefix in index and not all(t in COMMON_CAPS for t in toks[:n]):
-                add(key, prefix, "nested name", pid)
+        # corporate suffixes first: the most specific rule names the pair
+        for suffix in _SUFFIXES:
+            if key.endswith(" " + suffix):
+                stripped = key[: -len(suffix) - 1].strip()
+                if stripped in index:
+                    add(key, stripped, "corporate suffix", pid)
         # acronyms from the original surface, so hyphenated parts count
         parts = [w for w in re.split(r"[\s\-]+", graph.display[j]) if w and w.lower() not in _SKIP_IN_ACRONYM]
         if len(parts) >= 2:
             initials = "".join(w[0] for w in parts).lower()
             if initials in index:
                 add(key, initials, "acronym", pid)
-        # corporate suffixes
-        for suffix in _SUFFIXES:
-            if key.endswith(" " + suffix):
-                stripped = key[: -len(suffix) - 1].strip()
-                if stripped in index:
-                    add(key, stripped, "corporate suffix", pid)
+        # nested names: proper prefixes that are entities and not common words
+        for n in range(1, len(toks)):
+            prefix = " ".join(toks[:n])
+            if prefix in index and not all(t in COMMON_CAPS for t in toks[:n]):
+                add(key, prefix, "nested name", pid)
     rows = sorted(pairs.values(), key=lambda a: (a.entity, RULES.index(a.rule), a.alias))
     return AliasTable(tuple(rows))
 

@@ -2,7 +2,7 @@
 
 Seeding rule: the query's entities come from the graph's own extractor and filter. Each is
 matched to a graph entity with the same key; failing that, to every graph entity whose
-tokens contain it, or that it contains, on token boundaries. The seed vector is uniform
+tokens contain it on token boundaries, and to the longest graph entities it contains. The seed vector is uniform
 over the matched entities. With no match the retriever raises `NoSeedError` (no hits, and
 why); it never falls back to another retriever.
 """
@@ -124,7 +124,11 @@ class GraphRetriever:
         def inside(small: tuple[str, ...], big: tuple[str, ...]) -> bool:
             return any(big[i:i + len(small)] == small for i in range(len(big) - len(small) + 1))
 
-        return [j for j, t in enumerate(self._tokens) if inside(q, t) or inside(t, q)]
+        containing = [j for j, t in enumerate(self._tokens) if inside(q, t)]
+        within = [j for j, t in enumerate(self._tokens) if inside(t, q) and j not in containing]
+        # of the entities inside the query entity, only the longest: "Pension Fund Trustees" → "Pension Fund", not "Fund"
+        maximal = [j for j in within if not any(i != j and inside(self._tokens[j], self._tokens[i]) for i in within)]
+        return sorted(containing + maximal)
 
     def seeding(self, query: str) -> Seeding:
         keys = self._query_keys(check_query(query))

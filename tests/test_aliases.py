@@ -1,0 +1,42 @@
+from engine.corpus import Corpus, Passage
+from engine.index import Index
+
+
+def index_of(*texts):
+    return Index(Corpus("t", tuple(Passage(f"p{i}", "d", "", t) for i, t in enumerate(texts))))
+
+
+def rules(index, builder="regex"):
+    return {(a.entity, a.alias, a.rule, a.passage_id) for a in index.aliases(builder).rows}
+
+
+def test_defined_term_with_straight_and_curly_quotes():
+    idx = index_of('NorthRiver Capital Partners IV, L.P. (the "Fund") was formed.',
+                   "Cedar Point Holdings (the “Borrower”) signed.")
+    found = rules(idx)
+    assert ("northriver capital partners iv l p", "fund", "defined term", "p0") in found
+    assert ("fund", "northriver capital partners iv l p", "defined term", "p0") in found
+    assert ("cedar point holdings", "borrower", "defined term", "p1") in found
+
+
+def test_nested_names_are_prefixes():
+    idx = index_of("NorthRiver Capital Partners IV closed.", "NorthRiver hired staff.")
+    assert ("northriver capital partners iv", "northriver", "nested name", "p0") in rules(idx)
+
+
+def test_acronyms_count_hyphenated_parts():
+    idx = index_of("Fee-Related Earnings rose.", "FRE margin was 41%.")
+    found = rules(idx)
+    assert ("fee related earnings", "fre", "acronym", "p0") in found
+    assert ("fre", "fee related earnings", "acronym", "p0") in found
+
+
+def test_corporate_suffix_stripped():
+    idx = index_of("Stonebridge Asset Management Inc. reported.", "Stonebridge Asset Management grew.")
+    assert ("stonebridge asset management inc", "stonebridge asset management", "corporate suffix", "p0") in rules(idx)
+
+
+def test_no_alias_to_entities_outside_the_graph():
+    idx = index_of('Calder Bank (the "Agent") signed.')
+    keys = set(idx.graph("regex").entities)
+    assert all(a.alias in keys and a.entity in keys for a in idx.aliases("regex").rows)

@@ -1,0 +1,71 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from engine.cli import main
+from tests.conftest import ROOT
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_eval_json_shape(capsys):
+    code, out, _ = run(capsys, "eval", "--retrievers", "bm25,tfidf,ppr-regex", "--k", "1,3,5", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"corpus", "n_passages", "n_queries", "config", "results"}
+    assert data["corpus"] == "dataroom-core" and data["n_queries"] == 40
+    for name in ("bm25", "tfidf", "ppr-regex"):
+        res = data["results"][name]
+        for m in ("hr@1", "hr@3", "hr@5", "mrr", "recall@5", "all@5"):
+            assert 0.0 <= res[m] <= 1.0
+        assert set(res["by_kind"]) == {"single-hop", "multi-hop"}
+
+
+def test_query_graph_json(capsys):
+    code, out, _ = run(capsys, "query", "--retriever", "bct-regex", "--alpha", "0.2", "--iterations", "15",
+                       "--k", "3", "--json", "Who manages the fund that owns Solano Foods?")
+    assert code == 0
+    data = json.loads(out)
+    assert len(data["hits"]) == 3 and len(data["residuals"]) == 15
+    assert data["seeds"] and all("seed_shares" in h and "evidence_paths" in h for h in data["hits"])
+    assert data["config"]["graph"]["alpha"] == 0.2
+
+
+def test_query_table(capsys):
+    code, out, _ = run(capsys, "query", "--retriever", "bm25", "Calder Bank credit agreement")
+    assert code == 0 and " 1. " in out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["query", "--retriever", "nope", "x"], "unknown retriever"),
+    (["query", "--k", "0", "x"], "k must"),
+    (["query", "   "], "empty"),
+    (["query", "--corpus", "no-such", "x"], "unknown corpus"),
+    (["query", "--retriever", "ppr-regex", "--alpha", "1.5", "Calder Bank"], "alpha"),
+    (["query", "--retriever", "ppr-regex", "--iterations", "0", "Calder Bank"], "iterations"),
+    (["query", "--retriever", "bct-regex", "--bct-weight", "-1", "Calder Bank"], "β"),
+    (["query", "--retriever", "ppr-regex", "what about the weather?"], "no hits"),
+    (["eval", "--k", "0"], "cut-off"),
+    (["eval", "--k", "a,b"], "whole numbers"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_input_exits_2_with_one_line(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_module_entry_point_and_listing():
+    p = subprocess.run([sys.executable, "-m", "engine"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "dataroom-core" in p.stdout
+    p = subprocess.run([sys.executable, "-m", "engine", "graph", "--builder", "regex", "--json"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    data = json.loads(p.stdout)
+    assert data["stats"]["entities"] > 20 and data["extraction"]["kept"] == data["stats"]["entities"]
+    assert any(a["rule"] == "defined term" for a in data["aliases"])

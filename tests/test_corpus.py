@@ -1,0 +1,96 @@
+import json
+
+import pytest
+
+from engine.corpus import ChunkConfig, Corpus, Passage, chunk_text, load_corpus, load_folder, load_jsonl
+from engine.errors import PathLensError
+
+
+def test_chunks_pack_paragraphs_up_to_the_limit_with_overlap():
+    paras = ["alpha " * 20, "beta " * 20, "gamma " * 20]  # ~120, ~100, ~120 characters
+    chunks = chunk_text("\n\n".join(paras), ChunkConfig(max_chars=260, overlap_chars=20))
+    assert len(chunks) == 2
+    assert chunks[0].startswith("alpha") and "beta" in chunks[0]
+    assert chunks[1].endswith("gamma")
+    assert chunks[1].startswith("beta")  # the overlap: the tail of the chunk before
+    assert all(len(c) <= 260 for c in chunks)
+
+
+def test_long_paragraph_is_cut_on_word_boundaries():
+    text = " ".join(f"word{i}" for i in range(200))
+    chunks = chunk_text(text, ChunkConfig(max_chars=100, overlap_chars=0))
+    assert all(len(c) <= 100 for c in chunks)
+    assert " ".join(chunks).split() == text.split()
+
+
+def test_folder_ids_are_file_and_position_and_deterministic(tmp_path):
+    (tmp_path / "b.md").write_text("# Bee\n\nfirst para\n\nsecond para", encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.txt").write_text("only one", encoding="utf-8")
+    c1 = load_folder(tmp_path, config=ChunkConfig(max_chars=60, overlap_chars=0))
+    c2 = load_folder(tmp_path, config=ChunkConfig(max_chars=60, overlap_chars=0))
+    assert [p.id for p in c1.passages] == ["b.md#0000", "sub/a.txt#0000"]
+    assert c1.passages[0].title == "Bee" and c1.passages[0].doc_id == "b.md"
+    assert c1 == c2 and c1.fingerprint() == c2.fingerprint()
+
+
+def test_jsonl_loader_names_the_bad_line(tmp_path):
+    f = tmp_path / "c.jsonl"
+    f.write_text('{"id": "a", "text": "x"}\n{"id": "b"}\n', encoding="utf-8")
+    with pytest.raises(PathLensError, match=r"line 2: missing field 'text'"):
+        load_jsonl(f)
+    f.write_text('{"id": "a", "text": "x"}\nnot json\n', encoding="utf-8")
+    with pytest.raises(PathLensError, match="line 2: not valid JSON"):
+        load_jsonl(f)
+
+
+def test_jsonl_with_queries_beside_it(tmp_path):
+    f = tmp_path / "c.jsonl"
+    f.write_text("\n".join(json.dumps({"id": i, "text": f"text {i}"}) for i in "ab"), encoding="utf-8")
+    (tmp_path / "c.queries.jsonl").write_text(json.dumps({"id": "q", "text": "?", "gold": ["b"], "kind": "single-hop"}))
+    c = load_jsonl(f)
+    assert len(c) == 2 and c.queries[0].gold == ("b",) and c.qrels() == {"q": {"b": 1}}
+
+
+def test_bad_files_say_what_is_wrong(tmp_path):
+    binary = tmp_path / "x.txt"
+    binary.write_bytes(b"\x00\x01\x02abc")
+    with pytest.raises(PathLensError, match="binary"):
+        load_corpus(str(binary))
+    latin = tmp_path / "y.txt"
+    latin.write_bytes("caf\xe9".encode("latin-1"))
+    with pytest.raises(PathLensError, match="not UTF-8"):
+        load_corpus(str(latin))
+    empty = tmp_path / "z.jsonl"
+    empty.write_text("")
+    with pytest.raises(PathLensError, match="empty"):
+        load_corpus(str(empty))
+    with pytest.raises(PathLensError, match="unknown corpus"):
+        load_corpus("no-such-corpus")
+
+
+def test_corpus_validates_ids_and_gold():
+    p = Passage("a", "d", "", "t")
+    with pytest.raises(PathLensError, match="duplicate"):
+        Corpus("c", (p, p))
+    with pytest.raises(PathLensError, match="no passages"):
+        Corpus("c", ())
+
+
+def test_bundled_core_corpus(core_corpus):
+    assert core_corpus.name == "dataroom-core"
+    assert len(core_corpus) >= 25
+    kinds = [q.kind for q in core_corpus.queries]
+    assert kinds.count("single-hop") >= 20 and kinds.count("multi-hop") >= 20
+
+
+def test_every_gold_passage_holds_the_fact_its_query_asks_for(core_corpus):
+    from engine.corpus import CORPORA_DIR
+
+    texts = {p.id: p.text for p in core_corpus.passages}
+    rows = [json.loads(line) for line in (CORPORA_DIR / "dataroom-core" / "queries.jsonl").read_text().splitlines()]
+    assert len(rows) == len(core_corpus.queries)
+    for row in rows:
+        assert set(row["evidence"]) == set(row["gold"]), row["id"]
+        for pid, fact in row["evidence"].items():
+            assert fact in texts[pid], (row["id"], pid, fact)

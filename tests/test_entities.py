@@ -1,0 +1,61 @@
+import pytest
+
+from engine.entities import Mention, drop_reason, entity_key, extract_ner, extract_regex, filter_mentions
+from engine.text import normalize_name
+
+
+def test_normalisation():
+    assert normalize_name("NorthRiver's  Fund") == "northriver fund"
+    assert normalize_name("Fee-Related Earnings") == "fee related earnings"
+    assert entity_key("the Fund") == "fund"
+    assert normalize_name("L.P.") == "l p"
+
+
+def test_regex_builder_finds_names_tickers_hyphenated_and_defined_terms():
+    text = ('NorthRiver Capital Partners IV, L.P. (the "Fund") reported Fee-Related Earnings. '
+            "The ticker is SBAM. In 2024 revenue was 12,500,000. During March the Fund grew.")
+    found = {m.text for m in extract_regex([text])[0]}
+    assert "NorthRiver Capital Partners IV, L.P." in found
+    assert "Fund" in found and "Fee-Related Earnings" in found and "SBAM" in found
+    assert not any(ch.isdigit() for f in found for ch in f)  # numbers and dates are not entities
+    assert "During" not in found and "March" not in found and "The" not in found
+
+
+def test_ner_builder_with_spacy():
+    mentions = extract_ner(["Priya Raman joined Kestrel Health Systems in Chicago on March 3, 2024 for $5 million."])[0]
+    labels = {m.text: m.label for m in mentions}
+    assert "Kestrel Health Systems" in labels
+    ex = filter_mentions("ner", [mentions])
+    assert "kestrel health systems" in ex.entities
+    assert not any("2024" in e or "million" in e for e in ex.entities)
+    assert ex.raw_mentions == len(mentions) and ex.dropped.get("numeric label", 0) >= 1
+
+
+@pytest.mark.parametrize("text,label,reason", [
+    ("$12.4 million", "MONEY", "numeric label"),
+    ("Q3 2024", "DATE", "numeric label"),
+    ("12,500,000", "ORG", "bare numeral"),
+    ("Ab ■■ 4 | 7", "ORG", "OCR fragment: mostly non-letters"),
+    ("Partn- ers", "ORG", "OCR fragment: broken tokens"),
+    ("l0an", "ORG", "OCR fragment: broken tokens"),
+    ("X", "ORG", "too short"),
+    ("Page", "ORG", "stop phrase"),
+    ("the Company", "ORG", "stop phrase"),
+    ("One Two Three Four Five Six Seven Eight Nine", "ORG", "too long"),
+])
+def test_filter_drops_crafted_fragments(text, label, reason):
+    assert drop_reason(Mention(text, label)) == reason
+
+
+@pytest.mark.parametrize("text", ["Calder Bank", "SBAM", "FRE", "Fee-Related Earnings", "NorthRiver IV GP Holdings LLC"])
+def test_filter_keeps_real_names(text):
+    assert drop_reason(Mention(text, "ORG")) is None
+
+
+def test_filter_report_counts_and_display():
+    ex = filter_mentions("regex", [[Mention("Calder Bank", "NAME"), Mention("Calder Bank", "NAME")],
+                                   [Mention("calder bank", "NAME"), Mention("Page", "NAME")]])
+    assert ex.entities == ("calder bank",)
+    assert ex.display["calder bank"] == "Calder Bank"
+    assert ex.raw_mentions == 4 and ex.raw_unique == 3 and ex.kept == 1
+    assert dict(ex.dropped) == {"stop phrase": 1} and ex.dropped_examples["stop phrase"] == ("Page",)

@@ -1,0 +1,30 @@
+from engine.evaluate import evaluate
+from engine.index import Index
+
+
+def test_evaluate_tiny_by_hand(tiny):
+    res = evaluate(Index(tiny), ["bm25"], [1, 3])
+    r = res.results["bm25"]
+    assert res.n_queries == 2 and res.n_passages == 5
+    # q1 "Who lends to Brightwater Logistics?": p3 holds "lends" and both name words
+    assert r.per_query["q1"]["hr@1"] == 1.0
+    assert set(r.by_kind) == {"single-hop", "multi-hop"}
+    js = res.to_json()
+    assert set(js) == {"corpus", "n_passages", "n_queries", "config", "results"}
+    assert set(js["results"]["bm25"]) >= {"hr@1", "hr@3", "mrr", "recall@3", "all@3", "by_kind"}
+
+
+def test_graph_retriever_without_seed_counts_as_miss(tiny):
+    from engine.corpus import Corpus, LabeledQuery
+
+    c = Corpus("t", tiny.passages, (LabeledQuery("q", "what about the weather?", ("p4",), "single-hop"),))
+    r = evaluate(Index(c), ["ppr-regex"], [1]).results["ppr-regex"]
+    assert r.no_seed == ("q",) and r.means["hr@1"] == 0.0
+
+
+def test_eval_is_bit_identical_across_runs(core_corpus):
+    names = ["bm25", "tfidf", "ppr-regex", "bct-regex"]
+    a = evaluate(Index(core_corpus), names, [1, 3, 5])
+    b = evaluate(Index(core_corpus), names, [1, 3, 5])
+    assert a.to_json() == b.to_json()
+    assert all(a.results[n].run == b.results[n].run for n in names)

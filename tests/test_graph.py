@@ -1,0 +1,36 @@
+import numpy as np
+
+from engine.entities import Mention, filter_mentions
+from engine.graph import build_graph, link_passages
+
+
+def test_substring_adjacency_joins_nested_names_on_token_boundaries():
+    texts = ["NorthRiver IV LP closed.", "NorthRiver hired staff.", "NorthRiverside is elsewhere."]
+    inc = link_passages(texts, ["northriver", "northriver iv lp"]).toarray()
+    # "NorthRiver" links all passages naming it (not "NorthRiverside"); the long name only the first
+    assert inc.tolist() == [[1, 1], [1, 0], [0, 0]]
+
+
+def test_graph_structure_and_stats():
+    texts = ["Calder Bank lends to Brightwater.", "Brightwater hired Elliot Park.", "Nothing here."]
+    ex = filter_mentions("regex", [[Mention("Calder Bank", "NAME"), Mention("Brightwater", "NAME")],
+                                   [Mention("Elliot Park", "NAME")], []])
+    g = build_graph(ex, ["a", "b", "c"], texts)
+    assert g.entities == ("brightwater", "calder bank", "elliot park")
+    assert g.W.shape == (6, 6)
+    sums = np.asarray(g.W.sum(axis=0)).ravel()
+    np.testing.assert_allclose(sums, [1, 1, 0, 1, 1, 1])  # passage c is a sink
+    assert np.allclose((g.W.toarray() > 0), (g.W.toarray().T > 0))  # undirected
+    st = g.stats()
+    assert (st.passages, st.entities, st.edges, st.isolated_passages) == (3, 3, 4, 1)
+    assert st.largest_entities[0] == ("Brightwater", 2)
+
+
+def test_restrict_keeps_only_entities_of_kept_passages():
+    texts = ["Calder Bank lends to Brightwater.", "Brightwater hired Elliot Park.", "Elliot Park left."]
+    ex = filter_mentions("regex", [[Mention("Calder Bank", "NAME"), Mention("Brightwater", "NAME")],
+                                   [Mention("Elliot Park", "NAME")], []])
+    g = build_graph(ex, ["a", "b", "c"], texts).restrict([2, 1])
+    assert g.passage_ids == ("c", "b")
+    assert g.entities == ("brightwater", "elliot park")
+    assert g.incidence.toarray().tolist() == [[0, 1], [1, 1]]

@@ -1,0 +1,83 @@
+import numpy as np
+import pytest
+
+from engine.errors import NoSeedError, PathLensError
+from engine.graph_retriever import GraphParams
+from engine.index import Index, SearchConfig
+
+
+def test_seeds_by_exact_key_then_containment(tiny):
+    r = Index(tiny).retriever("ppr-regex")
+    s = r.seeding("Who lends to Brightwater Logistics?")
+    assert [(x.entity, x.rule, x.weight) for x in s.seeds] == [("brightwater logistics", "exact", 1.0)]
+    s = r.seeding("Tell me about Halvorsen State Pension Fund Trustees")  # not a graph entity; contains one
+    assert {x.entity for x in s.seeds} == {"halvorsen state pension fund"}
+    assert all(x.rule == "containment" for x in s.seeds)
+
+
+def test_ranks_passages_and_explains_with_exact_shares(tiny):
+    r = Index(tiny).retriever("ppr-regex", SearchConfig(graph=GraphParams(alpha=0.2, iterations=30)))
+    q = "How is Calder Bank related to Elliot Park?"
+    hits = r.search(q, 3)
+    ans = r.explain(q, 3)
+    assert [h.passage_id for h in hits] == [h.passage_id for h in ans.hits]
+    assert {s.entity for s in ans.seeds} == {"calder bank", "elliot park"}
+    for e in ans.explanations:
+        assert sum(v for _, v in e.seed_shares) == pytest.approx(1.0)
+        assert e.paths and e.paths == tuple(sorted(e.paths, key=lambda p: -p.mass))
+    # p3 (Calder Bank) reaches p1 (Elliot Park) through the bridge entity Brightwater Logistics
+    bridged = [p for e in ans.explanations for p in e.paths if len(p.nodes) == 4]
+    assert any(p.nodes[2] == "Brightwater Logistics" for p in bridged)
+    assert len(ans.residuals) == 30
+    kinds = {n.kind for n in ans.nodes}
+    assert {"seed", "hit"} <= kinds
+    assert any(e.on_path for e in ans.edges)
+
+
+def test_shares_are_exact_even_with_early_stop(tiny):
+    r = Index(tiny).retriever("ppr-regex", SearchConfig(graph=GraphParams(iterations=200, tol=1e-6)))
+    ans = r.explain("Calder Bank and Elliot Park", 4)
+    assert ans.iterations < 200
+    for e in ans.explanations:
+        assert sum(v for _, v in e.seed_shares) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_no_known_entity_gives_no_hits_and_says_why(tiny):
+    r = Index(tiny).retriever("ppr-regex")
+    with pytest.raises(NoSeedError, match="BCT"):
+        r.search("what happened to the weather?", 3)
+    with pytest.raises(NoSeedError, match="(?i)zanzibar"):
+        r.search("Tell me about Zanzibar", 3)
+
+
+def test_bct_adds_aliases_at_beta_and_renormalises(tiny):
+    idx = Index(tiny)
+    r = idx.retriever("bct-regex", SearchConfig(graph=GraphParams(bct_weight=0.5)))
+    s = r.seeding("What did NorthRiver Capital Partners IV, L.P. report?")
+    weights = {x.entity: (x.weight, x.source) for x in s.seeds}
+    assert weights["northriver capital partners iv l p"] == (pytest.approx(2 / 3), "query")
+    assert weights["fund"] == (pytest.approx(1 / 3), "alias")
+    zero = idx.retriever("bct-regex", SearchConfig(graph=GraphParams(bct_weight=0.0)))
+    assert {x.entity for x in zero.seeding("NorthRiver Capital Partners IV, L.P.").seeds if x.weight > 0} == {
+        "northriver capital partners iv l p"}
+    with pytest.raises(PathLensError):
+        GraphParams(bct_weight=-1)
+
+
+def test_ner_graph_retriever(tiny):
+    hits = Index(tiny).retriever("ppr-ner").search("Who lends to Brightwater Logistics?", 3)
+    assert hits[0].passage_id in {"p0", "p1", "p3"} and hits[0].retriever == "ppr-ner"
+
+
+def test_deterministic(core_corpus):
+    a = Index(core_corpus).retriever("bct-regex").search("Who manages the fund that owns Solano Foods?", 10)
+    b = Index(core_corpus).retriever("bct-regex").search("Who manages the fund that owns Solano Foods?", 10)
+    assert a == b and all(np.isfinite(h.score) for h in a)
+
+
+def test_corpus_without_entities_disables_graph_retrievers():
+    from tests.conftest import make_corpus
+
+    idx = Index(make_corpus(["all lower case words", "nothing named here"]))
+    with pytest.raises(PathLensError, match="no entity"):
+        idx.retriever("ppr-regex")

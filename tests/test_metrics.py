@@ -1,0 +1,66 @@
+import numpy as np
+import pytest
+
+from engine.errors import PathLensError
+from engine.metrics import (all_found, hit_rate, mean_metrics, paired_bootstrap, per_query, ranking, recall,
+                            reciprocal_rank)
+
+
+def test_each_metric_against_hand_computed_values():
+    ranked, gold = ["a", "b", "c", "d"], {"c", "z"}
+    assert hit_rate(ranked, gold, 2) == 0.0
+    assert hit_rate(ranked, gold, 3) == 1.0
+    assert reciprocal_rank(ranked, gold) == pytest.approx(1 / 3)
+    assert reciprocal_rank(ranked, {"x"}) == 0.0
+    assert recall(ranked, gold, 3) == 0.5
+    assert recall(ranked, {"a", "d"}, 4) == 1.0
+    assert all_found(ranked, gold, 4) == 0.0
+    assert all_found(ranked, {"a", "b"}, 2) == 1.0
+
+
+def test_ranking_sorts_by_score_and_keeps_insertion_order_for_ties():
+    assert ranking({"x": 1.0, "y": 3.0, "z": 1.0}) == ["y", "x", "z"]
+
+
+def test_per_query_and_means():
+    run = {"q1": {"a": 3, "b": 2, "c": 1}, "q2": {"d": 1, "e": 0.5}}
+    qrels = {"q1": {"b": 1}, "q2": {"x": 1}, "q3": {"a": 1}}  # q3 missing from the run: zero
+    values = per_query(run, qrels, [1, 3])
+    assert values["q1"] == {"hr@1": 0.0, "hr@3": 1.0, "mrr": 0.5, "recall@1": 0.0, "recall@3": 1.0,
+                            "all@1": 0.0, "all@3": 1.0}
+    assert values["q2"]["mrr"] == 0.0 and values["q3"]["hr@3"] == 0.0
+    means = mean_metrics(values)
+    assert means["mrr"] == pytest.approx(0.5 / 3)
+    assert means["hr@3"] == pytest.approx(1 / 3)
+
+
+def test_cutoffs_must_be_positive():
+    with pytest.raises(PathLensError):
+        per_query({}, {"q": {"a": 1}}, [0])
+
+
+def test_bootstrap_known_answers():
+    a = [1, 0, 1, 1, 0, 1]
+    ci = paired_bootstrap(a, a, resamples=500)
+    assert (ci.mean_diff, ci.low, ci.high) == (0.0, 0.0, 0.0)
+    # a constant difference has a degenerate interval at that difference
+    ci = paired_bootstrap([0.7, 0.2, 0.5], [0.2, -0.3, 0.0], resamples=500)
+    assert ci.low == pytest.approx(0.5) and ci.high == pytest.approx(0.5) and ci.p_not_better == 0.0
+
+
+def test_bootstrap_matches_a_brute_force_reference_and_is_seeded():
+    rng = np.random.default_rng(0)
+    a, b = rng.random(30), rng.random(30)
+    ci = paired_bootstrap(a, b, resamples=2000, seed=7)
+    ref_rng = np.random.default_rng(7)
+    d = a - b
+    means = [d[ref_rng.integers(0, 30, size=30)].mean() for _ in range(2000)]
+    assert ci.low == pytest.approx(np.percentile(means, 2.5))
+    assert ci.high == pytest.approx(np.percentile(means, 97.5))
+    assert ci == paired_bootstrap(a, b, resamples=2000, seed=7)
+    assert ci.low < ci.mean_diff < ci.high
+
+
+def test_bootstrap_rejects_unpaired_input():
+    with pytest.raises(PathLensError):
+        paired_bootstrap([1, 0], [1])

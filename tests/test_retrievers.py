@@ -1,0 +1,97 @@
+import numpy as np
+import pytest
+from rank_bm25 import BM25Okapi
+
+from engine.errors import PathLensError
+from engine.retrievers import BM25Retriever, DenseRetriever, Hit, RRFConfig, RRFRetriever, TfidfRetriever, top_k
+from engine.text import tokenize
+
+DOCS = [
+    "The fund called capital from limited partners.",
+    "Brightwater Logistics breached its leverage covenant.",
+    "Leverage covenant headroom narrowed at Brightwater.",
+    "Distribution notices went to every limited partner.",
+    "Unrelated text about weather.",
+]
+IDS = [f"d{i}" for i in range(len(DOCS))]
+
+
+def test_tokenizer_is_documented_behaviour():
+    assert tokenize("What is the Fund's NAV?") == ["fund", "s", "nav"]
+    assert tokenize("Société Générale") == ["société", "générale"]
+
+
+def test_bm25_scores_equal_rank_bm25():
+    tokens = [tokenize(d) for d in DOCS]
+    r = BM25Retriever(IDS, tokens)
+    ref = BM25Okapi(tokens).get_scores(tokenize("leverage covenant at Brightwater"))
+    np.testing.assert_array_equal(r.scores("leverage covenant at Brightwater"), ref)
+    hits = r.search("leverage covenant at Brightwater", 10)
+    assert [h.passage_id for h in hits] == [IDS[i] for i in np.argsort(-ref, kind="stable")[:2]]
+    assert all(isinstance(h, Hit) and h.retriever == "bm25" for h in hits)
+    assert [h.rank for h in hits] == [1, 2]
+
+
+def test_tfidf_equals_an_independent_reference():
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    r = TfidfRetriever(IDS, [tokenize(d) for d in DOCS])
+    vec = TfidfVectorizer(tokenizer=tokenize, lowercase=False, token_pattern=None)
+    m = vec.fit_transform(DOCS)
+    q = "limited partner capital"
+    ref = (m @ vec.transform([q]).T).toarray().ravel()
+    np.testing.assert_allclose(r.scores(q), ref, rtol=1e-12, atol=1e-12)
+    assert r.search(q, 2)[0].passage_id == "d0"
+
+
+def test_rrf_against_hand_computed_fusion():
+    class Fixed:
+        def __init__(self, name, ids):
+            self.name, self.ids = name, ids
+
+        def search(self, query, k):
+            return tuple(Hit(p, 1.0, r, self.name) for r, p in enumerate(self.ids[:k], start=1))
+
+    a, b = Fixed("a", ["x", "y", "z"]), Fixed("b", ["z", "x"])
+    rrf = RRFRetriever([a, b], RRFConfig(members=("a", "b"), weights=(1.0, 2.0), k=60), ["x", "y", "z"])
+    hits = rrf.search("q", 3)
+    expected = {"x": 1 / 61 + 2 / 62, "y": 1 / 62, "z": 1 / 63 + 2 / 61}
+    assert [h.passage_id for h in hits] == sorted(expected, key=lambda p: -expected[p])
+    for h in hits:
+        assert h.score == pytest.approx(expected[h.passage_id])
+
+
+def test_rrf_config_is_checked():
+    with pytest.raises(PathLensError):
+        RRFConfig(members=("bm25",), weights=(1.0, 1.0))
+    with pytest.raises(PathLensError):
+        RRFConfig(members=())
+
+
+def test_top_k_breaks_ties_by_index_and_respects_mask():
+    s = np.array([1.0, 3.0, 3.0, 2.0, 3.0])
+    assert top_k(s, 2).tolist() == [1, 2]
+    assert top_k(s, 10).tolist() == [1, 2, 4, 3, 0]
+    assert top_k(s, 2, s < 3).tolist() == [3, 0]
+
+
+def test_bad_query_and_k():
+    r = BM25Retriever(IDS, [tokenize(d) for d in DOCS])
+    with pytest.raises(PathLensError, match="empty"):
+        r.search("   ", 3)
+    with pytest.raises(PathLensError, match="k must"):
+        r.search("fund", 0)
+
+
+def test_dense_with_the_real_model():
+    from engine import dense
+
+    docs = ["The borrower breached its leverage covenant.", "A recipe for apple pie.", "Quarterly fund report."]
+    emb = dense.encode(docs)
+    assert emb.shape == (3, 384)
+    np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-5)
+    r = DenseRetriever(["a", "b", "c"], emb, dense.encode)
+    hits = r.search("covenant default by the borrower", 3)
+    assert hits[0].passage_id == "a"
+    assert hits[0].score == pytest.approx(float(emb[0] @ dense.encode(["covenant default by the borrower"])[0]), abs=1e-6)
+    np.testing.assert_array_equal(dense.encode(docs), emb)  # deterministic
