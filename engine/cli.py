@@ -18,7 +18,7 @@ from .index import GRAPH, RETRIEVERS, Index, SearchConfig, check_retriever
 from .jsonout import answer_json, config_json, hit_json
 from .retrievers import RRFConfig, RRFRetriever, check_k
 
-CLI_DEFAULT_CORPUS = "dataroom-core"
+CLI_DEFAULT_CORPUS = "dataroom"  # the full-size data room
 
 
 class _Parser(argparse.ArgumentParser):
@@ -79,6 +79,31 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--json", action="store_true")
     _add_search_options(e)
 
+    b = sub.add_parser("bench", help="MuSiQue / HotpotQA / 2Wiki benchmark, closed pool or open corpus")
+    b.add_argument("--format", required=True, help="musique, hotpotqa or 2wiki")
+    b.add_argument("--file", required=True, help="path to the benchmark's JSON or JSON Lines file")
+    b.add_argument("--mode", default="closed", help="closed (per-question pool) or open (pooled corpus)")
+    b.add_argument("--sample", type=int, default=None, help="evaluate a random sample of N questions")
+    b.add_argument("--seed", type=int, default=42)
+    b.add_argument("--retrievers", default="bm25,tfidf,dense,ppr-regex,bct-regex")
+    b.add_argument("--k", default="1,3,5")
+    b.add_argument("--json", action="store_true")
+    _add_search_options(b)
+
+    w = sub.add_parser("sweep", help="metric versus corpus size, over resampled subsets")
+    w.add_argument("--corpus", default=None)
+    w.add_argument("--format", default=None, help="with --file: sweep an open-corpus benchmark instead")
+    w.add_argument("--file", default=None)
+    w.add_argument("--sample", type=int, default=None)
+    w.add_argument("--sizes", default="100,500,1000,2000,full")
+    w.add_argument("--resamples", type=int, default=5)
+    w.add_argument("--seed", type=int, default=42)
+    w.add_argument("--retrievers", default="bm25,tfidf,dense,ppr-regex,bct-regex,ppr-ner,bct-ner,rrf")
+    w.add_argument("--metric", default="hr@5")
+    w.add_argument("--k", default="1,3,5")
+    w.add_argument("--json", action="store_true")
+    _add_search_options(w)
+
     g = sub.add_parser("graph", help="graph statistics and extraction filter counts")
     g.add_argument("--corpus", default=None)
     g.add_argument("--builder", default="regex", choices=None)
@@ -108,7 +133,7 @@ def cmd_list(args) -> dict:
         print("Bundled corpora:")
         for c in out["corpora"]:
             print(f"  {c['name']:<16} {c['description']}")
-        print("\nSubcommands: query, eval, graph (python -m engine SUBCOMMAND --help)")
+        print("\nSubcommands: query, eval, graph, bench, sweep (python -m engine SUBCOMMAND --help)")
     return out
 
 
@@ -197,7 +222,61 @@ def cmd_graph(args) -> None:
     print(f"aliases: {len(aliases.rows)} rows")
 
 
-COMMANDS = {"list": cmd_list, "query": cmd_query, "eval": cmd_eval, "graph": cmd_graph}
+def _print_eval(result, title: str) -> None:
+    metrics = list(next(iter(result.results.values())).means)
+    print(title)
+    print(_table(["retriever"] + metrics, [[n] + [r.means[m] for m in metrics] for n, r in result.results.items()]))
+
+
+def cmd_bench(args) -> None:
+    from .benchmarks import run_bench
+
+    res = run_bench(args.format, args.file, args.mode, _names(args.retrievers), _ints(args.k), args.sample,
+                    args.seed, _config(args),
+                    on_progress=None if args.json else lambda i, n: print(f"\r{i}/{n} questions", end="",
+                                                                         file=sys.stderr, flush=True))
+    if args.json:
+        print(json.dumps(res.to_json(), indent=2))
+        return
+    print(file=sys.stderr)
+    _print_eval(res.eval, f"{args.format} ({args.mode}): {res.n_questions} questions, {res.n_passages} passages")
+
+
+def cmd_sweep(args) -> None:
+    from .sweep import SweepConfig, run_sweep
+
+    if args.file or args.format:
+        from .benchmarks import load_questions, open_corpus, sample
+
+        if not (args.file and args.format):
+            raise PathLensError("a benchmark sweep needs both --format and --file")
+        corpus = open_corpus(sample(load_questions(args.format, args.file), args.sample, args.seed),
+                             f"{args.format} (open)")
+    else:
+        corpus = load_corpus(args.corpus or CLI_DEFAULT_CORPUS)
+    sizes = tuple(x.strip() for x in args.sizes.split(",") if x.strip())
+    config = SweepConfig(sizes=sizes, resamples=args.resamples, seed=args.seed,
+                         retrievers=tuple(_names(args.retrievers)), metric=args.metric, ks=tuple(_ints(args.k)))
+
+    def progress(trial, done, total):
+        if not args.json:
+            print(f"\r{done}/{total} trials (size {trial.size}, {trial.retriever})", end="", file=sys.stderr,
+                  flush=True)
+
+    res = run_sweep(Index(corpus), config, _config(args), on_trial=progress)
+    if args.json:
+        print(json.dumps(res.to_json(), indent=2))
+        return
+    print(file=sys.stderr)
+    summary = res.summary()
+    print(f"{res.corpus}: {res.n_passages} passages; {config.metric}, mean [min–max] over resamples")
+    rows = [[r] + [f"{summary[s][r]['mean']:.3f} [{summary[s][r]['min']:.2f}–{summary[s][r]['max']:.2f}]"
+                   for s in res.sizes] for r in config.retrievers]
+    print(_table(["retriever"] + [str(s) for s in res.sizes], rows))
+
+
+COMMANDS = {"list": cmd_list, "query": cmd_query, "eval": cmd_eval, "graph": cmd_graph, "bench": cmd_bench,
+            "sweep": cmd_sweep}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

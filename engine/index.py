@@ -108,7 +108,7 @@ class Index:
         if name == "tfidf":
             return self.tfidf()
         if name == "dense":
-            return DenseRetriever(self.ids, self.embeddings(), dense.encode)
+            return DenseRetriever(self.ids, self.embeddings(), dense.encode_queries)
         if name == "rrf":
             members = [self.retriever(m, config) for m in config.rrf.members]
             return RRFRetriever(members, config.rrf, self.ids)

@@ -32,9 +32,14 @@ class Retriever(Protocol):
     def search(self, query: str, k: int) -> tuple[Hit, ...]: ...
 
 
+MAX_QUERY_CHARS = 2000
+
+
 def check_query(query: str) -> str:
     if not isinstance(query, str) or not query.strip():
         raise PathLensError("the query is empty; type a question")
+    if len(query) > MAX_QUERY_CHARS:
+        raise PathLensError(f"the query is {len(query):,} characters long; the limit is {MAX_QUERY_CHARS:,}")
     return query.strip()
 
 

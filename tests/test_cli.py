@@ -15,7 +15,7 @@ def run(capsys, *argv):
 
 
 def test_eval_json_shape(capsys):
-    code, out, _ = run(capsys, "eval", "--retrievers", "bm25,tfidf,ppr-regex", "--k", "1,3,5", "--json")
+    code, out, _ = run(capsys, "eval", "--corpus", "dataroom-core", "--retrievers", "bm25,tfidf,ppr-regex", "--k", "1,3,5", "--json")
     assert code == 0
     data = json.loads(out)
     assert set(data) == {"corpus", "n_passages", "n_queries", "config", "results"}
@@ -28,7 +28,7 @@ def test_eval_json_shape(capsys):
 
 
 def test_query_graph_json(capsys):
-    code, out, _ = run(capsys, "query", "--retriever", "bct-regex", "--alpha", "0.2", "--iterations", "15",
+    code, out, _ = run(capsys, "query", "--corpus", "dataroom-core", "--retriever", "bct-regex", "--alpha", "0.2", "--iterations", "15",
                        "--k", "3", "--json", "Who manages the fund that owns Solano Foods?")
     assert code == 0
     data = json.loads(out)
@@ -38,7 +38,7 @@ def test_query_graph_json(capsys):
 
 
 def test_query_table(capsys):
-    code, out, _ = run(capsys, "query", "--retriever", "bm25", "Calder Bank credit agreement")
+    code, out, _ = run(capsys, "query", "--corpus", "dataroom-core", "--retriever", "bm25", "Calder Bank credit agreement")
     assert code == 0 and " 1. " in out
 
 
@@ -50,7 +50,7 @@ def test_query_table(capsys):
     (["query", "--retriever", "ppr-regex", "--alpha", "1.5", "Calder Bank"], "alpha"),
     (["query", "--retriever", "ppr-regex", "--iterations", "0", "Calder Bank"], "iterations"),
     (["query", "--retriever", "bct-regex", "--bct-weight", "-1", "Calder Bank"], "β"),
-    (["query", "--retriever", "ppr-regex", "what about the weather?"], "no hits"),
+    (["query", "--corpus", "dataroom-core", "--retriever", "ppr-regex", "what about the weather?"], "no hits"),
     (["eval", "--k", "0"], "cut-off"),
     (["eval", "--k", "a,b"], "whole numbers"),
     (["frobnicate"], "invalid choice"),
@@ -64,7 +64,7 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, message):
 def test_module_entry_point_and_listing():
     p = subprocess.run([sys.executable, "-m", "engine"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and "dataroom-core" in p.stdout
-    p = subprocess.run([sys.executable, "-m", "engine", "graph", "--builder", "regex", "--json"], cwd=ROOT,
+    p = subprocess.run([sys.executable, "-m", "engine", "graph", "--corpus", "dataroom-core", "--builder", "regex", "--json"], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     data = json.loads(p.stdout)
     assert data["stats"]["entities"] > 20 and data["extraction"]["kept"] == data["stats"]["entities"]

@@ -1,0 +1,25 @@
+"""PathLens: a multipage Streamlit dashboard over the engine. Run with `make run`."""
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # models come from installed packages, never a hub
+
+import streamlit as st  # noqa: E402
+
+from pages.common import sidebar_corpus  # noqa: E402
+
+st.set_page_config(page_title="PathLens", page_icon="🔎", layout="wide")
+
+PAGES = [
+    st.Page("pages/query.py", title="Query", icon="🔎", url_path="query", default=True),
+    st.Page("pages/corpus.py", title="Corpus & graph", icon="🕸️", url_path="corpus"),
+    st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
+    st.Page("pages/sweep.py", title="Scale sweep", icon="📈", url_path="sweep"),
+    st.Page("pages/benchmarks.py", title="Benchmarks", icon="🧪", url_path="benchmarks"),
+]
+
+page = st.navigation(PAGES)
+st.sidebar.title("PathLens")
+st.sidebar.caption("Graph-augmented retrieval you can explain.")
+st.session_state["index"] = sidebar_corpus()
+page.run()

@@ -1,0 +1,207 @@
+"""Public multi-hop benchmarks (MuSiQue, HotpotQA distractor, 2WikiMultiHopQA), read from a
+path the user gives, in their official record formats, as JSON or JSON Lines.
+
+Two modes, as in the Aethel paper:
+- closed pool: each question is asked of an index over its own paragraphs only;
+- open corpus: the unique paragraphs of all questions are pooled into one index.
+A paragraph's id is a hash of its title and text, so the same paragraph in two questions
+is one passage in the open corpus.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+
+from .corpus import Corpus, LabeledQuery, Passage, _read_text
+from .errors import PathLensError
+from .evaluate import EvalResult, RetrieverResult, check_ks, evaluate
+from .index import Index, SearchConfig, check_retriever
+from .metrics import mean_metrics
+
+FORMATS = ("musique", "hotpotqa", "2wiki")
+MODES = ("closed", "open")
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    text: str
+    paragraphs: tuple[Passage, ...]
+    gold: tuple[str, ...]
+
+
+def _pid(title: str, text: str) -> str:
+    return "p-" + hashlib.sha1(f"{title}\n{text}".encode("utf-8")).hexdigest()[:12]
+
+
+def _records(path: Path) -> list[tuple[str, dict]]:
+    """(where, record) pairs from a JSON array or JSON Lines file."""
+    text = _read_text(Path(path))
+    if not text.strip():
+        raise PathLensError(f"{path} is empty")
+    if text.lstrip().startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise PathLensError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
+        rows = [(f"{path}, record {i}", r) for i, r in enumerate(data, start=1)]
+    else:
+        rows = []
+        for n, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    rows.append((f"{path}, line {n}", json.loads(line)))
+                except json.JSONDecodeError as e:
+                    raise PathLensError(f"{path}, line {n}: not valid JSON ({e.msg})") from None
+    for where, r in rows:
+        if not isinstance(r, dict):
+            raise PathLensError(f"{where}: expected a JSON object")
+    return rows
+
+
+def _need(r: dict, key: str, where: str, kind: type):
+    if key not in r:
+        raise PathLensError(f"{where}: missing field {key!r}")
+    if not isinstance(r[key], kind):
+        raise PathLensError(f"{where}: field {key!r} has the wrong type")
+    return r[key]
+
+
+def _musique(where: str, r: dict) -> Question:
+    qid = str(_need(r, "id", where, (str, int)))
+    paragraphs, gold = [], []
+    for i, p in enumerate(_need(r, "paragraphs", where, list)):
+        w = f"{where}, paragraph {i}"
+        if not isinstance(p, dict):
+            raise PathLensError(f"{w}: expected an object")
+        title, text = str(_need(p, "title", w, str)), str(_need(p, "paragraph_text", w, str))
+        supporting = _need(p, "is_supporting", w, bool)
+        pid = _pid(title, text)
+        paragraphs.append(Passage(pid, title, title, text))
+        if supporting:
+            gold.append(pid)
+    return Question(qid, str(_need(r, "question", where, str)), tuple(paragraphs), tuple(dict.fromkeys(gold)))
+
+
+def _hotpot(where: str, r: dict) -> Question:
+    qid = str(_need(r, "_id", where, (str, int)))
+    supporting = {str(f[0]) for f in _need(r, "supporting_facts", where, list) if isinstance(f, list) and f}
+    paragraphs, gold = [], []
+    for i, c in enumerate(_need(r, "context", where, list)):
+        if not (isinstance(c, list) and len(c) == 2 and isinstance(c[1], list)):
+            raise PathLensError(f"{where}, context {i}: expected [title, [sentences]]")
+        title, text = str(c[0]), "".join(str(s) for s in c[1]).strip()
+        pid = _pid(title, text)
+        paragraphs.append(Passage(pid, title, title, text))
+        if title in supporting:
+            gold.append(pid)
+    return Question(qid, str(_need(r, "question", where, str)), tuple(paragraphs), tuple(dict.fromkeys(gold)))
+
+
+def load_questions(fmt: str, path: str | Path) -> list[Question]:
+    if fmt not in FORMATS:
+        raise PathLensError(f"unknown benchmark format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    parse = _musique if fmt == "musique" else _hotpot
+    out = []
+    for where, r in _records(Path(path)):
+        q = parse(where, r)
+        if not q.paragraphs:
+            raise PathLensError(f"{where}: question {q.id!r} has no paragraphs")
+        if q.gold:  # a question with no supporting paragraph cannot be scored
+            out.append(q)
+    if not out:
+        raise PathLensError(f"{path}: no question with a supporting paragraph; is it a {fmt} file?")
+    return out
+
+
+def sample(questions: Sequence[Question], n: int | None, seed: int) -> list[Question]:
+    if n is None or n >= len(questions):
+        return list(questions)
+    if n < 1:
+        raise PathLensError(f"sample size must be at least 1, got {n}")
+    return random.Random(seed).sample(list(questions), n)
+
+
+def _query(q: Question) -> LabeledQuery:
+    return LabeledQuery(q.id, q.text, q.gold, "multi-hop")
+
+
+def open_corpus(questions: Sequence[Question], name: str) -> Corpus:
+    passages: dict[str, Passage] = {}
+    for q in questions:
+        for p in q.paragraphs:
+            passages.setdefault(p.id, p)
+    return Corpus(name, tuple(passages.values()), tuple(_query(q) for q in questions))
+
+
+def closed_corpus(q: Question) -> Corpus:
+    unique = tuple({p.id: p for p in q.paragraphs}.values())
+    return Corpus(q.id, unique, (_query(q),))
+
+
+@dataclass(frozen=True, eq=False)
+class BenchResult:
+    format: str
+    mode: str
+    n_questions: int
+    n_passages: int  # open: pooled passages; closed: all paragraphs over all pools
+    eval: EvalResult
+
+    def to_json(self) -> dict:
+        return {**self.eval.to_json(), "format": self.format, "mode": self.mode, "n_questions": self.n_questions}
+
+
+def run_bench(fmt: str, path: str | Path, mode: str, retrievers: Sequence[str], ks: Sequence[int] = (1, 3, 5),
+              n: int | None = None, seed: int = 42, config: SearchConfig = SearchConfig(),
+              on_progress: Callable[[int, int], None] | None = None,
+              should_stop: Callable[[], bool] = lambda: False) -> BenchResult:
+    if mode not in MODES:
+        raise PathLensError(f"unknown mode {mode!r}; choose closed or open")
+    for r in retrievers:
+        check_retriever(r)
+    ks = check_ks(ks)
+    questions = sample(load_questions(fmt, path), n, seed)
+    name = f"{Path(path).stem} ({mode})"
+    if mode == "open":
+        corpus = open_corpus(questions, name)
+        if on_progress:
+            on_progress(0, 1)
+        result = evaluate(Index(corpus), retrievers, ks, config)
+        if on_progress:
+            on_progress(1, 1)
+        return BenchResult(fmt, mode, len(questions), len(corpus), result)
+    # closed pool: a fresh index per question; per-query values are pooled, then averaged
+    per: dict[str, dict[str, dict[str, float]]] = {r: {} for r in retrievers}
+    runs: dict[str, dict] = {r: {} for r in retrievers}
+    no_seed: dict[str, list[str]] = {r: [] for r in retrievers}
+    total = 0
+    for i, q in enumerate(questions):
+        if should_stop():
+            raise PathLensError(f"benchmark cancelled after {i} of {len(questions)} questions")
+        corpus = closed_corpus(q)
+        total += len(corpus)
+        res = evaluate(Index(corpus), retrievers, ks, config)
+        for r in retrievers:
+            per[r].update(res.results[r].per_query)
+            runs[r].update(res.results[r].run)
+            no_seed[r].extend(res.results[r].no_seed)
+        if on_progress:
+            on_progress(i + 1, len(questions))
+    results = {
+        r: RetrieverResult(r, mean_metrics(per[r]), {"multi-hop": mean_metrics(per[r])}, per[r], runs[r],
+                           tuple(no_seed[r]))
+        for r in retrievers
+    }
+    ev = EvalResult(f"{Path(path).stem} (closed)", int(round(total / len(questions))), len(questions), ks, config,
+                    results)
+    return BenchResult(fmt, mode, len(questions), total, ev)
+
+
+__all__ = ["load_questions", "run_bench", "open_corpus", "closed_corpus", "sample", "BenchResult", "FORMATS",
+           "MODES"]

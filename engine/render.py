@@ -1,0 +1,34 @@
+"""The evidence-path subgraph as a self-contained pyvis HTML page.
+
+Labels and hover titles are untrusted text: pyvis embeds them with Jinja's `tojson`, which
+escapes <, > and & inside the script, and vis-network shows string titles as text. The
+page loads nothing from the network: vis-network is inlined, CDN links are removed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .graph_retriever import GraphAnswer
+
+COLORS = {"seed": "#d62728", "alias": "#ff9896", "hit": "#1f77b4", "bridge": "#2ca02c", "bridge-passage": "#aec7e8"}
+_REMOTE = re.compile(r'<(?:link|script)[^>]*(?:href|src)="https?://[^"]*"[^>]*>(?:\s*</script>)?', re.IGNORECASE)
+
+
+def subgraph_html(answer: GraphAnswer, height: int = 560) -> str:
+    from pyvis.network import Network
+
+    net = Network(height=f"{height}px", width="100%", directed=False, cdn_resources="in_line")
+    top = max((n.mass for n in answer.nodes), default=1.0) or 1.0
+    for n in answer.nodes:
+        shape = "dot" if n.id.startswith("e:") else "box"
+        label = n.label if len(n.label) <= 40 else n.label[:39] + "…"
+        net.add_node(n.id, label=("★ " if n.gold else "") + label, title=n.title, shape=shape,
+                     color=COLORS.get(n.kind, "#999999"), size=12 + 28 * (n.mass / top),
+                     borderWidth=4 if n.gold else 1, group=n.kind)
+    for e in answer.edges:
+        net.add_edge(e.source, e.target, width=4 if e.on_path else 1,
+                     color="#d62728" if e.on_path else "#cccccc", dashes=not e.on_path)
+    net.set_options('{"physics": {"stabilization": {"iterations": 150}}, "interaction": {"hover": true}}')
+    page = net.generate_html(notebook=False)
+    return _REMOTE.sub("", page)

@@ -1,0 +1,150 @@
+"""The scale sweep: how each retriever degrades as the corpus grows.
+
+From one built index of the full corpus, each trial draws a subsample that keeps every
+gold passage of the evaluated queries and fills up with other passages at random. The
+subsample's index is sliced from the full one (graph restricted, BM25/TF-IDF statistics
+recomputed over the subsample's token lists, embedding rows selected): no NER is re-run
+and nothing is re-encoded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .errors import PathLensError
+from .evaluate import check_ks, evaluate
+from .index import GRAPH, Index, SearchConfig, check_retriever
+
+DEFAULT_SIZES = ("100", "500", "1000", "2000", "full")
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    sizes: tuple[int | str, ...] = DEFAULT_SIZES  # whole numbers or "full"
+    resamples: int = 5
+    seed: int = 42
+    retrievers: tuple[str, ...] = ("bm25", "tfidf", "dense", "ppr-regex", "bct-regex", "ppr-ner", "bct-ner", "rrf")
+    metric: str = "hr@5"
+    ks: tuple[int, ...] = (1, 3, 5)
+
+    def __post_init__(self) -> None:
+        if self.resamples < 1:
+            raise PathLensError(f"resamples must be at least 1, got {self.resamples}")
+        if not self.retrievers:
+            raise PathLensError("choose at least one retriever for the sweep")
+        for r in self.retrievers:
+            check_retriever(r)
+        check_ks(self.ks)
+        if not self.sizes:
+            raise PathLensError("give at least one sweep size")
+
+
+@dataclass(frozen=True)
+class Trial:
+    size: int
+    resample: int
+    retriever: str
+    value: float
+    metrics: dict = field(hash=False, compare=False)
+
+
+@dataclass(frozen=True, eq=False)
+class SweepResult:
+    corpus: str
+    n_passages: int
+    sizes: tuple[int, ...]
+    config: SweepConfig
+    trials: tuple[Trial, ...]
+    complete: bool  # False when cancelled part-way
+
+    def summary(self) -> dict[int, dict[str, dict]]:
+        out: dict[int, dict[str, dict]] = {}
+        for t in self.trials:
+            out.setdefault(t.size, {}).setdefault(t.retriever, []).append(t.value)
+        return {
+            size: {r: {"mean": float(np.mean(v)), "min": float(np.min(v)), "max": float(np.max(v)), "values": v}
+                   for r, v in per.items()}
+            for size, per in out.items()
+        }
+
+    def to_json(self) -> dict:
+        c = self.config
+        return {
+            "corpus": self.corpus,
+            "n_passages": self.n_passages,
+            "sizes": list(self.sizes),
+            "config": {"resamples": c.resamples, "seed": c.seed, "retrievers": list(c.retrievers),
+                       "metric": c.metric, "complete": self.complete},
+            "results": {str(size): per for size, per in self.summary().items()},
+        }
+
+
+def resolve_sizes(sizes: Sequence[int | str], n: int, n_gold: int) -> tuple[int, ...]:
+    out = []
+    for s in sizes:
+        if s == "full":
+            size = n
+        else:
+            try:
+                size = int(s)
+            except (TypeError, ValueError):
+                raise PathLensError(f"sweep size must be a whole number or 'full', got {s!r}") from None
+        if size > n:
+            raise PathLensError(f"sweep size {size} is larger than the corpus ({n} passages)")
+        if size < max(n_gold, 1):
+            raise PathLensError(f"sweep size {size} is smaller than the {n_gold} gold passages it must keep")
+        out.append(size)
+    return tuple(sorted(set(out)))
+
+
+def subsample(n: int, gold: Sequence[int], size: int, rng: np.random.Generator) -> list[int]:
+    """`size` positions out of n: every gold position, the rest drawn without replacement; sorted."""
+    gold_set = set(gold)
+    others = np.array([i for i in range(n) if i not in gold_set], dtype=np.int64)
+    extra = rng.choice(others, size=size - len(gold_set), replace=False) if size > len(gold_set) else []
+    return sorted(gold_set | {int(i) for i in extra})
+
+
+def run_sweep(index: Index, config: SweepConfig = SweepConfig(), search: SearchConfig = SearchConfig(),
+              on_trial: Callable[[Trial, int, int], None] | None = None,
+              should_stop: Callable[[], bool] = lambda: False) -> SweepResult:
+    corpus = index.corpus
+    if not corpus.queries:
+        raise PathLensError(f"corpus {corpus.name!r} has no labeled queries to sweep over")
+    metric_ok = config.metric == "mrr" or any(config.metric == f"{m}@{k}" for m in ("hr", "recall", "all")
+                                              for k in config.ks)
+    if not metric_ok:
+        raise PathLensError(f"metric {config.metric!r} is not one of hr@k, recall@k, all@k (k in {config.ks}) or mrr")
+    pos = corpus.position()
+    gold = sorted({pos[g] for q in corpus.queries for g in q.gold})
+    n = len(corpus)
+    sizes = resolve_sizes(config.sizes, n, len(gold))
+    # build everything once over the full corpus; trials only slice it
+    index.tokens()
+    if "dense" in config.retrievers or "rrf" in config.retrievers and "dense" in search.rrf.members:
+        index.embeddings()
+    for name in set(config.retrievers) | (set(search.rrf.members) if "rrf" in config.retrievers else set()):
+        if name in GRAPH:
+            index.graph(name.split("-")[1])
+    plan = [(size, r) for size in sizes for r in range(1 if size == n else config.resamples)]
+    trials: list[Trial] = []
+    done = 0
+    total = len(plan) * len(config.retrievers)
+    for size, r in plan:
+        if should_stop():
+            return SweepResult(corpus.name, n, sizes, config, tuple(trials), False)
+        rng = np.random.default_rng([config.seed, size, r])
+        sub = index if size == n else index.subset(subsample(n, gold, size, rng))
+        for name in config.retrievers:
+            res = evaluate(sub, [name], config.ks, search, queries=corpus.queries).results[name]
+            trial = Trial(size, r, name, res.means[config.metric], res.means)
+            trials.append(trial)
+            done += 1
+            if on_trial:
+                on_trial(trial, done, total)
+            if should_stop():
+                return SweepResult(corpus.name, n, sizes, config, tuple(trials), False)
+    return SweepResult(corpus.name, n, sizes, config, tuple(trials), True)

@@ -1,0 +1,64 @@
+"""Benchmarks: MuSiQue / HotpotQA / 2Wiki files, closed pool or open corpus, Aethel-style table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from engine.benchmarks import FORMATS, MODES, run_bench
+from engine.errors import PathLensError
+from engine.index import RETRIEVERS
+from pages.common import downloads, save_upload
+
+st.title("Benchmarks")
+st.caption("Closed pool: each question gets a fresh index over its own paragraphs. Open corpus: the unique "
+           "paragraphs of all questions are pooled into one index. The file stays where it is; uploads are kept "
+           "in the app's own temporary folder.")
+
+c1, c2 = st.columns(2)
+fmt = c1.selectbox("Format", FORMATS, key="bm_format")
+mode = c2.radio("Mode", MODES, horizontal=True, key="bm_mode",
+                format_func=lambda m: {"closed": "closed pool", "open": "open corpus"}[m])
+path_text = st.text_input("File path (JSON or JSON Lines)", key="bm_path")
+upload = st.file_uploader("…or upload the file", type=["jsonl", "json"], key="bm_upload")
+c3, c4 = st.columns(2)
+sample_n = int(c3.number_input("Sample size (0 = all questions)", 0, 100_000, 50, key="bm_sample"))
+seed = int(c4.number_input("Seed", 0, 2**31 - 1, 42, key="bm_seed"))
+names = st.multiselect("Retrievers", RETRIEVERS, default=["bm25", "tfidf", "ppr-regex", "bct-regex"],
+                       key="bm_retrievers")
+
+if st.button("Run benchmark", type="primary", key="bm_run"):
+    try:
+        if upload is not None:
+            path = save_upload(upload)
+        elif path_text.strip():
+            path = Path(path_text.strip()).expanduser()
+            if not path.is_file():
+                raise PathLensError(f"no file at {path}")
+        else:
+            raise PathLensError("give a benchmark file: a path or an upload")
+        if not names:
+            raise PathLensError("choose at least one retriever")
+        bar = st.progress(0.0, text="loading…")
+        result = run_bench(fmt, path, mode, names, (1, 3, 5), sample_n or None, seed,
+                           on_progress=lambda i, n: bar.progress(i / n, text=f"{i}/{n}"))
+        bar.empty()
+        st.session_state["bench_result"] = result
+    except PathLensError as e:
+        st.error(str(e))
+
+result = st.session_state.get("bench_result")
+if result is not None:
+    st.subheader(f"{result.format} · {'closed pool' if result.mode == 'closed' else 'open corpus'} · "
+                 f"{result.n_questions} questions · {result.n_passages:,} passages")
+    metrics = ["hr@1", "hr@3", "hr@5", "mrr"]
+    table = pd.DataFrame([{"retriever": n, **{m: r.means[m] for m in metrics}, "no seed": len(r.no_seed)}
+                          for n, r in result.eval.results.items()])
+    st.dataframe(table.style.format({m: "{:.3f}" for m in metrics}), hide_index=True, width="stretch")
+    downloads(table, f"pathlens-bench-{result.format}-{result.mode}", key="bench")
+    long = table.melt(id_vars=["retriever"], value_vars=metrics, var_name="metric")
+    st.plotly_chart(px.bar(long, x="metric", y="value", color="retriever", barmode="group", range_y=[0, 1]),
+                    width="stretch", key="bench_chart")

@@ -1,0 +1,226 @@
+"""What every page shares: the corpus picker, the cached index, URL state, downloads.
+
+Pages stay thin: they turn widgets into engine configs and render what the engine returns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+import tempfile
+import time
+from pathlib import Path
+from typing import Iterable
+
+import pandas as pd
+import streamlit as st
+
+from engine.benchmarks import FORMATS, load_questions, open_corpus
+from engine.corpus import MAX_FILE_BYTES, bundled_manifest, bundled_names, load_corpus
+from engine.errors import PathLensError
+from engine.index import Index
+
+DEFAULT_CORPUS = "dataroom-core"  # the app opens on the hand-written core: it builds in seconds
+UPLOAD_DIR = Path(tempfile.gettempdir()) / "pathlens-uploads"  # uploads never leave this folder
+STAGE_LABELS = {
+    "tokens": "tokenising passages",
+    "bm25": "BM25 statistics",
+    "tfidf": "TF-IDF vectors",
+    "embeddings": "dense embeddings (all-MiniLM-L6-v2)",
+    "extraction:regex": "entity extraction (regex)",
+    "extraction:ner": "entity extraction (spaCy NER)",
+    "graph:regex": "entity graph (regex)",
+    "graph:ner": "entity graph (NER)",
+    "aliases:regex": "alias table (regex)",
+    "aliases:ner": "alias table (NER)",
+}
+
+
+# ------------------------------------------------------------------ URL state
+
+
+def param(name: str, default, cast=str):
+    """A value from the URL, or `default` when absent or unreadable."""
+    raw = st.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        return cast(raw)
+    except (TypeError, ValueError):
+        return default
+
+
+def set_params(**values) -> None:
+    """Write page state into the URL so that pasting it elsewhere reproduces the view."""
+    for k, v in values.items():
+        if v is None or v == "":
+            st.query_params.pop(k, None)
+        else:
+            text = str(v)
+            if st.query_params.get(k) != text:
+                st.query_params[k] = text
+
+
+# ------------------------------------------------------------------ corpora and indices
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _bundled_index(name: str) -> Index:
+    return Index(load_corpus(name))
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _file_index(kind: str, path: str, digest: str) -> Index:
+    """An index over an uploaded or named file; `digest` keys the cache by content."""
+    if kind == "corpus":
+        return Index(load_corpus(path))
+    fmt = kind.split(":", 1)[1]
+    return Index(open_corpus(load_questions(fmt, path), f"{Path(path).name} (open corpus)"))
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+def save_upload(upload) -> Path:
+    """Keep an upload in the app's own temporary folder, under a name derived from its content."""
+    data = upload.getvalue()
+    if len(data) > MAX_FILE_BYTES:
+        raise PathLensError(f"{upload.name} is {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit")
+    if not data.strip():
+        raise PathLensError(f"{upload.name} is empty")
+    suffix = Path(upload.name).suffix.lower()
+    if suffix not in (".jsonl", ".json", ".txt", ".md"):
+        raise PathLensError(f"{upload.name}: upload a .jsonl, .json, .txt or .md file")
+    UPLOAD_DIR.mkdir(parents=True, exist_ok=True)
+    path = UPLOAD_DIR / f"{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
+    if not path.exists():
+        tmp = path.with_suffix(".part")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    return path
+
+
+def sidebar_corpus() -> Index | None:
+    """The sidebar corpus picker; returns the chosen corpus's index, or None with the reason shown."""
+    names = bundled_names()
+    choices = names + ["upload a corpus file", "benchmark file (open corpus)"]
+    wanted = param("corpus", DEFAULT_CORPUS)
+    if wanted not in choices:  # URL names are looked up among known corpora, never used as paths
+        st.sidebar.warning(f"Unknown corpus {wanted!r} in the link; showing {DEFAULT_CORPUS}.")
+        wanted = DEFAULT_CORPUS
+    choice = st.sidebar.selectbox("Corpus", choices, index=choices.index(wanted), key="corpus_choice",
+                                  format_func=lambda c: f"{c} — {bundled_manifest(c)['description']}"
+                                  if c in names else c)
+    set_params(corpus=choice)
+    try:
+        if choice in names:
+            return _bundled_index(choice)
+        if choice == "upload a corpus file":
+            up = st.sidebar.file_uploader("Corpus file (.jsonl passages, .txt or .md)", type=["jsonl", "txt", "md"],
+                                          key="corpus_upload")
+            if up is None:
+                st.info("Upload a corpus file in the sidebar: JSON Lines with `id` and `text` per passage, "
+                        "or a .txt/.md document that PathLens chunks by paragraph.")
+                return None
+            path = save_upload(up)
+            return _file_index("corpus", str(path), _digest(path))
+        fmt = st.sidebar.selectbox("Benchmark format", FORMATS, key="bench_fmt_sidebar")
+        given = st.sidebar.text_input("Benchmark file path", key="bench_path_sidebar")
+        up = st.sidebar.file_uploader("…or upload it", type=["jsonl", "json"], key="bench_upload_sidebar")
+        if up is not None:
+            path = save_upload(up)
+        elif given.strip():
+            path = Path(given.strip()).expanduser()
+            if not path.is_file():
+                raise PathLensError(f"no file at {path}")
+        else:
+            st.info("Give a MuSiQue, HotpotQA or 2Wiki file in the sidebar to pool its paragraphs into one corpus.")
+            return None
+        return _file_index(f"bench:{fmt}", str(path), _digest(path))
+    except PathLensError as e:
+        st.error(str(e))
+        return None
+
+
+def ensure(index: Index, stages: Iterable[str]) -> bool:
+    """Build the named index components, showing each stage's progress the first time.
+
+    Returns False (with the reason shown) when a stage cannot be built."""
+    missing = [s for s in stages if s not in index.built()]
+    if not missing:
+        return True
+    with st.status(f"Building the index of {index.corpus.name} ({len(index.corpus):,} passages)…",
+                   expanded=True) as status:
+        bar = st.progress(0.0)
+        for i, stage in enumerate(missing):
+            t0 = time.perf_counter()
+            st.write(f"{STAGE_LABELS.get(stage, stage)}…")
+            try:
+                kind, _, arg = stage.partition(":")
+                getattr(index, kind)(*([arg] if arg else []))
+            except PathLensError as e:
+                status.update(label=f"Could not build {STAGE_LABELS.get(stage, stage)}", state="error")
+                st.error(str(e))
+                return False
+            st.write(f"✓ {STAGE_LABELS.get(stage, stage)} in {time.perf_counter() - t0:.1f} s")
+            bar.progress((i + 1) / len(missing))
+        status.update(label=f"Index of {index.corpus.name} ready", state="complete", expanded=False)
+    return True
+
+
+def stages_for(retrievers: Iterable[str], rrf_members: Iterable[str] = ("bm25", "ppr-ner")) -> list[str]:
+    """The index components the given retrievers need, in build order."""
+    out: list[str] = []
+    names = list(retrievers)
+    if "rrf" in names:
+        names += list(rrf_members)
+    for r in names:
+        if r in ("bm25", "tfidf"):
+            out += ["tokens", r]
+        elif r == "dense":
+            out.append("embeddings")
+        elif r != "rrf":
+            builder = r.split("-")[1]
+            out += [f"extraction:{builder}", f"graph:{builder}"] + ([f"aliases:{builder}"] if r.startswith("bct") else [])
+    return list(dict.fromkeys(out))
+
+
+# ------------------------------------------------------------------ rendering
+
+
+def highlight(text: str, terms: Iterable[str]) -> str:
+    """Passage text as safe HTML with the given terms marked; the text is escaped first."""
+    safe = html.escape(text)
+    words = sorted({t for t in terms if t.strip()}, key=len, reverse=True)
+    if not words:
+        return safe
+    pattern = re.compile("|".join(re.escape(html.escape(w)) for w in words), re.IGNORECASE)
+    return pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", safe)
+
+
+def downloads(df: pd.DataFrame, stem: str, key: str) -> None:
+    """CSV and JSON downloads of a result table."""
+    c1, c2 = st.columns(2)
+    c1.download_button("Download CSV", df.to_csv(index=False).encode("utf-8"), f"{stem}.csv", "text/csv",
+                       key=f"{key}_csv")
+    c2.download_button("Download JSON", json.dumps(json.loads(df.to_json(orient="records")), indent=2).encode("utf-8"),
+                       f"{stem}.json", "application/json", key=f"{key}_json")
+
+
+def gold_of(index: Index, query: str) -> frozenset[str]:
+    """Gold passages when the question is one of the corpus's labeled queries."""
+    for q in index.corpus.queries:
+        if q.text.strip() == query.strip():
+            return frozenset(q.gold)
+    return frozenset()
+
+
+__all__ = ["param", "set_params", "sidebar_corpus", "ensure", "stages_for", "highlight", "downloads", "gold_of",
+           "save_upload"]

@@ -1,0 +1,140 @@
+"""Compare: one question through several retrievers side by side, then the labeled query set."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from engine.errors import NoSeedError, PathLensError
+from engine.evaluate import evaluate
+from engine.graph_retriever import GraphParams
+from engine.index import RETRIEVERS, SearchConfig
+from engine.metrics import paired_bootstrap
+from pages.common import downloads, ensure, gold_of, param, set_params, stages_for
+
+st.title("Compare retrievers")
+index = st.session_state.get("index")
+if index is None:
+    st.stop()
+corpus = index.corpus
+DEFAULT = ["bm25", "dense", "ppr-ner", "bct-ner", "rrf"]
+
+if st.session_state.get("compare_state_for") != corpus.name:
+    wanted = [r for r in param("retrievers", ",".join(DEFAULT)).split(",") if r in RETRIEVERS]
+    st.session_state.update({
+        "compare_state_for": corpus.name,
+        "cmp_retrievers": wanted or DEFAULT,
+        "cmp_question": param("q", next((q.text for q in corpus.queries if q.kind == "multi-hop"), "")),
+        "cmp_k": min(20, max(1, param("k", 5, int))),
+    })
+
+names = st.multiselect("Retrievers", RETRIEVERS, key="cmp_retrievers")
+c1, c2, c3 = st.columns([4, 1, 1])
+question = c1.text_input("Question", key="cmp_question")
+k = int(c2.number_input("k", 1, 20, step=1, key="cmp_k"))
+alpha = c3.slider("α", 0.01, 0.99, 0.15, 0.01, key="cmp_alpha")
+set_params(retrievers=",".join(names), q=question.strip() or None, k=k)
+config = SearchConfig(graph=GraphParams(alpha=alpha))
+
+if not names:
+    st.warning("Choose at least one retriever.")
+    st.stop()
+if not ensure(index, stages_for(names, config.rrf.members)):
+    st.stop()
+
+# ---------------------------------------------------------------- one question, side by side
+if question.strip():
+    gold = gold_of(index, question)
+    rankings: dict[str, list[str]] = {}
+    errors: dict[str, str] = {}
+    for name in names:
+        try:
+            rankings[name] = [h.passage_id for h in index.retriever(name, config).search(question, k)]
+        except (NoSeedError, PathLensError) as e:
+            errors[name] = str(e)
+        except Exception as e:  # one broken retriever must not take the others down
+            errors[name] = f"{type(e).__name__}: {e}"
+    cols = st.columns(len(names))
+    for col, name in zip(cols, names):
+        with col:
+            st.markdown(f"**{name}**")
+            if name in errors:
+                st.error(errors[name])
+                continue
+            if not rankings[name]:
+                st.caption("no hits")
+            for rank, pid in enumerate(rankings[name], start=1):
+                elsewhere = [f"{o}:{rankings[o].index(pid) + 1}" if pid in rankings[o] else f"{o}:–"
+                             for o in names if o != name and o in rankings]
+                mark = " ✅" if pid in gold else ""
+                st.markdown(f"{rank}. `{pid}`{mark}")
+                st.caption(" · ".join(elsewhere) if elsewhere else "")
+    ok = [n for n in names if n in rankings]
+    if len(ok) >= 2:
+        overlap = pd.DataFrame([[len(set(rankings[a]) & set(rankings[b])) for b in ok] for a in ok], index=ok,
+                               columns=ok)
+        st.caption(f"Overlap of the top {k} (passages in common)")
+        st.dataframe(overlap, width="stretch")
+
+# ---------------------------------------------------------------- the labeled query set
+st.header("Labeled query set")
+if not corpus.queries:
+    st.info("This corpus has no labeled queries, so there is nothing to score.")
+    st.stop()
+ks = (1, 3, 5)
+if st.button("Evaluate all labeled queries", key="run_eval", type="primary") or st.session_state.get(
+        "eval_for") == (corpus.name, tuple(names), alpha):
+    progress = st.progress(0.0, text="evaluating…")
+    done = []
+
+    def tick(name: str) -> None:
+        done.append(name)
+        progress.progress(len(done) / len(names), text=f"evaluating {name}…")
+
+    result = evaluate(index, names, ks, config, on_retriever=tick)
+    progress.empty()
+    st.session_state["eval_for"] = (corpus.name, tuple(names), alpha)
+    metrics = ["hr@1", "hr@3", "hr@5", "mrr", "recall@5", "all@5"]
+    table = pd.DataFrame([{"retriever": n, "kind": "all", **{m: r.means[m] for m in metrics}}
+                          for n, r in result.results.items()]
+                         + [{"retriever": n, "kind": kind, **{m: v[m] for m in metrics}}
+                            for n, r in result.results.items() for kind, v in r.by_kind.items()])
+    st.dataframe(table.style.format({m: "{:.3f}" for m in metrics}), hide_index=True, width="stretch")
+    downloads(table, "pathlens-metrics", key="metrics")
+    long = table.melt(id_vars=["retriever", "kind"], value_vars=metrics, var_name="metric")
+    fig = px.bar(long[long["kind"] == "all"], x="metric", y="value", color="retriever", barmode="group",
+                 range_y=[0, 1])
+    st.plotly_chart(fig, width="stretch", key="metrics_chart")
+
+    if len(names) >= 2:
+        st.subheader("Paired bootstrap 95% CI")
+        b1, b2, b3 = st.columns(3)
+        a = b1.selectbox("A", names, index=0, key="ci_a")
+        b = b2.selectbox("B", names, index=1, key="ci_b")
+        metric = b3.selectbox("Metric", metrics, key="ci_metric")
+        qids = [q.id for q in corpus.queries]
+        rows = []
+        for kind in ["all"] + sorted({q.kind for q in corpus.queries}):
+            ids = [q.id for q in corpus.queries if kind == "all" or q.kind == kind]
+            ci = paired_bootstrap([result.results[a].per_query[i][metric] for i in ids],
+                                  [result.results[b].per_query[i][metric] for i in ids],
+                                  metric=metric, names=(a, b), resamples=10_000, seed=42)
+            rows.append({"queries": kind, "n": len(ids), f"Δ {metric} (A − B)": ci.mean_diff,
+                         "95% CI low": ci.low, "95% CI high": ci.high, "P(Δ ≤ 0)": ci.p_not_better})
+        ci_df = pd.DataFrame(rows)
+        st.dataframe(ci_df, hide_index=True, width="stretch")
+        downloads(ci_df, "pathlens-bootstrap", key="ci")
+
+    st.subheader("Per query")
+    per = pd.DataFrame([{"id": q.id, "kind": q.kind, "question": q.text,
+                         **{n: result.results[n].per_query[q.id]["mrr"] for n in names},
+                         "open": "/query?" + urlencode({"corpus": corpus.name, "q": q.text,
+                                                        "retriever": names[0] if names[0] != "rrf" else "bm25"})}
+                        for q in corpus.queries])
+    st.caption("Reciprocal rank of the first gold passage per retriever; “open” shows the query on the Query page.")
+    st.dataframe(per, hide_index=True, width="stretch",
+                 column_config={"open": st.column_config.LinkColumn("open", display_text="open in Query")})
+    downloads(per, "pathlens-per-query", key="perq")

@@ -1,0 +1,114 @@
+"""Corpus & graph: passages, documents, labeled queries, both entity graphs, the filter, aliases."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine.entities import BUILDERS
+from engine.text import normalize_name
+from pages.common import downloads, ensure, param, set_params
+
+st.title("Corpus & graph")
+index = st.session_state.get("index")
+if index is None:
+    st.stop()
+corpus = index.corpus
+
+docs = Counter(p.doc_id for p in corpus.passages)
+m1, m2, m3 = st.columns(3)
+m1.metric("Passages", f"{len(corpus):,}")
+m2.metric("Documents", f"{len(docs):,}")
+m3.metric("Labeled queries", f"{len(corpus.queries):,}")
+
+tab_p, tab_d, tab_q = st.tabs(["Passages", "Documents", "Labeled queries"])
+with tab_p:
+    passages = pd.DataFrame([{"passage_id": p.id, "document": p.doc_id, "title": p.title, "characters": len(p.text),
+                              "text": p.text} for p in corpus.passages])
+    st.dataframe(passages, hide_index=True, width="stretch", height=320)
+    downloads(passages, "pathlens-passages", key="passages")
+with tab_d:
+    st.dataframe(pd.DataFrame([{"document": d, "passages": n} for d, n in docs.items()]), hide_index=True,
+                 width="stretch")
+with tab_q:
+    if corpus.queries:
+        queries = pd.DataFrame([{"id": q.id, "kind": q.kind, "question": q.text, "gold": ", ".join(q.gold)}
+                                for q in corpus.queries])
+        st.dataframe(queries, hide_index=True, width="stretch")
+        downloads(queries, "pathlens-queries", key="queries")
+    else:
+        st.caption("This corpus has no labeled queries.")
+
+st.header("Entity graph")
+builder = st.radio("Graph builder", BUILDERS, horizontal=True, key="builder",
+                   index=BUILDERS.index(param("builder", "regex")) if param("builder", "regex") in BUILDERS else 0,
+                   help="regex: capitalised names, tickers, hyphenated and defined terms · ner: spaCy en_core_web_sm "
+                        "entities after the filter")
+set_params(builder=builder)
+if not ensure(index, [f"extraction:{builder}", f"graph:{builder}", f"aliases:{builder}"]):
+    st.stop()
+ex, graph, aliases = index.extraction(builder), index.graph(builder), index.aliases(builder)
+stats = graph.stats(top=15)
+
+s1, s2, s3, s4 = st.columns(4)
+s1.metric("Entities", f"{stats.entities:,}")
+s2.metric("Edges", f"{stats.edges:,}")
+s3.metric("Isolated passages", f"{stats.isolated_passages:,}")
+s4.metric("Mean passage degree", f"{stats.passage_degree['mean']:.1f}")
+if stats.edges == 0:
+    st.warning(f"The {builder} builder found no entity in any passage: the graph retrievers are disabled for this "
+               "corpus. BM25, TF-IDF and dense retrieval still work.")
+
+st.subheader("Extraction filter")
+f1, f2, f3 = st.columns(3)
+f1.metric("Raw mentions", f"{ex.raw_mentions:,}")
+f2.metric("Distinct raw names", f"{ex.raw_unique:,}")
+f3.metric("Kept entities", f"{ex.kept:,}")
+dropped = pd.DataFrame([{"reason": r, "distinct names dropped": n, "examples": " · ".join(ex.dropped_examples[r])}
+                        for r, n in ex.dropped.items()])
+if len(dropped):
+    st.dataframe(dropped, hide_index=True, width="stretch")
+else:
+    st.caption("Nothing was dropped.")
+
+c1, c2 = st.columns(2)
+with c1:
+    st.subheader("Largest entities")
+    st.dataframe(pd.DataFrame(stats.largest_entities, columns=["entity", "passages"]), hide_index=True,
+                 width="stretch")
+with c2:
+    st.subheader("Degrees")
+    st.dataframe(pd.DataFrame({"passages": stats.passage_degree, "entities": stats.entity_degree}).T,
+                 width="stretch")
+
+st.subheader("Alias table (BCT)")
+alias_df = pd.DataFrame([{**asdict(a), "entity": graph.display[graph.entity_index()[a.entity]],
+                          "alias": graph.display[graph.entity_index()[a.alias]]} for a in aliases.rows],
+                        columns=["entity", "alias", "rule", "passage_id"])
+st.dataframe(alias_df, hide_index=True, width="stretch", height=260)
+downloads(alias_df, f"pathlens-aliases-{builder}", key="aliases")
+
+st.subheader("Find an entity")
+needle = st.text_input("Entity name (or part of one)", key="entity_search")
+if needle.strip():
+    key = normalize_name(needle)
+    matches = [j for j, e in enumerate(graph.entities) if key and key in e][:50]
+    if not matches:
+        st.warning(f"No {builder} entity contains “{needle}”.")
+    else:
+        pick = st.selectbox("Entity", matches, format_func=lambda j: graph.display[j], key="entity_pick")
+        inc = graph.incidence.tocsc()
+        rows = inc[:, pick].nonzero()[0]
+        st.markdown(f"**{graph.display[pick]}** appears in {len(rows)} passage(s).")
+        st.dataframe(pd.DataFrame([{"passage_id": graph.passage_ids[i], "text": corpus.passages[i].text[:300]}
+                                   for i in rows]), hide_index=True, width="stretch")
+        neighbours = np.asarray(graph.incidence[rows].sum(axis=0)).ravel()
+        neighbours[pick] = 0
+        top = np.argsort(-neighbours, kind="stable")[:15]
+        st.markdown("Neighbours (entities sharing passages with it):")
+        st.dataframe(pd.DataFrame([{"entity": graph.display[j], "shared passages": int(neighbours[j])}
+                                   for j in top if neighbours[j] > 0]), hide_index=True, width="stretch")

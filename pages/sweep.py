@@ -1,0 +1,99 @@
+"""Scale sweep: each retriever's metric as the corpus grows, plotted live trial by trial."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from engine.errors import PathLensError
+from engine.index import RETRIEVERS, SearchConfig
+from engine.sweep import SweepConfig, SweepResult, Trial, run_sweep
+from pages.common import downloads, ensure, stages_for
+
+st.title("Scale sweep")
+index = st.session_state.get("index")
+if index is None:
+    st.stop()
+corpus = index.corpus
+st.caption("Each trial keeps every gold passage of the labeled queries and fills the rest of the subsample at "
+           "random. Subsamples slice the full index: no NER re-run, no re-encoding.")
+if not corpus.queries:
+    st.info("This corpus has no labeled queries, so a sweep has nothing to measure.")
+    st.stop()
+
+n = len(corpus)
+defaults = [s for s in (100, 500, 1000, 2000) if s < n]
+options = sorted({s for s in (50, 100, 200, 500, 1000, 2000, 4000) if s < n} | set(defaults))
+c1, c2, c3 = st.columns(3)
+sizes = c1.multiselect("Sizes (the full corpus is always added)", options, default=defaults, key="sw_sizes")
+resamples = int(c2.number_input("Resamples per size", 1, 20, 5, key="sw_resamples"))
+seed = int(c3.number_input("Seed", 0, 2**31 - 1, 42, key="sw_seed"))
+names = st.multiselect("Retrievers", RETRIEVERS, default=["bm25", "tfidf", "ppr-regex", "bct-regex"],
+                       key="sw_retrievers")
+metric = st.selectbox("Metric", ["hr@1", "hr@3", "hr@5", "mrr", "recall@5", "all@5"], index=2, key="sw_metric")
+
+try:
+    config = SweepConfig(sizes=tuple(sizes) + ("full",), resamples=resamples, seed=seed, retrievers=tuple(names),
+                         metric=metric)
+except PathLensError as e:
+    st.error(str(e))
+    st.stop()
+
+
+def chart(trials: list[Trial]) -> go.Figure:
+    fig = go.Figure()
+    df = pd.DataFrame([{"size": t.size, "retriever": t.retriever, "value": t.value} for t in trials])
+    if len(df):
+        for r, g in df.groupby("retriever", sort=False):
+            agg = g.groupby("size")["value"].agg(["mean", "min", "max"]).reset_index()
+            fig.add_trace(go.Scatter(x=list(agg["size"]) + list(agg["size"])[::-1],
+                                     y=list(agg["max"]) + list(agg["min"])[::-1], fill="toself", opacity=0.15,
+                                     line=dict(width=0), showlegend=False, hoverinfo="skip", name=f"{r} spread"))
+            fig.add_trace(go.Scatter(x=agg["size"], y=agg["mean"], mode="lines+markers", name=r))
+    fig.update_layout(xaxis_type="log", xaxis_title="corpus size (passages)", yaxis_title=metric,
+                      yaxis_range=[0, 1.02], height=430, margin=dict(l=10, r=10, t=10, b=10))
+    return fig
+
+
+run = st.button("Run sweep", type="primary", key="sw_run")
+st.button("Cancel", key="sw_cancel", help="Stops the running sweep; finished trials stay on the chart.")
+plot = st.empty()
+status = st.empty()
+key = (corpus.name, config)
+
+if run:
+    if not ensure(index, stages_for(names)):
+        st.stop()
+    # trials land in session state as they finish, so a cancel (which reruns the page) keeps them
+    st.session_state["sweep"] = {"key": key, "trials": [], "complete": False}
+    bar = status.progress(0.0, text="starting…")
+
+    def on_trial(trial: Trial, done: int, total: int) -> None:
+        st.session_state["sweep"]["trials"].append(trial)
+        bar.progress(done / total, text=f"trial {done}/{total}: size {trial.size}, {trial.retriever} "
+                                        f"{metric} = {trial.value:.3f}")
+        plot.plotly_chart(chart(st.session_state["sweep"]["trials"]), width="stretch", key=f"sweep_live_{done}")
+
+    try:
+        result = run_sweep(index, config, SearchConfig(), on_trial=on_trial)
+    except PathLensError as e:
+        status.error(str(e))
+        st.stop()
+    st.session_state["sweep"]["complete"] = result.complete
+    status.success(f"Sweep finished: {len(result.trials)} trials.")
+
+state = st.session_state.get("sweep")
+if state and state["key"][0] == corpus.name and state["trials"]:
+    trials = state["trials"]
+    if not run:
+        plot.plotly_chart(chart(trials), width="stretch", key="sweep_chart")
+        if not state["complete"]:
+            status.warning(f"Sweep cancelled after {len(trials)} trials; the chart shows what finished.")
+    result = SweepResult(corpus.name, n, tuple(sorted({t.size for t in trials})), state["key"][1], tuple(trials),
+                         state["complete"])
+    rows = [{"size": size, "retriever": r, "mean": v["mean"], "min": v["min"], "max": v["max"],
+             "resamples": len(v["values"])} for size, per in result.summary().items() for r, v in per.items()]
+    table = pd.DataFrame(rows)
+    st.dataframe(table, hide_index=True, width="stretch")
+    downloads(table, "pathlens-sweep", key="sweep")
