@@ -6,8 +6,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # models come from installed packa
 
 import streamlit as st  # noqa: E402
 
-from pages.common import sidebar_corpus  # noqa: E402
+from pages.common import sidebar_corpus, use_st_navigation  # noqa: E402
 
+use_st_navigation()
 st.set_page_config(page_title="PathLens", page_icon="🔎", layout="wide")
 
 PAGES = [

@@ -25,7 +25,7 @@ def subgraph_html(answer: GraphAnswer, height: int = 560) -> str:
         label = n.label if len(n.label) <= 40 else n.label[:39] + "…"
         net.add_node(n.id, label=("★ " if n.gold else "") + label, title=n.title, shape=shape,
                      color=COLORS.get(n.kind, "#999999"), size=12 + 28 * (n.mass / top),
-                     borderWidth=4 if n.gold else 1, group=n.kind)
+                     borderWidth=4 if n.gold else 1)
     for e in answer.edges:
         net.add_edge(e.source, e.target, width=4 if e.on_path else 1,
                      color="#d62728" if e.on_path else "#cccccc", dashes=not e.on_path)

@@ -11,8 +11,9 @@ import streamlit as st
 from engine.benchmarks import FORMATS, MODES, run_bench
 from engine.errors import PathLensError
 from engine.index import RETRIEVERS
-from pages.common import downloads, save_upload
+from pages.common import downloads, page_index, save_upload
 
+page_index()  # the sidebar stays in place; benchmarks bring their own file
 st.title("Benchmarks")
 st.caption("Closed pool: each question gets a fresh index over its own paragraphs. Open corpus: the unique "
            "paragraphs of all questions are pooled into one index. The file stays where it is; uploads are kept "

@@ -22,6 +22,34 @@ from engine.corpus import MAX_FILE_BYTES, bundled_manifest, bundled_names, load_
 from engine.errors import PathLensError
 from engine.index import Index
 
+_rerouted = False
+
+
+def use_st_navigation() -> bool:
+    """Streamlit treats an app with a `pages/` folder as an old-style multipage app and runs
+    page files on their own, bypassing app.py's `st.navigation`. The product's layout keeps
+    pages in `pages/`, so turn that mode off; the first time in a process, rerun through
+    app.py. Returns True when app.py did not run for this page."""
+    global _rerouted
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if PagesManager.uses_pages_directory and get_script_run_ctx() is not None:
+        PagesManager.uses_pages_directory = False
+        if not _rerouted:
+            _rerouted = True
+            st.rerun()
+        return True  # (only Streamlit's test harness resets the mode again)
+    return False
+
+
+def page_index() -> Index | None:
+    """The index chosen in the sidebar, for the page being run."""
+    if use_st_navigation():
+        st.session_state["index"] = sidebar_corpus()
+    return st.session_state.get("index")
+
+
 DEFAULT_CORPUS = "dataroom-core"  # the app opens on the hand-written core: it builds in seconds
 UPLOAD_DIR = Path(tempfile.gettempdir()) / "pathlens-uploads"  # uploads never leave this folder
 STAGE_LABELS = {
@@ -222,5 +250,5 @@ def gold_of(index: Index, query: str) -> frozenset[str]:
     return frozenset()
 
 
-__all__ = ["param", "set_params", "sidebar_corpus", "ensure", "stages_for", "highlight", "downloads", "gold_of",
+__all__ = ["page_index", "use_st_navigation", "param", "set_params", "sidebar_corpus", "ensure", "stages_for", "highlight", "downloads", "gold_of",
            "save_upload"]

@@ -13,10 +13,10 @@ from engine.evaluate import evaluate
 from engine.graph_retriever import GraphParams
 from engine.index import RETRIEVERS, SearchConfig
 from engine.metrics import paired_bootstrap
-from pages.common import downloads, ensure, gold_of, param, set_params, stages_for
+from pages.common import page_index, downloads, ensure, gold_of, param, set_params, stages_for
 
 st.title("Compare retrievers")
-index = st.session_state.get("index")
+index = page_index()
 if index is None:
     st.stop()
 corpus = index.corpus
@@ -131,7 +131,7 @@ if st.button("Evaluate all labeled queries", key="run_eval", type="primary") or 
     st.subheader("Per query")
     per = pd.DataFrame([{"id": q.id, "kind": q.kind, "question": q.text,
                          **{n: result.results[n].per_query[q.id]["mrr"] for n in names},
-                         "open": "/query?" + urlencode({"corpus": corpus.name, "q": q.text,
+                         "open": "/?" + urlencode({"corpus": corpus.name, "q": q.text,
                                                         "retriever": names[0] if names[0] != "rrf" else "bm25"})}
                         for q in corpus.queries])
     st.caption("Reciprocal rank of the first gold passage per retriever; “open” shows the query on the Query page.")

@@ -11,10 +11,10 @@ import streamlit as st
 
 from engine.entities import BUILDERS
 from engine.text import normalize_name
-from pages.common import downloads, ensure, param, set_params
+from pages.common import page_index, downloads, ensure, param, set_params
 
 st.title("Corpus & graph")
-index = st.session_state.get("index")
+index = page_index()
 if index is None:
     st.stop()
 corpus = index.corpus

@@ -12,13 +12,13 @@ from engine.index import SearchConfig
 from engine.render import subgraph_html
 from engine.retrievers import MAX_QUERY_CHARS, RRFRetriever
 from engine.text import tokenize
-from pages.common import downloads, ensure, gold_of, highlight, param, set_params, stages_for
+from pages.common import page_index, downloads, ensure, gold_of, highlight, param, set_params, stages_for
 
 BASE_RETRIEVERS = ["ppr-ner", "ppr-regex", "bm25", "tfidf", "dense", "rrf"]
 TOLERANCES = {"none (run the cap)": None, "1e-4": 1e-4, "1e-6": 1e-6, "1e-8": 1e-8}
 
 st.title("Query")
-index = st.session_state.get("index")
+index = page_index()
 if index is None:
     st.stop()
 corpus = index.corpus

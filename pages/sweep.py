@@ -9,10 +9,10 @@ import streamlit as st
 from engine.errors import PathLensError
 from engine.index import RETRIEVERS, SearchConfig
 from engine.sweep import SweepConfig, SweepResult, Trial, run_sweep
-from pages.common import downloads, ensure, stages_for
+from pages.common import page_index, downloads, ensure, stages_for
 
 st.title("Scale sweep")
-index = st.session_state.get("index")
+index = page_index()
 if index is None:
     st.stop()
 corpus = index.corpus

@@ -1,0 +1,162 @@
+"""AppTests: every page driven through its widgets, asserting on what it shows."""
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT
+
+APP = str(ROOT / "app.py")
+FIX = ROOT / "tests" / "fixtures"
+
+
+def start(page=None, params=None, timeout=240) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def hit_lines(at):
+    return [m.value for m in at.markdown if m.value.startswith("**") and "` · score" in m.value]
+
+
+def plotly_spec(at, i=0):
+    return json.loads(at.get("plotly_chart")[i].proto.spec)
+
+
+def test_query_page_graph_retriever_explains_and_updates_url():
+    at = start()
+    assert at.title[0].value == "Query"
+    assert len(hit_lines(at)) == 5
+    seeds = at.dataframe[0].value
+    assert list(seeds.columns) == ["entity", "source", "weight", "matched by", "from"]
+    assert "Elliot Park" in set(seeds["entity"])
+    assert len(at.get("iframe")) == 1  # the pyvis subgraph
+    residual = plotly_spec(at)["data"][0]
+    assert len(residual["y"]) == 20
+    assert at.query_params["retriever"] == "ppr-ner" and at.query_params["alpha"] == "0.15"
+    before = hit_lines(at)
+
+    at.slider(key="alpha").set_value(0.6).run()
+    assert at.query_params["alpha"] == "0.6"
+    after = hit_lines(at)
+    assert len(after) == 5 and after != before  # scores change with α
+    at.number_input(key="iterations").set_value(7).run()
+    assert len(plotly_spec(at)["data"][0]["y"]) == 7
+    assert at.query_params["iters"] == "7"
+
+
+def test_query_page_bct_lexical_and_k():
+    at = start(params={"q": "What FRE margin did the owner of NorthRiver Capital Management report?"})
+    at.selectbox(key="base_retriever").set_value("ppr-regex").run()
+    at.toggle(key="bct").set_value(True).run()
+    assert at.query_params["retriever"] == "bct-regex"
+    seeds = at.dataframe[0].value
+    assert "alias" in set(seeds["source"])
+    at.selectbox(key="base_retriever").set_value("bm25").run()
+    at.number_input(key="k").set_value(3).run()
+    assert len(hit_lines(at)) == 3
+    assert at.query_params["retriever"] == "bm25" and at.query_params["k"] == "3"
+    table = at.dataframe[-1].value
+    assert list(table["rank"]) == [1, 2, 3]
+    assert len(at.get("download_button")) == 2
+
+
+def test_query_page_bad_input_messages():
+    at = start(params={"q": "what happened to the weather?"})
+    assert any("No hits" in w.value and "BCT" in w.value for w in at.warning)
+    at.text_input(key="question").set_value("   ").run()
+    assert any("empty" in w.value for w in at.warning)
+    at.text_input(key="question").set_value("x" * 10_000).run()
+    assert any("10,000 characters" in e.value for e in at.error)
+
+
+def test_shared_url_reproduces_the_view():
+    params = {"corpus": "dataroom-core", "q": "Who manages the fund that owns Solano Foods?", "retriever": "bct-regex",
+              "alpha": "0.3", "iters": "12", "beta": "0.75", "k": "4"}
+    at = start(params=params)
+    assert at.text_input(key="question").value == params["q"]
+    assert at.selectbox(key="base_retriever").value == "ppr-regex" and at.toggle(key="bct").value is True
+    assert at.slider(key="alpha").value == 0.3 and at.slider(key="beta").value == 0.75
+    assert len(hit_lines(at)) == 4 and len(plotly_spec(at)["data"][0]["y"]) == 12
+
+
+def test_unknown_corpus_in_url_is_not_a_path():
+    at = start(params={"corpus": "../../etc"})
+    assert any("Unknown corpus" in w.value for w in at.sidebar.warning)
+    assert at.query_params["corpus"] == "dataroom-core"
+
+
+def test_corpus_page():
+    at = start("pages/corpus.py")
+    assert at.title[0].value == "Corpus & graph"
+    passages = at.dataframe[0].value
+    assert len(passages) == 29
+    assert [m.value for m in at.metric][:3] == ["29", "10", "40"]
+    assert at.radio(key="builder").value == "regex"
+    aliases = next(d.value for d in at.dataframe if list(d.value.columns) == ["entity", "alias", "rule", "passage_id"])
+    assert "defined term" in set(aliases["rule"]) and "acronym" in set(aliases["rule"])
+    at.text_input(key="entity_search").set_value("Brightwater").run()
+    assert any("appears in" in m.value for m in at.markdown)
+    at.radio(key="builder").set_value("ner").run()
+    assert at.query_params["builder"] == "ner"
+    assert not at.exception
+
+
+def test_compare_page_side_by_side_and_metrics():
+    at = start("pages/compare.py")
+    assert at.title[0].value == "Compare retrievers"
+    at.multiselect(key="cmp_retrievers").set_value(["bm25", "ppr-regex", "bct-regex"]).run()
+    assert at.query_params["retrievers"] == "bm25,ppr-regex,bct-regex"
+    headers = [m.value for m in at.markdown if m.value.startswith("**") and m.value.endswith("**")]
+    assert headers[:3] == ["**bm25**", "**ppr-regex**", "**bct-regex**"]
+    at.button(key="run_eval").click().run()
+    metrics = next(d.value for d in at.dataframe if "hr@1" in getattr(d.value, "columns", []))
+    assert set(metrics["retriever"]) == {"bm25", "ppr-regex", "bct-regex"}
+    assert set(metrics["kind"]) == {"all", "single-hop", "multi-hop"}
+    assert len(plotly_spec(at)["data"]) == 3  # one bar trace per retriever
+    ci = next(d.value for d in at.dataframe if "95% CI low" in getattr(d.value, "columns", []))
+    assert list(ci["queries"]) == ["all", "multi-hop", "single-hop"] and (ci["95% CI low"] <= ci["95% CI high"]).all()
+    per = next(d.value for d in at.dataframe if "open" in getattr(d.value, "columns", []))
+    assert len(per) == 40 and per["open"].str.startswith("/?").all()
+
+
+def test_sweep_page_runs_and_plots():
+    at = start("pages/sweep.py")
+    at.selectbox(key="corpus_choice").set_value("dataroom").run()
+    assert at.query_params["corpus"] == "dataroom"
+    at.multiselect(key="sw_sizes").set_value([100]).run()
+    at.number_input(key="sw_resamples").set_value(2).run()
+    at.multiselect(key="sw_retrievers").set_value(["bm25", "ppr-regex"]).run()
+    at.button(key="sw_run").click().run()
+    assert not at.exception
+    assert any("Sweep finished: 6 trials" in s.value for s in at.success)
+    table = at.dataframe[-1].value
+    assert set(table["size"]) == {100, 4200} and set(table["retriever"]) == {"bm25", "ppr-regex"}
+    assert list(table[table["size"] == 100]["resamples"]) == [2, 2]
+    traces = plotly_spec(at, -1)["data"]
+    assert {t["name"] for t in traces if not t["name"].endswith("spread")} == {"bm25", "ppr-regex"}
+
+
+def test_benchmarks_page_with_fixture_file():
+    at = start("pages/benchmarks.py")
+    at.text_input(key="bm_path").set_value(str(FIX / "musique.jsonl")).run()
+    at.multiselect(key="bm_retrievers").set_value(["bm25", "ppr-regex"]).run()
+    at.button(key="bm_run").click().run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert list(table["retriever"]) == ["bm25", "ppr-regex"] and table.loc[0, "hr@1"] == 1.0
+    assert len(plotly_spec(at)["data"]) == 2
+    at.text_input(key="bm_path").set_value(str(FIX / "nope.jsonl")).run()
+    at.button(key="bm_run").click().run()
+    assert any("no file at" in e.value for e in at.error)
+    at.selectbox(key="bm_format").set_value("hotpotqa").run()
+    at.text_input(key="bm_path").set_value(str(FIX / "musique.jsonl")).run()
+    at.button(key="bm_run").click().run()
+    assert any("missing field '_id'" in e.value for e in at.error)

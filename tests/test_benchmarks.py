@@ -1,0 +1,75 @@
+import pytest
+
+from engine.benchmarks import closed_corpus, load_questions, open_corpus, run_bench, sample
+from engine.errors import PathLensError
+from tests.conftest import ROOT
+
+FIX = ROOT / "tests" / "fixtures"
+
+
+def test_musique_loader_reads_gold_from_is_supporting():
+    qs = load_questions("musique", FIX / "musique.jsonl")
+    assert [q.id for q in qs] == ["2hop__1", "2hop__2"]
+    q = qs[0]
+    assert len(q.paragraphs) == 4 and len(q.gold) == 2
+    titles = {p.id: p.title for p in q.paragraphs}
+    assert {titles[g] for g in q.gold} == {"Arden Bridge", "Holloway Engineering"}
+
+
+@pytest.mark.parametrize("fmt,name", [("hotpotqa", "hotpotqa.json"), ("2wiki", "2wiki.jsonl")])
+def test_hotpot_layout_gold_from_supporting_fact_titles(fmt, name):
+    qs = load_questions(fmt, FIX / name)
+    assert len(qs) == 2
+    q = qs[0]
+    texts = {p.title: p.text for p in q.paragraphs}
+    assert texts["Veloria"] == "Veloria is a kingdom. Its capital is Mirth."
+    assert {p.title for p in q.paragraphs if p.id in q.gold} == {"Veloria", "Mirth"}
+
+
+def test_closed_and_open_pooling_counts():
+    qs = load_questions("musique", FIX / "musique.jsonl")
+    assert [len(closed_corpus(q)) for q in qs] == [4, 3]
+    pooled = open_corpus(qs, "m")
+    assert len(pooled) == 6  # "Holloway Engineering" appears in both questions and is pooled once
+    assert len(pooled.queries) == 2 and all(q.kind == "multi-hop" for q in pooled.queries)
+
+
+def test_malformed_file_names_line_and_field(tmp_path):
+    with pytest.raises(PathLensError, match=r"line 2, paragraph 1: missing field 'is_supporting'"):
+        load_questions("musique", FIX / "musique_bad.jsonl")
+    bad = tmp_path / "x.jsonl"
+    bad.write_text('{"id": "a", "question": "q"}\n', encoding="utf-8")
+    with pytest.raises(PathLensError, match=r"line 1: missing field 'paragraphs'"):
+        load_questions("musique", bad)
+    with pytest.raises(PathLensError, match=r"record 1: missing field '_id'"):
+        load_questions("hotpotqa", _as_array(tmp_path))
+    with pytest.raises(PathLensError, match="unknown benchmark format"):
+        load_questions("squad", FIX / "musique.jsonl")
+
+
+def _as_array(tmp_path):
+    p = tmp_path / "arr.json"
+    p.write_text('[{"question": "q", "context": [], "supporting_facts": []}]', encoding="utf-8")
+    return p
+
+
+def test_wrong_format_is_reported():
+    with pytest.raises(PathLensError, match="missing field '_id'"):
+        load_questions("hotpotqa", FIX / "musique.jsonl")
+
+
+def test_sample_is_seeded():
+    qs = load_questions("musique", FIX / "musique.jsonl")
+    assert sample(qs, 1, 42) == sample(qs, 1, 42)
+    assert sample(qs, None, 42) == qs
+
+
+@pytest.mark.parametrize("mode", ["closed", "open"])
+def test_run_bench_on_fixture(mode):
+    res = run_bench("musique", FIX / "musique.jsonl", mode, ["bm25", "tfidf", "ppr-regex", "bct-regex"], (1, 3))
+    js = res.to_json()
+    assert js["n_questions"] == 2 and js["mode"] == mode
+    assert set(js["results"]) == {"bm25", "tfidf", "ppr-regex", "bct-regex"}
+    # both questions name a gold paragraph's title; BM25 finds one at rank 1
+    assert js["results"]["bm25"]["hr@1"] == 1.0
+    assert res.n_passages == (7 if mode == "closed" else 6)

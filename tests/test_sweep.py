@@ -1,0 +1,97 @@
+import numpy as np
+import pytest
+
+from engine.corpus import load_corpus
+from engine.errors import PathLensError
+from engine.index import Index
+from engine.sweep import SweepConfig, resolve_sizes, run_sweep, subsample
+
+
+def test_subsample_keeps_gold_has_size_and_is_seeded():
+    gold = [3, 7, 11]
+    a = subsample(50, gold, 20, np.random.default_rng([42, 20, 0]))
+    b = subsample(50, gold, 20, np.random.default_rng([42, 20, 0]))
+    c = subsample(50, gold, 20, np.random.default_rng([42, 20, 1]))
+    assert a == b and a != c
+    assert len(a) == 20 and set(gold) <= set(a) and a == sorted(a)
+
+
+def test_sizes_are_checked():
+    assert resolve_sizes(["10", 5, "full"], 40, 3) == (5, 10, 40)
+    with pytest.raises(PathLensError, match="larger than the corpus"):
+        resolve_sizes([50], 40, 3)
+    with pytest.raises(PathLensError, match="smaller than the 3 gold"):
+        resolve_sizes([2], 40, 3)
+    with pytest.raises(PathLensError, match="whole number"):
+        resolve_sizes(["lots"], 40, 3)
+
+
+@pytest.fixture(scope="module")
+def grown():
+    # the core plus generated passages: a small full-size stand-in
+    from engine.worldgen import generate_corpus
+
+    return Index(generate_corpus("grown", {"core": "dataroom-core", "size": 400, "seed": 7}))
+
+
+def test_sweep_trials_and_json(grown):
+    cfg = SweepConfig(sizes=(100, 200, "full"), resamples=2, retrievers=("bm25", "ppr-regex"), metric="hr@5")
+    seen = []
+    res = run_sweep(grown, cfg, on_trial=lambda t, done, total: seen.append((done, total)))
+    assert res.complete and res.sizes == (100, 200, 400)
+    assert len(res.trials) == (2 + 2 + 1) * 2 == len(seen) and seen[-1] == (10, 10)
+    js = res.to_json()
+    assert set(js) == {"corpus", "n_passages", "sizes", "config", "results"}
+    r = js["results"]["100"]["bm25"]
+    assert len(r["values"]) == 2 and r["min"] <= r["mean"] <= r["max"]
+    assert len(js["results"]["400"]["ppr-regex"]["values"]) == 1
+    # the same seed gives the same numbers
+    assert run_sweep(grown, cfg).to_json() == js
+
+
+def test_sweep_full_size_equals_plain_eval(grown):
+    from engine.evaluate import evaluate
+
+    res = run_sweep(grown, SweepConfig(sizes=("full",), resamples=1, retrievers=("bm25",), metric="mrr"))
+    assert res.trials[0].value == evaluate(grown, ["bm25"], (1, 3, 5)).results["bm25"].means["mrr"]
+
+
+def test_subset_slices_without_rebuilding(grown):
+    grown.graph("regex")
+    sub = grown.subset(range(0, 400, 2))
+    assert "graph:regex" in sub.built() and "extraction:regex" in sub.built()
+    g = sub.graph("regex")
+    assert g.n_passages == 200 and np.asarray(g.incidence.sum(axis=0)).min() > 0
+
+
+def test_cancel_keeps_finished_trials(grown):
+    calls = []
+    res = run_sweep(grown, SweepConfig(sizes=(100, "full"), resamples=3, retrievers=("bm25",)),
+                    on_trial=lambda t, d, n: calls.append(d), should_stop=lambda: len(calls) >= 2)
+    assert not res.complete and len(res.trials) == 2
+
+
+def test_bad_metric(grown):
+    with pytest.raises(PathLensError, match="metric"):
+        run_sweep(grown, SweepConfig(sizes=("full",), retrievers=("bm25",), metric="ndcg@10"))
+
+
+def test_generator_is_deterministic_and_sized():
+    from engine.worldgen import generate_passages
+
+    a, b = generate_passages(300, 7), generate_passages(300, 7)
+    assert a == b and len(a) == 300 and len({p.id for p in a}) == 300
+    assert generate_passages(300, 8) != a
+    full = load_corpus("dataroom")
+    assert len(full) >= 4123 and len(full.queries) == 40
+    assert full.passages[:29] == load_corpus("dataroom-core").passages
+
+
+def test_generated_statements_agree_with_their_numbers():
+    import re
+
+    for p in load_corpus("dataroom").passages:
+        m = re.search(r"Commitment ([\d,]+) Contributions to date ([\d,]+) .* Unfunded commitment ([\d,]+)\.", p.text)
+        if m and p.id.startswith("gen/"):
+            c, paid, unfunded = (int(x.replace(",", "")) for x in m.groups())
+            assert c - paid == unfunded, p.id
