@@ -4,16 +4,26 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test
+.PHONY: run test chromium
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
 	touch $@
 
-run: $(VENV)/.installed
-	HF_HUB_OFFLINE=1 $(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true
+$(VENV)/.installed-test: $(VENV)/.installed requirements-test.txt
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements-test.txt
+	touch $@
 
-test: $(VENV)/.installed
+# Browser tests drive Debian's Chromium; Playwright never downloads a browser of its own.
+chromium:
+	@test -x /usr/bin/chromium || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+run: $(VENV)/.installed
+	HF_HUB_OFFLINE=1 $(PY) -m streamlit run app.py --server.port $(PORT)
+
+test: $(VENV)/.installed-test chromium
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q

@@ -1,0 +1,221 @@
+"""End-to-end tests in headless Chromium (Debian's /usr/bin/chromium) driven by Playwright.
+
+The app is started on a free local port for the session and stopped afterwards. Screenshots
+of each page land in test-output/screenshots/.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from urllib.parse import urlencode
+
+import pytest
+
+from tests.conftest import ROOT
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-quic"]
+SHOTS = ROOT / "test-output" / "screenshots"
+MULTI_HOP = "Who manages the fund whose portfolio company signed a lease at the Joliet facility of Brightwater Logistics?"
+
+
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    port = _free_port()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    (ROOT / "test-output").mkdir(exist_ok=True)
+    log = open(ROOT / "test-output" / "streamlit.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+                             "--server.address", "127.0.0.1", "--server.headless", "true"], cwd=ROOT, env=env,
+                            stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
+                break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("the app did not start within 90 s")
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def open_page(browser, url, wait_for="[data-testid=stMain] h1"):
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_selector(wait_for, timeout=120_000)
+    wait_idle(page)
+    return page
+
+
+def wait_idle(page, timeout=120):
+    """Wait until Streamlit has finished running the script (no 'Running…' status widget)."""
+    time.sleep(1.0)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if page.locator('[data-testid="stStatusWidget"]').count() == 0:
+            time.sleep(0.5)
+            if page.locator('[data-testid="stStatusWidget"]').count() == 0:
+                return
+        time.sleep(0.3)
+    raise AssertionError("the app kept running for too long")
+
+
+def hits(page) -> list[str]:
+    return [t.strip() for t in page.locator('[data-testid="stMarkdownContainer"] p').all_inner_texts()
+            if re.match(r"^\d+\. \S+ · score", t.strip())]
+
+
+def no_exception(page):
+    assert page.locator('[data-testid="stException"]').count() == 0, page.locator(
+        '[data-testid="stException"]').first.inner_text()
+
+
+@pytest.mark.parametrize("path,title", [("/", "Query"), ("/corpus", "Corpus & graph"), ("/compare", "Compare retrievers"),
+                                        ("/sweep", "Scale sweep"), ("/benchmarks", "Benchmarks")])
+def test_each_page_loads(app_url, browser, path, title):
+    page = open_page(browser, app_url + path)
+    assert page.locator("[data-testid=stMain] h1").first.inner_text().strip() == title
+    no_exception(page)
+    page.screenshot(path=str(SHOTS / f"page-{title.split()[0].lower()}.png"), full_page=True)
+    page.context.close()
+
+
+def graph_nodes(page) -> list[str]:
+    """Node labels of the pyvis network inside the subgraph iframe."""
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        for frame in page.frames:
+            if frame is page.main_frame:
+                continue
+            try:
+                labels = frame.evaluate("typeof network !== 'undefined' ? "
+                                        "network.body.data.nodes.get().map(n => n.label) : null")
+            except Exception:
+                labels = None
+            if labels:
+                assert frame.locator("canvas").count() >= 1
+                return labels
+        time.sleep(0.5)
+    raise AssertionError("no pyvis network rendered")
+
+
+def test_multi_hop_query_renders_evidence_graph_and_alpha_reranks(app_url, browser):
+    url = app_url + "/?" + urlencode({"corpus": "dataroom-core", "q": MULTI_HOP, "retriever": "ppr-regex", "k": 5})
+    page = open_page(browser, url)
+    no_exception(page)
+    first = hits(page)
+    assert len(first) == 5
+    labels = graph_nodes(page)
+    assert "Brightwater Logistics" in labels or "Joliet" in labels  # a seed of the question
+    assert any(label.startswith(("★ 04-brightwater", "04-brightwater")) for label in labels)
+    page.screenshot(path=str(SHOTS / "query-multihop.png"), full_page=True)
+    # move α with the keyboard, as a person would
+    slider = page.get_by_role("slider").first
+    slider.focus()
+    for _ in range(40):
+        page.keyboard.press("ArrowRight")
+    wait_idle(page)
+    assert "alpha=0.55" in page.url
+    second = hits(page)
+    assert len(second) == 5 and second != first
+    page.context.close()
+
+
+def test_shared_url_reproduces_the_view(app_url, browser):
+    url = app_url + "/?" + urlencode({"corpus": "dataroom-core", "q": MULTI_HOP, "retriever": "bct-regex",
+                                      "alpha": 0.35, "iters": 12, "beta": 0.75, "k": 4})
+    a = open_page(browser, url)
+    shared = a.url
+    first = hits(a)
+    a.context.close()
+    b = open_page(browser, shared)  # a fresh context: no cookies, no session
+    assert hits(b) == first and len(first) == 4
+    assert b.get_by_role("textbox", name="Question", exact=True).input_value() == MULTI_HOP
+    b.context.close()
+
+
+def test_sweep_chart_gains_points_as_trials_finish(app_url, browser):
+    page = open_page(browser, app_url + "/sweep?corpus=dataroom")
+    no_exception(page)
+    page.get_by_label("Resamples per size").fill("2")
+    page.keyboard.press("Enter")
+    wait_idle(page)
+    page.get_by_role("button", name="Run sweep").click()
+    counts = []
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        counts.append(page.locator(".js-plotly-plot .scatterlayer .trace .points path").count())
+        if page.get_by_text("Sweep finished").count():
+            break
+        time.sleep(0.4)
+    else:
+        raise AssertionError("the sweep did not finish in 5 minutes")
+    wait_idle(page)
+    final = page.locator(".js-plotly-plot .scatterlayer .trace .points path").count()
+    growing = [c for c in counts if c > 0]
+    assert len(set(growing)) >= 2, counts  # the chart changed while the sweep ran
+    assert final >= max(growing)
+    page.screenshot(path=str(SHOTS / "sweep.png"), full_page=True)
+    page.context.close()
+
+
+HOSTILE = "\n".join([
+    '{"id": "h1", "title": "<script>window.__pwned = 1</script>", "text": "Evil Corp Holdings (the \\"<img src=x onerror=window.__pwned=2>\\") owns Tarn Labs."}',
+    '{"id": "h2", "title": "Plain", "text": "Tarn Labs <b>bold</b> <script>window.__pwned = 3</script> reports to Evil Corp Holdings."}',
+    '{"id": "h3", "title": "Other", "text": "Quiet Meadow Partners acquired Tarn Labs from Evil Corp Holdings."}',
+])
+
+
+def test_hostile_text_is_shown_as_text_and_never_runs(app_url, browser, tmp_path):
+    corpus = tmp_path / "hostile.jsonl"
+    corpus.write_text(HOSTILE, encoding="utf-8")
+    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": "What does Evil Corp Holdings own?",
+                                                          "retriever": "bct-regex"}))
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(corpus))
+    wait_idle(page)
+    page.wait_for_selector("text=score", timeout=60_000)
+    wait_idle(page)
+    no_exception(page)
+    body = page.locator("body").inner_text()
+    assert "<script>window.__pwned = 3</script>" in body  # the passage's markup shows as text
+    labels = graph_nodes(page)
+    assert any("<img src=x onerror" in label for label in labels), labels  # the entity name, as text
+    for frame in page.frames:
+        assert frame.evaluate("typeof window.__pwned") == "undefined"
+    page.screenshot(path=str(SHOTS / "hostile.png"), full_page=True)
+    page.context.close()
