@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.benchmarks import FORMATS, load_questions, open_corpus
-from engine.corpus import MAX_FILE_BYTES, bundled_manifest, bundled_names, load_corpus
+from engine.corpus import MAX_FILE_BYTES, Corpus, bundled_manifest, bundled_names, load_corpus
 from engine.errors import PathLensError
 from engine.index import Index
 
@@ -95,17 +95,19 @@ def set_params(**values) -> None:
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _bundled_index(name: str) -> Index:
+def _bundled_index(name: str, fingerprint: str) -> Index:
+    """One shared index per bundled corpus and content (`fingerprint` keys the cache)."""
     return Index(load_corpus(name))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _file_index(kind: str, path: str, digest: str) -> Index:
+def _file_index(kind: str, path: str, digest: str, name: str) -> Index:
     """An index over an uploaded or named file; `digest` keys the cache by content."""
     if kind == "corpus":
-        return Index(load_corpus(path))
+        corpus = load_corpus(path)
+        return Index(Corpus(name, corpus.passages, corpus.queries))
     fmt = kind.split(":", 1)[1]
-    return Index(open_corpus(load_questions(fmt, path), f"{Path(path).name} (open corpus)"))
+    return Index(open_corpus(load_questions(fmt, path), f"{name} (open corpus)"))
 
 
 def _digest(path: Path) -> str:
@@ -149,7 +151,7 @@ def sidebar_corpus() -> Index | None:
     set_params(corpus=choice)
     try:
         if choice in names:
-            return _bundled_index(choice)
+            return _bundled_index(choice, load_corpus(choice).fingerprint())
         if choice == "upload a corpus file":
             up = st.sidebar.file_uploader("Corpus file (.jsonl passages, .txt or .md)", type=["jsonl", "txt", "md"],
                                           key="corpus_upload")
@@ -158,20 +160,21 @@ def sidebar_corpus() -> Index | None:
                         "or a .txt/.md document that PathLens chunks by paragraph.")
                 return None
             path = save_upload(up)
-            return _file_index("corpus", str(path), _digest(path))
+            return _file_index("corpus", str(path), _digest(path), Path(up.name).stem)
         fmt = st.sidebar.selectbox("Benchmark format", FORMATS, key="bench_fmt_sidebar")
         given = st.sidebar.text_input("Benchmark file path", key="bench_path_sidebar")
         up = st.sidebar.file_uploader("…or upload it", type=["jsonl", "json"], key="bench_upload_sidebar")
         if up is not None:
-            path = save_upload(up)
+            path, name = save_upload(up), Path(up.name).stem
         elif given.strip():
             path = Path(given.strip()).expanduser()
             if not path.is_file():
                 raise PathLensError(f"no file at {path}")
+            name = path.stem
         else:
             st.info("Give a MuSiQue, HotpotQA or 2Wiki file in the sidebar to pool its paragraphs into one corpus.")
             return None
-        return _file_index(f"bench:{fmt}", str(path), _digest(path))
+        return _file_index(f"bench:{fmt}", str(path), _digest(path), name)
     except PathLensError as e:
         st.error(str(e))
         return None

@@ -72,14 +72,16 @@ dropped = pd.DataFrame([{"reason": r, "distinct names dropped": n, "examples": "
                         for r, n in ex.dropped.items()])
 if len(dropped):
     st.dataframe(dropped, hide_index=True, width="stretch")
+    downloads(dropped, f"pathlens-dropped-{builder}", key="dropped")
 else:
     st.caption("Nothing was dropped.")
 
 c1, c2 = st.columns(2)
 with c1:
     st.subheader("Largest entities")
-    st.dataframe(pd.DataFrame(stats.largest_entities, columns=["entity", "passages"]), hide_index=True,
-                 width="stretch")
+    largest = pd.DataFrame(stats.largest_entities, columns=["entity", "passages"])
+    st.dataframe(largest, hide_index=True, width="stretch")
+    downloads(largest, f"pathlens-largest-{builder}", key="largest")
 with c2:
     st.subheader("Degrees")
     st.dataframe(pd.DataFrame({"passages": stats.passage_degree, "entities": stats.entity_degree}).T,

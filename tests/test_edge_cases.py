@@ -1,0 +1,55 @@
+"""Corpora at the edges: one passage, duplicates, no entities, non-Latin and right-to-left text, long passages."""
+
+import pytest
+
+from engine.corpus import ChunkConfig, chunk_text
+from engine.errors import NoSeedError, PathLensError
+from engine.evaluate import evaluate
+from engine.index import Index
+from tests.conftest import make_corpus
+
+
+def test_one_passage_corpus_answers_every_retriever():
+    idx = Index(make_corpus(["Calder Bank lends to Brightwater Logistics."]))
+    for name in ("bm25", "tfidf", "dense", "ppr-regex", "bct-regex", "rrf"):
+        hits = idx.retriever(name).search("Who lends to Brightwater Logistics?", 5)
+        assert [h.passage_id for h in hits] == ["p0"], name
+
+
+def test_identical_duplicate_passages_tie_in_corpus_order():
+    idx = Index(make_corpus(["Calder Bank lends money.", "Calder Bank lends money.", "Other text here."]))
+    for name in ("bm25", "tfidf", "dense", "ppr-regex"):
+        hits = idx.retriever(name).search("Calder Bank", 2)
+        assert [h.passage_id for h in hits] == ["p0", "p1"] and hits[0].score == hits[1].score, name
+
+
+def test_passage_without_entities_is_isolated_not_fatal():
+    idx = Index(make_corpus(["Calder Bank lends to Brightwater.", "all lower case, no names at all"]))
+    assert idx.graph("regex").stats().isolated_passages == 1
+    assert [h.passage_id for h in idx.retriever("ppr-regex").search("Calder Bank", 5)] == ["p0"]
+
+
+def test_non_latin_and_right_to_left_text():
+    idx = Index(make_corpus(["صندوق الاستثمار يملك شركة النور", "東京の投資ファンドが株式を取得した", "Calder Bank lends."]))
+    assert idx.retriever("bm25").search("شركة النور", 1)[0].passage_id == "p0"
+    assert idx.retriever("dense").search("صندوق الاستثمار", 3)
+    with pytest.raises(NoSeedError):
+        idx.retriever("ppr-regex").search("شركة النور", 3)  # the regex builder names Latin capitals only
+
+
+def test_very_long_passage_is_chunked_on_word_boundaries():
+    text = " ".join(["Brightwater Logistics expanded again."] * 2000)
+    chunks = chunk_text(text, ChunkConfig(max_chars=1000, overlap_chars=100))
+    assert len(chunks) > 60 and all(len(c) <= 1000 for c in chunks)
+    idx = Index(make_corpus([text]))  # one huge passage still indexes
+    assert idx.retriever("ppr-regex").search("Brightwater Logistics", 1)[0].passage_id == "p0"
+
+
+def test_k_larger_than_corpus_returns_all():
+    idx = Index(make_corpus(["Calder Bank", "Calder Bank again", "Brightwater"]))
+    assert len(idx.retriever("dense").search("bank", 50)) == 3
+
+
+def test_eval_without_labeled_queries_says_so():
+    with pytest.raises(PathLensError, match="no labeled queries"):
+        evaluate(Index(make_corpus(["x y z"])), ["bm25"])
