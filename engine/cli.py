@@ -111,6 +111,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _index(corpus) -> Index:
+    """An index that reads and writes the on-disk cache; rejected cache files are reported."""
+    from .cache import DiskCache
+
+    def report(event) -> None:
+        if event.kind == "rejected":
+            print(f"note: cache {event.component}: {event.detail}", file=sys.stderr)
+
+    return Index(corpus, cache=DiskCache(on_event=report))
+
+
 def _snippet(text: str, n: int = 100) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1] + "…"
@@ -142,7 +153,7 @@ def cmd_query(args) -> None:
     name = check_retriever(args.retriever)
     config = _config(args)
     corpus = load_corpus(args.corpus or CLI_DEFAULT_CORPUS)
-    index = Index(corpus)
+    index = _index(corpus)
     texts = dict(zip(index.ids, (p.text for p in corpus.passages)))
     retriever = index.retriever(name, config)
     if k > len(corpus):
@@ -184,7 +195,7 @@ def cmd_eval(args) -> None:
 
     names, ks, config = _names(args.retrievers), _ints(args.k), _config(args)
     corpus = load_corpus(args.corpus or CLI_DEFAULT_CORPUS)
-    result = evaluate(Index(corpus), names, ks, config)
+    result = evaluate(_index(corpus), names, ks, config)
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
         return
@@ -200,7 +211,7 @@ def cmd_eval(args) -> None:
 
 def cmd_graph(args) -> None:
     corpus = load_corpus(args.corpus or CLI_DEFAULT_CORPUS)
-    index = Index(corpus)
+    index = _index(corpus)
     ex = index.extraction(args.builder)
     stats = index.graph(args.builder).stats()
     aliases = index.aliases(args.builder)
@@ -263,7 +274,7 @@ def cmd_sweep(args) -> None:
             print(f"\r{done}/{total} trials (size {trial.size}, {trial.retriever})", end="", file=sys.stderr,
                   flush=True)
 
-    res = run_sweep(Index(corpus), config, _config(args), on_trial=progress)
+    res = run_sweep(_index(corpus), config, _config(args), on_trial=progress)
     if args.json:
         print(json.dumps(res.to_json(), indent=2))
         return

@@ -11,7 +11,6 @@ import threading
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
-from types import MappingProxyType
 from typing import Iterable, Mapping, Sequence
 
 from .errors import PathLensError
@@ -158,7 +157,8 @@ def drop_reason(m: Mention) -> str | None:
 
 @dataclass(frozen=True)
 class Extraction:
-    """What one builder found in a corpus, after the filter."""
+    """What one builder found in a corpus, after the filter. Read-only by convention (it is
+    shared between threads and cached on disk)."""
 
     builder: str
     entities: tuple[str, ...]  # kept entity keys, sorted
@@ -190,11 +190,11 @@ def filter_mentions(builder: str, per_passage: Iterable[Sequence[Mention]]) -> E
     return Extraction(
         builder=builder,
         entities=tuple(sorted(surfaces)),
-        display=MappingProxyType(display),
+        display=display,
         raw_mentions=raw,
         raw_unique=len(seen),
-        dropped=MappingProxyType({r: len(v) for r, v in sorted(dropped.items())}),
-        dropped_examples=MappingProxyType({r: tuple(sorted(v)[:8]) for r, v in sorted(dropped.items())}),
+        dropped={r: len(v) for r, v in sorted(dropped.items())},
+        dropped_examples={r: tuple(sorted(v)[:8]) for r, v in sorted(dropped.items())},
     )
 
 

@@ -16,6 +16,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import dense
+from .cache import PERSISTED, DiskCache
 from .aliases import AliasTable, build_alias_table
 from .corpus import Corpus
 from .entities import BUILDERS, Extraction, extract, filter_mentions, query_keys
@@ -47,8 +48,9 @@ def check_retriever(name: str) -> str:
 
 
 class Index:
-    def __init__(self, corpus: Corpus, on_stage: Progress | None = None):
+    def __init__(self, corpus: Corpus, on_stage: Progress | None = None, cache: DiskCache | None = None):
         self.corpus = corpus
+        self.cache = cache
         self.ids = tuple(p.id for p in corpus.passages)
         self.texts = tuple(f"{p.title}\n{p.text}" if p.title and p.title not in p.text else p.text
                            for p in corpus.passages)
@@ -61,11 +63,26 @@ class Index:
         with self._lock:
             if key not in self._parts:
                 t0 = time.perf_counter()
-                self._parts[key] = build()
+                value = None
+                if self.cache is not None and key in PERSISTED:
+                    value = self.cache.load(self.fingerprint(), key)
+                if value is None:
+                    value = build()
+                    if self.cache is not None and key in PERSISTED:
+                        self.cache.store(self.fingerprint(), key, value)
+                if isinstance(value, np.ndarray):
+                    value.setflags(write=False)
+                self._parts[key] = value
                 self.timings[key] = time.perf_counter() - t0
                 if self._on_stage:
                     self._on_stage(key, self.timings[key])
             return self._parts[key]
+
+    def fingerprint(self) -> str:
+        with self._lock:
+            if "_fingerprint" not in self.__dict__:
+                self._fingerprint = self.corpus.fingerprint()
+            return self._fingerprint
 
     def built(self) -> tuple[str, ...]:
         return tuple(self._parts)
@@ -76,11 +93,7 @@ class Index:
         return self._get("tokens", lambda: tuple(tuple(tokenize(t)) for t in self.texts))
 
     def embeddings(self) -> np.ndarray:
-        def build():
-            e = dense.encode(list(self.texts))
-            e.setflags(write=False)
-            return e
-        return self._get("embeddings", build)
+        return self._get("embeddings", lambda: dense.encode(list(self.texts)))
 
     def extraction(self, builder: str) -> Extraction:
         if builder not in BUILDERS:

