@@ -104,6 +104,14 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--json", action="store_true")
     _add_search_options(w)
 
+    pf = sub.add_parser("perf", help="speed and memory benchmark (needs requirements-bench.txt)")
+    pf.add_argument("--corpus", default=None)
+    pf.add_argument("--format", default=None, help="with --file: the pooled open corpus of a benchmark file")
+    pf.add_argument("--file", default=None)
+    pf.add_argument("--no-growth", action="store_true", help="skip the 1k/10k/100k growth runs")
+    pf.add_argument("--no-sweep", action="store_true", help="skip the full default sweep")
+    pf.add_argument("--json", action="store_true")
+
     g = sub.add_parser("graph", help="graph statistics and extraction filter counts")
     g.add_argument("--corpus", default=None)
     g.add_argument("--builder", default="regex", choices=None)
@@ -144,7 +152,7 @@ def cmd_list(args) -> dict:
         print("Bundled corpora:")
         for c in out["corpora"]:
             print(f"  {c['name']:<16} {c['description']}")
-        print("\nSubcommands: query, eval, graph, bench, sweep (python -m engine SUBCOMMAND --help)")
+        print("\nSubcommands: query, eval, graph, bench, sweep, perf (python -m engine SUBCOMMAND --help)")
     return out
 
 
@@ -286,8 +294,27 @@ def cmd_sweep(args) -> None:
     print(_table(["retriever"] + [str(s) for s in res.sizes], rows))
 
 
+def cmd_perf(args) -> None:
+    from . import perf
+
+    try:
+        import igraph  # noqa: F401
+        import networkx  # noqa: F401
+    except ImportError:
+        raise PathLensError("perf needs the benchmark extras: .venv/bin/pip install -r requirements-bench.txt") from None
+    if args.file or args.format:
+        if not (args.file and args.format):
+            raise PathLensError("a benchmark corpus needs both --format and --file")
+        spec = f"bench:{args.format}:{args.file}"
+    else:
+        spec = args.corpus or CLI_DEFAULT_CORPUS
+    report = perf.run(spec, include_growth=not args.no_growth, include_sweep=not args.no_sweep,
+                      log=lambda m: print(m, file=sys.stderr, flush=True))
+    print(json.dumps(report, indent=2) if args.json else perf.table(report))
+
+
 COMMANDS = {"list": cmd_list, "query": cmd_query, "eval": cmd_eval, "graph": cmd_graph, "bench": cmd_bench,
-            "sweep": cmd_sweep}
+            "sweep": cmd_sweep, "perf": cmd_perf}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -59,11 +59,19 @@ def check_ks(ks: Sequence[int]) -> tuple[int, ...]:
 def run_queries(index: Index, name: str, queries: Sequence[LabeledQuery], depth: int,
                 config: SearchConfig = SearchConfig()) -> tuple[dict[str, dict[str, float]], tuple[str, ...]]:
     retriever = index.retriever(check_retriever(name), config)
+    batch = getattr(retriever, "search_batch", None)
+    if batch is not None:  # graph retrievers: one batched PPR for all queries
+        answers = batch([q.text for q in queries], depth)
+    else:
+        answers = []
+        for q in queries:
+            try:
+                answers.append(retriever.search(q.text, depth))
+            except NoSeedError as e:
+                answers.append(e)
     run, no_seed = {}, []
-    for q in queries:
-        try:
-            hits = retriever.search(q.text, depth)
-        except NoSeedError:
+    for q, hits in zip(queries, answers):
+        if isinstance(hits, NoSeedError):
             hits = ()
             no_seed.append(q.id)
         run[q.id] = {h.passage_id: h.score for h in hits}

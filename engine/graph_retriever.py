@@ -10,7 +10,7 @@ why); it never falls back to another retriever.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -196,6 +196,29 @@ class GraphRetriever:
         k = check_k(k)
         _, result = self.run(query)
         return self._hits(result.scores, k)
+
+    def search_batch(self, queries: Sequence[str], k: int) -> list[tuple[Hit, ...] | NoSeedError]:
+        """`search` for many queries with one batched PPR (a sparse matrix times a block of
+        seed vectors); each query's hits are bit-identical to `search`'s. A query with no
+        seed yields its NoSeedError in its place."""
+        k = check_k(k)
+        if self.params.tol is not None:  # early stops differ per column; keep the exact single path
+            return [self._search_or_error(q, k) for q in queries]
+        seedings = [self.seeding(q) for q in queries]
+        seeded = [i for i, s in enumerate(seedings) if s.seeds]
+        out: list[tuple[Hit, ...] | NoSeedError] = [self._no_seed(s) for s in seedings]
+        if seeded:
+            S = np.column_stack([self._seed_vector(seedings[i].seeds) for i in seeded])
+            P = personalized_pagerank_batch(self.graph.W, S, self.params.alpha, self.params.iterations).scores
+            for col, i in enumerate(seeded):
+                out[i] = self._hits(P[:, col], k)
+        return out
+
+    def _search_or_error(self, query: str, k: int) -> tuple[Hit, ...] | NoSeedError:
+        try:
+            return self.search(query, k)
+        except NoSeedError as e:
+            return e
 
     # -------------------------------------------------------- explanation
 

@@ -23,30 +23,34 @@ from engine.corpus import MAX_FILE_BYTES, Corpus, bundled_manifest, bundled_name
 from engine.errors import PathLensError
 from engine.index import Index
 
-_rerouted = False
-
-
-def use_st_navigation() -> bool:
+def use_st_navigation() -> None:
     """Streamlit treats an app with a `pages/` folder as an old-style multipage app and runs
     page files on their own, bypassing app.py's `st.navigation`. The product's layout keeps
-    pages in `pages/`, so turn that mode off; the first time in a process, rerun through
-    app.py. Returns True when app.py did not run for this page."""
-    global _rerouted
+    pages in `pages/`, so app.py turns that mode off (process-wide) before navigating."""
     from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    if PagesManager.uses_pages_directory and get_script_run_ctx() is not None:
-        PagesManager.uses_pages_directory = False
-        if not _rerouted:
-            _rerouted = True
-            st.rerun()
-        return True  # (only Streamlit's test harness resets the mode again)
-    return False
+    PagesManager.uses_pages_directory = False
+
+
+def mark_app_run() -> None:
+    """Called by app.py on every run, so a page can tell whether app.py ran before it."""
+    st.session_state["_app_runs"] = st.session_state.get("_app_runs", 0) + 1
 
 
 def page_index() -> Index | None:
-    """The index chosen in the sidebar, for the page being run."""
-    if use_st_navigation():
+    """The index chosen in the sidebar, for the page being run.
+
+    When app.py did not run first (a session that began in the old-style mode), rerun once
+    through app.py; if that is not possible (Streamlit's test harness resets the mode on
+    every run), render the sidebar here instead."""
+    runs = st.session_state.get("_page_runs", 0) + 1
+    st.session_state["_page_runs"] = runs
+    if st.session_state.get("_app_runs", 0) < runs:
+        st.session_state["_app_runs"] = runs
+        use_st_navigation()
+        if not st.session_state.get("_rerouted"):
+            st.session_state["_rerouted"] = True
+            st.rerun()
         st.session_state["index"] = sidebar_corpus()
     return st.session_state.get("index")
 
@@ -260,5 +264,5 @@ def gold_of(index: Index, query: str) -> frozenset[str]:
     return frozenset()
 
 
-__all__ = ["page_index", "use_st_navigation", "param", "set_params", "sidebar_corpus", "ensure", "stages_for", "highlight", "downloads", "gold_of",
+__all__ = ["page_index", "use_st_navigation", "mark_app_run", "param", "set_params", "sidebar_corpus", "ensure", "stages_for", "highlight", "downloads", "gold_of",
            "save_upload"]

@@ -219,3 +219,72 @@ def test_hostile_text_is_shown_as_text_and_never_runs(app_url, browser, tmp_path
         assert frame.evaluate("typeof window.__pwned") == "undefined"
     page.screenshot(path=str(SHOTS / "hostile.png"), full_page=True)
     page.context.close()
+
+
+def test_eight_concurrent_sessions_each_get_their_own_results(app_url):
+    """Eight browser sessions at once, on two corpora with different retrievers and parameters,
+    one of them running a sweep: every session shows exactly what the engine computes for it."""
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    from engine.corpus import load_corpus
+    from engine.graph_retriever import GraphParams
+    from engine.index import Index, SearchConfig
+
+    q1 = MULTI_HOP
+    q2 = "Who is the Managing Partner of the general partner of the fund that owns Kestrel Health Systems?"
+    sessions = [("dataroom-core", q1, "ppr-regex", 0.15, 5), ("dataroom-core", q2, "bct-regex", 0.5, 4),
+                ("dataroom-core", q1, "bm25", 0.15, 3), ("dataroom-core", q2, "tfidf", 0.15, 6),
+                ("dataroom", q1, "ppr-regex", 0.3, 5), ("dataroom", q2, "bm25", 0.15, 5),
+                ("dataroom-core", q2, "ppr-regex", 0.7, 5)]
+    indexes = {c: Index(load_corpus(c)) for c in ("dataroom-core", "dataroom")}
+    expected = [[h.passage_id for h in indexes[c].retriever(r, SearchConfig(graph=GraphParams(alpha=a))).search(q, k)]
+                for c, q, r, a, k in sessions]
+
+    async def query_session(browser, corpus, q, retriever, alpha, k):
+        context = await browser.new_context()
+        page = await context.new_page()
+        await page.goto(app_url + "/?" + urlencode({"corpus": corpus, "q": q, "retriever": retriever,
+                                                    "alpha": alpha, "k": k}))
+        await page.wait_for_selector("text=score", timeout=240_000)
+        await asyncio.sleep(1.5)
+        for _ in range(480):
+            if await page.locator('[data-testid="stStatusWidget"]').count() == 0:
+                break
+            await asyncio.sleep(0.5)
+        texts = await page.locator('[data-testid="stMarkdownContainer"] p').all_inner_texts()
+        errors = await page.locator('[data-testid="stException"]').count()
+        await context.close()
+        return [m.group(1) for t in texts if (m := re.match(r"^\d+\. (\S+) · score", t.strip()))], errors
+
+    async def sweep_session(browser):
+        context = await browser.new_context()
+        page = await context.new_page()
+        await page.goto(app_url + "/sweep?corpus=dataroom-core")
+        await page.get_by_role("button", name="Run sweep").click(timeout=240_000)
+        await page.wait_for_selector("text=Sweep finished", timeout=240_000)
+        errors = await page.locator('[data-testid="stException"]').count()
+        await context.close()
+        return errors
+
+    async def main():
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            results = await asyncio.gather(*(query_session(browser, *s) for s in sessions), sweep_session(browser))
+            await browser.close()
+            return results
+
+    # the sync browser fixture owns this thread's event loop; the async sessions get their own thread
+    import threading
+
+    box: list = []
+    worker = threading.Thread(target=lambda: box.append(asyncio.run(main())))
+    worker.start()
+    worker.join(timeout=600)
+    assert box, "the concurrent sessions did not finish"
+    results = box[0]
+    for (ids, errors), want, s in zip(results[:-1], expected, sessions):
+        assert errors == 0, s
+        assert ids == want, s
+    assert results[-1] == 0

@@ -28,3 +28,20 @@ def test_eval_is_bit_identical_across_runs(core_corpus):
     b = evaluate(Index(core_corpus), names, [1, 3, 5])
     assert a.to_json() == b.to_json()
     assert all(a.results[n].run == b.results[n].run for n in names)
+
+
+def test_batched_graph_search_is_bit_identical_to_single_queries(core_corpus):
+    from engine.errors import NoSeedError
+
+    idx = Index(core_corpus)
+    queries = [q.text for q in core_corpus.queries] + ["what about the weather?"]
+    for name in ("ppr-regex", "bct-regex", "ppr-ner"):
+        r = idx.retriever(name)
+        batch = r.search_batch(queries, 10)
+        for q, got in zip(queries, batch):
+            try:
+                expected = r.search(q, 10)
+            except NoSeedError as e:
+                assert isinstance(got, NoSeedError) and str(got) == str(e)
+                continue
+            assert got == expected  # same ids, same float scores, same ranks

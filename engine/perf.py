@@ -1,0 +1,317 @@
+"""`python -m engine perf`: speed and memory, as ratios against baselines measured in the same run.
+
+Benchmark-only dependencies (igraph, networkx) come from requirements-bench.txt. Timings
+are medians over repeats; this machine is noisy, so compare ratios, not absolute numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .cache import DiskCache
+from .corpus import Corpus, load_corpus
+from .index import Index, RETRIEVERS
+
+ROOT = Path(__file__).resolve().parent.parent
+STAGES = ("tokens", "bm25", "tfidf", "embeddings", "extraction:regex", "graph:regex", "aliases:regex",
+          "extraction:ner", "graph:ner", "aliases:ner")
+
+
+def median_time(fn: Callable[[], object], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _pct(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values), q))
+
+
+# ---------------------------------------------------------------- PPR kernel against igraph and networkx
+
+
+def ppr_kernel(index: Index, builder: str, query: str) -> dict:
+    import igraph
+    import networkx as nx
+
+    from .ppr import personalized_pagerank
+
+    graph = index.graph(builder)
+    retriever = index.retriever(f"ppr-{builder}")
+    seeding = retriever.seeding(query)
+    s = retriever._seed_vector(seeding.seeds)
+    W, n = graph.W, graph.n_passages
+    inc = graph.incidence.tocoo()
+    edges = [(int(i), int(n + j)) for i, j in zip(inc.row, inc.col)]
+    size = W.shape[0]
+
+    def top10(scores) -> list[int]:
+        return [int(i) for i in np.argsort(-np.asarray(scores)[:n], kind="stable")[:10]]
+
+    ours_20 = personalized_pagerank(W, s, 0.15, 20)
+    ours_conv = personalized_pagerank(W, s, 0.15, 1000, tol=1e-10)
+    t_ours = median_time(lambda: personalized_pagerank(W, s, 0.15, 20), 50)
+    t_ours_conv = median_time(lambda: personalized_pagerank(W, s, 0.15, 1000, tol=1e-10), 20)
+
+    ig = igraph.Graph(n=size, edges=edges, directed=False)
+    reset = s.tolist()
+    ig_scores = ig.personalized_pagerank(directed=False, damping=0.85, reset=reset, implementation="prpack")
+    t_ig = median_time(lambda: ig.personalized_pagerank(directed=False, damping=0.85, reset=reset,
+                                                        implementation="prpack"), 10)
+    G = nx.Graph()
+    G.add_nodes_from(range(size))
+    G.add_edges_from(edges)
+    pers = {i: float(v) for i, v in enumerate(s) if v > 0}
+    nx_scores_d = nx.pagerank(G, alpha=0.85, personalization=pers, tol=1e-10, max_iter=1000)
+    nx_scores = [nx_scores_d[i] for i in range(size)]
+    t_nx = median_time(lambda: nx.pagerank(G, alpha=0.85, personalization=pers, tol=1e-10, max_iter=1000), 3)
+
+    # bytes one iteration moves: the CSR matrix once, plus about eleven passes over n-vectors
+    vec_passes = 11
+    bytes_iter = W.data.nbytes + W.indices.nbytes + W.indptr.nbytes + vec_passes * size * 8
+    src = np.ones(bytes_iter // 16 + 1)
+    dst = np.empty_like(src)
+    t_copy = median_time(lambda: np.copyto(dst, src), 50)
+    copy_bw = 2 * src.nbytes / t_copy
+    kernel_bw = bytes_iter * 20 / t_ours
+
+    def overlap(a, b) -> int:
+        return len(set(top10(a)) & set(top10(b)))
+
+    return {
+        "graph": {"builder": builder, "nodes": size, "edges": int(graph.incidence.nnz)},
+        "seeds": len(seeding.seeds),
+        "ours_20_iterations_ms": t_ours * 1e3,
+        "ours_converged_ms": t_ours_conv * 1e3,
+        "ours_converged_iterations": ours_conv.iterations,
+        "igraph_prpack_ms": t_ig * 1e3,
+        "networkx_ms": t_nx * 1e3,
+        "speedup_vs_igraph": t_ig / t_ours,
+        "speedup_vs_networkx": t_nx / t_ours,
+        "top10_overlap_vs_igraph": overlap(ours_20.scores, ig_scores),
+        "top10_overlap_vs_networkx": overlap(ours_20.scores, nx_scores),
+        "top10_overlap_converged_vs_igraph": overlap(ours_conv.scores, ig_scores),
+        "bytes_per_iteration": bytes_iter,
+        "kernel_gb_per_s": kernel_bw / 1e9,
+        "copy_gb_per_s": copy_bw / 1e9,
+        "share_of_copy_bandwidth": kernel_bw / copy_bw,
+    }
+
+
+# ---------------------------------------------------------------- query latency
+
+
+def query_latency(index: Index, queries: list[str]) -> dict:
+    from . import dense, entities
+    from .graph_retriever import GraphRetriever
+    from .render import subgraph_html
+
+    out = {}
+    for name in RETRIEVERS:
+        r = index.retriever(name)
+        for q in queries[:2]:
+            _search(r, q)  # warm: model loaded, caches filled
+        times = []
+        for q in queries:
+            dense._encode_query.cache_clear()  # every timed query encodes its text afresh
+            entities._query_keys.cache_clear()
+            t0 = time.perf_counter()
+            _search(r, q)
+            times.append(time.perf_counter() - t0)
+        out[name] = {"p50_ms": _pct(times, 50) * 1e3, "p95_ms": _pct(times, 95) * 1e3}
+    texts = {p.id: p.text for p in index.corpus.passages}
+
+    def page_answer(q: str) -> None:
+        dense._encode_query.cache_clear()
+        entities._query_keys.cache_clear()
+        for name in RETRIEVERS:
+            r = index.retriever(name)
+            if isinstance(r, GraphRetriever) and name == "ppr-ner":
+                try:
+                    subgraph_html(r.explain(q, 5, texts=texts))
+                except Exception:
+                    pass
+            else:
+                _search(r, q)
+
+    times = []
+    for q in queries:
+        t0 = time.perf_counter()
+        page_answer(q)
+        times.append(time.perf_counter() - t0)
+    out["query_page_answer"] = {"p50_ms": _pct(times, 50) * 1e3, "p95_ms": _pct(times, 95) * 1e3,
+                                "what": "all retrievers + ppr-ner explanation + pyvis HTML, query encoding included"}
+    return out
+
+
+def _search(retriever, query: str):
+    from .errors import NoSeedError
+
+    try:
+        return retriever.search(query, 10)
+    except NoSeedError:
+        return ()
+
+
+# ---------------------------------------------------------------- build, warm start, memory (subprocesses)
+
+
+def _child(mode: str, spec: str, cache_dir: str) -> dict:
+    """Run one measurement in a fresh interpreter, so peak memory and start-up are its own."""
+    code = (f"import json,resource,sys,time; t0=time.perf_counter(); from engine.perf import _in_child; "
+            f"r=_in_child({mode!r},{spec!r},{cache_dir!r},t0); "
+            f"r['peak_rss_mb']=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024; print(json.dumps(r))")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def _load_spec(spec: str) -> Corpus:
+    if spec.startswith("bench:"):
+        from .benchmarks import load_questions, open_corpus
+
+        _, fmt, path = spec.split(":", 2)
+        return open_corpus(load_questions(fmt, path), f"{Path(path).stem} (open)")
+    return load_corpus(spec)
+
+
+def _in_child(mode: str, spec: str, cache_dir: str, t0: float) -> dict:
+    corpus = _load_spec(spec)
+    index = Index(corpus, cache=DiskCache(Path(cache_dir)))
+    if mode == "build":
+        for stage in STAGES:
+            kind, _, arg = stage.partition(":")
+            getattr(index, kind)(*([arg] if arg else []))
+        return {"stages_s": dict(index.timings), "total_s": time.perf_counter() - t0}
+    query = (corpus.queries[0].text if corpus.queries else corpus.passages[0].title) or "fund"
+    from .errors import NoSeedError
+
+    try:
+        index.retriever("ppr-ner").search(query, 5)
+    except NoSeedError:
+        pass
+    index.retriever("dense").search(query, 5)
+    index.retriever("bm25").search(query, 5)
+    return {"first_answer_s": time.perf_counter() - t0,
+            "cache_hits": [e.component for e in index.cache.events if e.kind == "hit"]}
+
+
+# ---------------------------------------------------------------- growth
+
+
+def growth(sizes=(1_000, 10_000, 100_000), seed: int = 7) -> dict:
+    from .worldgen import generate_corpus
+
+    rows = []
+    for size in sizes:
+        corpus = generate_corpus(f"grown-{size}", {"core": "dataroom-core", "size": size, "seed": seed})
+        index = Index(corpus)
+        t0 = time.perf_counter()
+        index.graph("regex")
+        index.bm25()
+        build = time.perf_counter() - t0
+        r = index.retriever("ppr-regex")
+        queries = [q.text for q in corpus.queries]
+        for q in queries[:2]:
+            _search(r, q)
+        times = []
+        for q in queries:
+            t1 = time.perf_counter()
+            _search(r, q)
+            times.append(time.perf_counter() - t1)
+        bm = index.retriever("bm25")
+        bm_times = []
+        for q in queries[:10]:
+            t1 = time.perf_counter()
+            bm.search(q, 10)
+            bm_times.append(time.perf_counter() - t1)
+        rows.append({"passages": size, "build_regex_graph_and_bm25_s": build,
+                     "ppr_regex_query_p50_ms": _pct(times, 50) * 1e3, "bm25_query_p50_ms": _pct(bm_times, 50) * 1e3,
+                     "graph_nodes": index.graph("regex").W.shape[0], "graph_edges": int(index.graph("regex").incidence.nnz)})
+    x = np.log([r["passages"] for r in rows])
+
+    def exponent(key: str) -> float:
+        return float(np.polyfit(x, np.log([r[key] for r in rows]), 1)[0])
+
+    return {"rows": rows, "exponent_build": exponent("build_regex_graph_and_bm25_s"),
+            "exponent_ppr_query": exponent("ppr_regex_query_p50_ms"), "exponent_bm25_query": exponent("bm25_query_p50_ms")}
+
+
+# ---------------------------------------------------------------- the whole report
+
+
+def run(spec: str, include_growth: bool = True, include_sweep: bool = True, log=print) -> dict:
+    report: dict = {"corpus": spec, "machine": {"cores": os.cpu_count()}}
+    with tempfile.TemporaryDirectory(prefix="pathlens-perf-") as cache_dir:
+        log("cold build (fresh cache, own process)…")
+        report["cold_build"] = _child("build", spec, cache_dir)
+        log("warm start to first answer (cache filled, own process)…")
+        report["warm_start"] = _child("warm", spec, cache_dir)
+        corpus = _load_spec(spec)
+        index = Index(corpus, cache=DiskCache(Path(cache_dir)))
+        for stage in STAGES:
+            kind, _, arg = stage.partition(":")
+            getattr(index, kind)(*([arg] if arg else []))
+        queries = [q.text for q in corpus.queries] or [p.title for p in corpus.passages[:20]]
+        log("PPR kernel against igraph and networkx…")
+        report["ppr_kernel"] = ppr_kernel(index, "ner", next(q for q in queries))
+        log("query latency…")
+        report["query_latency"] = query_latency(index, queries[:40])
+        if include_sweep and corpus.queries:
+            from .sweep import SweepConfig, run_sweep
+
+            log("full default sweep…")
+            t0 = time.perf_counter()
+            res = run_sweep(index, SweepConfig())
+            report["default_sweep"] = {"wall_s": time.perf_counter() - t0, "trials": len(res.trials),
+                                       "sizes": list(res.sizes)}
+    if include_growth:
+        log("growth at 1k, 10k, 100k generated passages…")
+        report["growth"] = growth()
+    return report
+
+
+def table(report: dict) -> str:
+    k = report["ppr_kernel"]
+    lines = [f"corpus: {report['corpus']}",
+             f"PPR kernel ({k['graph']['nodes']:,} nodes, {k['graph']['edges']:,} edges, 20 iterations): "
+             f"{k['ours_20_iterations_ms']:.2f} ms; igraph prpack {k['igraph_prpack_ms']:.2f} ms "
+             f"({k['speedup_vs_igraph']:.1f}x); networkx {k['networkx_ms']:.1f} ms ({k['speedup_vs_networkx']:.0f}x); "
+             f"top-10 overlap {k['top10_overlap_vs_igraph']}/10 vs igraph, {k['top10_overlap_vs_networkx']}/10 vs networkx",
+             f"  converged ({k['ours_converged_iterations']} iterations): {k['ours_converged_ms']:.2f} ms, "
+             f"top-10 overlap {k['top10_overlap_converged_vs_igraph']}/10 vs igraph",
+             f"  bandwidth: {k['kernel_gb_per_s']:.2f} GB/s moved vs {k['copy_gb_per_s']:.2f} GB/s numpy copy "
+             f"({k['share_of_copy_bandwidth']:.0%})",
+             "query latency (warm, ms):"]
+    for name, v in report["query_latency"].items():
+        lines.append(f"  {name:<18} p50 {v['p50_ms']:8.2f}   p95 {v['p95_ms']:8.2f}")
+    cb = report["cold_build"]
+    lines.append("cold build (s): " + ", ".join(f"{s} {t:.1f}" for s, t in cb["stages_s"].items())
+                 + f"; total {cb['total_s']:.1f} s, peak RSS {cb['peak_rss_mb']:.0f} MB")
+    ws = report["warm_start"]
+    lines.append(f"warm start to first answer: {ws['first_answer_s']:.1f} s (process start included), "
+                 f"peak RSS {ws['peak_rss_mb']:.0f} MB")
+    if "default_sweep" in report:
+        d = report["default_sweep"]
+        lines.append(f"full default sweep: {d['wall_s']:.1f} s for {d['trials']} trials")
+    if "growth" in report:
+        g = report["growth"]
+        for r in g["rows"]:
+            lines.append(f"  {r['passages']:>7,} passages: build {r['build_regex_graph_and_bm25_s']:.1f} s, "
+                         f"ppr-regex query p50 {r['ppr_regex_query_p50_ms']:.1f} ms, bm25 p50 {r['bm25_query_p50_ms']:.1f} ms")
+        lines.append(f"  fitted exponents: build {g['exponent_build']:.2f}, ppr query {g['exponent_ppr_query']:.2f}, "
+                     f"bm25 query {g['exponent_bm25_query']:.2f}")
+    return "\n".join(lines)
