@@ -14,9 +14,9 @@ from typing import Sequence
 from .corpus import bundled_manifest, bundled_names, load_corpus
 from .errors import NoSeedError, PathLensError
 from .graph_retriever import GraphParams, GraphRetriever
-from .index import GRAPH, RETRIEVERS, Index, SearchConfig, check_retriever
+from .index import Index, SearchConfig, check_retriever
 from .jsonout import answer_json, config_json, hit_json
-from .retrievers import RRFConfig, RRFRetriever, check_k
+from .retrievers import RRFConfig, RRFRetriever, check_k, check_query
 
 CLI_DEFAULT_CORPUS = "dataroom"  # the full-size data room
 
@@ -59,6 +59,18 @@ def _add_search_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rrf-k", type=int, default=60, help="RRF constant k")
 
 
+def _add_run_options(p: argparse.ArgumentParser, retrievers: str, file_required: bool) -> None:
+    """Options shared by `bench` and `sweep`: the benchmark file, sampling, retrievers, cut-offs."""
+    p.add_argument("--format", required=file_required, help="musique, hotpotqa or 2wiki")
+    p.add_argument("--file", required=file_required, help="path to the benchmark's JSON or JSON Lines file")
+    p.add_argument("--sample", type=int, default=None, help="use a random sample of N questions")
+    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--retrievers", default=retrievers)
+    p.add_argument("--k", default="1,3,5")
+    p.add_argument("--json", action="store_true")
+    _add_search_options(p)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m engine", description="PathLens engine: retrieval you can explain.")
     sub = parser.add_subparsers(dest="command")
@@ -80,29 +92,15 @@ def _parser() -> argparse.ArgumentParser:
     _add_search_options(e)
 
     b = sub.add_parser("bench", help="MuSiQue / HotpotQA / 2Wiki benchmark, closed pool or open corpus")
-    b.add_argument("--format", required=True, help="musique, hotpotqa or 2wiki")
-    b.add_argument("--file", required=True, help="path to the benchmark's JSON or JSON Lines file")
     b.add_argument("--mode", default="closed", help="closed (per-question pool) or open (pooled corpus)")
-    b.add_argument("--sample", type=int, default=None, help="evaluate a random sample of N questions")
-    b.add_argument("--seed", type=int, default=42)
-    b.add_argument("--retrievers", default="bm25,tfidf,dense,ppr-regex,bct-regex")
-    b.add_argument("--k", default="1,3,5")
-    b.add_argument("--json", action="store_true")
-    _add_search_options(b)
+    _add_run_options(b, "bm25,tfidf,dense,ppr-regex,bct-regex", file_required=True)
 
     w = sub.add_parser("sweep", help="metric versus corpus size, over resampled subsets")
     w.add_argument("--corpus", default=None)
-    w.add_argument("--format", default=None, help="with --file: sweep an open-corpus benchmark instead")
-    w.add_argument("--file", default=None)
-    w.add_argument("--sample", type=int, default=None)
     w.add_argument("--sizes", default="100,500,1000,2000,full")
     w.add_argument("--resamples", type=int, default=5)
-    w.add_argument("--seed", type=int, default=42)
-    w.add_argument("--retrievers", default="bm25,tfidf,dense,ppr-regex,bct-regex,ppr-ner,bct-ner,rrf")
     w.add_argument("--metric", default="hr@5")
-    w.add_argument("--k", default="1,3,5")
-    w.add_argument("--json", action="store_true")
-    _add_search_options(w)
+    _add_run_options(w, "bm25,tfidf,dense,ppr-regex,bct-regex,ppr-ner,bct-ner,rrf", file_required=False)
 
     pf = sub.add_parser("perf", help="speed and memory benchmark (needs requirements-bench.txt)")
     pf.add_argument("--corpus", default=None)
@@ -157,6 +155,7 @@ def cmd_list(args) -> dict:
 
 
 def cmd_query(args) -> None:
+    check_query(args.question)  # before any corpus is loaded
     k = check_k(args.k)
     name = check_retriever(args.retriever)
     config = _config(args)
@@ -173,7 +172,7 @@ def cmd_query(args) -> None:
         if args.json:
             print(json.dumps(out, indent=2))
             return
-        print(f"seeds: " + ", ".join(f"{s.label} ({s.source}, {s.weight:.3f})" for s in answer.seeds))
+        print("seeds: " + ", ".join(f"{s.label} ({s.source}, {s.weight:.3f})" for s in answer.seeds))
         for e in answer.explanations:
             print(f"{e.hit.rank:>2}. {e.hit.score:.5f}  {e.hit.passage_id}  {_snippet(texts[e.hit.passage_id])}")
             for p in e.paths:

@@ -95,14 +95,15 @@ class ChunkConfig:
             )
 
 
-def _windows(paragraph: str, size: int) -> list[str]:
-    words, out, cur = paragraph.split(), [], ""
-    for w in words:
-        if cur and len(cur) + 1 + len(w) > size:
+def _pack(items: list[str], size: int, sep: str) -> list[str]:
+    """Greedily join consecutive items with `sep` into strings of at most `size` characters."""
+    out, cur = [], ""
+    for item in items:
+        if cur and len(cur) + len(sep) + len(item) > size:
             out.append(cur)
-            cur = w
+            cur = item
         else:
-            cur = f"{cur} {w}" if cur else w
+            cur = f"{cur}{sep}{item}" if cur else item
     if cur:
         out.append(cur)
     return out
@@ -122,17 +123,9 @@ def chunk_text(text: str, config: ChunkConfig = ChunkConfig()) -> list[str]:
     body = config.max_chars - config.overlap_chars  # room left after the overlap prefix
     for p in paragraphs:
         if p:
-            pieces.extend(_windows(p, body) if len(p) > body else [p])
-    chunks: list[str] = []
-    cur = ""
-    for piece in pieces:
-        if cur and len(cur) + 2 + len(piece) > body:
-            chunks.append(cur)
-            cur = piece
-        else:
-            cur = f"{cur}\n\n{piece}" if cur else piece
-    if cur:
-        chunks.append(cur)
+            # a paragraph longer than a chunk is cut into word-aligned windows
+            pieces.extend(_pack(p.split(), body, " ") if len(p) > body else [p])
+    chunks = _pack(pieces, body, "\n\n")
     out = chunks[:1]
     for prev, nxt in zip(chunks, chunks[1:]):
         tail = _tail(prev, config.overlap_chars)

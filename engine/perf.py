@@ -253,8 +253,24 @@ def growth(sizes=(1_000, 10_000, 100_000), seed: int = 7) -> dict:
 # ---------------------------------------------------------------- the whole report
 
 
+def ner_setup(texts: list[str]) -> dict:
+    """spaCy NER throughput for a few process counts and batch sizes on the same passages."""
+    from .entities import extract_ner, load_nlp
+
+    load_nlp()
+    out = {}
+    for n_process, batch in ((1, 32), (1, 64), (1, 256), (2, 64)):
+        t0 = time.perf_counter()
+        extract_ner(texts, batch_size=batch, n_process=n_process)
+        out[f"n_process={n_process},batch={batch}"] = time.perf_counter() - t0
+    return out
+
+
 def run(spec: str, include_growth: bool = True, include_sweep: bool = True, log=print) -> dict:
     report: dict = {"corpus": spec, "machine": {"cores": os.cpu_count()}}
+    with tempfile.TemporaryDirectory(prefix="pathlens-perf-") as empty:
+        log("fresh start to first answer on the app's default corpus (empty cache, own process)…")
+        report["fresh_app_first_answer"] = _child("warm", "dataroom-core", empty)
     with tempfile.TemporaryDirectory(prefix="pathlens-perf-") as cache_dir:
         log("cold build (fresh cache, own process)…")
         report["cold_build"] = _child("build", spec, cache_dir)
@@ -266,6 +282,8 @@ def run(spec: str, include_growth: bool = True, include_sweep: bool = True, log=
             kind, _, arg = stage.partition(":")
             getattr(index, kind)(*([arg] if arg else []))
         queries = [q.text for q in corpus.queries] or [p.title for p in corpus.passages[:20]]
+        log("NER set-up (process count, batch size) on 1,000 passages…")
+        report["ner_setup_s"] = ner_setup(list(index.texts[:1000]))
         log("PPR kernel against igraph and networkx…")
         report["ppr_kernel"] = ppr_kernel(index, "ner", next(q for q in queries))
         log("query latency…")
@@ -301,6 +319,11 @@ def table(report: dict) -> str:
     cb = report["cold_build"]
     lines.append("cold build (s): " + ", ".join(f"{s} {t:.1f}" for s, t in cb["stages_s"].items())
                  + f"; total {cb['total_s']:.1f} s, peak RSS {cb['peak_rss_mb']:.0f} MB")
+    if "fresh_app_first_answer" in report:
+        fa = report["fresh_app_first_answer"]
+        lines.append(f"fresh start to first answer on dataroom-core (empty cache): {fa['first_answer_s']:.1f} s")
+    if "ner_setup_s" in report:
+        lines.append("NER on 1,000 passages (s): " + ", ".join(f"{k} {v:.1f}" for k, v in report["ner_setup_s"].items()))
     ws = report["warm_start"]
     lines.append(f"warm start to first answer: {ws['first_answer_s']:.1f} s (process start included), "
                  f"peak RSS {ws['peak_rss_mb']:.0f} MB")
