@@ -31,7 +31,9 @@ seed = int(c4.number_input("Seed", 0, 2**31 - 1, 42, key="bm_seed"))
 names = st.multiselect("Retrievers", RETRIEVERS, default=["bm25", "tfidf", "ppr-regex", "bct-regex"],
                        key="bm_retrievers")
 
-if st.button("Run benchmark", type="primary", key="bm_run"):
+run = st.button("Run benchmark", type="primary", key="bm_run")
+st.button("Cancel", key="bm_cancel", help="Stops a running benchmark; the page stays usable.")
+if run:
     try:
         if upload is not None:
             path = save_upload(upload)

@@ -99,13 +99,13 @@ def set_params(**values) -> None:
 # ------------------------------------------------------------------ corpora and indices
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@st.cache_resource(show_spinner="Loading and chunking the corpus…", max_entries=8)
 def _bundled_index(name: str, fingerprint: str) -> Index:
     """One shared index per bundled corpus and content (`fingerprint` keys the cache)."""
     return Index(load_corpus(name), cache=DiskCache())
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@st.cache_resource(show_spinner="Loading and chunking the corpus…", max_entries=8)
 def _file_index(kind: str, path: str, digest: str, name: str) -> Index:
     """An index over an uploaded or named file; `digest` keys the cache by content."""
     if kind == "corpus":

@@ -1,6 +1,7 @@
 """AppTests: every page driven through its widgets, asserting on what it shows."""
 
 import json
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -175,3 +176,45 @@ def test_benchmarks_page_with_fixture_file():
     at.text_input(key="bm_path").set_value(str(FIX / "musique.jsonl")).run()
     at.button(key="bm_run").click().run()
     assert any("missing field '_id'" in e.value for e in at.error)
+
+
+def test_compare_page_shows_a_crashing_retriever_in_its_own_column(monkeypatch):
+    from engine.index import Index
+
+    real = Index.retriever
+
+    def flaky(self, name, config=None, **kw):
+        if name == "tfidf":
+            raise RuntimeError("simulated crash")
+        return real(self, name, config) if config is not None else real(self, name)
+
+    monkeypatch.setattr(Index, "retriever", flaky)
+    at = start("pages/compare.py")
+    at.multiselect(key="cmp_retrievers").set_value(["bm25", "tfidf", "ppr-regex"]).run()
+    assert not at.exception
+    assert any("simulated crash" in e.value for e in at.error)
+    headers = [m.value for m in at.markdown if m.value.startswith("**") and m.value.endswith("**")]
+    assert headers[:3] == ["**bm25**", "**tfidf**", "**ppr-regex**"]
+    ranked = [m.value for m in at.markdown if re.match(r"^\d+\. `", m.value)]
+    assert len(ranked) == 10  # bm25 and ppr-regex still list their top 5
+
+
+def test_save_upload_checks_size_and_content():
+    from engine.errors import PathLensError
+    from pages.common import UPLOAD_DIR, save_upload
+
+    class Upload:
+        def __init__(self, name, data):
+            self.name, self._data = name, data
+
+        def getvalue(self):
+            return self._data
+
+    with pytest.raises(PathLensError, match="over the"):
+        save_upload(Upload("big.jsonl", b"x" * (50 * 1024 * 1024 + 1)))
+    with pytest.raises(PathLensError, match="empty"):
+        save_upload(Upload("e.jsonl", b"  \n"))
+    with pytest.raises(PathLensError, match="upload a .jsonl"):
+        save_upload(Upload("x.exe", b"MZ..."))
+    path = save_upload(Upload("../../evil.jsonl", b'{"id": "a", "text": "b"}'))
+    assert path.parent == UPLOAD_DIR and path.suffix == ".jsonl"  # the name never chooses the folder

@@ -288,3 +288,39 @@ def test_eight_concurrent_sessions_each_get_their_own_results(app_url):
         assert errors == 0, s
         assert ids == want, s
     assert results[-1] == 0
+
+
+def test_cancelled_sweep_leaves_the_app_usable(app_url, browser):
+    page = open_page(browser, app_url + "/sweep?corpus=dataroom")
+    page.get_by_role("button", name="Run sweep").click()
+    deadline = time.time() + 240
+    while time.time() < deadline:
+        m = re.search(r"trial (\d+)/", page.locator("body").inner_text())
+        if m and int(m.group(1)) >= 3:
+            break
+        time.sleep(0.2)
+    page.get_by_role("button", name="Cancel").click()
+    wait_idle(page)
+    assert page.get_by_text(re.compile(r"Sweep cancelled after \d+ trials")).count() == 1
+    no_exception(page)
+    page.get_by_role("link", name=re.compile("Query")).first.click()
+    wait_idle(page)
+    assert len(hits(page)) == 5
+    page.context.close()
+
+
+@pytest.mark.parametrize("name,data,message", [
+    ("binary.txt", b"\x00\x01\x02\x03 binary", "looks binary"),
+    ("latin.txt", "Caf\xe9 Holdings lends.".encode("latin-1"), "not UTF-8"),
+    ("empty.jsonl", b"", "empty"),
+    ("broken.jsonl", b'{"id": "a", "text": "fine"}\n{"id": "b", "text": \n', "line 2: not valid JSON"),
+])
+def test_bad_uploads_get_a_specific_message(app_url, browser, tmp_path, name, data, message):
+    f = tmp_path / name
+    f.write_bytes(data)
+    page = open_page(browser, app_url + "/?corpus=" + "upload+a+corpus+file")
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(f))
+    wait_idle(page)
+    assert message in page.locator('[data-testid="stAlertContentError"]').first.inner_text()
+    no_exception(page)
+    page.context.close()

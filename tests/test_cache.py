@@ -69,3 +69,30 @@ def test_no_partial_file_is_left_by_a_failed_write(tmp_path, monkeypatch):
     Index(make_corpus(TEXTS), cache=cache).tokens()
     assert list(tmp_path.iterdir()) == []
     assert cache.events[-1].kind == "rejected" and "No space" in cache.events[-1].detail
+
+
+def test_a_killed_writer_never_leaves_a_readable_half_file(tmp_path):
+    """Kill a process while it writes a large component, at several moments: afterwards the
+    component is either absent or whole, never half-written."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+
+    code = ("import numpy as np, sys; sys.path.insert(0, %r); from engine.cache import DiskCache; "
+            "c = DiskCache(%r); print('go', flush=True); "
+            "c.store('fp', 'embeddings', np.arange(40_000_000, dtype=np.float64))") % (str(ROOT), str(tmp_path))
+    for delay in (0.05, 0.3, 0.8):
+        for f in tmp_path.iterdir():
+            f.unlink()
+        p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+        p.stdout.readline()
+        time.sleep(delay)
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        cache = DiskCache(tmp_path)
+        value = cache.load("fp", "embeddings")
+        assert value is None or (value.shape == (40_000_000,) and value[-1] == 39_999_999)
+        assert not any(e.kind == "rejected" for e in cache.events)  # a leftover temp file is never even looked at
