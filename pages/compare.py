@@ -69,7 +69,7 @@ if question.strip():
             for rank, pid in enumerate(rankings[name], start=1):
                 elsewhere = [f"{o}:{rankings[o].index(pid) + 1}" if pid in rankings[o] else f"{o}:–"
                              for o in names if o != name and o in rankings]
-                mark = " ✅" if pid in gold else ""
+                mark = " ★ gold" if pid in gold else ""
                 st.markdown(f"{rank}. `{pid}`{mark}")
                 st.caption(" · ".join(elsewhere) if elsewhere else "")
     ok = [n for n in names if n in rankings]

@@ -147,7 +147,7 @@ for h in hits:
         row["seed shares"] = "; ".join(f"{s}: {v:.0%}" for s, v in e.seed_shares)
         row["evidence paths"] = " | ".join(p.words() for p in e.paths)
     rows.append(row)
-    mark = " ✅ gold" if h.passage_id in gold else ""
+    mark = " · ★ gold" if h.passage_id in gold else ""
     with st.container(border=True):
         st.markdown(f"**{h.rank}.** `{h.passage_id}` · score {h.score:.5g}{mark}")
         if e is not None:
