@@ -79,26 +79,57 @@ def hits_from_scores(name: str, ids: Sequence[str], scores: np.ndarray, k: int,
 
 
 class BM25Retriever:
-    """rank-bm25's BM25Okapi (k1=1.5, b=0.75, epsilon=0.25) over `text.tokenize` tokens.
+    """BM25 with rank-bm25's BM25Okapi statistics (k1=1.5, b=0.75, epsilon=0.25) over
+    `text.tokenize` tokens, scored as a sparse product.
 
-    Passages sharing no token with the query score 0 and are not returned."""
+    BM25Okapi supplies the idf (with its epsilon floor) and document lengths; its per-term
+    weight idf·f·(k1+1) / (f + k1·(1 − b + b·|d|/avgdl)) is laid out once as a passage × term
+    matrix, so a query's scores are that matrix times the query's term counts (a repeated
+    query word counts twice, as in rank-bm25), and many queries are one matrix product.
+    Passages sharing no token with the query are not returned."""
 
     name = "bm25"
 
     def __init__(self, ids: Sequence[str], tokens: Sequence[Sequence[str]]):
         self.ids = list(ids)
         # rank-bm25 divides by the mean length; an all-empty corpus would divide by zero
-        self._bm25 = BM25Okapi([list(t) or ["\x00"] for t in tokens])
+        bm25 = BM25Okapi([list(t) or ["\x00"] for t in tokens])
+        self.vocab: dict[str, int] = {}
+        rows, cols, vals = [], [], []
+        for r, (freqs, length) in enumerate(zip(bm25.doc_freqs, bm25.doc_len)):
+            norm = bm25.k1 * (1 - bm25.b + bm25.b * length / bm25.avgdl)
+            for term, f in sorted(freqs.items()):
+                rows.append(r)
+                cols.append(self.vocab.setdefault(term, len(self.vocab)))
+                vals.append(bm25.idf[term] * (f * (bm25.k1 + 1) / (f + norm)))
+        shape = (len(self.ids), max(len(self.vocab), 1))
+        self.weights = sparse.csr_matrix((vals, (rows, cols)), shape=shape)
+        self._pattern = sparse.csr_matrix((np.ones(len(vals)), (rows, cols)), shape=shape)
+
+    def _query_block(self, queries: Sequence[str]) -> np.ndarray:
+        Q = np.zeros((self.weights.shape[1], len(queries)))
+        for j, query in enumerate(queries):
+            for term, count in Counter(tokenize(check_query(query))).items():
+                if term in self.vocab:
+                    Q[self.vocab[term], j] = count
+        return Q
+
+    def scores_batch(self, queries: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(scores, shares-a-term) as passage × query blocks; column j is identical whether
+        query j is scored alone or with others (the same row-by-row sums)."""
+        Q = self._query_block(queries)
+        return np.asarray(self.weights @ Q), np.asarray(self._pattern @ Q) > 0
 
     def scores(self, query: str) -> np.ndarray:
-        return np.asarray(self._bm25.get_scores(tokenize(check_query(query))), dtype=np.float64)
+        return self.scores_batch([query])[0][:, 0]
 
     def search(self, query: str, k: int) -> tuple[Hit, ...]:
+        return self.search_batch([query], k)[0]
+
+    def search_batch(self, queries: Sequence[str], k: int) -> list[tuple[Hit, ...]]:
         k = check_k(k)
-        q = set(tokenize(check_query(query)))
-        s = self.scores(query)
-        keep = np.fromiter((any(t in d for t in q) for d in self._bm25.doc_freqs), bool, len(self.ids))
-        return hits_from_scores(self.name, self.ids, s, k, keep)
+        S, keep = self.scores_batch(queries)
+        return [hits_from_scores(self.name, self.ids, S[:, j], k, keep[:, j]) for j in range(len(queries))]
 
 
 # ---------------------------------------------------------------- TF-IDF

@@ -25,11 +25,21 @@ def test_bm25_scores_equal_rank_bm25():
     tokens = [tokenize(d) for d in DOCS]
     r = BM25Retriever(IDS, tokens)
     ref = BM25Okapi(tokens).get_scores(tokenize("leverage covenant at Brightwater"))
-    np.testing.assert_array_equal(r.scores("leverage covenant at Brightwater"), ref)
+    np.testing.assert_allclose(r.scores("leverage covenant at Brightwater"), ref, rtol=1e-13, atol=1e-15)
+    # a repeated query word counts twice, as in rank-bm25; unknown words count nothing
+    ref2 = BM25Okapi(tokens).get_scores(tokenize("covenant covenant zebra fund"))
+    np.testing.assert_allclose(r.scores("covenant covenant zebra fund"), ref2, rtol=1e-13, atol=1e-15)
     hits = r.search("leverage covenant at Brightwater", 10)
     assert [h.passage_id for h in hits] == [IDS[i] for i in np.argsort(-ref, kind="stable")[:2]]
     assert all(isinstance(h, Hit) and h.retriever == "bm25" for h in hits)
     assert [h.rank for h in hits] == [1, 2]
+
+
+def test_bm25_batch_is_bit_identical_to_single_queries():
+    r = BM25Retriever(IDS, [tokenize(d) for d in DOCS])
+    queries = ["leverage covenant", "limited partner capital", "weather", "nothing matches"]
+    assert r.search_batch(queries, 3) == [r.search(q, 3) for q in queries]
+    assert r.search("nothing matches", 3) == ()
 
 
 def test_tfidf_equals_an_independent_reference():
@@ -95,3 +105,18 @@ def test_dense_with_the_real_model():
     assert hits[0].passage_id == "a"
     assert hits[0].score == pytest.approx(float(emb[0] @ dense.encode(["covenant default by the borrower"])[0]), abs=1e-6)
     np.testing.assert_array_equal(dense.encode(docs), emb)  # deterministic
+
+
+def test_bm25_rankings_match_rank_bm25_on_the_data_room(core_corpus):
+    from engine.index import Index
+
+    idx = Index(core_corpus)
+    tokens = [list(t) for t in idx.tokens()]
+    ref = BM25Okapi(tokens)
+    r = idx.retriever("bm25")
+    for q in core_corpus.queries:
+        qt = tokenize(q.text)
+        s = ref.get_scores(qt)
+        shares = [i for i, t in enumerate(tokens) if set(qt) & set(t)]
+        want = sorted(shares, key=lambda i: (-s[i], i))[:10]
+        assert [h.passage_id for h in r.search(q.text, 10)] == [idx.ids[i] for i in want], q.id
