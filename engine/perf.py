@@ -70,7 +70,7 @@ def ppr_kernel(index: Index, builder: str, query: str) -> dict:
     reset = s.tolist()
     ig_scores = ig.personalized_pagerank(directed=False, damping=0.85, reset=reset, implementation="prpack")
     t_ig = median_time(lambda: ig.personalized_pagerank(directed=False, damping=0.85, reset=reset,
-                                                        implementation="prpack"), 10)
+                                                        implementation="prpack"), 30)
     G = nx.Graph()
     G.add_nodes_from(range(size))
     G.add_edges_from(edges)
