@@ -17,6 +17,7 @@ import os
 import pickle
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -114,6 +115,16 @@ class DiskCache:
             pass
         return None
 
+    def _sweep_stale_temporaries(self, older_than_s: float = 3600) -> None:
+        """Remove temporary files that killed writers left behind (never read, only wasted space)."""
+        cutoff = time.time() - older_than_s
+        for tmp in self.directory.glob(".tmp-*"):
+            try:
+                if tmp.stat().st_mtime < cutoff:
+                    tmp.unlink()
+            except OSError:
+                pass
+
     def store(self, fingerprint: str, component: str, value) -> None:
         path = self.path(fingerprint, component)
         payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
@@ -121,6 +132,7 @@ class DiskCache:
         blob = MAGIC + key + b"\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
+            self._sweep_stale_temporaries()
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.directory)
             try:
                 with os.fdopen(fd, "wb") as f:

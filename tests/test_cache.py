@@ -96,3 +96,15 @@ def test_a_killed_writer_never_leaves_a_readable_half_file(tmp_path):
         value = cache.load("fp", "embeddings")
         assert value is None or (value.shape == (40_000_000,) and value[-1] == 39_999_999)
         assert not any(e.kind == "rejected" for e in cache.events)  # a leftover temp file is never even looked at
+
+
+def test_stale_temporaries_are_swept_fresh_ones_kept(tmp_path):
+    import os
+    import time
+
+    old, new = tmp_path / ".tmp-old", tmp_path / ".tmp-new"
+    old.write_bytes(b"x")
+    new.write_bytes(b"y")
+    os.utime(old, (time.time() - 7200, time.time() - 7200))
+    Index(make_corpus(TEXTS), cache=DiskCache(tmp_path)).tokens()
+    assert not old.exists() and new.exists()  # a fresh one may belong to a writer still running
