@@ -200,12 +200,13 @@ def _in_child(mode: str, spec: str, cache_dir: str, t0: float) -> dict:
     from .errors import NoSeedError
 
     try:
-        index.retriever("ppr-ner").search(query, 5)
+        index.retriever("ppr-ner").search(query, 5)  # the app's default view answers with ppr-ner
     except NoSeedError:
         pass
+    first = time.perf_counter() - t0
     index.retriever("dense").search(query, 5)
     index.retriever("bm25").search(query, 5)
-    return {"first_answer_s": time.perf_counter() - t0,
+    return {"first_answer_s": first, "ppr_ner_dense_bm25_s": time.perf_counter() - t0,
             "cache_hits": [e.component for e in index.cache.events if e.kind == "hit"]}
 
 
@@ -321,12 +322,14 @@ def table(report: dict) -> str:
                  + f"; total {cb['total_s']:.1f} s, peak RSS {cb['peak_rss_mb']:.0f} MB")
     if "fresh_app_first_answer" in report:
         fa = report["fresh_app_first_answer"]
-        lines.append(f"fresh start to first answer on dataroom-core (empty cache): {fa['first_answer_s']:.1f} s")
+        lines.append(f"fresh start to first answer on dataroom-core (empty cache): {fa['first_answer_s']:.1f} s "
+                     f"(ppr-ner), {fa.get('ppr_ner_dense_bm25_s', float('nan')):.1f} s with dense and bm25")
     if "ner_setup_s" in report:
         lines.append("NER on 1,000 passages (s): " + ", ".join(f"{k} {v:.1f}" for k, v in report["ner_setup_s"].items()))
     ws = report["warm_start"]
-    lines.append(f"warm start to first answer: {ws['first_answer_s']:.1f} s (process start included), "
-                 f"peak RSS {ws['peak_rss_mb']:.0f} MB")
+    lines.append(f"warm start to first answer: {ws['first_answer_s']:.1f} s (ppr-ner, the default view; process start "
+                 f"included), {ws.get('ppr_ner_dense_bm25_s', float('nan')):.1f} s to answers of ppr-ner, dense and "
+                 f"bm25; peak RSS {ws['peak_rss_mb']:.0f} MB")
     if "default_sweep" in report:
         d = report["default_sweep"]
         lines.append(f"full default sweep: {d['wall_s']:.1f} s for {d['trials']} trials")
