@@ -85,6 +85,26 @@ def param(name: str, default, cast=str):
         return default
 
 
+def param_in_range(name: str, default, lo, hi, cast, label: str, notes: list[str]):
+    """A URL value clamped to [lo, hi]; a value out of range or unreadable is replaced and said so in `notes`."""
+    raw = st.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = cast(raw)
+    except (TypeError, ValueError):
+        notes.append(f"{label} = {raw!r} in the link is not a number; using {default}.")
+        return default
+    if value != value:  # NaN
+        notes.append(f"{label} in the link is not a number; using {default}.")
+        return default
+    if not lo <= value <= hi:
+        clamped = min(hi, max(lo, value))
+        notes.append(f"{label} = {raw} in the link is outside [{lo}, {hi}]; using {clamped}.")
+        return clamped
+    return value
+
+
 def set_params(**values) -> None:
     """Write page state into the URL so that pasting it elsewhere reproduces the view."""
     for k, v in values.items():
@@ -264,5 +284,5 @@ def gold_of(index: Index, query: str) -> frozenset[str]:
     return frozenset()
 
 
-__all__ = ["page_index", "use_st_navigation", "mark_app_run", "param", "set_params", "sidebar_corpus", "ensure", "stages_for", "highlight", "downloads", "gold_of",
+__all__ = ["param_in_range", "page_index", "use_st_navigation", "mark_app_run", "param", "set_params", "sidebar_corpus", "ensure", "stages_for", "highlight", "downloads", "gold_of",
            "save_upload"]

@@ -44,6 +44,15 @@ with tab_q:
         st.caption("This corpus has no labeled queries.")
 
 st.header("Entity graph")
+if not ensure(index, [f"{part}:{b}" for b in BUILDERS for part in ("extraction", "graph")]):
+    st.stop()
+both = pd.DataFrame([{"builder": b, "raw mentions": index.extraction(b).raw_mentions,
+                      "kept entities": index.extraction(b).kept, "edges": index.graph(b).stats().edges,
+                      "isolated passages": index.graph(b).stats().isolated_passages,
+                      "mean passage degree": round(index.graph(b).stats().passage_degree["mean"], 2)}
+                     for b in BUILDERS])
+st.dataframe(both, hide_index=True, width="stretch")
+downloads(both, "pathlens-builders", key="builders")
 builder = st.radio("Graph builder", BUILDERS, horizontal=True, key="builder",
                    index=BUILDERS.index(param("builder", "regex")) if param("builder", "regex") in BUILDERS else 0,
                    help="regex: capitalised names, tickers, hyphenated and defined terms · ner: spaCy en_core_web_sm "

@@ -12,7 +12,7 @@ from engine.index import SearchConfig
 from engine.render import subgraph_html
 from engine.retrievers import MAX_QUERY_CHARS, RRFRetriever
 from engine.text import tokenize
-from pages.common import page_index, downloads, ensure, gold_of, highlight, param, set_params, stages_for
+from pages.common import page_index, downloads, ensure, gold_of, highlight, param, param_in_range, set_params, stages_for
 
 BASE_RETRIEVERS = ["ppr-ner", "ppr-regex", "bm25", "tfidf", "dense", "rrf"]
 TOLERANCES = {"none (run the cap)": None, "1e-4": 1e-4, "1e-6": 1e-6, "1e-8": 1e-8}
@@ -30,17 +30,25 @@ if st.session_state.get("query_state_for") != corpus.name:
     default_q = next((q.text for q in corpus.queries if q.kind == "multi-hop"),
                      corpus.queries[0].text if corpus.queries else "")
     wanted = param("retriever", "ppr-ner")
+    notes: list[str] = []
+    if wanted.replace("bct-", "ppr-") not in BASE_RETRIEVERS:
+        notes.append(f"Unknown retriever {wanted!r} in the link; using ppr-ner.")
     st.session_state.update({
         "query_state_for": corpus.name,
         "question": param("q", default_q),
         "base_retriever": wanted.replace("bct-", "ppr-") if wanted.replace("bct-", "ppr-") in BASE_RETRIEVERS else "ppr-ner",
         "bct": param("bct", 1 if wanted.startswith("bct-") else 0, int) == 1,
-        "alpha": min(0.99, max(0.01, param("alpha", 0.15, float))),
-        "iterations": min(1000, max(1, param("iters", 20, int))),
-        "beta": min(2.0, max(0.0, param("beta", 0.5, float))),
-        "k": min(50, max(1, param("k", 5, int))),
+        "alpha": param_in_range("alpha", 0.15, 0.01, 0.99, float, "α", notes),
+        "iterations": param_in_range("iters", 20, 1, 1000, int, "iteration cap", notes),
+        "beta": param_in_range("beta", 0.5, 0.0, 2.0, float, "β", notes),
+        "k": param_in_range("k", 5, 1, 50, int, "k", notes),
+        "link_notes": notes,
         "tol": next((label for label, v in TOLERANCES.items() if str(v) == param("tol", "None")), "none (run the cap)"),
     })
+
+
+for note in st.session_state.get("link_notes", []):
+    st.warning(note)
 
 
 def use_example() -> None:

@@ -115,6 +115,8 @@ def test_corpus_page():
     passages = at.dataframe[0].value
     assert len(passages) == 29
     assert [m.value for m in at.metric][:3] == ["29", "10", "40"]
+    both = next(d.value for d in at.dataframe if "kept entities" in getattr(d.value, "columns", []))
+    assert list(both["builder"]) == ["regex", "ner"] and (both["kept entities"] > 10).all()
     assert at.radio(key="builder").value == "regex"
     aliases = next(d.value for d in at.dataframe if list(d.value.columns) == ["entity", "alias", "rule", "passage_id"])
     assert "defined term" in set(aliases["rule"]) and "acronym" in set(aliases["rule"])
@@ -218,3 +220,13 @@ def test_save_upload_checks_size_and_content():
         save_upload(Upload("x.exe", b"MZ..."))
     path = save_upload(Upload("../../evil.jsonl", b'{"id": "a", "text": "b"}'))
     assert path.parent == UPLOAD_DIR and path.suffix == ".jsonl"  # the name never chooses the folder
+
+
+def test_out_of_range_link_values_are_clamped_and_said_so():
+    at = start(params={"alpha": "1.5", "iters": "5000", "beta": "-1", "k": "0", "retriever": "nope"})
+    notes = " ".join(w.value for w in at.warning)
+    assert "α = 1.5 in the link is outside [0.01, 0.99]; using 0.99" in notes
+    assert "iteration cap = 5000" in notes and "β = -1" in notes and "k = 0" in notes
+    assert "Unknown retriever 'nope'" in notes
+    assert at.slider(key="alpha").value == 0.99 and at.number_input(key="iterations").value == 1000
+    assert len(hit_lines(at)) == 1  # k clamped to 1
