@@ -41,9 +41,6 @@ class Alias:
 class AliasTable:
     rows: tuple[Alias, ...]
 
-    def of(self, entity: str) -> tuple[Alias, ...]:
-        return tuple(r for r in self.rows if r.entity == entity)
-
     def by_entity(self) -> dict[str, tuple[str, ...]]:
         out: dict[str, list[str]] = {}
         for r in self.rows:
@@ -103,19 +100,14 @@ def build_alias_table(graph: EntityGraph, texts: Sequence[str]) -> AliasTable:
     return AliasTable(tuple(rows))
 
 
-def alias_seed(seeds: dict[int, float], table: dict[str, tuple[str, ...]], graph: EntityGraph,
-               beta: float) -> tuple[np.ndarray, dict[int, float]]:
+def alias_seed(seeds: dict[int, float], table: dict[str, tuple[str, ...]], entities: Sequence[str],
+               index: dict[str, int], beta: float) -> np.ndarray:
     """Entity weights after over-seeding: each seed adds its aliases at β × its own weight;
-    the vector is then renormalised to sum 1. Returns (entity weights, added alias weights)."""
-    index = graph.entity_index()
-    w = np.zeros(len(graph.entities))
+    the vector is then renormalised to sum 1."""
+    w = np.zeros(len(entities))
     for j, weight in seeds.items():
         w[j] += weight
-    added: dict[int, float] = {}
     for j, weight in seeds.items():
-        for a in table.get(graph.entities[j], ()):
-            ja = index[a]
-            w[ja] += beta * weight
-            added[ja] = added.get(ja, 0.0) + beta * weight
-    total = w.sum()
-    return w / total, {j: v / total for j, v in added.items()}
+        for a in table.get(entities[j], ()):
+            w[index[a]] += beta * weight
+    return w / w.sum()

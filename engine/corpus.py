@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from typing import Iterable, Mapping
@@ -61,8 +62,9 @@ class Corpus:
     def position(self) -> dict[str, int]:
         return {p.id: i for i, p in enumerate(self.passages)}
 
+    @cached_property
     def fingerprint(self) -> str:
-        """Hash of everything that affects an index: ids, titles, texts (not queries)."""
+        """Hash of everything that affects an index: ids, titles, texts (not queries); computed once."""
         h = hashlib.sha256()
         for p in self.passages:
             for part in (p.id, p.doc_id, p.title, p.text):

@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 from .corpus import LabeledQuery
 from .errors import NoSeedError, PathLensError
 from .index import Index, SearchConfig, check_retriever
-from .metrics import mean_metrics, metric_names, per_query
+from .metrics import mean_metrics, per_query
 
 MRR_DEPTH = 10  # rankings are read this deep (or to the largest k), so MRR is MRR@10
 
@@ -107,4 +107,4 @@ def evaluate(index: Index, retrievers: Sequence[str], ks: Sequence[int] = (1, 3,
     return EvalResult(index.corpus.name, len(index.corpus), len(queries), ks, config, results)
 
 
-__all__ = ["evaluate", "EvalResult", "RetrieverResult", "run_queries", "check_ks", "metric_names", "MRR_DEPTH"]
+__all__ = ["evaluate", "EvalResult", "RetrieverResult", "run_queries", "check_ks", "MRR_DEPTH"]

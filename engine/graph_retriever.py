@@ -148,9 +148,9 @@ class GraphRetriever:
         order = sorted(matched)
         base = {j: 1.0 / len(order) for j in order}
         if self._aliases is None:
-            weights, added = base, {}
+            weights = base
         else:
-            vec, added = alias_seed(base, self._aliases, self.graph, self.params.bct_weight)
+            vec = alias_seed(base, self._aliases, self.graph.entities, self._index, self.params.bct_weight)
             weights = {j: float(vec[j]) for j in np.flatnonzero(vec)}
         seeds = []
         for j in sorted(weights):

@@ -65,11 +65,11 @@ class Index:
                 t0 = time.perf_counter()
                 value = None
                 if self.cache is not None and key in PERSISTED:
-                    value = self.cache.load(self.fingerprint(), key)
+                    value = self.cache.load(self.corpus.fingerprint, key)
                 if value is None:
                     value = build()
                     if self.cache is not None and key in PERSISTED:
-                        self.cache.store(self.fingerprint(), key, value)
+                        self.cache.store(self.corpus.fingerprint, key, value)
                 if isinstance(value, np.ndarray):
                     value.setflags(write=False)
                 self._parts[key] = value
@@ -77,12 +77,6 @@ class Index:
                 if self._on_stage:
                     self._on_stage(key, self.timings[key])
             return self._parts[key]
-
-    def fingerprint(self) -> str:
-        with self._lock:
-            if "_fingerprint" not in self.__dict__:
-                self._fingerprint = self.corpus.fingerprint()
-            return self._fingerprint
 
     def built(self) -> tuple[str, ...]:
         return tuple(self._parts)

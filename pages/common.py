@@ -120,8 +120,9 @@ def set_params(**values) -> None:
 
 
 @st.cache_resource(show_spinner="Loading and chunking the corpus…", max_entries=8)
-def _bundled_index(name: str, fingerprint: str) -> Index:
-    """One shared index per bundled corpus and content (`fingerprint` keys the cache)."""
+def _bundled_index(name: str) -> Index:
+    """One shared index per bundled corpus: its files ship with the app and do not change while it
+    runs; the on-disk cache below keys every component by the corpus's content fingerprint."""
     return Index(load_corpus(name), cache=DiskCache())
 
 
@@ -176,7 +177,7 @@ def sidebar_corpus() -> Index | None:
     set_params(corpus=choice)
     try:
         if choice in names:
-            return _bundled_index(choice, load_corpus(choice).fingerprint())
+            return _bundled_index(choice)
         if choice == "upload a corpus file":
             up = st.sidebar.file_uploader("Corpus file (.jsonl passages, .txt or .md)", type=["jsonl", "txt", "md"],
                                           key="corpus_upload")

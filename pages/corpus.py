@@ -46,10 +46,11 @@ with tab_q:
 st.header("Entity graph")
 if not ensure(index, [f"{part}:{b}" for b in BUILDERS for part in ("extraction", "graph")]):
     st.stop()
+builder_stats = {b: index.graph(b).stats(top=15) for b in BUILDERS}
 both = pd.DataFrame([{"builder": b, "raw mentions": index.extraction(b).raw_mentions,
-                      "kept entities": index.extraction(b).kept, "edges": index.graph(b).stats().edges,
-                      "isolated passages": index.graph(b).stats().isolated_passages,
-                      "mean passage degree": round(index.graph(b).stats().passage_degree["mean"], 2)}
+                      "kept entities": index.extraction(b).kept, "edges": builder_stats[b].edges,
+                      "isolated passages": builder_stats[b].isolated_passages,
+                      "mean passage degree": round(builder_stats[b].passage_degree["mean"], 2)}
                      for b in BUILDERS])
 st.dataframe(both, hide_index=True, width="stretch")
 downloads(both, "pathlens-builders", key="builders")
@@ -61,7 +62,7 @@ set_params(builder=builder)
 if not ensure(index, [f"extraction:{builder}", f"graph:{builder}", f"aliases:{builder}"]):
     st.stop()
 ex, graph, aliases = index.extraction(builder), index.graph(builder), index.aliases(builder)
-stats = graph.stats(top=15)
+stats = builder_stats[builder]
 
 s1, s2, s3, s4 = st.columns(4)
 s1.metric("Entities", f"{stats.entities:,}")
@@ -97,8 +98,9 @@ with c2:
                  width="stretch")
 
 st.subheader("Alias table (BCT)")
-alias_df = pd.DataFrame([{**asdict(a), "entity": graph.display[graph.entity_index()[a.entity]],
-                          "alias": graph.display[graph.entity_index()[a.alias]]} for a in aliases.rows],
+position = graph.entity_index()
+alias_df = pd.DataFrame([{**asdict(a), "entity": graph.display[position[a.entity]],
+                          "alias": graph.display[position[a.alias]]} for a in aliases.rows],
                         columns=["entity", "alias", "rule", "passage_id"])
 st.dataframe(alias_df, hide_index=True, width="stretch", height=260)
 downloads(alias_df, f"pathlens-aliases-{builder}", key="aliases")

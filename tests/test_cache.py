@@ -54,7 +54,7 @@ def test_damaged_files_are_detected_reported_and_rebuilt(tmp_path, damage):
     assert g.entities  # rebuilt, correct
     kinds = [(e.component, e.kind) for e in cache.events]
     assert ("graph:regex", "rejected") in kinds and ("graph:regex", "stored") in kinds
-    assert DiskCache(tmp_path).load(Index(make_corpus(TEXTS)).fingerprint(), "graph:regex") is not None
+    assert DiskCache(tmp_path).load(make_corpus(TEXTS).fingerprint, "graph:regex") is not None
 
 
 def test_no_partial_file_is_left_by_a_failed_write(tmp_path, monkeypatch):

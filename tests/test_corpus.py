@@ -31,7 +31,7 @@ def test_folder_ids_are_file_and_position_and_deterministic(tmp_path):
     c2 = load_folder(tmp_path, config=ChunkConfig(max_chars=60, overlap_chars=0))
     assert [p.id for p in c1.passages] == ["b.md#0000", "sub/a.txt#0000"]
     assert c1.passages[0].title == "Bee" and c1.passages[0].doc_id == "b.md"
-    assert c1 == c2 and c1.fingerprint() == c2.fingerprint()
+    assert c1 == c2 and c1.fingerprint == c2.fingerprint
 
 
 def test_jsonl_loader_names_the_bad_line(tmp_path):
