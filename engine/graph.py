@@ -9,6 +9,7 @@ share passages.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Sequence
 
 import numpy as np
@@ -72,6 +73,13 @@ class EntityGraph:
     @property
     def n_passages(self) -> int:
         return len(self.passage_ids)
+
+    @cached_property
+    def blocks(self) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
+        """W's two non-zero blocks: (entity → passage, passage → entity) transition probabilities,
+        for `ppr.bipartite_passage_scores`. Computed once per graph."""
+        n = self.n_passages
+        return self.W[:n, n:].tocsr(), self.W[n:, :n].tocsr()
 
     def entity_index(self) -> dict[str, int]:
         return {e: j for j, e in enumerate(self.entities)}

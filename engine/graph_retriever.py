@@ -17,7 +17,7 @@ import numpy as np
 from .aliases import alias_seed
 from .errors import NoSeedError, PathLensError
 from .graph import EntityGraph
-from .ppr import PPRResult, check_params, personalized_pagerank, personalized_pagerank_batch
+from .ppr import PPRResult, bipartite_passage_scores, check_params, personalized_pagerank
 from .retrievers import Hit, check_k, check_query, top_k
 
 
@@ -192,10 +192,21 @@ class GraphRetriever:
         best = top_k(ps, k, ps > 0)  # a passage the walk never reached is not a hit
         return tuple(Hit(self.graph.passage_ids[i], float(ps[i]), r, self.name) for r, i in enumerate(best, start=1))
 
+    def passage_scores(self, S: np.ndarray, iterations: int) -> np.ndarray:
+        """PPR passage scores for full-length seed vectors (n+m,) or blocks (n+m, b) seeded on
+        entities; bit-identical to those rows of `personalized_pagerank`, at half its cost."""
+        to_p, to_e = self.graph.blocks
+        return bipartite_passage_scores(to_p, to_e, S[self.graph.n_passages:], self.params.alpha, iterations)
+
     def search(self, query: str, k: int) -> tuple[Hit, ...]:
         k = check_k(k)
-        _, result = self.run(query)
-        return self._hits(result.scores, k)
+        if self.params.tol is not None:  # an early stop needs every step's residual: the full path
+            _, result = self.run(query)
+            return self._hits(result.scores, k)
+        seeding = self.seeding(query)
+        if not seeding.seeds:
+            raise self._no_seed(seeding)
+        return self._hits(self.passage_scores(self._seed_vector(seeding.seeds), self.params.iterations), k)
 
     def search_batch(self, queries: Sequence[str], k: int) -> list[tuple[Hit, ...] | NoSeedError]:
         """`search` for many queries with one batched PPR (a sparse matrix times a block of
@@ -209,7 +220,7 @@ class GraphRetriever:
         out: list[tuple[Hit, ...] | NoSeedError] = [self._no_seed(s) for s in seedings]
         if seeded:
             S = np.column_stack([self._seed_vector(seedings[i].seeds) for i in seeded])
-            P = personalized_pagerank_batch(self.graph.W, S, self.params.alpha, self.params.iterations).scores
+            P = self.passage_scores(S, self.params.iterations)
             for col, i in enumerate(seeded):
                 out[i] = self._hits(P[:, col], k)
         return out
@@ -232,7 +243,7 @@ class GraphRetriever:
         # PPR is linear in s: the same iterations from each one-hot seed give p = Σ wᵢ·PPR(eᵢ)
         onehots = np.zeros((g.W.shape[0], len(seed_nodes)))
         onehots[seed_nodes, range(len(seed_nodes))] = 1.0
-        per_seed = personalized_pagerank_batch(g.W, onehots, self.params.alpha, result.iterations).scores
+        per_seed = self.passage_scores(onehots, result.iterations)
         weights = np.array([s.weight for s in seeding.seeds])
         pos = {pid: i for i, pid in enumerate(g.passage_ids)}
         W = g.W.tocsc()

@@ -36,6 +36,23 @@ def median_time(fn: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
+def interleaved_times(fns: dict[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
+    """Each function timed once per round, in turn, so a burst of noise on this shared machine
+    slows every contestant alike instead of skewing one ratio."""
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return times
+
+
+def best_block_median(times: list[float], block: int = 10) -> float:
+    """The fastest median over consecutive blocks of runs: a baseline's best state in this run."""
+    return min(statistics.median(times[i:i + block]) for i in range(0, len(times), block))
+
+
 def _pct(values: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(values), q))
 
@@ -44,16 +61,24 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def ppr_kernel(index: Index, builder: str, query: str) -> dict:
+    """Our two PPR kernels against igraph PRPACK and networkx on the same graph and seed.
+
+    The ranking kernel (`bipartite_passage_scores`, what search, evaluation and the sweep
+    run) computes the passage scores only, bit-identical to the full kernel's passage rows;
+    the full kernel (`personalized_pagerank`, what explanations run) computes every node's
+    score with a residual trace. The baselines solve to convergence for every node."""
     import igraph
     import networkx as nx
 
-    from .ppr import personalized_pagerank
+    from .ppr import bipartite_passage_scores, personalized_pagerank
 
     graph = index.graph(builder)
     retriever = index.retriever(f"ppr-{builder}")
     seeding = retriever.seeding(query)
     s = retriever._seed_vector(seeding.seeds)
     W, n = graph.W, graph.n_passages
+    to_p, to_e = graph.blocks
+    s_e = s[n:].copy()
     inc = graph.incidence.tocoo()
     edges = [(int(i), int(n + j)) for i, j in zip(inc.row, inc.col)]
     size = W.shape[0]
@@ -61,16 +86,22 @@ def ppr_kernel(index: Index, builder: str, query: str) -> dict:
     def top10(scores) -> list[int]:
         return [int(i) for i in np.argsort(-np.asarray(scores)[:n], kind="stable")[:10]]
 
-    ours_20 = personalized_pagerank(W, s, 0.15, 20)
-    ours_conv = personalized_pagerank(W, s, 0.15, 1000, tol=1e-10)
-    t_ours = median_time(lambda: personalized_pagerank(W, s, 0.15, 20), 50)
-    t_ours_conv = median_time(lambda: personalized_pagerank(W, s, 0.15, 1000, tol=1e-10), 20)
-
+    ranking = bipartite_passage_scores(to_p, to_e, s_e, 0.15, 20)
+    full = personalized_pagerank(W, s, 0.15, 20)
+    conv = personalized_pagerank(W, s, 0.15, 1000, tol=1e-10)
     ig = igraph.Graph(n=size, edges=edges, directed=False)
     reset = s.tolist()
     ig_scores = ig.personalized_pagerank(directed=False, damping=0.85, reset=reset, implementation="prpack")
-    t_ig = median_time(lambda: ig.personalized_pagerank(directed=False, damping=0.85, reset=reset,
-                                                        implementation="prpack"), 30)
+    times = interleaved_times({
+        "ranking": lambda: bipartite_passage_scores(to_p, to_e, s_e, 0.15, 20),
+        "full": lambda: personalized_pagerank(W, s, 0.15, 20),
+        "converged": lambda: personalized_pagerank(W, s, 0.15, 1000, tol=1e-10),
+        "igraph": lambda: ig.personalized_pagerank(directed=False, damping=0.85, reset=reset, implementation="prpack"),
+    }, 60)
+    t_rank, t_full, t_conv = (statistics.median(times[k]) for k in ("ranking", "full", "converged"))
+    # PRPACK runs two OpenMP threads; on this 2-vCPU machine a process sometimes settles in a
+    # state where it takes twice as long. Ratios use its best state, the harder baseline.
+    t_ig, t_ig_median = best_block_median(times["igraph"]), statistics.median(times["igraph"])
     G = nx.Graph()
     G.add_nodes_from(range(size))
     G.add_edges_from(edges)
@@ -79,14 +110,15 @@ def ppr_kernel(index: Index, builder: str, query: str) -> dict:
     nx_scores = [nx_scores_d[i] for i in range(size)]
     t_nx = median_time(lambda: nx.pagerank(G, alpha=0.85, personalization=pers, tol=1e-10, max_iter=1000), 3)
 
-    # bytes one iteration moves: the CSR matrix once, plus about eleven passes over n-vectors
-    vec_passes = 11
-    bytes_iter = W.data.nbytes + W.indices.nbytes + W.indptr.nbytes + vec_passes * size * 8
-    src = np.ones(bytes_iter // 16 + 1)
+    # bytes one ranking-kernel step moves: one of the two blocks (on average half of W), and
+    # about six passes over a vector of one side (gather the input, write, scale, add teleport)
+    block_bytes = sum(b.data.nbytes + b.indices.nbytes + b.indptr.nbytes for b in (to_p, to_e)) / 2
+    bytes_step = int(block_bytes + 6 * size / 2 * 8)
+    src = np.ones(bytes_step // 16 + 1)
     dst = np.empty_like(src)
     t_copy = median_time(lambda: np.copyto(dst, src), 50)
     copy_bw = 2 * src.nbytes / t_copy
-    kernel_bw = bytes_iter * 20 / t_ours
+    kernel_bw = bytes_step * 20 / t_rank
 
     def overlap(a, b) -> int:
         return len(set(top10(a)) & set(top10(b)))
@@ -94,17 +126,22 @@ def ppr_kernel(index: Index, builder: str, query: str) -> dict:
     return {
         "graph": {"builder": builder, "nodes": size, "edges": int(graph.incidence.nnz)},
         "seeds": len(seeding.seeds),
-        "ours_20_iterations_ms": t_ours * 1e3,
-        "ours_converged_ms": t_ours_conv * 1e3,
-        "ours_converged_iterations": ours_conv.iterations,
+        "ranking_kernel_ms": t_rank * 1e3,
+        "ranking_equals_full_bitwise": bool(np.array_equal(ranking, full.scores[:n])),
+        "full_kernel_ms": t_full * 1e3,
+        "converged_ms": t_conv * 1e3,
+        "converged_iterations": conv.iterations,
         "igraph_prpack_ms": t_ig * 1e3,
+        "igraph_prpack_median_ms": t_ig_median * 1e3,
         "networkx_ms": t_nx * 1e3,
-        "speedup_vs_igraph": t_ig / t_ours,
-        "speedup_vs_networkx": t_nx / t_ours,
-        "top10_overlap_vs_igraph": overlap(ours_20.scores, ig_scores),
-        "top10_overlap_vs_networkx": overlap(ours_20.scores, nx_scores),
-        "top10_overlap_converged_vs_igraph": overlap(ours_conv.scores, ig_scores),
-        "bytes_per_iteration": bytes_iter,
+        "speedup_vs_igraph": t_ig / t_rank,
+        "speedup_vs_networkx": t_nx / t_rank,
+        "full_kernel_speedup_vs_igraph": t_ig / t_full,
+        "full_kernel_speedup_vs_networkx": t_nx / t_full,
+        "top10_overlap_vs_igraph": overlap(ranking, ig_scores),
+        "top10_overlap_vs_networkx": overlap(ranking, nx_scores),
+        "top10_overlap_converged_vs_igraph": overlap(conv.scores, ig_scores),
+        "bytes_per_step": bytes_step,
         "kernel_gb_per_s": kernel_bw / 1e9,
         "copy_gb_per_s": copy_bw / 1e9,
         "share_of_copy_bandwidth": kernel_bw / copy_bw,
@@ -306,14 +343,18 @@ def run(spec: str, include_growth: bool = True, include_sweep: bool = True, log=
 def table(report: dict) -> str:
     k = report["ppr_kernel"]
     lines = [f"corpus: {report['corpus']}",
-             f"PPR kernel ({k['graph']['nodes']:,} nodes, {k['graph']['edges']:,} edges, 20 iterations): "
-             f"{k['ours_20_iterations_ms']:.2f} ms; igraph prpack {k['igraph_prpack_ms']:.2f} ms "
+             f"PPR ranking kernel ({k['graph']['nodes']:,} nodes, {k['graph']['edges']:,} edges, 20 iterations, "
+             f"passage scores): {k['ranking_kernel_ms']:.2f} ms; igraph prpack {k['igraph_prpack_ms']:.2f} ms "
+             f"(best state; median {k['igraph_prpack_median_ms']:.2f}) "
              f"({k['speedup_vs_igraph']:.1f}x); networkx {k['networkx_ms']:.1f} ms ({k['speedup_vs_networkx']:.0f}x); "
              f"top-10 overlap {k['top10_overlap_vs_igraph']}/10 vs igraph, {k['top10_overlap_vs_networkx']}/10 vs networkx",
-             f"  converged ({k['ours_converged_iterations']} iterations): {k['ours_converged_ms']:.2f} ms, "
+             f"  full kernel (every node, residual trace; explanations): {k['full_kernel_ms']:.2f} ms "
+             f"({k['full_kernel_speedup_vs_igraph']:.1f}x igraph, {k['full_kernel_speedup_vs_networkx']:.0f}x networkx); "
+             f"passage scores bit-identical to the ranking kernel: {k['ranking_equals_full_bitwise']}",
+             f"  converged ({k['converged_iterations']} iterations): {k['converged_ms']:.2f} ms, "
              f"top-10 overlap {k['top10_overlap_converged_vs_igraph']}/10 vs igraph",
-             f"  bandwidth: {k['kernel_gb_per_s']:.2f} GB/s moved vs {k['copy_gb_per_s']:.2f} GB/s numpy copy "
-             f"({k['share_of_copy_bandwidth']:.0%})",
+             f"  bandwidth: {k['kernel_gb_per_s']:.2f} GB/s moved ({k['bytes_per_step'] / 1e6:.2f} MB per step) vs "
+             f"{k['copy_gb_per_s']:.2f} GB/s numpy copy ({k['share_of_copy_bandwidth']:.0%})",
              "query latency (warm, ms):"]
     for name, v in report["query_latency"].items():
         lines.append(f"  {name:<18} p50 {v['p50_ms']:8.2f}   p95 {v['p95_ms']:8.2f}")

@@ -34,6 +34,20 @@ def test_ranks_passages_and_explains_with_exact_shares(tiny):
     assert any(e.on_path for e in ans.edges)
 
 
+@pytest.mark.parametrize("name", ["ppr-regex", "bct-regex", "ppr-ner"])
+@pytest.mark.parametrize("iterations", [19, 20])
+def test_search_scores_are_bit_identical_to_the_full_ppr_of_explain(tiny, name, iterations):
+    # search takes the half-cost bipartite kernel; explain runs the full iteration with its residual trace
+    r = Index(tiny).retriever(name, SearchConfig(graph=GraphParams(iterations=iterations)))
+    for q in ("Calder Bank and Elliot Park", "Who lends to Brightwater Logistics?", "the Fund"):
+        try:
+            hits = r.search(q, 5)
+        except NoSeedError:
+            continue
+        assert hits == r.explain(q, 5).hits
+        assert r.search_batch([q], 5)[0] == hits
+
+
 def test_shares_are_exact_even_with_early_stop(tiny):
     r = Index(tiny).retriever("ppr-regex", SearchConfig(graph=GraphParams(iterations=200, tol=1e-6)))
     ans = r.explain("Calder Bank and Elliot Park", 4)

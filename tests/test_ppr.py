@@ -3,7 +3,9 @@ import pytest
 from scipy import sparse
 
 from engine.errors import PathLensError
-from engine.ppr import column_normalize, personalized_pagerank, personalized_pagerank_batch
+from engine.graph import build_from_incidence
+from engine.ppr import (bipartite_passage_scores, column_normalize, personalized_pagerank,
+                        personalized_pagerank_batch)
 
 
 def small_graph():
@@ -64,3 +66,52 @@ def test_parameters_out_of_range(alpha, iters, tol):
     _, W = small_graph()
     with pytest.raises(PathLensError):
         personalized_pagerank(W, np.eye(7)[0], alpha, iters, tol)
+
+
+def bipartite_graph():
+    """6 passages × 5 entities, random links, with an isolated passage and an isolated entity (sinks)."""
+    inc = (np.random.default_rng(3).random((6, 5)) < 0.45).astype(float)
+    inc[5, :] = 0
+    inc[:, 4] = 0
+    inc[0, 0] = inc[1, 0] = 1  # at least one edge
+    return build_from_incidence("t", tuple(f"p{i}" for i in range(6)), tuple("abcde"), tuple("ABCDE"),
+                                sparse.csr_matrix(inc))
+
+
+@pytest.mark.parametrize("iterations", [1, 2, 3, 4, 7, 20, 21])
+def test_bipartite_passage_scores_are_bit_identical_to_full_ppr(iterations):
+    g = bipartite_graph()
+    to_p, to_e = g.blocks
+    S = np.random.default_rng(iterations).random((5, 3))
+    S[4, 0] = 1.0  # seed on the isolated entity too
+    full = np.vstack([np.zeros((6, 3)), S])
+    for j in range(3):
+        expect = personalized_pagerank(g.W, full[:, j].copy(), 0.3, iterations).scores[:6]
+        got = bipartite_passage_scores(to_p, to_e, S[:, j].copy(), 0.3, iterations)
+        assert np.array_equal(got, expect)
+    block = bipartite_passage_scores(to_p, to_e, S, 0.3, iterations)
+    assert np.array_equal(block, personalized_pagerank_batch(g.W, full, 0.3, iterations).scores[:6])
+
+
+def test_bipartite_passage_scores_converge_to_the_dense_solve():
+    g = bipartite_graph()
+    s = np.array([0.5, 0.0, 0.25, 0.25, 0.0])
+    full = np.concatenate([np.zeros(6), s])
+    expect = dense_solve(g.W.toarray(), full, 0.15)[:6]
+    got = bipartite_passage_scores(*g.blocks, s, 0.15, 600)
+    np.testing.assert_allclose(got, expect, atol=1e-13)
+    assert got[5] == 0  # the isolated passage is never reached
+
+
+def test_bipartite_passage_scores_leave_the_seed_alone_and_check_inputs():
+    g = bipartite_graph()
+    s = np.array([1.0, 0, 0, 0, 0])
+    before = s.copy()
+    bipartite_passage_scores(*g.blocks, s, 0.15, 5)
+    assert np.array_equal(s, before)
+    with pytest.raises(PathLensError, match="do not fit"):
+        bipartite_passage_scores(*g.blocks, np.ones(6), 0.15, 5)
+    with pytest.raises(PathLensError, match="alpha"):
+        bipartite_passage_scores(*g.blocks, s, 1.5, 5)
+    with pytest.raises(PathLensError, match="iterations"):
+        bipartite_passage_scores(*g.blocks, s, 0.15, 0)
