@@ -9,14 +9,14 @@ import streamlit as st  # noqa: E402
 from pages.common import mark_app_run, sidebar_corpus, use_st_navigation  # noqa: E402
 
 use_st_navigation()
-st.set_page_config(page_title="PathLens", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="PathLens", page_icon=":material/travel_explore:", layout="wide")
 
 PAGES = [
-    st.Page("pages/query.py", title="Query", icon="🔎", url_path="query", default=True),
-    st.Page("pages/corpus.py", title="Corpus & graph", icon="🕸️", url_path="corpus"),
-    st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
-    st.Page("pages/sweep.py", title="Scale sweep", icon="📈", url_path="sweep"),
-    st.Page("pages/benchmarks.py", title="Benchmarks", icon="🧪", url_path="benchmarks"),
+    st.Page("pages/query.py", title="Query", icon=":material/search:", url_path="query", default=True),
+    st.Page("pages/corpus.py", title="Corpus & graph", icon=":material/hub:", url_path="corpus"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("pages/sweep.py", title="Scale sweep", icon=":material/show_chart:", url_path="sweep"),
+    st.Page("pages/benchmarks.py", title="Benchmarks", icon=":material/science:", url_path="benchmarks"),
 ]
 
 page = st.navigation(PAGES)

@@ -97,7 +97,9 @@ def _parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("sweep", help="metric versus corpus size, over resampled subsets")
     w.add_argument("--corpus", default=None)
-    w.add_argument("--sizes", default="100,500,1000,2000,full")
+    w.add_argument("--sizes", default=None,
+                   help="comma-separated whole numbers and 'full' (default: 100,500,1000,2000,full where they fit "
+                        "the corpus, else four sizes from its gold-passage count up)")
     w.add_argument("--resamples", type=int, default=5)
     w.add_argument("--metric", default="hr@5")
     _add_run_options(w, "bm25,tfidf,dense,ppr-regex,bct-regex,ppr-ner,bct-ner,rrf", file_required=False)
@@ -261,7 +263,7 @@ def cmd_bench(args) -> None:
 
 
 def cmd_sweep(args) -> None:
-    from .sweep import SweepConfig, run_sweep
+    from .sweep import SweepConfig, default_sizes, gold_positions, run_sweep
 
     if args.file or args.format:
         from .benchmarks import load_questions, open_corpus, sample
@@ -272,7 +274,10 @@ def cmd_sweep(args) -> None:
                              f"{args.format} (open)")
     else:
         corpus = load_corpus(args.corpus or CLI_DEFAULT_CORPUS)
-    sizes = tuple(x.strip() for x in args.sizes.split(",") if x.strip())
+    if args.sizes is None:
+        sizes = default_sizes(len(corpus), len(gold_positions(corpus)))
+    else:
+        sizes = tuple(x.strip() for x in args.sizes.split(",") if x.strip())
     config = SweepConfig(sizes=sizes, resamples=args.resamples, seed=args.seed,
                          retrievers=tuple(_names(args.retrievers)), metric=args.metric, ks=tuple(_ints(args.k)))
 

@@ -327,11 +327,11 @@ def run(spec: str, include_growth: bool = True, include_sweep: bool = True, log=
         log("query latency…")
         report["query_latency"] = query_latency(index, queries[:40])
         if include_sweep and corpus.queries:
-            from .sweep import SweepConfig, run_sweep
+            from .sweep import SweepConfig, default_sizes, gold_positions, run_sweep
 
             log("full default sweep…")
             t0 = time.perf_counter()
-            res = run_sweep(index, SweepConfig())
+            res = run_sweep(index, SweepConfig(sizes=default_sizes(len(corpus), len(gold_positions(corpus)))))
             report["default_sweep"] = {"wall_s": time.perf_counter() - t0, "trials": len(res.trials),
                                        "sizes": list(res.sizes)}
     if include_growth:

@@ -82,6 +82,28 @@ class SweepResult:
         }
 
 
+def gold_positions(corpus) -> list[int]:
+    """Positions of every gold passage of the corpus's labeled queries: each subsample keeps them."""
+    pos = corpus.position()
+    return sorted({pos[g] for q in corpus.queries for g in q.gold})
+
+
+def default_sizes(n: int, n_gold: int) -> tuple[int | str, ...]:
+    """DEFAULT_SIZES when they all fit between the gold passages and the corpus; otherwise four
+    sizes evenly spaced on a log scale from the gold count up (two significant figures, rounded
+    up so each still holds every gold passage), then the full corpus."""
+    fixed = [int(s) for s in DEFAULT_SIZES if s != "full"]
+    if all(max(n_gold, 1) <= s < n for s in fixed):
+        return DEFAULT_SIZES
+    out = []
+    for x in np.geomspace(max(n_gold, 1), n, 5)[:-1]:
+        step = 10 ** max(int(np.floor(np.log10(x))) - 1, 0)
+        size = int(np.ceil(x / step) * step)
+        if size < n and size not in out:
+            out.append(size)
+    return tuple(out) + ("full",)
+
+
 def resolve_sizes(sizes: Sequence[int | str], n: int, n_gold: int) -> tuple[int, ...]:
     out = []
     for s in sizes:
@@ -118,8 +140,7 @@ def run_sweep(index: Index, config: SweepConfig = SweepConfig(), search: SearchC
                                               for k in config.ks)
     if not metric_ok:
         raise PathLensError(f"metric {config.metric!r} is not one of hr@k, recall@k, all@k (k in {config.ks}) or mrr")
-    pos = corpus.position()
-    gold = sorted({pos[g] for q in corpus.queries for g in q.gold})
+    gold = gold_positions(corpus)
     n = len(corpus)
     sizes = resolve_sizes(config.sizes, n, len(gold))
     # build everything once over the full corpus; trials only slice it

@@ -8,7 +8,7 @@ import streamlit as st
 
 from engine.errors import PathLensError
 from engine.index import RETRIEVERS, SearchConfig
-from engine.sweep import SweepConfig, SweepResult, Trial, run_sweep
+from engine.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
 from pages.common import page_index, downloads, ensure, stages_for
 
 st.title("Scale sweep")
@@ -23,10 +23,12 @@ if not corpus.queries:
     st.stop()
 
 n = len(corpus)
-defaults = [s for s in (100, 500, 1000, 2000) if s < n]
-options = sorted({s for s in (50, 100, 200, 500, 1000, 2000, 4000) if s < n} | set(defaults))
+n_gold = len(gold_positions(corpus))  # every subsample keeps these, so no size may be smaller
+defaults = [int(s) for s in default_sizes(n, n_gold) if s != "full"]
+options = sorted({s for s in (50, 100, 200, 500, 1000, 2000, 4000) if n_gold <= s < n} | set(defaults))
 c1, c2, c3 = st.columns(3)
-sizes = c1.multiselect("Sizes (the full corpus is always added)", options, default=defaults, key="sw_sizes")
+sizes = c1.multiselect("Sizes (the full corpus is always added)", options, default=defaults, key="sw_sizes",
+                       help=f"No size below {n_gold}: every subsample keeps all gold passages of the labeled queries.")
 resamples = int(c2.number_input("Resamples per size", 1, 20, 5, key="sw_resamples"))
 seed = int(c3.number_input("Seed", 0, 2**31 - 1, 42, key="sw_seed"))
 names = st.multiselect("Retrievers", RETRIEVERS, default=["bm25", "tfidf", "ppr-regex", "bct-regex"],

@@ -69,3 +69,15 @@ def test_module_entry_point_and_listing():
     data = json.loads(p.stdout)
     assert data["stats"]["entities"] > 20 and data["extraction"]["kept"] == data["stats"]["entities"]
     assert any(a["rule"] == "defined term" for a in data["aliases"])
+
+
+def test_sweep_defaults_to_sizes_that_fit_a_benchmark_corpus(capsys):
+    # the fixture's open corpus is smaller than 100 passages, so the fixed defaults cannot apply
+    code, out, err = run(capsys, "sweep", "--format", "musique", "--file", str(ROOT / "tests" / "fixtures" / "musique.jsonl"),
+                         "--retrievers", "bm25,ppr-regex", "--resamples", "2", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["sizes"][-1] == data["n_passages"] and len(data["sizes"]) >= 2
+    assert set(data["results"][str(data["sizes"][0])]) == {"bm25", "ppr-regex"}
+    code, _, err = run(capsys, "sweep", "--corpus", "dataroom-core", "--sizes", "5,full", "--retrievers", "bm25")
+    assert code == 2 and "smaller than the" in err

@@ -4,7 +4,7 @@ import pytest
 from engine.corpus import load_corpus
 from engine.errors import PathLensError
 from engine.index import Index
-from engine.sweep import SweepConfig, resolve_sizes, run_sweep, subsample
+from engine.sweep import DEFAULT_SIZES, SweepConfig, default_sizes, resolve_sizes, run_sweep, subsample
 
 
 def test_subsample_keeps_gold_has_size_and_is_seeded():
@@ -32,6 +32,17 @@ def grown():
     from engine.worldgen import generate_corpus
 
     return Index(generate_corpus("grown", {"core": "dataroom-core", "size": 400, "seed": 7}))
+
+
+def test_default_sizes_fit_the_corpus():
+    assert default_sizes(4200, 80) == DEFAULT_SIZES
+    # MuSiQue's open corpus: 539 gold passages of 4,543, so 100 and 500 cannot hold them all
+    assert default_sizes(4543, 539) == (540, 920, 1600, 2700, "full")
+    assert default_sizes(29, 25) == (25, 26, 27, 28, "full")
+    assert default_sizes(1, 1) == ("full",) and default_sizes(5000, 4999) == ("full",)
+    for n, g in [(4543, 539), (29, 25), (100, 1), (300, 120)]:
+        sizes = default_sizes(n, g)
+        assert resolve_sizes(sizes, n, g)[-1] == n  # every one passes the sweep's own check
 
 
 def test_sweep_trials_and_json(grown):
