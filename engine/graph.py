@@ -81,6 +81,26 @@ class EntityGraph:
         n = self.n_passages
         return self.W[:n, n:].tocsr(), self.W[n:, :n].tocsr()
 
+    @cached_property
+    def entity_tokens(self) -> tuple[tuple[str, ...], ...]:
+        return tuple(tuple(e.split()) for e in self.entities)
+
+    @cached_property
+    def token_postings(self) -> dict[str, tuple[int, ...]]:
+        """token → the entities whose key has it, ascending: candidates for containment seeding."""
+        out: dict[str, list[int]] = {}
+        for j, toks in enumerate(self.entity_tokens):
+            for tok in dict.fromkeys(toks):
+                out.setdefault(tok, []).append(j)
+        return {tok: tuple(js) for tok, js in out.items()}
+
+    @cached_property
+    def by_tokens(self) -> dict[tuple[str, ...], tuple[int, ...]]:
+        out: dict[tuple[str, ...], list[int]] = {}
+        for j, toks in enumerate(self.entity_tokens):
+            out.setdefault(toks, []).append(j)
+        return {toks: tuple(js) for toks, js in out.items()}
+
     def entity_index(self) -> dict[str, int]:
         return {e: j for j, e in enumerate(self.entities)}
 

@@ -21,6 +21,22 @@ from .ppr import PPRResult, bipartite_passage_scores, check_params, personalized
 from .retrievers import Hit, check_k, check_query, top_k
 
 
+def _inside(small: tuple[str, ...], big: tuple[str, ...]) -> bool:
+    return any(big[i:i + len(small)] == small for i in range(len(big) - len(small) + 1))
+
+
+def _top_candidates(masses: np.ndarray, valid: np.ndarray, keep: int) -> np.ndarray:
+    """Indices of the valid masses that can still be among the `keep` heaviest, ties at the
+    cut included, so a hub entity's thousands of passages never become path objects."""
+    idx = np.flatnonzero(valid)
+    if keep < 1:
+        return idx[:0]
+    if idx.size > keep:
+        kth = np.partition(masses[idx], idx.size - keep)[idx.size - keep]
+        idx = idx[masses[idx] >= kth]
+    return idx
+
+
 @dataclass(frozen=True)
 class GraphParams:
     alpha: float = 0.15
@@ -114,21 +130,25 @@ class GraphRetriever:
         self._aliases = aliases  # None: plain PPR; a table: BCT over-seeding
         self._alias_rules = alias_rules or {}
         self._index = graph.entity_index()
-        self._tokens = [tuple(e.split()) for e in graph.entities]
 
     # -------------------------------------------------------- seeding
 
     def _contained(self, key: str) -> list[int]:
+        """Graph entities containing `key` on token boundaries, and the longest ones inside it.
+
+        Candidates come from the token postings and the key's own n-grams, not from a scan of
+        every entity, so seeding stays fast on graphs with tens of thousands of entities."""
         q = tuple(key.split())
-
-        def inside(small: tuple[str, ...], big: tuple[str, ...]) -> bool:
-            return any(big[i:i + len(small)] == small for i in range(len(big) - len(small) + 1))
-
-        containing = [j for j, t in enumerate(self._tokens) if inside(q, t)]
-        within = [j for j, t in enumerate(self._tokens) if inside(t, q) and j not in containing]
+        if not q:
+            return []
+        tokens, postings = self.graph.entity_tokens, self.graph.token_postings
+        rarest = min((postings.get(tok, ()) for tok in q), key=len)
+        containing = {j for j in rarest if _inside(q, tokens[j])}
+        within = {j for size in range(1, len(q) + 1) for i in range(len(q) - size + 1)
+                  for j in self.graph.by_tokens.get(q[i:i + size], ())} - containing
         # of the entities inside the query entity, only the longest: "Pension Fund Trustees" → "Pension Fund", not "Fund"
-        maximal = [j for j in within if not any(i != j and inside(self._tokens[j], self._tokens[i]) for i in within)]
-        return sorted(containing + maximal)
+        maximal = {j for j in within if not any(i != j and _inside(tokens[j], tokens[i]) for i in within)}
+        return sorted(containing | maximal)
 
     def seeding(self, query: str) -> Seeding:
         keys = self._query_keys(check_query(query))
@@ -246,34 +266,35 @@ class GraphRetriever:
         per_seed = self.passage_scores(onehots, result.iterations)
         weights = np.array([s.weight for s in seeding.seeds])
         pos = {pid: i for i, pid in enumerate(g.passage_ids)}
-        W = g.W.tocsc()
-        to_entity = g.W[n:, :n].tocsr()  # row b: probability of stepping passage → entity b
-        inc = g.incidence.tocsr()
+        # to_p[i, b]: probability of stepping entity b → passage i; to_e[b, i]: passage i → entity b
+        to_p, to_e = g.blocks
         seed_keys = {s.entity for s in seeding.seeds}
-        from_seed = [W[:n, node].toarray().ravel() for node in seed_nodes]
+        from_seed = [to_p[:, node - n].toarray().ravel() for node in seed_nodes]
         explanations, on_path_edges, bridges = [], set(), {}
         for hit in hits:
             i = pos[hit.passage_id]
             contrib = weights * per_seed[i]
             total = contrib.sum()
             shares = tuple((s.entity, float(c / total)) for s, c in zip(seeding.seeds, contrib))
+            mentioned = to_p.indices[to_p.indptr[i]:to_p.indptr[i + 1]]
+            into_hit = to_p.data[to_p.indptr[i]:to_p.indptr[i + 1]]
             paths = []
             for s, w_s, node, m1 in zip(seeding.seeds, weights, seed_nodes, from_seed):
                 if m1[i]:
                     paths.append(EvidencePath((s.label, hit.passage_id), (f"e:{s.entity}", f"p:{hit.passage_id}"),
                                               float(w_s * m1[i])))
                 # seed → passage P1 → bridge entity b → this passage
-                for b in inc[i].indices:
+                for b, w_bi in zip(mentioned, into_hit):
                     if n + b == node:
                         continue
-                    row = to_entity[b]
-                    masses = w_s * m1[row.indices] * row.data * W[i, n + b]
-                    for p1, mass in zip(row.indices, masses):
-                        if mass > 0 and p1 != i:
-                            paths.append(EvidencePath(
-                                (s.label, g.passage_ids[p1], g.display[b], hit.passage_id),
-                                (f"e:{s.entity}", f"p:{g.passage_ids[p1]}", f"e:{g.entities[b]}", f"p:{hit.passage_id}"),
-                                float(mass)))
+                    p1s = to_e.indices[to_e.indptr[b]:to_e.indptr[b + 1]]
+                    masses = w_s * m1[p1s] * to_e.data[to_e.indptr[b]:to_e.indptr[b + 1]] * w_bi
+                    for v in _top_candidates(masses, (masses > 0) & (p1s != i), paths_per_hit):
+                        p1 = p1s[v]
+                        paths.append(EvidencePath(
+                            (s.label, g.passage_ids[p1], g.display[b], hit.passage_id),
+                            (f"e:{s.entity}", f"p:{g.passage_ids[p1]}", f"e:{g.entities[b]}", f"p:{hit.passage_id}"),
+                            float(masses[v])))
             paths.sort(key=lambda pth: (-pth.mass, pth.node_ids))
             top = tuple(paths[:paths_per_hit])
             for pth in top:
@@ -281,7 +302,7 @@ class GraphRetriever:
                 for nid, label in zip(pth.node_ids, pth.nodes):
                     if nid.startswith("e:") and nid[2:] not in seed_keys:
                         bridges[nid] = label
-            matched = tuple(g.display[j] for j in inc[i].indices if g.entities[j] in seed_keys)
+            matched = tuple(g.display[j] for j in mentioned if g.entities[j] in seed_keys)
             explanations.append(HitExplanation(hit, shares, top, matched))
         nodes, edges = self._subgraph(seeding, hits, bridges, on_path_edges, result.scores, gold, texts or {})
         return GraphAnswer(self.name, query, hits, seeding.seeds, seeding.query_entities, seeding.unmatched,
@@ -313,9 +334,10 @@ class GraphRetriever:
         inc = g.incidence.tocsr()
         ents = {nid: self._index[nid[2:]] for nid in nodes if nid.startswith("e:")}
         for pid in passage_ids:
-            row = inc[pos[pid]]
+            i = pos[pid]
+            row = set(inc.indices[inc.indptr[i]:inc.indptr[i + 1]].tolist())
             for nid, j in ents.items():
-                if row[0, j]:
+                if j in row:
                     pair = (nid, f"p:{pid}")
                     edges.append(SubgraphEdge(nid, f"p:{pid}", pair in on_path or pair[::-1] in on_path))
         return tuple(nodes.values()), tuple(edges)

@@ -8,6 +8,7 @@ page loads nothing from the network: vis-network is inlined, CDN links are remov
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .graph_retriever import GraphAnswer
 
@@ -15,10 +16,20 @@ COLORS = {"seed": "#d62728", "alias": "#ff9896", "hit": "#1f77b4", "bridge": "#2
 _REMOTE = re.compile(r'<(?:link|script)[^>]*(?:href|src)="https?://[^"]*"[^>]*>(?:\s*</script>)?', re.IGNORECASE)
 
 
+@lru_cache(maxsize=4)
+def _template_env(template_dir: str):
+    """One Jinja environment per template folder, built as pyvis builds its own: pyvis makes a
+    new one per Network, which recompiles its templates on every render (~40 ms each)."""
+    from jinja2 import Environment, FileSystemLoader
+
+    return Environment(loader=FileSystemLoader(template_dir))
+
+
 def subgraph_html(answer: GraphAnswer, height: int = 560) -> str:
     from pyvis.network import Network
 
     net = Network(height=f"{height}px", width="100%", directed=False, cdn_resources="in_line")
+    net.templateEnv = _template_env(net.template_dir)
     top = max((n.mass for n in answer.nodes), default=1.0) or 1.0
     for n in answer.nodes:
         shape = "dot" if n.id.startswith("e:") else "box"

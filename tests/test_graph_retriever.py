@@ -95,3 +95,68 @@ def test_corpus_without_entities_disables_graph_retrievers():
     idx = Index(make_corpus(["all lower case words", "nothing named here"]))
     with pytest.raises(PathLensError, match="no entity"):
         idx.retriever("ppr-regex")
+
+
+def _contained_by_scan(tokens, key):
+    """The containment rule by brute force over every entity, as the reference."""
+    q = tuple(key.split())
+
+    def inside(small, big):
+        return any(big[i:i + len(small)] == small for i in range(len(big) - len(small) + 1))
+
+    containing = {j for j, t in enumerate(tokens) if inside(q, t)}
+    within = {j for j, t in enumerate(tokens) if inside(t, q)} - containing
+    maximal = {j for j in within if not any(i != j and inside(tokens[j], tokens[i]) for i in within)}
+    return sorted(containing | maximal)
+
+
+def test_containment_seeding_matches_a_scan_of_every_entity(core_index):
+    for builder in ("regex", "ner"):
+        r = core_index.retriever(f"ppr-{builder}")
+        tokens = [tuple(e.split()) for e in r.graph.entities]
+        keys = set()
+        for t in tokens:  # sub-names, names with a word added either side, and unknown words
+            keys.update(" ".join(t[i:j]) for i in range(len(t)) for j in range(i + 1, len(t) + 1))
+            keys.update({" ".join(t + ("trustees",)), " ".join(("the",) + t), "zzz " + t[0]})
+        keys -= set(r.graph.entities)
+        assert len(keys) > 100
+        found = 0
+        for key in sorted(keys):
+            expect = _contained_by_scan(tokens, key)
+            assert r._contained(key) == expect, key
+            found += bool(expect)
+        assert found > 50
+
+
+@pytest.mark.parametrize("keep", [1, 3])
+def test_evidence_paths_are_the_heaviest_of_every_one_and_two_hop_path(core_index, keep):
+    """Reference: enumerate every seed → hit and seed → P1 → bridge → hit path on the dense W."""
+    r = core_index.retriever("ppr-regex")
+    g, n = r.graph, r.graph.n_passages
+    W = g.W.toarray()
+    checked = 0
+    for q in core_index.corpus.queries[:15]:
+        try:
+            ans = r.explain(q.text, 5, paths_per_hit=keep)
+        except NoSeedError:
+            continue
+        for ex in ans.explanations:
+            i = g.passage_ids.index(ex.hit.passage_id)
+            every = []
+            for s in ans.seeds:
+                e = n + g.entities.index(s.entity)
+                if W[i, e]:
+                    every.append((-s.weight * W[i, e], (f"e:{s.entity}", f"p:{g.passage_ids[i]}")))
+                for b in range(n, W.shape[0]):
+                    if b == e or not W[i, b]:
+                        continue
+                    for p1 in range(n):
+                        mass = s.weight * W[p1, e] * W[b, p1] * W[i, b]
+                        if mass > 0 and p1 != i:
+                            every.append((-mass, (f"e:{s.entity}", f"p:{g.passage_ids[p1]}",
+                                                  f"e:{g.entities[b - n]}", f"p:{g.passage_ids[i]}")))
+            every.sort()
+            assert [p.node_ids for p in ex.paths] == [ids for _, ids in every[:keep]]
+            np.testing.assert_allclose([p.mass for p in ex.paths], [-m for m, _ in every[:keep]], rtol=1e-12)
+            checked += 1
+    assert checked >= 20
