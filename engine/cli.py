@@ -9,6 +9,7 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
+from pathlib import Path
 from typing import Sequence
 
 from .corpus import bundled_manifest, bundled_names, load_corpus
@@ -309,12 +310,14 @@ def cmd_perf(args) -> None:
     if args.file or args.format:
         if not (args.file and args.format):
             raise PathLensError("a benchmark corpus needs both --format and --file")
-        spec = f"bench:{args.format}:{args.file}"
+        spec = f"bench:{args.format}:{Path(args.file).resolve()}"  # its processes run from the project folder
     else:
         spec = args.corpus or CLI_DEFAULT_CORPUS
     report = perf.run(spec, include_growth=not args.no_growth, include_sweep=not args.no_sweep,
                       log=lambda m: print(m, file=sys.stderr, flush=True))
     print(json.dumps(report, indent=2) if args.json else perf.table(report))
+    if perf.failed(report):
+        raise PathLensError("perf: these measurements failed (see the report): " + ", ".join(perf.failed(report)))
 
 
 COMMANDS = {"list": cmd_list, "query": cmd_query, "eval": cmd_eval, "graph": cmd_graph, "bench": cmd_bench,

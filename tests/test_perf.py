@@ -30,3 +30,32 @@ def test_table_renders_a_report(core_index):
               "warm_start": {"first_answer_s": 1.0, "peak_rss_mb": 1.0}}
     text = table(report)
     assert "PPR ranking kernel" in text and "full kernel" in text and "query_page_answer" in text and "bm25" in text
+
+
+def test_a_failed_section_is_recorded_and_the_rest_still_run(monkeypatch):
+    from engine import perf
+
+    def boom(*_):
+        raise RuntimeError("spaCy went away")
+
+    monkeypatch.setattr(perf, "_child", lambda mode, spec, cache: {"first_answer_s": 1.0, "peak_rss_mb": 1.0,
+                                                                   "stages_s": {"tokens": 0.1}, "total_s": 0.1})
+    monkeypatch.setattr(perf, "ner_setup", boom)
+    monkeypatch.setattr(perf, "ppr_kernel", lambda index, builder, query: {"query": query})
+    monkeypatch.setattr(perf, "query_latency", lambda index, queries: {"bm25": {"p50_ms": 1.0, "p95_ms": 2.0}})
+    log = []
+    report = perf.run("dataroom-core", include_growth=False, include_sweep=False, log=log.append)
+    assert perf.failed(report) == ["ner_setup_s"]
+    assert report["ner_setup_s"] == {"error": "RuntimeError: spaCy went away"}
+    assert any("failed: RuntimeError: spaCy went away" in line for line in log)
+    assert report["query_latency"]["bm25"]["p50_ms"] == 1.0 and "cold_build" in report and "warm_start" in report
+    text = perf.table({k: v for k, v in report.items() if k != "ppr_kernel"})
+    assert "ner_setup_s: FAILED: RuntimeError: spaCy went away" in text and "query latency" in text
+
+
+def test_a_bad_corpus_fails_before_anything_is_measured(tmp_path, capsys):
+    from engine.cli import main
+
+    assert main(["perf", "--format", "musique", "--file", str(tmp_path / "missing.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "missing.jsonl" in err and err.count("\n") == 1
