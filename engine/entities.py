@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,9 +37,29 @@ STOP_PHRASES = frozenset(
      "quarter", "year", "annex", "schedule", "item", "the", "confidential", "draft", "continued"}
 )
 _DETERMINER = re.compile(r"^(?:the|a|an)\s+")
+# bump a builder's number when its extractor or the shared filter changes what it finds: its cached
+# extraction and graph then rebuild (regex 2: Unicode capitals and more name connectors)
+EXTRACTOR_VERSIONS = {"regex": 2, "ner": 1}
 
-_TOKEN = r"[A-Z][A-Za-z0-9'’&.\-]*[A-Za-z0-9]|[A-Z]"
-_CONNECT = r"(?:\s(?:of|and|&|for|de|la|du|van|von)\s|\s)"
+
+def _char_class(categories: frozenset[str]) -> str:
+    """The body of a regex character class holding every BMP character of these Unicode
+    categories, as ranges (`re` has no \\p{Lu})."""
+    ranges: list[list[int]] = []
+    for c in range(0x10000):
+        if unicodedata.category(chr(c)) in categories:
+            if ranges and ranges[-1][1] == c - 1:
+                ranges[-1][1] = c
+            else:
+                ranges.append([c, c])
+    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+
+
+# Capitalised words in any cased script: "Zürich", "Société Générale", "Ørsted", "Газпром".
+_UPPER = _char_class(frozenset({"Lu", "Lt"}))
+_TOKEN = rf"[{_UPPER}](?:[^\W_]|['’&.\-])*[^\W_]|[{_UPPER}]"
+CONNECTORS = ("of", "and", "&", "for", "de", "la", "du", "des", "di", "del", "der", "van", "von")
+_CONNECT = rf"(?:\s(?:{'|'.join(re.escape(c) for c in CONNECTORS)})\s|\sd['’](?=[{_UPPER}])|\s)"
 _SUFFIX = r"(?:,?\s(?:L\.P\.|LP|Inc\.|LLC|L\.L\.C\.|Ltd\.|Limited|plc|N\.A\.|S\.A\.|GmbH|Corp\.))"
 NAME_RE = re.compile(rf"(?<![\w'’])(?:{_TOKEN})(?:{_CONNECT}(?:{_TOKEN}))*{_SUFFIX}?")
 DEFINED_RE = re.compile(
@@ -77,13 +98,14 @@ def _regex_mentions(text: str) -> list[Mention]:
         while words and words[0].lower().rstrip(".,") in COMMON_CAPS:
             start += len(words[0]) + 1
             words = words[1:]
-        while words and words[-1].lower() in ("of", "and", "&", "for", "de", "la", "du", "van", "von"):
+        while words and words[-1].lower() in CONNECTORS:
             words = words[:-1]
         if not words:
             continue
         name = " ".join(words)
         single = len(words) == 1
-        camel_or_caps = bool(re.search(r"[a-z][A-Z]|^[A-Z0-9&.\-]{2,}$", name))
+        camel_or_caps = (any(a.islower() and b.isupper() for a, b in zip(name, name[1:]))
+                         or (len(name) >= 2 and all(c.isupper() or c.isdigit() or c in "&.-" for c in name)))
         # a lone capitalised word at a sentence start is usually just a capitalised word
         if single and not camel_or_caps and _SENTENCE_START.search(text[max(0, start - 3):start] if start else ""):
             continue

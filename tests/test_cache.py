@@ -36,6 +36,27 @@ def test_changed_corpus_misses(tmp_path):
     assert [e.kind for e in other.events] == ["stored"]
 
 
+def test_a_new_extractor_version_rebuilds_only_that_builders_extraction_and_graph(tmp_path, monkeypatch):
+    import engine.cache
+    import engine.entities
+
+    first = Index(make_corpus(TEXTS), cache=DiskCache(tmp_path))
+    first.graph("regex")
+    first.tokens()
+    monkeypatch.setitem(engine.entities.EXTRACTOR_VERSIONS, "regex", 99)
+    engine.cache.versions.cache_clear()
+    try:
+        again = DiskCache(tmp_path)
+        idx = Index(make_corpus(TEXTS), cache=again)
+        idx.graph("regex")
+        idx.tokens()
+        kinds = {(e.component, e.kind) for e in again.events}
+        assert ("extraction:regex", "stored") in kinds and ("graph:regex", "stored") in kinds
+        assert ("tokens", "hit") in kinds
+    finally:
+        engine.cache.versions.cache_clear()
+
+
 @pytest.mark.parametrize("damage", ["truncate", "flip", "foreign", "garbage"])
 def test_damaged_files_are_detected_reported_and_rebuilt(tmp_path, damage):
     Index(make_corpus(TEXTS), cache=DiskCache(tmp_path)).graph("regex")

@@ -21,6 +21,17 @@ def test_regex_builder_finds_names_tickers_hyphenated_and_defined_terms():
     assert "During" not in found and "March" not in found and "The" not in found
 
 
+def test_regex_builder_reads_capitals_of_any_cased_script():
+    text = ("Zürich Insurance Group lent to Ørsted, as did Société Générale. Crédit Agricole advised "
+            "Banca di Roma, while Société d'Investissement Alpha sold its stake to Газпром in May.")
+    names = {m.text for m in extract_regex([text])[0]}
+    assert {"Zürich Insurance Group", "Société Générale", "Ørsted", "Crédit Agricole", "Banca di Roma",
+            "Société d'Investissement Alpha", "Газпром"} <= names
+    # no fragments cut at the first accented letter, as an ASCII-only pattern would make
+    assert not names & {"Z", "Soci", "G", "Cr"}
+    assert entity_key("Société d'Investissement Alpha") == "société d investissement alpha"
+
+
 def test_ner_builder_with_spacy():
     mentions = extract_ner(["Priya Raman joined Kestrel Health Systems in Chicago on March 3, 2024 for $5 million."])[0]
     labels = {m.text: m.label for m in mentions}
