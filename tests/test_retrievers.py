@@ -120,3 +120,14 @@ def test_bm25_rankings_match_rank_bm25_on_the_data_room(core_corpus):
         shares = [i for i, t in enumerate(tokens) if set(qt) & set(t)]
         want = sorted(shares, key=lambda i: (-s[i], i))[:10]
         assert [h.passage_id for h in r.search(q.text, 10)] == [idx.ids[i] for i in want], q.id
+
+
+def test_loading_the_bi_encoder_leaves_numpy_blas_one_thread():
+    # OpenBLAS threads beside torch's OpenMP threads oversubscribe two cores (see dense.load_model)
+    from threadpoolctl import threadpool_info
+
+    from engine import dense
+
+    dense.load_model()
+    blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
+    assert blas and all(i["num_threads"] == 1 for i in blas)
