@@ -101,8 +101,13 @@ class EntityGraph:
             out.setdefault(toks, []).append(j)
         return {toks: tuple(js) for toks, js in out.items()}
 
-    def entity_index(self) -> dict[str, int]:
+    @cached_property
+    def _entity_index(self) -> dict[str, int]:
         return {e: j for j, e in enumerate(self.entities)}
+
+    def entity_index(self) -> dict[str, int]:
+        """entity key → its column; built once per graph and shared, so callers only read it."""
+        return self._entity_index
 
     def stats(self, top: int = 10) -> GraphStats:
         p_deg = np.asarray(self.incidence.sum(axis=1)).ravel()

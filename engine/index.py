@@ -126,8 +126,8 @@ class Index:
         table = self.aliases(builder) if kind == "bct" else None
         return GraphRetriever(
             name, graph, lambda q: query_keys(builder, q), config.graph,
-            aliases=table.by_entity() if table else None,
-            alias_rules={(a.entity, a.alias): a.rule for a in table.rows} if table else None,
+            aliases=table.by_entity if table else None,
+            alias_rules=table.rules if table else None,
         )
 
     # -------------------------------------------------------- subsets

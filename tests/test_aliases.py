@@ -40,3 +40,15 @@ def test_no_alias_to_entities_outside_the_graph():
     idx = index_of('Calder Bank (the "Agent") signed.')
     keys = set(idx.graph("regex").entities)
     assert all(a.alias in keys and a.entity in keys for a in idx.aliases("regex").rows)
+
+
+def test_alias_maps_are_built_once_and_shared_by_every_retriever(core_index):
+    table = core_index.aliases("regex")
+    expect: dict[str, list[str]] = {}
+    for row in table.rows:
+        if row.alias not in expect.setdefault(row.entity, []):
+            expect[row.entity].append(row.alias)
+    assert table.by_entity == {k: tuple(v) for k, v in expect.items()}
+    assert table.rules == {(r.entity, r.alias): r.rule for r in table.rows}
+    a, b = core_index.retriever("bct-regex"), core_index.retriever("bct-regex")
+    assert a is not b and a._aliases is b._aliases and a._index is b._index
