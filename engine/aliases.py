@@ -64,7 +64,7 @@ def _first_passage(graph: EntityGraph, j: int) -> str:
 
 
 def build_alias_table(graph: EntityGraph, texts: Sequence[str]) -> AliasTable:
-    index = graph.entity_index()
+    index = graph.entity_index
     pairs: dict[tuple[str, str], Alias] = {}
 
     def add(a: str, b: str, rule: str, pid: str) -> None:

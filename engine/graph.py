@@ -102,12 +102,9 @@ class EntityGraph:
         return {toks: tuple(js) for toks, js in out.items()}
 
     @cached_property
-    def _entity_index(self) -> dict[str, int]:
-        return {e: j for j, e in enumerate(self.entities)}
-
     def entity_index(self) -> dict[str, int]:
         """entity key → its column; built once per graph and shared, so callers only read it."""
-        return self._entity_index
+        return {e: j for j, e in enumerate(self.entities)}
 
     def stats(self, top: int = 10) -> GraphStats:
         p_deg = np.asarray(self.incidence.sum(axis=1)).ravel()

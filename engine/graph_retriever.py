@@ -129,7 +129,7 @@ class GraphRetriever:
         self._query_keys = query_keys
         self._aliases = aliases  # None: plain PPR; a table: BCT over-seeding
         self._alias_rules = alias_rules or {}
-        self._index = graph.entity_index()
+        self._index = graph.entity_index
 
     # -------------------------------------------------------- seeding
 
@@ -200,10 +200,14 @@ class GraphRetriever:
 
     # -------------------------------------------------------- ranking
 
-    def run(self, query: str) -> tuple[Seeding, PPRResult]:
+    def _seeded(self, query: str) -> Seeding:
         seeding = self.seeding(query)
         if not seeding.seeds:
             raise self._no_seed(seeding)
+        return seeding
+
+    def run(self, query: str) -> tuple[Seeding, PPRResult]:
+        seeding = self._seeded(query)
         p = self.params
         return seeding, personalized_pagerank(self.graph.W, self._seed_vector(seeding.seeds), p.alpha, p.iterations, p.tol)
 
@@ -223,9 +227,7 @@ class GraphRetriever:
         if self.params.tol is not None:  # an early stop needs every step's residual: the full path
             _, result = self.run(query)
             return self._hits(result.scores, k)
-        seeding = self.seeding(query)
-        if not seeding.seeds:
-            raise self._no_seed(seeding)
+        seeding = self._seeded(query)
         return self._hits(self.passage_scores(self._seed_vector(seeding.seeds), self.params.iterations), k)
 
     def search_batch(self, queries: Sequence[str], k: int) -> list[tuple[Hit, ...] | NoSeedError]:

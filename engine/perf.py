@@ -154,7 +154,6 @@ def ppr_kernel(index: Index, builder: str, query: str) -> dict:
 
 def _igraph_fresh(size: int, edges: list[tuple[int, int]], s: np.ndarray, processes: int = 3) -> list[float]:
     """Median PRPACK time in each of a few fresh interpreters on the same graph and seed."""
-    out = []
     with tempfile.TemporaryDirectory(prefix="pathlens-perf-") as tmp:
         path = Path(tmp) / "graph.npz"
         np.savez(path, edges=np.asarray(edges, dtype=np.int64).reshape(-1, 2), s=s)
@@ -162,12 +161,7 @@ def _igraph_fresh(size: int, edges: list[tuple[int, int]], s: np.ndarray, proces
                 f"g=igraph.Graph(n={size},edges=d['edges'].tolist(),directed=False); r=d['s'].tolist(); "
                 "f=lambda: g.personalized_pagerank(directed=False,damping=0.85,reset=r,implementation='prpack'); "
                 "f(); print(median_time(f,30))")
-        for _ in range(processes):
-            p = subprocess.run([sys.executable, "-c", code, str(path)], cwd=ROOT, capture_output=True, text=True)
-            if p.returncode:
-                raise RuntimeError(f"igraph timing process failed: {p.stderr.strip().splitlines()[-1:]}")
-            out.append(float(p.stdout.strip().splitlines()[-1]))
-    return out
+        return [float(_python("the igraph timing process", code, str(path))) for _ in range(processes)]
 
 
 # ---------------------------------------------------------------- query latency
@@ -233,12 +227,17 @@ def _child(mode: str, spec: str, cache_dir: str) -> dict:
     code = (f"import json,resource,sys,time; t0=time.perf_counter(); from engine.perf import _in_child; "
             f"r=_in_child({mode!r},{spec!r},{cache_dir!r},t0); "
             f"r['peak_rss_mb']=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024; print(json.dumps(r))")
+    return json.loads(_python(f"the {mode} process", code))
+
+
+def _python(what: str, code: str, *args: str) -> str:
+    """Run `code` in a fresh interpreter from the project folder; its last line of output."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, env=env, capture_output=True, text=True)
     if p.returncode:
         last = (p.stderr.strip().splitlines() or ["no output"])[-1]
-        raise RuntimeError(f"the {mode} process exited with {p.returncode}: {last}")
-    return json.loads(p.stdout.strip().splitlines()[-1])
+        raise RuntimeError(f"{what} exited with {p.returncode}: {last}")
+    return p.stdout.strip().splitlines()[-1]
 
 
 def _load_spec(spec: str) -> Corpus:

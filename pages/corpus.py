@@ -98,7 +98,7 @@ with c2:
                  width="stretch")
 
 st.subheader("Alias table (BCT)")
-position = graph.entity_index()
+position = graph.entity_index
 alias_df = pd.DataFrame([{**asdict(a), "entity": graph.display[position[a.entity]],
                           "alias": graph.display[position[a.alias]]} for a in aliases.rows],
                         columns=["entity", "alias", "rule", "passage_id"])

@@ -162,6 +162,18 @@ def test_sweep_page_runs_and_plots():
     assert {t["name"] for t in traces if not t["name"].endswith("spread")} == {"bm25", "ppr-regex"}
 
 
+def test_sweep_page_offers_only_sizes_that_hold_every_gold_passage():
+    at = start("pages/sweep.py")  # dataroom-core: 29 passages, 26 of them gold for some query
+    sizes = at.multiselect(key="sw_sizes")
+    assert sizes.value == [26, 27, 28] and min(sizes.options, key=int) == "26"
+    at.number_input(key="sw_resamples").set_value(1).run()
+    at.multiselect(key="sw_retrievers").set_value(["bm25"]).run()
+    at.button(key="sw_run").click().run()
+    assert not at.exception and not at.error
+    assert any("Sweep finished: 4 trials" in s.value for s in at.success)
+    assert set(at.dataframe[-1].value["size"]) == {26, 27, 28, 29}
+
+
 def test_benchmarks_page_with_fixture_file():
     at = start("pages/benchmarks.py")
     at.text_input(key="bm_path").set_value(str(FIX / "musique.jsonl")).run()
