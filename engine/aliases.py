@@ -14,11 +14,10 @@ Only entities in the graph can be aliases, since only graph nodes can be seeded.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Sequence
+from typing import Mapping, Sequence
 
-import numpy as np
 
 from .entities import COMMON_CAPS, CONNECTORS, DEFINED_RE, entity_key
 from .graph import EntityGraph
@@ -41,6 +40,9 @@ class Alias:
 @dataclass(frozen=True, eq=False)
 class AliasTable:
     rows: tuple[Alias, ...]
+    # defined term key → every (name key, passage id) that defines it: a term several documents
+    # define as different names is ambiguous outside its document
+    definitions: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
     # Both maps are built once per table and shared by every retriever made from it (a retriever
     # is made per page rerun; rebuilding them cost ~45 ms a time on MuSiQue's 33k alias rows).
@@ -66,6 +68,7 @@ def _first_passage(graph: EntityGraph, j: int) -> str:
 def build_alias_table(graph: EntityGraph, texts: Sequence[str]) -> AliasTable:
     index = graph.entity_index
     pairs: dict[tuple[str, str], Alias] = {}
+    definitions: dict[str, dict[tuple[str, str], None]] = {}
 
     def add(a: str, b: str, rule: str, pid: str) -> None:
         if a != b:
@@ -83,6 +86,7 @@ def build_alias_table(graph: EntityGraph, texts: Sequence[str]) -> AliasTable:
                 name = " ".join(before[-n:])
                 if name in index and name != term:
                     add(name, term, "defined term", pid)
+                    definitions.setdefault(term, {})[(name, pid)] = None
                     break
 
     for j, key in enumerate(graph.entities):
@@ -106,17 +110,4 @@ def build_alias_table(graph: EntityGraph, texts: Sequence[str]) -> AliasTable:
             if prefix in index and not all(t in COMMON_CAPS for t in toks[:n]):
                 add(key, prefix, "nested name", pid)
     rows = sorted(pairs.values(), key=lambda a: (a.entity, RULES.index(a.rule), a.alias))
-    return AliasTable(tuple(rows))
-
-
-def alias_seed(seeds: dict[int, float], table: dict[str, tuple[str, ...]], entities: Sequence[str],
-               index: dict[str, int], beta: float) -> np.ndarray:
-    """Entity weights after over-seeding: each seed adds its aliases at β × its own weight;
-    the vector is then renormalised to sum 1."""
-    w = np.zeros(len(entities))
-    for j, weight in seeds.items():
-        w[j] += weight
-    for j, weight in seeds.items():
-        for a in table.get(entities[j], ()):
-            w[index[a]] += beta * weight
-    return w / w.sum()
+    return AliasTable(tuple(rows), {t: tuple(d) for t, d in sorted(definitions.items())})

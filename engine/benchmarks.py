@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 
+from .cache import DiskCache
 from .corpus import Corpus, LabeledQuery, Passage, _read_text
 from .errors import PathLensError
 from .evaluate import EvalResult, RetrieverResult, check_ks, evaluate
@@ -160,7 +161,9 @@ class BenchResult:
 def run_bench(fmt: str, path: str | Path, mode: str, retrievers: Sequence[str], ks: Sequence[int] = (1, 3, 5),
               n: int | None = None, seed: int = 42, config: SearchConfig = SearchConfig(),
               on_progress: Callable[[int, int], None] | None = None,
-              should_stop: Callable[[], bool] = lambda: False) -> BenchResult:
+              should_stop: Callable[[], bool] = lambda: False, cache: DiskCache | None = None) -> BenchResult:
+    """Metrics of `retrievers` on a benchmark file. `cache` keeps the open corpus's index
+    components on disk (its NER and embeddings take minutes); closed pools are small and not cached."""
     if mode not in MODES:
         raise PathLensError(f"unknown mode {mode!r}; choose closed or open")
     for r in retrievers:
@@ -172,7 +175,7 @@ def run_bench(fmt: str, path: str | Path, mode: str, retrievers: Sequence[str], 
         corpus = open_corpus(questions, name)
         if on_progress:
             on_progress(0, 1)
-        result = evaluate(Index(corpus), retrievers, ks, config)
+        result = evaluate(Index(corpus, cache=cache), retrievers, ks, config)
         if on_progress:
             on_progress(1, 1)
         return BenchResult(fmt, mode, len(questions), len(corpus), result)

@@ -14,8 +14,9 @@ from typing import Sequence
 
 from .corpus import bundled_manifest, bundled_names, load_corpus
 from .errors import NoSeedError, PathLensError
-from .graph_retriever import GraphParams, GraphRetriever
-from .index import Index, SearchConfig, check_retriever
+from .catalog import CATALOG, PARAMS
+from .graph_retriever import GraphParams, GraphRetriever, HybridParams
+from .index import Index, SearchConfig, check_retriever, search_config
 from .jsonout import answer_json, config_json, hit_json
 from .retrievers import RRFConfig, RRFRetriever, check_k, check_query
 
@@ -43,21 +44,46 @@ def _names(text: str) -> list[str]:
     return names
 
 
-def _config(args) -> SearchConfig:
-    graph = GraphParams(alpha=args.alpha, iterations=args.iterations, tol=args.tol, bct_weight=args.bct_weight)
-    members = tuple(_names(args.rrf_members)) if args.rrf_members else RRFConfig().members
-    weights = tuple(float(w) for w in args.rrf_weights.split(",")) if args.rrf_weights else ()
-    return SearchConfig(graph=graph, rrf=RRFConfig(members=members, weights=weights, k=args.rrf_k))
+def _config(args, corpus=None) -> SearchConfig:
+    """Flags the user gave, over the corpus's tuned defaults, over the catalog's."""
+    members = tuple(_names(args.rrf_members)) if args.rrf_members else None
+    weights = tuple(_floats(args.rrf_weights, "--rrf-weights")) if args.rrf_weights else ()
+    return search_config({name: getattr(args, name) for name in PARAMS}, corpus, tol=args.tol,
+                         vocabulary=args.seeding == "vocabulary", rrf_members=members, rrf_weights=weights)
+
+
+def _floats(text: str, flag: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise PathLensError(f"{flag}: expected comma-separated numbers, got {text!r}") from None
 
 
 def _add_search_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--alpha", type=float, default=0.15, help="PPR teleport probability, in (0, 1)")
-    p.add_argument("--iterations", type=int, default=20, help="PPR iteration cap, 1..1000")
+    """Every retriever parameter, with the catalog's defaults and help."""
+    def add(flag: str, name: str, kind: type, **kw) -> None:
+        spec = PARAMS[name]
+        # None = not given: a bundled corpus's tuned default, else the catalog's, applies
+        p.add_argument(flag, dest=name, type=kind, default=None,
+                       help=f"{spec.help} Default {spec.default} (or the corpus's tuned value), "
+                            f"range {spec.low}–{spec.high}.", **kw)
+
+    add("--alpha", "alpha", float)
+    add("--iterations", "iterations", int)
     p.add_argument("--tol", type=float, default=None, help="stop PPR early when the L1 change is below this")
-    p.add_argument("--bct-weight", type=float, default=0.5, help="BCT alias weight β, ≥ 0")
+    add("--beta", "beta", float)
+    p.add_argument("--bct-weight", dest="beta", type=float, help=argparse.SUPPRESS)  # round-1 name of --beta
+    p.add_argument("--seeding", choices=("vocabulary", "paper"), default="vocabulary",
+                   help="graph seeding: 'vocabulary' also seeds every graph entity named in the question and weighs "
+                        "seeds by specificity (default); 'paper' seeds the extracted names only, uniformly, as the "
+                        "Aethel paper does")
+    add("--passage-weight", "passage_weight", float)
+    add("--tau", "tau", float)
+    add("--passage-seeds", "top", int)
+    add("--lexical-share", "lexical", float)
     p.add_argument("--rrf-members", default="", help="RRF member retrievers (default bm25,ppr-ner)")
-    p.add_argument("--rrf-weights", default="", help="RRF weights, one per member")
-    p.add_argument("--rrf-k", type=int, default=60, help="RRF constant k")
+    p.add_argument("--rrf-weights", default="", help="RRF weights, one per member (weighted RRF); default all 1")
+    add("--rrf-k", "rrf_k", int)
 
 
 def _add_run_options(p: argparse.ArgumentParser, retrievers: str, file_required: bool) -> None:
@@ -66,9 +92,11 @@ def _add_run_options(p: argparse.ArgumentParser, retrievers: str, file_required:
     p.add_argument("--file", required=file_required, help="path to the benchmark's JSON or JSON Lines file")
     p.add_argument("--sample", type=int, default=None, help="use a random sample of N questions")
     p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--retrievers", default=retrievers)
+    p.add_argument("--retrievers", default=retrievers, help="comma-separated: " + ", ".join(CATALOG))
     p.add_argument("--k", default="1,3,5")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--compare", default="", metavar="A,B",
+                   help="print the paired-bootstrap 95%% CI of A − B for every metric (10,000 resamples, seed 42)")
     _add_search_options(p)
 
 
@@ -80,16 +108,19 @@ def _parser() -> argparse.ArgumentParser:
     q = sub.add_parser("query", help="rank passages for one question")
     q.add_argument("question")
     q.add_argument("--corpus", default=None)
-    q.add_argument("--retriever", default="bm25")
+    q.add_argument("--retriever", default="bm25", metavar="RETRIEVER",
+                   help="one of: " + "; ".join(f"{n} ({s.description})" for n, s in CATALOG.items()))
     q.add_argument("--k", type=int, default=5)
     q.add_argument("--json", action="store_true")
     _add_search_options(q)
 
     e = sub.add_parser("eval", help="metrics over the corpus's labeled queries")
     e.add_argument("--corpus", default=None)
-    e.add_argument("--retrievers", default="bm25,tfidf,dense,rrf")
+    e.add_argument("--retrievers", default="bm25,tfidf,dense,rrf", help="comma-separated: " + ", ".join(CATALOG))
     e.add_argument("--k", default="1,3,5")
     e.add_argument("--json", action="store_true")
+    e.add_argument("--compare", default="", metavar="A,B",
+                   help="print the paired-bootstrap 95%% CI of A − B for every metric (10,000 resamples, seed 42)")
     _add_search_options(e)
 
     b = sub.add_parser("bench", help="MuSiQue / HotpotQA / 2Wiki benchmark, closed pool or open corpus")
@@ -161,8 +192,9 @@ def cmd_query(args) -> None:
     check_query(args.question)  # before any corpus is loaded
     k = check_k(args.k)
     name = check_retriever(args.retriever)
-    config = _config(args)
+    _config(args)  # bad parameters fail before any corpus is loaded
     corpus = load_corpus(args.corpus or CLI_DEFAULT_CORPUS)
+    config = _config(args, corpus)
     index = _index(corpus)
     texts = dict(zip(index.ids, (p.text for p in corpus.passages)))
     retriever = index.retriever(name, config)
@@ -203,11 +235,13 @@ def cmd_query(args) -> None:
 def cmd_eval(args) -> None:
     from .evaluate import evaluate
 
-    names, ks, config = _names(args.retrievers), _ints(args.k), _config(args)
+    names, ks, _ = _names(args.retrievers), _ints(args.k), _config(args)
     corpus = load_corpus(args.corpus or CLI_DEFAULT_CORPUS)
+    config = _config(args, corpus)
+    pair = _pair(args.compare, names)
     result = evaluate(_index(corpus), names, ks, config)
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(json.dumps({**result.to_json(), **_compare_json(result, pair)}, indent=2))
         return
     metrics = list(next(iter(result.results.values())).means)
     print(f"{result.corpus}: {result.n_passages} passages, {result.n_queries} labeled queries")
@@ -217,6 +251,42 @@ def cmd_eval(args) -> None:
         print(f"\n{kind}:")
         print(_table(["retriever"] + metrics, [[n] + [r.by_kind[kind][m] for m in metrics]
                                                 for n, r in result.results.items()]))
+    _print_compare(result, pair)
+
+
+def _pair(text: str, names: Sequence[str]) -> tuple[str, str] | None:
+    """The --compare A,B pair; both must be among the evaluated retrievers."""
+    if not text:
+        return None
+    pair = [x.strip() for x in text.split(",") if x.strip()]
+    if len(pair) != 2:
+        raise PathLensError(f"--compare takes two retrievers as A,B, got {text!r}")
+    for x in pair:
+        if x not in names:
+            raise PathLensError(f"--compare: {x!r} is not among --retrievers ({', '.join(names)})")
+    return pair[0], pair[1]
+
+
+def _compare_json(result, pair) -> dict:
+    if pair is None:
+        return {}
+    from .evaluate import compare
+
+    return {"compare": {"a": pair[0], "b": pair[1], "resamples": 10_000, "seed": 42, "level": 0.95,
+                        "metrics": {c.metric: {"mean_diff": c.mean_diff, "low": c.low, "high": c.high,
+                                               "p_not_better": c.p_not_better}
+                                    for c in compare(result, *pair)}}}
+
+
+def _print_compare(result, pair) -> None:
+    if pair is None:
+        return
+    from .evaluate import compare
+
+    print(f"\n{pair[0]} − {pair[1]}: paired bootstrap over {result.n_queries} questions (10,000 resamples, seed 42)")
+    print(_table(["metric", "difference", "95% CI low", "95% CI high", "P(diff ≤ 0)"],
+                 [[c.metric, f"{c.mean_diff:+.3f}", f"{c.low:+.3f}", f"{c.high:+.3f}", f"{c.p_not_better:.4f}"]
+                  for c in compare(result, *pair)]))
 
 
 def cmd_graph(args) -> None:
@@ -252,15 +322,20 @@ def _print_eval(result, title: str) -> None:
 def cmd_bench(args) -> None:
     from .benchmarks import run_bench
 
-    res = run_bench(args.format, args.file, args.mode, _names(args.retrievers), _ints(args.k), args.sample,
-                    args.seed, _config(args),
+    from .cache import DiskCache
+
+    names = _names(args.retrievers)
+    pair = _pair(args.compare, names)
+    res = run_bench(args.format, args.file, args.mode, names, _ints(args.k), args.sample,
+                    args.seed, _config(args), cache=DiskCache(),
                     on_progress=None if args.json else lambda i, n: print(f"\r{i}/{n} questions", end="",
                                                                          file=sys.stderr, flush=True))
     if args.json:
-        print(json.dumps(res.to_json(), indent=2))
+        print(json.dumps({**res.to_json(), **_compare_json(res.eval, pair)}, indent=2))
         return
     print(file=sys.stderr)
     _print_eval(res.eval, f"{args.format} ({args.mode}): {res.n_questions} questions, {res.n_passages} passages")
+    _print_compare(res.eval, pair)
 
 
 def cmd_sweep(args) -> None:
@@ -287,7 +362,7 @@ def cmd_sweep(args) -> None:
             print(f"\r{done}/{total} trials (size {trial.size}, {trial.retriever})", end="", file=sys.stderr,
                   flush=True)
 
-    res = run_sweep(_index(corpus), config, _config(args), on_trial=progress)
+    res = run_sweep(_index(corpus), config, _config(args, corpus), on_trial=progress)
     if args.json:
         print(json.dumps(res.to_json(), indent=2))
         return

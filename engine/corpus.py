@@ -40,6 +40,9 @@ class Corpus:
     name: str
     passages: tuple[Passage, ...]
     queries: tuple[LabeledQuery, ...] = ()
+    # retriever parameters tuned on this corpus (a bundled manifest's "search"), by catalog name;
+    # they replace the catalog's defaults, and anything a user sets replaces them
+    defaults: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         if not self.passages:
@@ -274,7 +277,25 @@ def load_bundled(name: str) -> Corpus:
         return generate_corpus(name, manifest)
     chunking = ChunkConfig(**manifest.get("chunking", {}))
     corpus = load_folder(folder / "docs", name=name, config=chunking)
-    return Corpus(name=name, passages=corpus.passages, queries=_load_queries_beside(folder))
+    return Corpus(name=name, passages=corpus.passages, queries=_load_queries_beside(folder),
+                  defaults=manifest_defaults(name, manifest))
+
+
+def manifest_defaults(name: str, manifest: dict) -> Mapping[str, float]:
+    """A manifest's "search" section: parameter defaults tuned on that corpus, each checked
+    against the catalog's range."""
+    from .catalog import PARAMS
+
+    out = {}
+    for key, value in (manifest.get("search") or {}).items():
+        where = f"corpora/{name}/manifest.json, field 'search.{key}'"
+        if key not in PARAMS:
+            raise PathLensError(f"{where}: unknown parameter; choose from {', '.join(PARAMS)}")
+        spec = PARAMS[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not spec.low <= value <= spec.high:
+            raise PathLensError(f"{where}: expected a number from {spec.low} to {spec.high}, got {value!r}")
+        out[key] = value
+    return MappingProxyType(out)
 
 
 DEFAULT_CORPUS = "dataroom-core"

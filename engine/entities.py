@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
 from .errors import PathLensError
-from .text import normalize_name
+from .text import STOPWORDS, char_class, normalize_name
 
 BUILDERS = ("regex", "ner")
 NUMERIC_LABELS = frozenset({"CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "DATE", "TIME"})
@@ -39,28 +39,19 @@ STOP_PHRASES = frozenset(
 _DETERMINER = re.compile(r"^(?:the|a|an)\s+")
 # bump a builder's number when its extractor or the shared filter changes what it finds: its cached
 # extraction and graph then rebuild (regex 2: Unicode capitals and more name connectors)
-EXTRACTOR_VERSIONS = {"regex": 2, "ner": 1}
-
-
-def _char_class(categories: frozenset[str]) -> str:
-    """The body of a regex character class holding every BMP character of these Unicode
-    categories, as ranges (`re` has no \\p{Lu})."""
-    ranges: list[list[int]] = []
-    for c in range(0x10000):
-        if unicodedata.category(chr(c)) in categories:
-            if ranges and ranges[-1][1] == c - 1:
-                ranges[-1][1] = c
-            else:
-                ranges.append([c, c])
-    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+# (regex 3, ner 2: no name across a line break, accent-folded keys, sentence-initial names the corpus
+# never writes in lower case, a lone connector kept, "US" kept)
+EXTRACTOR_VERSIONS = {"regex": 3, "ner": 2}
 
 
 # Capitalised words in any cased script: "Zürich", "Société Générale", "Ørsted", "Газпром".
-_UPPER = _char_class(frozenset({"Lu", "Lt"}))
+_UPPER = char_class(frozenset({"Lu", "Lt"}))
 _TOKEN = rf"[{_UPPER}](?:[^\W_]|['’&.\-])*[^\W_]|[{_UPPER}]"
 CONNECTORS = ("of", "and", "&", "for", "de", "la", "du", "des", "di", "del", "der", "van", "von")
-_CONNECT = rf"(?:\s(?:{'|'.join(re.escape(c) for c in CONNECTORS)})\s|\sd['’](?=[{_UPPER}])|\s)"
-_SUFFIX = r"(?:,?\s(?:L\.P\.|LP|Inc\.|LLC|L\.L\.C\.|Ltd\.|Limited|plc|N\.A\.|S\.A\.|GmbH|Corp\.))"
+# names never run across a line break: "Helvetia, Arizona\nHelvetia is…" is two names, not "Arizona Helvetia"
+_SP = r"[^\S\n]"
+_CONNECT = rf"(?:{_SP}(?:{'|'.join(re.escape(c) for c in CONNECTORS)}){_SP}|{_SP}d['’](?=[{_UPPER}])|{_SP})"
+_SUFFIX = rf"(?:,?{_SP}(?:L\.P\.|LP|Inc\.|LLC|L\.L\.C\.|Ltd\.|Limited|plc|N\.A\.|S\.A\.|GmbH|Corp\.))"
 NAME_RE = re.compile(rf"(?<![\w'’])(?:{_TOKEN})(?:{_CONNECT}(?:{_TOKEN}))*{_SUFFIX}?")
 DEFINED_RE = re.compile(
     r"\((?:the\s+|each,?\s+(?:a|an)\s+|collectively,?\s+(?:the\s+)?)?[\"“”]([^\"“”()]{1,60})[\"“”]\)"
@@ -75,6 +66,11 @@ class Mention:
     label: str  # spaCy label, "NAME" for the regex builder, "DEFINED" for defined terms
 
 
+def _acronym(word: str) -> bool:
+    """A short all-capitals word is an acronym, not the function word it spells: "US", "IT"."""
+    return 2 <= len(word) <= 3 and word.isalpha() and word.isupper()
+
+
 def entity_key(surface: str) -> str:
     """The normalised name that identifies an entity: `normalize_name` minus a leading article."""
     return _DETERMINER.sub("", normalize_name(surface))
@@ -87,7 +83,7 @@ def defined_terms(text: str) -> list[Mention]:
     return [Mention(m.group(1).strip(), "DEFINED") for m in DEFINED_RE.finditer(text)]
 
 
-def _regex_mentions(text: str) -> list[Mention]:
+def _regex_mentions(text: str, common: frozenset[str] | None) -> list[Mention]:
     out = []
     for m in NAME_RE.finditer(text):
         words = m.group(0).split()
@@ -95,26 +91,42 @@ def _regex_mentions(text: str) -> list[Mention]:
             words[-1] = words[-1].rstrip(".")
         start = m.start()
         # peel capitalised function words ("The", "During") off the front
-        while words and words[0].lower().rstrip(".,") in COMMON_CAPS:
-            start += len(words[0]) + 1
+        while words and words[0].lower().rstrip(".,") in COMMON_CAPS and not _acronym(words[0]):
+            start = text.index(words[1], start + len(words[0])) if len(words) > 1 else start
             words = words[1:]
-        while words and words[-1].lower() in CONNECTORS:
+        # a trailing connector is not part of the name, but a lone one ("La fida ninfa") is all there is
+        while len(words) > 1 and words[-1].lower() in CONNECTORS:
             words = words[:-1]
         if not words:
             continue
         name = " ".join(words)
-        single = len(words) == 1
-        camel_or_caps = (any(a.islower() and b.isupper() for a, b in zip(name, name[1:]))
-                         or (len(name) >= 2 and all(c.isupper() or c.isdigit() or c in "&.-" for c in name)))
-        # a lone capitalised word at a sentence start is usually just a capitalised word
-        if single and not camel_or_caps and _SENTENCE_START.search(text[max(0, start - 3):start] if start else ""):
-            continue
+        if len(words) == 1 and _SENTENCE_START.search(text[max(0, start - 3):start] if start else ""):
+            camel_or_caps = (any(a.islower() and b.isupper() for a, b in zip(name, name[1:]))
+                             or (len(name) >= 2 and all(c.isupper() or c.isdigit() or c in "&.-" for c in name)))
+            # A lone capitalised word at a sentence start may be just a capitalised word. In a
+            # corpus it names something when the corpus never writes it in lower case
+            # ("Scanderbeg is…" opens its article); a question's first word is its question word.
+            if not camel_or_caps and (common is None or name.lower() in common):
+                continue
         out.append(Mention(name, "NAME"))
     return out + defined_terms(text)
 
 
-def extract_regex(texts: Sequence[str]) -> list[list[Mention]]:
-    return [_regex_mentions(t) for t in texts]
+_LOWER_WORD = re.compile(r"(?<![\w'’-])[^\W\d_][\w'’-]*")
+
+
+def lowercase_words(texts: Sequence[str]) -> frozenset[str]:
+    """Words a corpus writes in lower case somewhere, with the English stop words: the
+    capitalised forms of these at a sentence start are taken as ordinary words."""
+    seen = {w for t in texts for w in _LOWER_WORD.findall(t) if w[0].islower()}
+    return frozenset(seen) | STOPWORDS | COMMON_CAPS
+
+
+def extract_regex(texts: Sequence[str], corpus: bool = True) -> list[list[Mention]]:
+    """Regex mentions per text. `corpus=False` reads a question: no corpus-wide casing evidence,
+    so a lone capitalised word at a sentence start is never a name."""
+    common = lowercase_words(texts) if corpus else None
+    return [_regex_mentions(t, common) for t in texts]
 
 
 _nlp_lock = threading.Lock()
@@ -142,9 +154,9 @@ def extract_ner(texts: Sequence[str], batch_size: int = 64, n_process: int = 1) 
     return out
 
 
-def extract(builder: str, texts: Sequence[str]) -> list[list[Mention]]:
+def extract(builder: str, texts: Sequence[str], corpus: bool = True) -> list[list[Mention]]:
     if builder == "regex":
-        return extract_regex(texts)
+        return extract_regex(texts, corpus)
     if builder == "ner":
         return extract_ner(texts)
     raise PathLensError(f"unknown graph builder {builder!r}; choose one of {', '.join(BUILDERS)}")
@@ -176,7 +188,7 @@ def drop_reason(m: Mention) -> str | None:
         return "OCR fragment: broken tokens"
     if len(tokens) > MAX_NAME_TOKENS:
         return "too long"
-    if key in STOP_PHRASES or all(t in COMMON_CAPS for t in tokens):
+    if key in STOP_PHRASES or (all(t in COMMON_CAPS for t in tokens) and not _acronym(raw)):
         return "stop phrase"
     return None
 
@@ -232,7 +244,7 @@ def query_keys(builder: str, query: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def _query_keys(builder: str, query: str) -> tuple[str, ...]:
     keys: list[str] = []
-    for m in extract(builder, [query])[0]:
+    for m in extract(builder, [query], corpus=False)[0]:
         if drop_reason(m) is None:
             key = entity_key(m.text)
             if key not in keys:

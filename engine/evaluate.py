@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 from .corpus import LabeledQuery
 from .errors import NoSeedError, PathLensError
 from .index import Index, SearchConfig, check_retriever
-from .metrics import mean_metrics, per_query
+from .metrics import BootstrapCI, mean_metrics, metric_names, paired_bootstrap, per_query
 
 MRR_DEPTH = 10  # rankings are read this deep (or to the largest k), so MRR is MRR@10
 
@@ -41,10 +41,22 @@ class EvalResult:
             "n_queries": self.n_queries,
             "config": {"k": list(self.ks), "depth": max(MRR_DEPTH, *self.ks), **config_json(self.config)},
             "results": {
-                name: {**r.means, "by_kind": r.by_kind, "no_seed": len(r.no_seed)}
+                name: {**r.means, "by_kind": r.by_kind, "no_seed": len(r.no_seed), "per_query": r.per_query}
                 for name, r in self.results.items()
             },
         }
+
+
+def compare(result: EvalResult, a: str, b: str, resamples: int = 10_000, seed: int = 42) -> list[BootstrapCI]:
+    """The paired-bootstrap 95% CI of a − b for every metric, over the same questions."""
+    for name in (a, b):
+        if name not in result.results:
+            raise PathLensError(f"{name!r} was not evaluated; evaluated: {', '.join(result.results)}")
+    ra, rb = result.results[a], result.results[b]
+    qids = list(ra.per_query)
+    return [paired_bootstrap([ra.per_query[q][m] for q in qids], [rb.per_query[q][m] for q in qids],
+                             metric=m, names=(a, b), resamples=resamples, seed=seed)
+            for m in metric_names(result.ks)]
 
 
 def check_ks(ks: Sequence[int]) -> tuple[int, ...]:
@@ -107,4 +119,4 @@ def evaluate(index: Index, retrievers: Sequence[str], ks: Sequence[int] = (1, 3,
     return EvalResult(index.corpus.name, len(index.corpus), len(queries), ks, config, results)
 
 
-__all__ = ["evaluate", "EvalResult", "RetrieverResult", "run_queries", "check_ks", "MRR_DEPTH"]
+__all__ = ["evaluate", "compare", "EvalResult", "RetrieverResult", "run_queries", "check_ks", "MRR_DEPTH"]

@@ -102,6 +102,16 @@ class EntityGraph:
         return {toks: tuple(js) for toks, js in out.items()}
 
     @cached_property
+    def entity_degree(self) -> np.ndarray:
+        """Passages each entity occurs in (its specificity is the inverse)."""
+        return np.diff(self.incidence.tocsc().indptr)
+
+    @cached_property
+    def longest_key(self) -> int:
+        """Tokens in the longest entity key: how far a vocabulary scan of a question looks ahead."""
+        return max((len(t) for t in self.entity_tokens), default=0)
+
+    @cached_property
     def entity_index(self) -> dict[str, int]:
         """entity key → its column; built once per graph and shared, so callers only read it."""
         return {e: j for j, e in enumerate(self.entities)}

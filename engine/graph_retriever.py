@@ -1,28 +1,26 @@
-"""Graph retrievers (ppr-regex, ppr-ner, bct-regex, bct-ner) and their explanations.
+"""Graph retrievers: Personalized PageRank over the entity–passage graph, and its explanation.
 
-Seeding rule: the query's entities come from the graph's own extractor and filter. Each is
-matched to a graph entity with the same key; failing that, to every graph entity whose
-tokens contain it on token boundaries, and to the longest graph entities it contains. The seed vector is uniform
-over the matched entities. With no match the retriever raises `NoSeedError` (no hits, and
-why); it never falls back to another retriever.
+`ppr-*` seed the question's entities (`seeding.Seeder`), `bct-*` add their aliases, and
+`hybrid-*` also seed passages by dense similarity to the question (HippoRAG 2's idea, without
+its LLM): the top passages by cosine c get s_p ∝ exp((c − c_max)/τ), and the personalization
+vector is (w·s_p, (1−w)·s_e), or all passage seeds when the question has no entity seed.
+
+PPR is linear in its seed vector, so every hit's score is exactly Σᵢ sᵢ·PPR(seedᵢ)[hit]; the
+explanation reports those contributions per seed, entity and passage seeds alike.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Sequence
 
 import numpy as np
 
-from .aliases import alias_seed
 from .errors import NoSeedError, PathLensError
 from .graph import EntityGraph
 from .ppr import PPRResult, bipartite_passage_scores, check_params, personalized_pagerank
-from .retrievers import Hit, check_k, check_query, top_k
-
-
-def _inside(small: tuple[str, ...], big: tuple[str, ...]) -> bool:
-    return any(big[i:i + len(small)] == small for i in range(len(big) - len(small) + 1))
+from .retrievers import BM25Retriever, DenseRetriever, Hit, check_k, check_query, top_k
+from .seeding import Seed, Seeder, Seeding, SeedingParams
 
 
 def _top_candidates(masses: np.ndarray, valid: np.ndarray, keep: int) -> np.ndarray:
@@ -43,26 +41,61 @@ class GraphParams:
     iterations: int = 20
     tol: float | None = None
     bct_weight: float = 0.5  # β: an alias's weight relative to its seed's
+    vocabulary: bool = True  # seed graph entities named anywhere in the question
+    specificity: bool = True  # weigh entity seeds by 1 / passages they occur in
 
     def __post_init__(self) -> None:
         check_params(self.alpha, self.iterations, self.tol)
         if not self.bct_weight >= 0:
             raise PathLensError(f"BCT weight β must be 0 or more, got {self.bct_weight}")
 
+    @property
+    def seeding(self) -> SeedingParams:
+        return SeedingParams(self.vocabulary, self.specificity, self.bct_weight)
+
 
 @dataclass(frozen=True)
-class Seed:
-    entity: str  # graph entity key
-    label: str  # display form
+class HybridParams:
+    """Passage seeds from dense similarity (the hybrid retrievers)."""
+
+    passage_weight: float = 0.75  # w: the passage seeds' share of the personalization vector
+    tau: float = 0.05  # τ: softmax temperature over cosines
+    top: int = 20  # how many of the most similar passages are seeded
+    lexical: float = 0.0  # λ: the share of passage seeds taken from BM25 instead of dense similarity
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.passage_weight <= 1:
+            raise PathLensError(f"passage-seed weight w must be between 0 and 1, got {self.passage_weight}")
+        if not 0 <= self.lexical <= 1:
+            raise PathLensError(f"lexical share λ must be between 0 and 1, got {self.lexical}")
+        if not self.tau > 0:
+            raise PathLensError(f"temperature τ must be positive, got {self.tau}")
+        if isinstance(self.top, bool) or not isinstance(self.top, (int, np.integer)) or self.top < 1:
+            raise PathLensError(f"passage seeds (top) must be a whole number of at least 1, got {self.top!r}")
+
+
+@dataclass(frozen=True)
+class PassageSeed:
+    passage_id: str
     weight: float  # share of the personalization vector
-    source: str  # "query" or "alias"
-    via: str  # the query entity it matched, or the seed it is an alias of
-    rule: str  # "exact", "containment", or the alias rule
+    cosine: float  # dense similarity to the question
+
+
+@dataclass(frozen=True)
+class Personalization:
+    """Where the walk restarts: entity seeds and passage seeds, weights summing to 1."""
+
+    seeding: Seeding  # entity seeds, weights already scaled by their share (1 − w)
+    passage_seeds: tuple[PassageSeed, ...]
+
+    @property
+    def seeds(self) -> tuple[Seed, ...]:
+        return self.seeding.seeds
 
 
 @dataclass(frozen=True)
 class EvidencePath:
-    nodes: tuple[str, ...]  # alternating display labels: seed, passage[, bridge, passage]
+    nodes: tuple[str, ...]  # display labels along the path: seed, passage[, bridge, passage]
     node_ids: tuple[str, ...]  # "e:<key>" / "p:<passage id>"
     mass: float  # seed weight × product of transition probabilities along the path
 
@@ -73,16 +106,22 @@ class EvidencePath:
 @dataclass(frozen=True)
 class HitExplanation:
     hit: Hit
-    seed_shares: tuple[tuple[str, float], ...]  # (seed key, share of this passage's score), sums to 1
+    contributions: tuple[tuple[str, float], ...]  # (seed node id, sᵢ·PPR(seedᵢ)[hit]); sums to the score
     paths: tuple[EvidencePath, ...]
     matched_entities: tuple[str, ...]  # display forms of seed/alias entities in this passage
+
+    @property
+    def seed_shares(self) -> tuple[tuple[str, float], ...]:
+        """Each seed's share of the score (contributions over their sum)."""
+        total = sum(c for _, c in self.contributions)
+        return tuple((nid, c / total if total else 0.0) for nid, c in self.contributions)
 
 
 @dataclass(frozen=True)
 class SubgraphNode:
     id: str
     label: str
-    kind: str  # "seed", "alias", "hit", "bridge"
+    kind: str  # "seed", "alias", "passage-seed", "hit", "bridge-passage", "bridge"
     mass: float
     title: str  # hover text (plain text; escape it when rendering HTML)
     gold: bool = False
@@ -101,8 +140,10 @@ class GraphAnswer:
     query: str
     hits: tuple[Hit, ...]
     seeds: tuple[Seed, ...]
+    passage_seeds: tuple[PassageSeed, ...]
     query_entities: tuple[str, ...]
     unmatched: tuple[str, ...]
+    ambiguous: tuple  # seeding.AmbiguousTerm
     explanations: tuple[HitExplanation, ...]
     residuals: tuple[float, ...]
     iterations: int
@@ -110,125 +151,134 @@ class GraphAnswer:
     edges: tuple[SubgraphEdge, ...]
 
 
-@dataclass(frozen=True)
-class Seeding:
-    seeds: tuple[Seed, ...]
-    query_entities: tuple[str, ...]
-    unmatched: tuple[str, ...]
+class PassageSeeder:
+    """The hybrid's passage seeds: a softmax at temperature τ over the top passages by cosine,
+    optionally mixed with a softmax over the top passages by BM25 (share λ).
+
+    BM25 scores have no fixed scale, so they are divided by the best one before the softmax,
+    whose temperature is then `LEXICAL_TAU`; each part's weights sum to its share."""
+
+    LEXICAL_TAU = 0.2  # over BM25 scores / the best score; chosen on the data room
+
+    def __init__(self, dense: DenseRetriever, params: HybridParams, bm25: BM25Retriever | None = None):
+        if params.lexical > 0 and bm25 is None:
+            raise PathLensError("lexical passage seeds (λ > 0) need the BM25 index")
+        self.dense = dense
+        self.bm25 = bm25
+        self.params = params
+
+    @staticmethod
+    def _softmax_top(scores: np.ndarray, top: int, tau: float) -> tuple[np.ndarray, np.ndarray]:
+        best = top_k(scores, top)
+        z = np.exp((scores[best] - scores[best[0]]) / tau)
+        return best, z / z.sum()
+
+    def seeds(self, query: str) -> tuple[PassageSeed, ...]:
+        c = self.dense.scores(query)
+        if c.size == 0:
+            return ()
+        lam = self.params.lexical
+        weight = np.zeros(c.size)
+        if lam < 1:
+            best, z = self._softmax_top(c, self.params.top, self.params.tau)
+            weight[best] += (1 - lam) * z
+        if lam > 0:
+            b = self.bm25.scores(query)
+            if b.max() > 0:
+                best, z = self._softmax_top(b / b.max(), self.params.top, self.LEXICAL_TAU)
+                weight[best] += lam * z
+            elif lam == 1:
+                return ()
+        weight /= weight.sum()
+        # in the order of weight, ties by corpus order, so the table reads best first
+        order = np.lexsort((np.arange(c.size), -weight))[:np.count_nonzero(weight)]
+        return tuple(PassageSeed(self.dense.ids[i], float(weight[i]), float(c[i])) for i in order)
 
 
 class GraphRetriever:
-    """PPR over an entity graph, seeded on the query's entities (and, for BCT, their aliases)."""
+    """PPR over an entity graph, seeded on the question's entities (for BCT with their aliases,
+    for the hybrid with dense passage seeds too)."""
 
-    def __init__(self, name: str, graph: EntityGraph, query_keys: Callable[[str], list[str]],
-                 params: GraphParams = GraphParams(), aliases: dict[str, tuple[str, ...]] | None = None,
-                 alias_rules: dict[tuple[str, str], str] | None = None):
+    def __init__(self, name: str, seeder: Seeder, params: GraphParams = GraphParams(),
+                 passages: PassageSeeder | None = None):
         self.name = name
-        self.graph = graph
+        self.seeder = seeder
+        self.graph: EntityGraph = seeder.graph
         self.params = params
-        self._query_keys = query_keys
-        self._aliases = aliases  # None: plain PPR; a table: BCT over-seeding
-        self._alias_rules = alias_rules or {}
-        self._index = graph.entity_index
+        self.passages = passages  # None: entity seeds only
+        self._pos = {pid: i for i, pid in enumerate(self.graph.passage_ids)}
 
     # -------------------------------------------------------- seeding
 
-    def _contained(self, key: str) -> list[int]:
-        """Graph entities containing `key` on token boundaries, and the longest ones inside it.
-
-        Candidates come from the token postings and the key's own n-grams, not from a scan of
-        every entity, so seeding stays fast on graphs with tens of thousands of entities."""
-        q = tuple(key.split())
-        if not q:
-            return []
-        tokens, postings = self.graph.entity_tokens, self.graph.token_postings
-        rarest = min((postings.get(tok, ()) for tok in q), key=len)
-        containing = {j for j in rarest if _inside(q, tokens[j])}
-        within = {j for size in range(1, len(q) + 1) for i in range(len(q) - size + 1)
-                  for j in self.graph.by_tokens.get(q[i:i + size], ())} - containing
-        # of the entities inside the query entity, only the longest: "Pension Fund Trustees" → "Pension Fund", not "Fund"
-        maximal = {j for j in within if not any(i != j and _inside(tokens[j], tokens[i]) for i in within)}
-        return sorted(containing | maximal)
-
     def seeding(self, query: str) -> Seeding:
-        keys = self._query_keys(check_query(query))
-        matched: dict[int, tuple[str, str]] = {}
-        unmatched = []
-        for key in keys:
-            if key in self._index:
-                matched.setdefault(self._index[key], (key, "exact"))
-                continue
-            found = self._contained(key)
-            for j in found:
-                matched.setdefault(j, (key, "containment"))
-            if not found:
-                unmatched.append(key)
-        if not matched:
-            return Seeding((), tuple(keys), tuple(unmatched))
-        order = sorted(matched)
-        base = {j: 1.0 / len(order) for j in order}
-        if self._aliases is None:
-            weights = base
-        else:
-            vec = alias_seed(base, self._aliases, self.graph.entities, self._index, self.params.bct_weight)
-            weights = {j: float(vec[j]) for j in np.flatnonzero(vec)}
-        seeds = []
-        for j in sorted(weights):
-            if j in matched:
-                via, rule = matched[j]
-                seeds.append(Seed(self.graph.entities[j], self.graph.display[j], weights[j], "query", via, rule))
-            else:
-                parent = next(self.graph.entities[s] for s in order
-                              if self.graph.entities[j] in self._aliases.get(self.graph.entities[s], ()))
-                rule = self._alias_rules.get((parent, self.graph.entities[j]), "alias")
-                seeds.append(Seed(self.graph.entities[j], self.graph.display[j], weights[j], "alias", parent, rule))
-        return Seeding(tuple(seeds), tuple(keys), tuple(unmatched))
+        return self.seeder.seeding(query)
 
-    def _seed_vector(self, seeds: tuple[Seed, ...]) -> np.ndarray:
-        s = np.zeros(self.graph.W.shape[0])
-        for seed in seeds:
-            s[self.graph.n_passages + self._index[seed.entity]] = seed.weight
-        return s
+    def personalize(self, query: str) -> Personalization:
+        """The seeds of one question; raises NoSeedError when there is nothing to start from."""
+        seeding = self.seeder.seeding(check_query(query))
+        if self.passages is None:
+            if not seeding.seeds:
+                raise self._no_seed(seeding)
+            return Personalization(seeding, ())
+        passage_seeds = self.passages.seeds(query)
+        if not passage_seeds and not seeding.seeds:
+            raise self._no_seed(seeding)
+        w = self.passages.params.passage_weight if seeding.seeds else 1.0
+        if not passage_seeds:
+            w = 0.0
+        entity_seeds = tuple(replace(s, weight=s.weight * (1 - w)) for s in seeding.seeds if 1 - w > 0)
+        return Personalization(replace(seeding, seeds=entity_seeds),
+                               tuple(replace(p, weight=p.weight * w) for p in passage_seeds))
+
+    def _vectors(self, pers: Personalization) -> tuple[np.ndarray, np.ndarray | None]:
+        """(entity part, passage part or None) of the personalization vector."""
+        s_e = self.seeder.vector(pers.seeds)
+        if not pers.passage_seeds:
+            return s_e, None
+        s_p = np.zeros(self.graph.n_passages)
+        for p in pers.passage_seeds:
+            s_p[self._pos[p.passage_id]] = p.weight
+        return s_e, s_p
+
+    def _full_vector(self, pers: Personalization) -> np.ndarray:
+        s_e, s_p = self._vectors(pers)
+        return np.concatenate([np.zeros(self.graph.n_passages) if s_p is None else s_p, s_e])
 
     def _no_seed(self, seeding: Seeding) -> NoSeedError:
         if not seeding.query_entities:
-            why = "found no entity in the query"
+            why = "found no name of its graph in the question"
         else:
-            why = "matched none of the query's entities (" + ", ".join(seeding.query_entities) + ") to the graph"
-        hint = "" if self._aliases is not None else "; try a BCT retriever"
-        return NoSeedError(f"{self.name} {why}, so it returns no hits{hint} or a lexical/dense retriever")
+            why = ("found the names " + ", ".join(f"“{k}”" for k in seeding.query_entities)
+                   + " in the question, but none is in its graph")
+        return NoSeedError(f"{self.name} {why}, so it has nowhere to start the walk and returns no hits. "
+                           "Name a company, fund or person from the corpus, or use a retriever that reads "
+                           "every word (bm25, dense, or a hybrid graph retriever)")
 
     # -------------------------------------------------------- ranking
 
-    def _seeded(self, query: str) -> Seeding:
-        seeding = self.seeding(query)
-        if not seeding.seeds:
-            raise self._no_seed(seeding)
-        return seeding
-
-    def run(self, query: str) -> tuple[Seeding, PPRResult]:
-        seeding = self._seeded(query)
+    def run(self, query: str) -> tuple[Personalization, PPRResult]:
+        pers = self.personalize(query)
         p = self.params
-        return seeding, personalized_pagerank(self.graph.W, self._seed_vector(seeding.seeds), p.alpha, p.iterations, p.tol)
+        return pers, personalized_pagerank(self.graph.W, self._full_vector(pers), p.alpha, p.iterations, p.tol)
 
     def _hits(self, scores: np.ndarray, k: int) -> tuple[Hit, ...]:
         ps = scores[: self.graph.n_passages]
         best = top_k(ps, k, ps > 0)  # a passage the walk never reached is not a hit
         return tuple(Hit(self.graph.passage_ids[i], float(ps[i]), r, self.name) for r, i in enumerate(best, start=1))
 
-    def passage_scores(self, S: np.ndarray, iterations: int) -> np.ndarray:
-        """PPR passage scores for full-length seed vectors (n+m,) or blocks (n+m, b) seeded on
-        entities; bit-identical to those rows of `personalized_pagerank`, at half its cost."""
+    def passage_scores(self, s_e: np.ndarray, s_p: np.ndarray | None, iterations: int) -> np.ndarray:
+        """PPR passage scores for entity seeds (m,) or (m, b) and optional passage seeds (n,) or
+        (n, b); bit-identical to those rows of `personalized_pagerank`, at half its cost."""
         to_p, to_e = self.graph.blocks
-        return bipartite_passage_scores(to_p, to_e, S[self.graph.n_passages:], self.params.alpha, iterations)
+        return bipartite_passage_scores(to_p, to_e, s_e, self.params.alpha, iterations, s_p)
 
     def search(self, query: str, k: int) -> tuple[Hit, ...]:
         k = check_k(k)
         if self.params.tol is not None:  # an early stop needs every step's residual: the full path
             _, result = self.run(query)
             return self._hits(result.scores, k)
-        seeding = self._seeded(query)
-        return self._hits(self.passage_scores(self._seed_vector(seeding.seeds), self.params.iterations), k)
+        s_e, s_p = self._vectors(self.personalize(query))
+        return self._hits(self.passage_scores(s_e, s_p, self.params.iterations), k)
 
     def search_batch(self, queries: Sequence[str], k: int) -> list[tuple[Hit, ...] | NoSeedError]:
         """`search` for many queries with one batched PPR (a sparse matrix times a block of
@@ -237,13 +287,21 @@ class GraphRetriever:
         k = check_k(k)
         if self.params.tol is not None:  # early stops differ per column; keep the exact single path
             return [self._search_or_error(q, k) for q in queries]
-        seedings = [self.seeding(q) for q in queries]
-        seeded = [i for i, s in enumerate(seedings) if s.seeds]
-        out: list[tuple[Hit, ...] | NoSeedError] = [self._no_seed(s) for s in seedings]
+        out: list[tuple[Hit, ...] | NoSeedError] = []
+        seeded: list[tuple[int, tuple[np.ndarray, np.ndarray | None]]] = []
+        for i, q in enumerate(queries):
+            try:
+                seeded.append((i, self._vectors(self.personalize(q))))
+                out.append(())
+            except NoSeedError as e:
+                out.append(e)
         if seeded:
-            S = np.column_stack([self._seed_vector(seedings[i].seeds) for i in seeded])
-            P = self.passage_scores(S, self.params.iterations)
-            for col, i in enumerate(seeded):
+            S_e = np.column_stack([v[0] for _, v in seeded])
+            S_p = None
+            if self.passages is not None:
+                S_p = np.column_stack([np.zeros(self.graph.n_passages) if v[1] is None else v[1] for _, v in seeded])
+            P = self.passage_scores(S_e, S_p, self.params.iterations)
+            for col, (i, _) in enumerate(seeded):
                 out[i] = self._hits(P[:, col], k)
         return out
 
@@ -258,45 +316,61 @@ class GraphRetriever:
     def explain(self, query: str, k: int, paths_per_hit: int = 3, gold: frozenset[str] = frozenset(),
                 texts: dict[str, str] | None = None) -> GraphAnswer:
         k = check_k(k)
-        seeding, result = self.run(query)
+        pers, result = self.run(query)
         hits = self._hits(result.scores, k)
-        g, n = self.graph, self.graph.n_passages
-        seed_nodes = [n + self._index[s.entity] for s in seeding.seeds]
-        # PPR is linear in s: the same iterations from each one-hot seed give p = Σ wᵢ·PPR(eᵢ)
-        onehots = np.zeros((g.W.shape[0], len(seed_nodes)))
-        onehots[seed_nodes, range(len(seed_nodes))] = 1.0
-        per_seed = self.passage_scores(onehots, result.iterations)
-        weights = np.array([s.weight for s in seeding.seeds])
-        pos = {pid: i for i, pid in enumerate(g.passage_ids)}
+        g, n, m = self.graph, self.graph.n_passages, len(self.graph.entities)
+        index = g.entity_index
+        e_cols = [index[s.entity] for s in pers.seeds]
+        p_rows = [self._pos[p.passage_id] for p in pers.passage_seeds]
+        b = len(e_cols) + len(p_rows)
+        # PPR is linear in s: the same iterations from each one-hot seed give p = Σ wᵢ·PPR(seedᵢ)
+        S_e, S_p = np.zeros((m, b)), np.zeros((n, b))
+        S_e[e_cols, range(len(e_cols))] = 1.0
+        S_p[p_rows, range(len(e_cols), b)] = 1.0
+        per_seed = self.passage_scores(S_e, S_p if p_rows else None, result.iterations)
+        weights = np.array([s.weight for s in pers.seeds] + [p.weight for p in pers.passage_seeds])
+        seed_ids = [f"e:{s.entity}" for s in pers.seeds] + [f"p:{p.passage_id}" for p in pers.passage_seeds]
         # to_p[i, b]: probability of stepping entity b → passage i; to_e[b, i]: passage i → entity b
         to_p, to_e = g.blocks
-        seed_keys = {s.entity for s in seeding.seeds}
-        from_seed = [to_p[:, node - n].toarray().ravel() for node in seed_nodes]
+        to_e_csc = to_e.tocsc()
+        seed_keys = {s.entity for s in pers.seeds}
+        from_seed = [to_p[:, j].toarray().ravel() for j in e_cols]
         explanations, on_path_edges, bridges = [], set(), {}
         for hit in hits:
-            i = pos[hit.passage_id]
+            i = self._pos[hit.passage_id]
             contrib = weights * per_seed[i]
-            total = contrib.sum()
-            shares = tuple((s.entity, float(c / total)) for s, c in zip(seeding.seeds, contrib))
             mentioned = to_p.indices[to_p.indptr[i]:to_p.indptr[i + 1]]
             into_hit = to_p.data[to_p.indptr[i]:to_p.indptr[i + 1]]
             paths = []
-            for s, w_s, node, m1 in zip(seeding.seeds, weights, seed_nodes, from_seed):
+            for s, w_s, j, m1 in zip(pers.seeds, weights, e_cols, from_seed):
                 if m1[i]:
                     paths.append(EvidencePath((s.label, hit.passage_id), (f"e:{s.entity}", f"p:{hit.passage_id}"),
                                               float(w_s * m1[i])))
                 # seed → passage P1 → bridge entity b → this passage
-                for b, w_bi in zip(mentioned, into_hit):
-                    if n + b == node:
+                for bj, w_bi in zip(mentioned, into_hit):
+                    if bj == j:
                         continue
-                    p1s = to_e.indices[to_e.indptr[b]:to_e.indptr[b + 1]]
-                    masses = w_s * m1[p1s] * to_e.data[to_e.indptr[b]:to_e.indptr[b + 1]] * w_bi
+                    p1s = to_e.indices[to_e.indptr[bj]:to_e.indptr[bj + 1]]
+                    masses = w_s * m1[p1s] * to_e.data[to_e.indptr[bj]:to_e.indptr[bj + 1]] * w_bi
                     for v in _top_candidates(masses, (masses > 0) & (p1s != i), paths_per_hit):
                         p1 = p1s[v]
                         paths.append(EvidencePath(
-                            (s.label, g.passage_ids[p1], g.display[b], hit.passage_id),
-                            (f"e:{s.entity}", f"p:{g.passage_ids[p1]}", f"e:{g.entities[b]}", f"p:{hit.passage_id}"),
+                            (s.label, g.passage_ids[p1], g.display[bj], hit.passage_id),
+                            (f"e:{s.entity}", f"p:{g.passage_ids[p1]}", f"e:{g.entities[bj]}", f"p:{hit.passage_id}"),
                             float(masses[v])))
+            # passage seed P0 → entity b → this passage (the dense match leads to the hit through b)
+            for ps, w_s, r0 in zip(pers.passage_seeds, weights[len(e_cols):], p_rows):
+                if r0 == i:
+                    continue
+                out_b = to_e_csc.indices[to_e_csc.indptr[r0]:to_e_csc.indptr[r0 + 1]]
+                out_w = to_e_csc.data[to_e_csc.indptr[r0]:to_e_csc.indptr[r0 + 1]]
+                for bj, w_b in zip(out_b, out_w):
+                    into = to_p[i, bj]
+                    if into:
+                        paths.append(EvidencePath(
+                            (ps.passage_id, g.display[bj], hit.passage_id),
+                            (f"p:{ps.passage_id}", f"e:{g.entities[bj]}", f"p:{hit.passage_id}"),
+                            float(w_s * w_b * into)))
             paths.sort(key=lambda pth: (-pth.mass, pth.node_ids))
             top = tuple(paths[:paths_per_hit])
             for pth in top:
@@ -305,38 +379,43 @@ class GraphRetriever:
                     if nid.startswith("e:") and nid[2:] not in seed_keys:
                         bridges[nid] = label
             matched = tuple(g.display[j] for j in mentioned if g.entities[j] in seed_keys)
-            explanations.append(HitExplanation(hit, shares, top, matched))
-        nodes, edges = self._subgraph(seeding, hits, bridges, on_path_edges, result.scores, gold, texts or {})
-        return GraphAnswer(self.name, query, hits, seeding.seeds, seeding.query_entities, seeding.unmatched,
-                           tuple(explanations), result.residuals, result.iterations, nodes, edges)
+            explanations.append(HitExplanation(hit, tuple((sid, float(c)) for sid, c in zip(seed_ids, contrib)),
+                                               top, matched))
+        nodes, edges = self._subgraph(pers, hits, bridges, on_path_edges, result.scores, gold, texts or {})
+        return GraphAnswer(self.name, query, hits, pers.seeds, pers.passage_seeds, pers.seeding.query_entities,
+                           pers.seeding.unmatched, pers.seeding.ambiguous, tuple(explanations), result.residuals,
+                           result.iterations, nodes, edges)
 
-    def _subgraph(self, seeding, hits, bridges, on_path, scores, gold, texts):
+    def _subgraph(self, pers, hits, bridges, on_path, scores, gold, texts):
         g, n = self.graph, self.graph.n_passages
+        index = g.entity_index
         nodes: dict[str, SubgraphNode] = {}
-        for s in seeding.seeds:
+        for s in pers.seeds:
             nid = f"e:{s.entity}"
             nodes[nid] = SubgraphNode(nid, s.label, "seed" if s.source == "query" else "alias",
-                                      float(scores[n + self._index[s.entity]]),
-                                      f"{s.label} — {s.source} seed, weight {s.weight:.3f}")
+                                      float(scores[n + index[s.entity]]),
+                                      f"{s.label} — {s.source} seed ({s.rule}), weight {s.weight:.3f}")
+        hit_ids = {h.passage_id for h in hits}
+        seeded = {p.passage_id: p for p in pers.passage_seeds}
         # passages on evidence paths (not only hits) are kept so each path is drawn whole
         passage_ids = [h.passage_id for h in hits] + sorted(
-            {a[2:] for e in on_path for a in e if a.startswith("p:")} - {h.passage_id for h in hits})
-        pos = {pid: i for i, pid in enumerate(g.passage_ids)}
-        hit_ids = {h.passage_id for h in hits}
+            {a[2:] for e in on_path for a in e if a.startswith("p:")} - hit_ids)
         for pid in passage_ids:
             nid = f"p:{pid}"
             text = texts.get(pid, "")
-            nodes[nid] = SubgraphNode(nid, pid, "hit" if pid in hit_ids else "bridge-passage",
-                                      float(scores[pos[pid]]), f"{pid}\n{text[:400]}", pid in gold)
+            kind = "hit" if pid in hit_ids else "passage-seed" if pid in seeded else "bridge-passage"
+            extra = f" — dense seed, cosine {seeded[pid].cosine:.3f}" if pid in seeded else ""
+            nodes[nid] = SubgraphNode(nid, pid, kind, float(scores[self._pos[pid]]), f"{pid}{extra}\n{text[:400]}",
+                                      pid in gold)
         for nid, label in sorted(bridges.items()):
             if nid not in nodes:
-                nodes[nid] = SubgraphNode(nid, label, "bridge", float(scores[n + self._index[nid[2:]]]),
+                nodes[nid] = SubgraphNode(nid, label, "bridge", float(scores[n + index[nid[2:]]]),
                                           f"{label} — bridging entity")
         edges = []
-        inc = g.incidence.tocsr()
-        ents = {nid: self._index[nid[2:]] for nid in nodes if nid.startswith("e:")}
+        inc = g.incidence
+        ents = {nid: index[nid[2:]] for nid in nodes if nid.startswith("e:")}
         for pid in passage_ids:
-            i = pos[pid]
+            i = self._pos[pid]
             row = set(inc.indices[inc.indptr[i]:inc.indptr[i + 1]].tolist())
             for nid, j in ents.items():
                 if j in row:

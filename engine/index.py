@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -22,13 +22,11 @@ from .corpus import Corpus
 from .entities import BUILDERS, Extraction, extract, filter_mentions, query_keys
 from .errors import PathLensError
 from .graph import EntityGraph, build_graph
-from .graph_retriever import GraphParams, GraphRetriever
+from .catalog import GRAPH, PARAMS, RETRIEVERS, spec  # noqa: F401  (GRAPH, RETRIEVERS re-exported)
+from .graph_retriever import GraphParams, GraphRetriever, HybridParams, PassageSeeder
 from .retrievers import BM25Retriever, DenseRetriever, RRFConfig, RRFRetriever, Retriever, TfidfRetriever
+from .seeding import Seeder
 from .text import tokenize
-
-LEXICAL = ("bm25", "tfidf", "dense")
-GRAPH = ("ppr-regex", "ppr-ner", "bct-regex", "bct-ner")
-RETRIEVERS = LEXICAL + GRAPH + ("rrf",)
 
 Progress = Callable[[str, float], None]  # (stage, seconds it took)
 
@@ -39,12 +37,30 @@ class SearchConfig:
 
     graph: GraphParams = GraphParams()
     rrf: RRFConfig = RRFConfig()
+    hybrid: HybridParams = HybridParams()
+
+
+def search_config(values: Mapping[str, object] = {}, corpus: Corpus | None = None, *, tol: float | None = None,
+                  vocabulary: bool = True, rrf_members: tuple[str, ...] | None = None,
+                  rrf_weights: tuple[float, ...] = ()) -> SearchConfig:
+    """A SearchConfig from catalog parameter values: the catalog's defaults, then the corpus's
+    tuned defaults (`Corpus.defaults`), then `values` (what the user set; None means unset)."""
+    v = {name: p.default for name, p in PARAMS.items()}
+    v.update(corpus.defaults if corpus is not None else {})
+    v.update({k: x for k, x in values.items() if x is not None})
+    unknown = set(v) - set(PARAMS)
+    if unknown:
+        raise PathLensError(f"unknown parameter {sorted(unknown)[0]!r}; choose from {', '.join(PARAMS)}")
+    return SearchConfig(
+        graph=GraphParams(alpha=float(v["alpha"]), iterations=int(v["iterations"]), tol=tol,
+                          bct_weight=float(v["beta"]), vocabulary=vocabulary, specificity=vocabulary),
+        rrf=RRFConfig(members=rrf_members or RRFConfig().members, weights=rrf_weights, k=int(v["rrf_k"])),
+        hybrid=HybridParams(passage_weight=float(v["passage_weight"]), tau=float(v["tau"]), top=int(v["top"]),
+                            lexical=float(v["lexical"])))
 
 
 def check_retriever(name: str) -> str:
-    if name not in RETRIEVERS:
-        raise PathLensError(f"unknown retriever {name!r}; choose from {', '.join(RETRIEVERS)}")
-    return name
+    return spec(name).name
 
 
 class Index:
@@ -52,6 +68,7 @@ class Index:
         self.corpus = corpus
         self.cache = cache
         self.ids = tuple(p.id for p in corpus.passages)
+        self._doc_of = {p.id: p.doc_id for p in corpus.passages}
         self.texts = tuple(f"{p.title}\n{p.text}" if p.title and p.title not in p.text else p.text
                            for p in corpus.passages)
         self._parts: dict[str, object] = {}
@@ -77,6 +94,15 @@ class Index:
                 if self._on_stage:
                     self._on_stage(key, self.timings[key])
             return self._parts[key]
+
+    def build(self, stage: str) -> None:
+        """Build one named component ("tokens", "embeddings", "graph:ner", …; see `catalog.stages_for`)."""
+        kind, _, arg = stage.partition(":")
+        builders = {"tokens": self.tokens, "embeddings": self.embeddings, "bm25": self.bm25, "tfidf": self.tfidf,
+                    "extraction": self.extraction, "graph": self.graph, "aliases": self.aliases}
+        if kind not in builders:
+            raise PathLensError(f"unknown index component {stage!r}")
+        builders[kind](*([arg] if arg else []))
 
     def built(self) -> tuple[str, ...]:
         return tuple(self._parts)
@@ -109,26 +135,31 @@ class Index:
     # -------------------------------------------------------- retrievers
 
     def retriever(self, name: str, config: SearchConfig = SearchConfig()) -> Retriever:
-        check_retriever(name)
-        if name == "bm25":
-            return self.bm25()
-        if name == "tfidf":
-            return self.tfidf()
-        if name == "dense":
-            return DenseRetriever(self.ids, self.embeddings(), dense.encode_queries)
-        if name == "rrf":
+        s = spec(name)
+        if s.family == "lexical":
+            return self.bm25() if name == "bm25" else self.tfidf()
+        if s.family == "dense":
+            return self.dense()
+        if s.family == "fusion":
             members = [self.retriever(m, config) for m in config.rrf.members]
             return RRFRetriever(members, config.rrf, self.ids)
-        kind, builder = name.split("-")
-        graph = self.graph(builder)
+        graph = self.graph(s.builder)
         if graph.incidence.nnz == 0:
-            raise PathLensError(f"{name} is unavailable: the {builder} builder found no entity in any passage")
-        table = self.aliases(builder) if kind == "bct" else None
-        return GraphRetriever(
-            name, graph, lambda q: query_keys(builder, q), config.graph,
-            aliases=table.by_entity if table else None,
-            alias_rules=table.rules if table else None,
-        )
+            raise PathLensError(f"{name} is unavailable: the {s.builder} builder found no entity in any passage")
+        builder = s.builder
+        seeder = Seeder(graph, lambda q: query_keys(builder, q), config.graph.seeding,
+                        aliases=self.aliases(builder) if s.aliases else None, doc_of=self.doc_of)
+        passages = None
+        if s.embeddings:
+            passages = PassageSeeder(self.dense(), config.hybrid, self.bm25() if config.hybrid.lexical > 0 else None)
+        return GraphRetriever(name, seeder, config.graph, passages)
+
+    def dense(self) -> DenseRetriever:
+        return DenseRetriever(self.ids, self.embeddings(), dense.encode_queries)
+
+    @property
+    def doc_of(self) -> dict[str, str]:
+        return self._doc_of
 
     # -------------------------------------------------------- subsets
 

@@ -9,7 +9,7 @@ from .retrievers import Hit
 
 
 def config_json(config) -> dict:
-    return {"graph": asdict(config.graph), "rrf": asdict(config.rrf)}
+    return {"graph": asdict(config.graph), "rrf": asdict(config.rrf), "hybrid": asdict(config.hybrid)}
 
 
 def hit_json(hit: Hit, text: str = "") -> dict:
@@ -25,11 +25,15 @@ def answer_json(answer: GraphAnswer, texts: dict[str, str]) -> dict:
         "query": answer.query,
         "query_entities": list(answer.query_entities),
         "unmatched": list(answer.unmatched),
+        "ambiguous_terms": [{"term": a.term, "meanings": [{"doc": d, "name": n} for d, n in a.meanings]}
+                            for a in answer.ambiguous],
         "seeds": [asdict(s) for s in answer.seeds],
+        "passage_seeds": [asdict(p) for p in answer.passage_seeds],
         "aliases_used": [asdict(s) for s in answer.seeds if s.source == "alias"],
         "hits": [
             {
                 **hit_json(e.hit, texts.get(e.hit.passage_id, "")),
+                "seed_contributions": dict(e.contributions),
                 "seed_shares": dict(e.seed_shares),
                 "evidence_paths": [{"path": p.words(), "nodes": list(p.node_ids), "mass": p.mass} for p in e.paths],
                 "matched_entities": list(e.matched_entities),

@@ -75,7 +75,7 @@ def ppr_kernel(index: Index, builder: str, query: str) -> dict:
     graph = index.graph(builder)
     retriever = index.retriever(f"ppr-{builder}")
     seeding = retriever.seeding(query)
-    s = retriever._seed_vector(seeding.seeds)
+    s = np.concatenate([np.zeros(graph.n_passages), retriever.seeder.vector(seeding.seeds)])
     W, n = graph.W, graph.n_passages
     to_p, to_e = graph.blocks
     s_e = s[n:].copy()
@@ -254,8 +254,7 @@ def _in_child(mode: str, spec: str, cache_dir: str, t0: float) -> dict:
     index = Index(corpus, cache=DiskCache(Path(cache_dir)))
     if mode == "build":
         for stage in STAGES:
-            kind, _, arg = stage.partition(":")
-            getattr(index, kind)(*([arg] if arg else []))
+            index.build(stage)
         return {"stages_s": dict(index.timings), "total_s": time.perf_counter() - t0}
     query = (corpus.queries[0].text if corpus.queries else corpus.passages[0].title) or "fund"
     from .errors import NoSeedError

@@ -71,28 +71,46 @@ def personalized_pagerank_batch(W: sparse.csr_matrix, S: np.ndarray, alpha: floa
 
 
 def bipartite_passage_scores(to_passages: sparse.csr_matrix, to_entities: sparse.csr_matrix, s: np.ndarray,
-                             alpha: float = 0.15, iterations: int = 20) -> np.ndarray:
+                             alpha: float = 0.15, iterations: int = 20,
+                             s_passages: np.ndarray | None = None) -> np.ndarray:
     """The passage rows of `personalized_pagerank(W, s')` for a bipartite W = [[0, to_passages],
-    [to_entities, 0]] and s' = (0, s) seeded on entities only; `s` is one entity vector (m,) or a
-    block (m, b). Bit-identical to those rows, from half the products.
+    [to_entities, 0]] and s' = (s_passages, s): `s` seeds entities, one vector (m,) or a block
+    (m, b); `s_passages` (n,) or (n, b) optionally seeds passages too (None: zero). Bit-identical
+    to those rows, from half the products.
 
     Why it can: on a bipartite graph, passages at step t depend only on entities at t−1, and
     those only on passages at t−2, so the passage scores after T steps need one block product
-    per step, never the other half of the vector. Ranking needs passages only; the full
-    `personalized_pagerank` (with its residual trace) stays for explanations.
+    per step, never the other half of the vector: p_t = α·s_p + (1−α)·P·e_{t−1} and
+    e_t = α·s_e + (1−α)·E·p_{t−1}, from e_0 = s_e when T is odd, from p_0 = s_p when T is even.
+    Ranking needs passages only; the full `personalized_pagerank` (with its residual trace)
+    stays for explanations.
     """
     check_params(alpha, iterations, None)
     s = np.asarray(s, dtype=np.float64)
     n, m = to_passages.shape
     if to_entities.shape != (m, n) or s.shape[0] != m or s.ndim not in (1, 2):
         raise PathLensError(f"blocks {to_passages.shape} and {to_entities.shape} do not fit a seed of shape {s.shape}")
+    if s_passages is not None:
+        s_passages = np.asarray(s_passages, dtype=np.float64)
+        if s_passages.shape != (n,) + s.shape[1:]:
+            raise PathLensError(f"a passage seed of shape {s_passages.shape} does not fit {n} passages and "
+                                f"an entity seed of shape {s.shape}")
     damp = 1.0 - alpha
     teleport = alpha * s
-    # entity scores at step 0 are s; at step 1 they are α·s exactly (passages start at 0)
-    step, e = (0, s) if iterations % 2 else (1, teleport)
+    p_teleport = None if s_passages is None else alpha * s_passages
+    if iterations % 2:
+        step, e = 0, s  # entity scores at step 0 are s
+    else:  # step 1 from p_0 = s_p: e_1 = α·s_e + (1−α)·E·s_p (just α·s_e without passage seeds)
+        step, e = 1, teleport
+        if s_passages is not None:
+            e = to_entities @ s_passages
+            e *= damp
+            e += teleport
     while True:
         p = to_passages @ e
         p *= damp
+        if p_teleport is not None:
+            p += p_teleport
         step += 1
         if step == iterations:
             return p

@@ -12,7 +12,8 @@ from functools import lru_cache
 
 from .graph_retriever import GraphAnswer
 
-COLORS = {"seed": "#d62728", "alias": "#ff9896", "hit": "#1f77b4", "bridge": "#2ca02c", "bridge-passage": "#aec7e8"}
+COLORS = {"seed": "#d62728", "alias": "#ff9896", "passage-seed": "#ff7f0e", "hit": "#1f77b4", "bridge": "#2ca02c",
+          "bridge-passage": "#aec7e8"}
 _REMOTE = re.compile(r'<(?:link|script)[^>]*(?:href|src)="https?://[^"]*"[^>]*>(?:\s*</script>)?', re.IGNORECASE)
 
 

@@ -16,7 +16,8 @@ import numpy as np
 
 from .errors import PathLensError
 from .evaluate import check_ks, evaluate
-from .index import GRAPH, Index, SearchConfig, check_retriever
+from .catalog import stages_for
+from .index import Index, SearchConfig, check_retriever
 
 DEFAULT_SIZES = ("100", "500", "1000", "2000", "full")
 
@@ -145,11 +146,8 @@ def run_sweep(index: Index, config: SweepConfig = SweepConfig(), search: SearchC
     sizes = resolve_sizes(config.sizes, n, len(gold))
     # build everything once over the full corpus; trials only slice it
     index.tokens()
-    if "dense" in config.retrievers or "rrf" in config.retrievers and "dense" in search.rrf.members:
-        index.embeddings()
-    for name in set(config.retrievers) | (set(search.rrf.members) if "rrf" in config.retrievers else set()):
-        if name in GRAPH:
-            index.graph(name.split("-")[1])
+    for stage in stages_for(config.retrievers, search.rrf.members):
+        index.build(stage)
     plan = [(size, r) for size in sizes for r in range(1 if size == n else config.resamples)]
     trials: list[Trial] = []
     done = 0

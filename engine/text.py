@@ -29,18 +29,45 @@ def tokenize(text: str) -> list[str]:
     return [w for w in words if w not in STOPWORDS]
 
 
+def char_class(categories: frozenset[str]) -> str:
+    """The body of a regex character class holding every BMP character of these Unicode
+    categories, as ranges (`re` has no \\p{Lu})."""
+    ranges: list[list[int]] = []
+    for c in range(0x10000):
+        if unicodedata.category(chr(c)) in categories:
+            if ranges and ranges[-1][1] == c - 1:
+                ranges[-1][1] = c
+            else:
+                ranges.append([c, c])
+    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+
+
 _POSSESSIVE = re.compile(r"(\w)['’]s\b")
-_NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
+# combining marks belong to their word: Devanagari's vowel signs are marks, and `\w` lacks them
+_NON_WORD = re.compile(rf"[^\w{char_class(frozenset({'Mn', 'Mc', 'Me'}))}]+", re.UNICODE)
+# Letters that carry their accent in the letter itself, so NFKD does not split them off.
+_UNSPLIT = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ß": "ss", "æ": "ae", "œ": "oe", "ı": "i", "þ": "th"})
+
+
+def fold_accents(text: str) -> str:
+    """Lower-case text with Latin, Greek and Cyrillic accents removed: "gröbner" -> "grobner".
+
+    Only the Combining Diacritical Marks block (U+0300–U+036F) is dropped after NFKD, so
+    the vowel signs of Indic and other scripts, which are letters of their own, stay."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_UNSPLIT))
+    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not 0x300 <= ord(c) <= 0x36F))
 
 
 def normalize_name(text: str) -> str:
-    """Entity key: NFKC, possessives dropped, lower case, punctuation to spaces, spaces folded.
+    """Entity key: NFKC, possessives dropped, lower case, accents folded, punctuation to spaces,
+    spaces folded. The display form keeps the accents; the key lets "Wilfried Grobner" find
+    "Wilfried Gröbner".
 
     "NorthRiver's" -> "northriver"; "L.P." -> "l p"; "Fee-Related  Earnings" -> "fee related earnings".
     """
     text = unicodedata.normalize("NFKC", text)
     text = _POSSESSIVE.sub(r"\1", text)
-    text = _NON_WORD.sub(" ", text.lower()).replace("_", " ")
+    text = _NON_WORD.sub(" ", fold_accents(text.lower())).replace("_", " ")
     return " ".join(text.split())
 
 

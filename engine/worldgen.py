@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from .corpus import Corpus, Passage, load_bundled
+from .corpus import Corpus, Passage, load_bundled, manifest_defaults
 from .errors import PathLensError
 
 PREFIXES = ("Aspen", "Birchwood", "Cobalt", "Driftwood", "Ember", "Falconer", "Granite", "Harrow", "Ironwood",
@@ -158,4 +158,4 @@ def generate_corpus(name: str, manifest: dict) -> Corpus:
     core = load_bundled(manifest["core"])
     size = int(manifest["size"])
     extra = generate_passages(max(0, size - len(core)), int(manifest.get("seed", 7)))
-    return Corpus(name, core.passages + tuple(extra), core.queries)
+    return Corpus(name, core.passages + tuple(extra), core.queries, defaults=manifest_defaults(name, manifest))

@@ -21,6 +21,7 @@ from engine.cache import DiskCache
 from engine.benchmarks import FORMATS, load_questions, open_corpus
 from engine.corpus import MAX_FILE_BYTES, Corpus, bundled_manifest, bundled_names, load_corpus
 from engine.errors import PathLensError
+from engine.catalog import stages_for as catalog_stages
 from engine.index import Index
 
 def use_st_navigation() -> None:
@@ -221,8 +222,7 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
             before = len(index.cache.events) if index.cache else 0
             st.write(f"{STAGE_LABELS.get(stage, stage)}…")
             try:
-                kind, _, arg = stage.partition(":")
-                getattr(index, kind)(*([arg] if arg else []))
+                index.build(stage)
             except PathLensError as e:
                 status.update(label=f"Could not build {STAGE_LABELS.get(stage, stage)}", state="error")
                 st.error(str(e))
@@ -239,20 +239,8 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
 
 
 def stages_for(retrievers: Iterable[str], rrf_members: Iterable[str] = ("bm25", "ppr-ner")) -> list[str]:
-    """The index components the given retrievers need, in build order."""
-    out: list[str] = []
-    names = list(retrievers)
-    if "rrf" in names:
-        names += list(rrf_members)
-    for r in names:
-        if r in ("bm25", "tfidf"):
-            out += ["tokens", r]
-        elif r == "dense":
-            out.append("embeddings")
-        elif r != "rrf":
-            builder = r.split("-")[1]
-            out += [f"extraction:{builder}", f"graph:{builder}"] + ([f"aliases:{builder}"] if r.startswith("bct") else [])
-    return list(dict.fromkeys(out))
+    """The index components the given retrievers need, in build order (from the catalog)."""
+    return catalog_stages(list(retrievers), tuple(rrf_members))
 
 
 # ------------------------------------------------------------------ rendering

@@ -10,8 +10,8 @@ import streamlit as st
 
 from engine.errors import NoSeedError, PathLensError
 from engine.evaluate import evaluate
-from engine.graph_retriever import GraphParams
-from engine.index import RETRIEVERS, SearchConfig
+from engine.catalog import CATALOG, PARAMS
+from engine.index import RETRIEVERS, search_config
 from engine.metrics import paired_bootstrap
 from pages.common import page_index, downloads, ensure, gold_of, param, set_params, stages_for
 
@@ -20,7 +20,7 @@ index = page_index()
 if index is None:
     st.stop()
 corpus = index.corpus
-DEFAULT = ["bm25", "dense", "ppr-ner", "bct-ner", "rrf"]
+DEFAULT = ["bm25", "dense", "ppr-ner", "hybrid-ner", "rrf"]
 
 if st.session_state.get("compare_state_for") != corpus.name:
     wanted = [r for r in param("retrievers", ",".join(DEFAULT)).split(",") if r in RETRIEVERS]
@@ -31,13 +31,34 @@ if st.session_state.get("compare_state_for") != corpus.name:
         "cmp_k": min(20, max(1, param("k", 5, int))),
     })
 
-names = st.multiselect("Retrievers", RETRIEVERS, key="cmp_retrievers")
-c1, c2, c3 = st.columns([4, 1, 1])
+names = st.multiselect("Retrievers", RETRIEVERS, key="cmp_retrievers",
+                       help="\n\n".join(f"**{n}**: {s.description}" for n, s in CATALOG.items()))
+c1, c2 = st.columns([5, 1])
 question = c1.text_input("Question", key="cmp_question")
 k = int(c2.number_input("k", 1, 20, step=1, key="cmp_k"))
-alpha = c3.slider("α", 0.01, 0.99, 0.15, 0.01, key="cmp_alpha")
+
+
+def _default(name: str):
+    return corpus.defaults.get(name, PARAMS[name].default)
+
+
+with st.expander("Graph and hybrid parameters"):
+    p1, p2, p3, p4, p5 = st.columns(5)
+    alpha = p1.slider(PARAMS["alpha"].label, 0.01, 0.99, _default("alpha"), 0.01, key="cmp_alpha",
+                      help=PARAMS["alpha"].help)
+    w = p2.slider(PARAMS["passage_weight"].label, 0.0, 1.0, _default("passage_weight"), 0.05, key="cmp_w",
+                  help=PARAMS["passage_weight"].help)
+    tau = p3.number_input(PARAMS["tau"].label, 0.005, 1.0, _default("tau"), 0.005, format="%.3f", key="cmp_tau",
+                          help=PARAMS["tau"].help)
+    top = p4.number_input(PARAMS["top"].label, 1, 200, _default("top"), 1, key="cmp_top", help=PARAMS["top"].help)
+    lexical = p5.slider(PARAMS["lexical"].label, 0.0, 1.0, _default("lexical"), 0.05, key="cmp_lexical",
+                        help=PARAMS["lexical"].help)
+    if corpus.defaults:
+        st.caption("Defaults tuned on this corpus: " + ", ".join(f"{PARAMS[n].label} = {v}"
+                                                                 for n, v in corpus.defaults.items()))
 set_params(retrievers=",".join(names), q=question.strip() or None, k=k)
-config = SearchConfig(graph=GraphParams(alpha=alpha))
+values = {"alpha": alpha, "passage_weight": w, "tau": float(tau), "top": int(top), "lexical": lexical}
+config = search_config(values, corpus)
 
 if not names:
     st.warning("Choose at least one retriever.")
@@ -86,7 +107,7 @@ if not corpus.queries:
     st.stop()
 ks = (1, 3, 5)
 if st.button("Evaluate all labeled queries", key="run_eval", type="primary") or st.session_state.get(
-        "eval_for") == (corpus.name, tuple(names), alpha):
+        "eval_for") == (corpus.name, tuple(names), config):
     progress = st.progress(0.0, text="evaluating…")
     done = []
 
@@ -96,7 +117,7 @@ if st.button("Evaluate all labeled queries", key="run_eval", type="primary") or 
 
     result = evaluate(index, names, ks, config, on_retriever=tick)
     progress.empty()
-    st.session_state["eval_for"] = (corpus.name, tuple(names), alpha)
+    st.session_state["eval_for"] = (corpus.name, tuple(names), config)
     metrics = ["hr@1", "hr@3", "hr@5", "mrr", "recall@5", "all@5"]
     table = pd.DataFrame([{"retriever": n, "kind": "all", **{m: r.means[m] for m in metrics}}
                           for n, r in result.results.items()]

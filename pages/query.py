@@ -6,16 +6,31 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from engine.catalog import CATALOG, PARAMS
 from engine.errors import NoSeedError, PathLensError
-from engine.graph_retriever import GraphParams, GraphRetriever
-from engine.index import SearchConfig
+from engine.graph_retriever import GraphRetriever
+from engine.index import search_config
 from engine.render import subgraph_html
 from engine.retrievers import MAX_QUERY_CHARS, RRFRetriever
 from engine.text import tokenize
 from pages.common import page_index, downloads, ensure, gold_of, highlight, param, param_in_range, set_params, stages_for
 
-BASE_RETRIEVERS = ["ppr-ner", "ppr-regex", "bm25", "tfidf", "dense", "rrf"]
+# one selector entry per retriever without aliases; the BCT toggle turns ppr-X into bct-X
+BCT_OF = {f"ppr-{s.builder}": n for n, s in CATALOG.items() if s.aliases}
+BASE_RETRIEVERS = [n for n, s in CATALOG.items() if not s.aliases]
+DEFAULT_RETRIEVER = "hybrid-ner"  # the best on the data room (README, Benchmarks)
 TOLERANCES = {"none (run the cap)": None, "1e-4": 1e-4, "1e-6": 1e-6, "1e-8": 1e-8}
+
+
+def _base_of(name: str) -> str:
+    return next((b for b, v in BCT_OF.items() if v == name), name)
+
+
+def _spec(name: str):
+    """(default, low, high) of a parameter; the default is the corpus's tuned one where it has one."""
+    p = PARAMS[name]
+    return corpus.defaults.get(name, p.default), p.low, p.high
+
 
 st.title("Query")
 index = page_index()
@@ -29,18 +44,24 @@ titles = {p.id: p.title for p in corpus.passages}
 if st.session_state.get("query_state_for") != corpus.name:
     default_q = next((q.text for q in corpus.queries if q.kind == "multi-hop"),
                      corpus.queries[0].text if corpus.queries else "")
-    wanted = param("retriever", "ppr-ner")
+    wanted = param("retriever", DEFAULT_RETRIEVER)
     notes: list[str] = []
-    if wanted.replace("bct-", "ppr-") not in BASE_RETRIEVERS:
-        notes.append(f"Unknown retriever {wanted!r} in the link; using ppr-ner.")
+    if _base_of(wanted) not in BASE_RETRIEVERS:
+        notes.append(f"Unknown retriever {wanted!r} in the link; using {DEFAULT_RETRIEVER}.")
+        wanted = DEFAULT_RETRIEVER
     st.session_state.update({
         "query_state_for": corpus.name,
         "question": param("q", default_q),
-        "base_retriever": wanted.replace("bct-", "ppr-") if wanted.replace("bct-", "ppr-") in BASE_RETRIEVERS else "ppr-ner",
-        "bct": param("bct", 1 if wanted.startswith("bct-") else 0, int) == 1,
-        "alpha": param_in_range("alpha", 0.15, 0.01, 0.99, float, "α", notes),
-        "iterations": param_in_range("iters", 20, 1, 1000, int, "iteration cap", notes),
-        "beta": param_in_range("beta", 0.5, 0.0, 2.0, float, "β", notes),
+        "base_retriever": _base_of(wanted),
+        "bct": param("bct", 1 if wanted in BCT_OF.values() else 0, int) == 1,
+        "alpha": param_in_range("alpha", *_spec("alpha"), float, "α", notes),
+        "iterations": param_in_range("iters", *_spec("iterations"), int, "iteration cap", notes),
+        "beta": param_in_range("beta", *_spec("beta"), float, "β", notes),
+        "w": param_in_range("w", *_spec("passage_weight"), float, "w", notes),
+        "tau": param_in_range("tau", *_spec("tau"), float, "τ", notes),
+        "top": param_in_range("top", *_spec("top"), int, "passage seeds", notes),
+        "lexical": param_in_range("lex", *_spec("lexical"), float, "λ", notes),
+        "vocabulary": param("seeding", "vocabulary") != "paper",
         "k": param_in_range("k", 5, 1, 50, int, "k", notes),
         "link_notes": notes,
         "tol": next((label for label, v in TOLERANCES.items() if str(v) == param("tol", "None")), "none (run the cap)"),
@@ -64,27 +85,45 @@ question = st.text_input("Question", key="question", help=f"Up to {MAX_QUERY_CHA
 
 c1, c2, c3, c4 = st.columns([2, 2, 2, 1])
 base = c1.selectbox("Retriever", BASE_RETRIEVERS, key="base_retriever",
-                    help="ppr-*: Personalized PageRank over the entity graph (regex or spaCy NER); rrf fuses its members")
-graph_like = base.startswith("ppr-")
-bct = c1.toggle("BCT alias seeding", key="bct", disabled=not graph_like,
-                help="Over-seed the query's entities with their aliases (defined terms, nested names, acronyms)")
-alpha = c2.slider("α (teleport probability)", 0.01, 0.99, step=0.01, key="alpha", disabled=not graph_like and base != "rrf")
-iterations = c2.number_input("Iteration cap", 1, 1000, step=1, key="iterations")
-tol_label = c3.selectbox("Tolerance (early stop)", list(TOLERANCES), key="tol")
-beta = c3.slider("β (alias weight)", 0.0, 2.0, step=0.05, key="beta", disabled=not (graph_like and bct))
-k = c4.number_input("k", 1, 50, step=1, key="k")
+                    help="\n\n".join(f"**{n}**: {CATALOG[n].description}" for n in BASE_RETRIEVERS))
+family = CATALOG[base].family
+graph_like = family in ("graph", "hybrid")
+bct = c1.toggle("BCT alias seeding", key="bct", disabled=base not in BCT_OF,
+                help="Coreference-aware alias seeding (BCT, for the ppr retrievers): the question's entities also "
+                     "seed their aliases — defined terms such as “the Fund”, nested names and acronyms.")
+vocabulary = c1.toggle("Seed from the graph's vocabulary", key="vocabulary", disabled=not graph_like,
+                       help="Also seed every graph entity named anywhere in the question (any case, accents folded), "
+                            "each weighted by how specific it is (1 / passages it occurs in). Off: only the names the "
+                            "extractor finds, weighted equally, as in the Aethel paper.")
+alpha = c2.slider(PARAMS["alpha"].label, 0.01, 0.99, step=0.01, key="alpha", disabled=not graph_like,
+                  help=PARAMS["alpha"].help)
+iterations = c2.number_input("Iteration cap", 1, 1000, step=1, key="iterations", help=PARAMS["iterations"].help)
+tol_label = c2.selectbox("Tolerance (early stop)", list(TOLERANCES), key="tol")
+beta = c3.slider(PARAMS["beta"].label, 0.0, 2.0, step=0.05, key="beta", disabled=not (base in BCT_OF and bct),
+                 help=PARAMS["beta"].help)
+hybrid = family == "hybrid"
+w = c3.slider(PARAMS["passage_weight"].label, 0.0, 1.0, step=0.05, key="w", disabled=not hybrid,
+              help=PARAMS["passage_weight"].help)
+tau = c3.number_input(PARAMS["tau"].label, 0.005, 1.0, step=0.005, format="%.3f", key="tau", disabled=not hybrid,
+                      help=PARAMS["tau"].help)
+top = c3.number_input(PARAMS["top"].label, 1, 200, step=1, key="top", disabled=not hybrid, help=PARAMS["top"].help)
+lexical = c3.slider(PARAMS["lexical"].label, 0.0, 1.0, step=0.05, key="lexical", disabled=not hybrid,
+                    help=PARAMS["lexical"].help)
+k = c4.number_input("k", 1, 50, step=1, key="k", help="How many passages to show.")
 
-name = base.replace("ppr-", "bct-") if graph_like and bct else base
+name = BCT_OF[base] if base in BCT_OF and bct else base
 set_params(q=question.strip() or None, retriever=name, alpha=alpha, iters=iterations, beta=beta, k=k,
-           bct=int(bct), tol=TOLERANCES[tol_label])
+           bct=int(bct), tol=TOLERANCES[tol_label], w=w, tau=tau, top=top, lex=lexical,
+           seeding=None if vocabulary else "paper")
 
 if not question.strip():
     st.warning("The question is empty: type one, or pick a labeled example.")
     st.stop()
 
 try:
-    config = SearchConfig(graph=GraphParams(alpha=alpha, iterations=int(iterations), tol=TOLERANCES[tol_label],
-                                            bct_weight=beta))
+    config = search_config({"alpha": alpha, "iterations": int(iterations), "beta": beta, "passage_weight": w,
+                            "tau": float(tau), "top": int(top), "lexical": lexical}, corpus,
+                           tol=TOLERANCES[tol_label], vocabulary=vocabulary)
 except PathLensError as e:
     st.error(str(e))
     st.stop()
@@ -119,18 +158,44 @@ if not hits:
     st.stop()
 
 # ---------------------------------------------------------------- graph explanation
+seed_label: dict[str, str] = {}
 if answer is not None:
-    st.subheader("Seeds")
-    seeds_df = pd.DataFrame([{"entity": s.label, "source": s.source, "weight": round(s.weight, 4),
-                              "matched by": s.rule, "from": s.via} for s in answer.seeds])
-    st.dataframe(seeds_df, hide_index=True, width="stretch")
+    st.subheader("Seeds: where the walk restarts")
+    seed_label = {f"e:{s.entity}": s.label for s in answer.seeds}
+    seed_label.update({f"p:{p.passage_id}": f"dense similarity ({p.passage_id})" for p in answer.passage_seeds})
+    if answer.seeds:
+        seeds_df = pd.DataFrame([{"entity": s.label,
+                                  "rule": s.rule if s.source == "query" else f"alias ({s.rule})",
+                                  "weight": round(s.weight, 4),
+                                  "passages": s.passages, "from": s.via} for s in answer.seeds])
+        st.dataframe(seeds_df, hide_index=True, width="stretch", column_config={
+            "rule": st.column_config.TextColumn("rule", help="extracted: the extractor found the name; containment: "
+                                                "an extracted name inside or around a graph entity; vocabulary: a graph "
+                                                "entity named in the question; otherwise an alias rule (BCT)"),
+            "weight": st.column_config.NumberColumn("weight", help="share of the restart mass", format="%.4f"),
+            "passages": st.column_config.NumberColumn("passages", help="passages the entity occurs in; seeds weigh "
+                                                      "1 / this (specificity), so generic names weigh little")})
+    if answer.passage_seeds:
+        st.caption(f"Passage seeds: the {len(answer.passage_seeds)} passages most similar to the question by dense "
+                   f"embeddings take {sum(p.weight for p in answer.passage_seeds):.0%} of the restart mass "
+                   "(softmax of cosine / τ).")
+        st.dataframe(pd.DataFrame([{"passage": p.passage_id, "title": titles[p.passage_id],
+                                    "cosine": round(p.cosine, 4), "weight": round(p.weight, 4)}
+                                   for p in answer.passage_seeds]), hide_index=True, width="stretch", height=200)
     if answer.unmatched:
-        st.caption("Query entities not in the graph: " + ", ".join(answer.unmatched))
+        st.caption("Names in the question that are not in the graph: " + ", ".join(answer.unmatched))
+    for amb in answer.ambiguous:
+        docs = sorted({d for d, _ in amb.meanings})
+        listing = "; ".join(f"{doc} → {nm}" for doc, nm in amb.meanings[:12])
+        more = f"; and {len(amb.meanings) - 12} more" if len(amb.meanings) > 12 else ""
+        st.warning(f"“{amb.term}” is ambiguous: {len(docs)} documents define it, each as a different name, so its "
+                   f"aliases were not seeded. Name the one you mean. Definitions: {listing}{more}.")
     left, right = st.columns([3, 2])
     with left:
         st.subheader("Evidence-path subgraph")
-        st.caption("Red: seeds (pink: aliases) · blue boxes: hits · green: bridging entities · light boxes: passages on "
-                   "paths · ★ gold · node size: PPR mass · thick red edges: evidence paths. Hover for text.")
+        st.caption("Red: seeds (pink: aliases) · orange boxes: passage seeds (dense) · blue boxes: hits · green: "
+                   "bridging entities · light boxes: passages on paths · ★ gold · node size: PPR mass · thick red "
+                   "edges: evidence paths. Hover for text.")
         st.iframe(subgraph_html(answer), height=580)
     with right:
         st.subheader("PPR residual per iteration")
@@ -152,14 +217,18 @@ for h in hits:
     row = {"rank": h.rank, "passage_id": h.passage_id, "score": h.score, "gold": h.passage_id in gold,
            "title": titles[h.passage_id]}
     if e is not None:
-        row["seed shares"] = "; ".join(f"{s}: {v:.0%}" for s, v in e.seed_shares)
+        row["seed shares"] = "; ".join(f"{seed_label[s]}: {v:.0%}" for s, v in e.seed_shares if v >= 0.005)
         row["evidence paths"] = " | ".join(p.words() for p in e.paths)
     rows.append(row)
     mark = " · ★ gold" if h.passage_id in gold else ""
     with st.container(border=True):
         st.markdown(f"**{h.rank}.** `{h.passage_id}` · score {h.score:.5g}{mark}")
         if e is not None:
-            st.caption("Seed shares: " + ", ".join(f"{s} {v:.0%}" for s, v in e.seed_shares))
+            shares = sorted(e.seed_shares, key=lambda sv: -sv[1])
+            dense_share = sum(v for s, v in shares if s.startswith("p:"))
+            named = [f"{seed_label[s]} {v:.0%}" for s, v in shares if s.startswith("e:") and v >= 0.005]
+            st.caption("Seed shares: " + ", ".join(named + ([f"dense similarity to the question {dense_share:.0%}"]
+                                                             if answer.passage_seeds else [])))
             for p in e.paths:
                 st.caption(f"Evidence path: {p.words()} (mass {p.mass:.2e})")
             terms = list(e.matched_entities)

@@ -49,14 +49,27 @@ def plotly_spec(at, i=0):
 def test_query_page_graph_retriever_explains_and_updates_url():
     at = start()
     assert at.title[0].value == "Query"
+    # the default view: the hybrid on the first multi-hop question, both gold passages in the top 5
+    assert at.selectbox(key="base_retriever").value == "hybrid-ner"
+    assert at.text_input(key="question").value.startswith("Which bank is administrative agent")
     assert len(hit_lines(at)) == 5
+    assert sum("★ gold" in line for line in hit_lines(at)) == 2
     seeds = at.dataframe[0].value
-    assert list(seeds.columns) == ["entity", "source", "weight", "matched by", "from"]
+    assert list(seeds.columns) == ["entity", "rule", "weight", "passages", "from"]
     assert "Elliot Park" in set(seeds["entity"])
+    passage_seeds = at.dataframe[1].value
+    assert list(passage_seeds.columns) == ["passage", "title", "cosine", "weight"]
+    # the data room's tuned w = 0.5: passage and entity seeds each carry half the restart mass
+    assert passage_seeds["weight"].sum() == pytest.approx(0.5, abs=1e-3)
+    assert seeds["weight"].sum() == pytest.approx(0.5, abs=1e-3)
+    assert any("dense similarity to the question" in c.value for c in at.caption)
+    assert any("Evidence path: Elliot Park → 04-brightwater-portfolio-update.md#0000 → Brightwater" in c.value
+               for c in at.caption)
     assert len(at.get("iframe")) == 1  # the pyvis subgraph
     residual = plotly_spec(at)["data"][0]
     assert len(residual["y"]) == 20
-    assert at.query_params["retriever"] == "ppr-ner" and at.query_params["alpha"] == "0.15"
+    assert at.query_params["retriever"] == "hybrid-ner" and at.query_params["alpha"] == "0.15"
+    assert at.query_params["w"] == "0.5" and at.query_params["lex"] == "0.5"
     before = hit_lines(at)
 
     at.slider(key="alpha").set_value(0.6).run()
@@ -66,6 +79,20 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     at.number_input(key="iterations").set_value(7).run()
     assert len(plotly_spec(at)["data"][0]["y"]) == 7
     assert at.query_params["iters"] == "7"
+    at.slider(key="w").set_value(1.0).run()  # every seed a passage seed: no entity seeds are left
+    assert at.query_params["w"] == "1.0"
+    assert list(at.dataframe[0].value.columns) == ["passage", "title", "cosine", "weight"]
+    assert at.dataframe[0].value["weight"].sum() == pytest.approx(1.0, abs=1e-3)
+
+
+def test_query_page_paper_seeding_and_ambiguous_defined_term():
+    at = start(params={"q": "Which limited partners committed capital to the Fund?", "retriever": "bct-ner"})
+    assert at.selectbox(key="base_retriever").value == "ppr-ner" and at.toggle(key="bct").value is True
+    seeds = at.dataframe[0].value
+    assert "Fund" in set(seeds["entity"]) and "vocabulary" in set(seeds["rule"])
+    at.toggle(key="vocabulary").set_value(False).run()  # the paper's seeding: NER finds no name here
+    assert at.query_params["seeding"] == "paper"
+    assert any("No hits" in w.value and "no name of its graph" in w.value for w in at.warning)
 
 
 def test_query_page_bct_lexical_and_k():
@@ -74,7 +101,7 @@ def test_query_page_bct_lexical_and_k():
     at.toggle(key="bct").set_value(True).run()
     assert at.query_params["retriever"] == "bct-regex"
     seeds = at.dataframe[0].value
-    assert "alias" in set(seeds["source"])
+    assert any(r.startswith("alias (") for r in seeds["rule"])
     at.selectbox(key="base_retriever").set_value("bm25").run()
     at.number_input(key="k").set_value(3).run()
     assert len(hit_lines(at)) == 3
@@ -85,8 +112,8 @@ def test_query_page_bct_lexical_and_k():
 
 
 def test_query_page_bad_input_messages():
-    at = start(params={"q": "what happened to the weather?"})
-    assert any("No hits" in w.value and "BCT" in w.value for w in at.warning)
+    at = start(params={"q": "what happened to the weather?", "retriever": "ppr-regex"})
+    assert any("No hits" in w.value and "hybrid" in w.value for w in at.warning)
     at.text_input(key="question").set_value("   ").run()
     assert any("empty" in w.value for w in at.warning)
     at.text_input(key="question").set_value("x" * 10_000).run()

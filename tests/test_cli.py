@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 import sys
 
@@ -25,6 +26,39 @@ def test_eval_json_shape(capsys):
         for m in ("hr@1", "hr@3", "hr@5", "mrr", "recall@5", "all@5"):
             assert 0.0 <= res[m] <= 1.0
         assert set(res["by_kind"]) == {"single-hop", "multi-hop"}
+        # per-question values, so anyone can compute a paired CI: their means are the reported means
+        assert len(res["per_query"]) == 40
+        assert sum(v["hr@5"] for v in res["per_query"].values()) / 40 == pytest.approx(res["hr@5"])
+
+
+def test_compare_prints_the_paired_bootstrap_ci_of_every_metric(capsys):
+    from engine.metrics import paired_bootstrap
+
+    code, out, err = run(capsys, "eval", "--corpus", "dataroom-core", "--retrievers", "bm25,ppr-regex",
+                         "--k", "1,5", "--compare", "ppr-regex,bm25", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    cmp = data["compare"]
+    assert (cmp["a"], cmp["b"]) == ("ppr-regex", "bm25")
+    assert set(cmp["metrics"]) == {"hr@1", "hr@5", "mrr", "recall@1", "recall@5", "all@1", "all@5"}
+    a, b = data["results"]["ppr-regex"]["per_query"], data["results"]["bm25"]["per_query"]
+    ref = paired_bootstrap([a[q]["mrr"] for q in a], [b[q]["mrr"] for q in a], resamples=10_000, seed=42)
+    assert cmp["metrics"]["mrr"]["low"] == ref.low and cmp["metrics"]["mrr"]["high"] == ref.high
+    assert cmp["metrics"]["mrr"]["mean_diff"] == pytest.approx(data["results"]["ppr-regex"]["mrr"]
+                                                               - data["results"]["bm25"]["mrr"])
+    code, out, _ = run(capsys, "eval", "--corpus", "dataroom-core", "--retrievers", "bm25,ppr-regex",
+                       "--compare", "ppr-regex,bm25")
+    assert code == 0 and "ppr-regex − bm25: paired bootstrap over 40 questions" in out
+    assert re.search(r"^mrr\s+[+-]\d\.\d{3}\s+[+-]\d\.\d{3}\s+[+-]\d\.\d{3}", out, re.M)
+
+
+def test_bench_json_has_per_query_values_and_compare(capsys):
+    code, out, err = run(capsys, "bench", "--format", "musique", "--file", str(ROOT / "tests" / "fixtures" / "musique.jsonl"),
+                         "--mode", "closed", "--retrievers", "bm25,ppr-regex", "--compare", "bm25,ppr-regex", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert set(data["results"]["bm25"]["per_query"]) == set(data["results"]["ppr-regex"]["per_query"])
+    assert "hr@5" in data["compare"]["metrics"]
 
 
 def test_query_graph_json(capsys):
@@ -54,6 +88,10 @@ def test_query_table(capsys):
     (["eval", "--k", "0"], "cut-off"),
     (["eval", "--k", "a,b"], "whole numbers"),
     (["frobnicate"], "invalid choice"),
+    (["eval", "--corpus", "dataroom-core", "--retrievers", "bm25", "--compare", "bm25,dense"], "not among --retrievers"),
+    (["eval", "--corpus", "dataroom-core", "--compare", "bm25"], "two retrievers"),
+    (["query", "--retriever", "hybrid-regex", "--passage-weight", "2", "Calder Bank"], "passage-seed weight w"),
+    (["query", "--retriever", "hybrid-regex", "--tau", "0", "Calder Bank"], "temperature τ"),
 ])
 def test_bad_input_exits_2_with_one_line(capsys, argv, message):
     code, out, err = run(capsys, *argv)

@@ -115,3 +115,33 @@ def test_bipartite_passage_scores_leave_the_seed_alone_and_check_inputs():
         bipartite_passage_scores(*g.blocks, s, 1.5, 5)
     with pytest.raises(PathLensError, match="iterations"):
         bipartite_passage_scores(*g.blocks, s, 0.15, 0)
+
+
+@pytest.mark.parametrize("iterations", [1, 2, 3, 4, 7, 20, 21])
+def test_bipartite_scores_with_seeds_on_both_sides_are_bit_identical_to_full_ppr(iterations):
+    """The hybrid's personalization seeds passages and entities: the kernel must still equal the
+    full iteration's passage rows to the last bit, for odd and even step counts."""
+    g = bipartite_graph()
+    to_p, to_e = g.blocks
+    rng = np.random.default_rng(100 + iterations)
+    S_e, S_p = rng.random((5, 3)), rng.random((6, 3))
+    S_p[:, 2] = 0.0  # one column seeds entities only
+    full = np.vstack([S_p, S_e])
+    for j in range(3):
+        expect = personalized_pagerank(g.W, full[:, j].copy(), 0.3, iterations).scores[:6]
+        got = bipartite_passage_scores(to_p, to_e, S_e[:, j].copy(), 0.3, iterations, S_p[:, j].copy())
+        assert np.array_equal(got, expect)
+    block = bipartite_passage_scores(to_p, to_e, S_e, 0.3, iterations, S_p)
+    assert np.array_equal(block, personalized_pagerank_batch(g.W, full, 0.3, iterations).scores[:6])
+
+
+def test_bipartite_scores_with_passage_seeds_converge_to_the_dense_solve():
+    g = bipartite_graph()
+    s_e = np.array([0.2, 0.0, 0.0, 0.05, 0.0])
+    s_p = np.array([0.0, 0.5, 0.0, 0.0, 0.0, 0.25])  # passage 5 is isolated: it keeps only its teleport
+    expect = dense_solve(g.W.toarray(), np.concatenate([s_p, s_e]), 0.15)[:6]
+    got = bipartite_passage_scores(*g.blocks, s_e, 0.15, 600, s_p)
+    np.testing.assert_allclose(got, expect, atol=1e-13)
+    assert got[5] == pytest.approx(0.15 * 0.25)
+    with pytest.raises(PathLensError, match="passage seed"):
+        bipartite_passage_scores(*g.blocks, s_e, 0.15, 5, np.ones(5))

@@ -1,0 +1,124 @@
+"""The retriever catalog: every retriever the engine offers, in one table.
+
+Each entry says what a retriever is (family, graph builder, whether it reads aliases or
+embeddings), which parameters it reads, and the index components it needs; `Index.retriever`
+makes one from its entry. The command line's choices and help, the pages' selectors and
+tooltips, the sweep's pre-build and perf all read this table; adding a retriever is one
+entry plus its class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import PathLensError
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """A user-settable parameter: its name in configs, the CLI and URLs, with default and range."""
+
+    name: str
+    label: str
+    default: float | int | None
+    low: float | int | None
+    high: float | int | None
+    help: str
+
+
+PARAMS: dict[str, ParamSpec] = {p.name: p for p in (
+    ParamSpec("alpha", "α (teleport probability)", 0.15, 0.01, 0.99,
+              "Personalized PageRank's restart probability: each step the walk jumps back to a seed with "
+              "this probability. Larger keeps scores near the seeds; smaller lets them travel further."),
+    ParamSpec("iterations", "Iteration cap", 20, 1, 1000, "How many PageRank steps are run at most."),
+    ParamSpec("beta", "β (alias weight)", 0.5, 0.0, 2.0,
+              "Coreference-aware alias seeding (BCT): each seed's aliases are added at β × its weight."),
+    ParamSpec("passage_weight", "w (dense passage-seed share)", 0.75, 0.0, 1.0,
+              "Hybrid: the share of the restart mass put on the passages most similar to the question "
+              "(the rest goes to the question's entities)."),
+    ParamSpec("tau", "τ (passage-seed temperature)", 0.05, 0.005, 1.0,
+              "Hybrid: how sharply passage seeds favour the most similar passage (softmax temperature "
+              "over cosines)."),
+    ParamSpec("top", "Passage seeds", 20, 1, 200, "Hybrid: how many of the most similar passages are seeded."),
+    ParamSpec("lexical", "λ (lexical share of passage seeds)", 0.0, 0.0, 1.0,
+              "Hybrid: the share of the passage seeds taken from BM25's best passages instead of dense "
+              "similarity's, for corpora whose passages look alike to the dense encoder."),
+    ParamSpec("rrf_k", "RRF k", 60, 0, 1000, "Reciprocal Rank Fusion's constant: score = Σ weight / (k + rank)."),
+)}
+
+
+@dataclass(frozen=True)
+class RetrieverSpec:
+    name: str
+    family: str  # "lexical", "dense", "graph", "hybrid", "fusion"
+    description: str
+    builder: str | None = None  # graph builder ("regex", "ner") for graph and hybrid retrievers
+    aliases: bool = False  # reads the BCT alias table
+    embeddings: bool = False  # reads passage embeddings
+    params: tuple[str, ...] = ()  # names in PARAMS it reads
+
+    def stages(self) -> list[str]:
+        """The index components this retriever needs, in build order."""
+        out = []
+        if self.family == "lexical":
+            out += ["tokens", self.name]
+        if self.embeddings:
+            out.append("embeddings")
+        if self.family == "hybrid":  # lexical passage seeds (λ > 0) read BM25
+            out += ["tokens", "bm25"]
+        if self.builder:
+            out += [f"extraction:{self.builder}", f"graph:{self.builder}"]
+        if self.aliases:
+            out.append(f"aliases:{self.builder}")
+        return out
+
+
+_GRAPH_PARAMS = ("alpha", "iterations")
+
+
+def _graph_specs() -> list[RetrieverSpec]:
+    out = []
+    for builder, how in (("regex", "a regex name extractor"), ("ner", "spaCy named-entity recognition")):
+        out += [
+            RetrieverSpec(f"ppr-{builder}", "graph",
+                          f"Personalized PageRank over the entity graph built by {how}, seeded on the question's "
+                          "entities.", builder, params=_GRAPH_PARAMS),
+            RetrieverSpec(f"bct-{builder}", "graph",
+                          f"ppr-{builder} plus coreference-aware alias seeding (BCT): the question's entities also "
+                          "seed their defined terms, nested names and acronyms.",
+                          builder, aliases=True, params=_GRAPH_PARAMS + ("beta",)),
+            RetrieverSpec(f"hybrid-{builder}", "hybrid",
+                          f"ppr-{builder} whose walk also restarts at the passages most similar to the question by "
+                          "dense embeddings, so every question has seeds and every score stays exactly explained.",
+                          builder, embeddings=True, params=_GRAPH_PARAMS + ("passage_weight", "tau", "top", "lexical")),
+        ]
+    return out
+
+
+CATALOG: dict[str, RetrieverSpec] = {s.name: s for s in [
+    RetrieverSpec("bm25", "lexical", "BM25 (Okapi) over lower-cased words: rewards rare question words a passage "
+                  "repeats."),
+    RetrieverSpec("tfidf", "lexical", "Cosine similarity of TF-IDF word vectors."),
+    RetrieverSpec("dense", "dense", "Cosine similarity of all-MiniLM-L6-v2 sentence embeddings: matches meaning, "
+                  "not words.", embeddings=True),
+    *_graph_specs(),
+    RetrieverSpec("rrf", "fusion", "Reciprocal Rank Fusion of its member retrievers' rankings.",
+                  params=("rrf_k",)),
+]}
+RETRIEVERS = tuple(CATALOG)
+GRAPH = tuple(n for n, s in CATALOG.items() if s.builder)
+
+
+def spec(name: str) -> RetrieverSpec:
+    if name not in CATALOG:
+        raise PathLensError(f"unknown retriever {name!r}; choose from {', '.join(CATALOG)}")
+    return CATALOG[name]
+
+
+def stages_for(names, rrf_members=()) -> list[str]:
+    """The index components the named retrievers need (RRF: its members'), in build order."""
+    out: list[str] = []
+    for name in names:
+        s = spec(name)
+        out += stages_for(rrf_members) if s.family == "fusion" else s.stages()
+    return list(dict.fromkeys(out))

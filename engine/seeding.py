@@ -1,0 +1,206 @@
+"""Seeding: where a question starts the walk, with what weight, and by which rule.
+
+Entity seeds come by four rules, the first that applies naming the seed:
+- extracted: the graph's own extractor and filter find a name in the question, and the
+  graph has an entity with that key;
+- containment: an extracted name that is not a graph entity matches the graph entities
+  that contain it on token boundaries, and the longest graph entities inside it;
+- vocabulary: a graph entity's key occurs in the question's case- and accent-folded tokens,
+  so a question in lower case, or one that uses a defined term ("the Fund"), still seeds;
+- alias (BCT, coreference-aware alias seeding): an alias of a seed at β × its weight.
+
+Weights. Each matched entity weighs its specificity, 1 / the number of passages it occurs
+in, so a generic name ("City", "Fund") that a question happens to contain does not swamp
+a specific one; an extracted name that matched several entities by containment splits its
+weight among them. Entity weights are normalised to sum 1 before aliases are added.
+Without specificity every matched name weighs the same (the Aethel paper's uniform seed).
+
+Defined terms are scoped to their document: when the question's term is defined in several
+documents as different names ("the Fund" in eighty fund reports), BCT does not spread the
+term over all of them; the seeding reports the ambiguity and which name each document means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from .aliases import AliasTable
+from .entities import COMMON_CAPS
+from .errors import PathLensError
+from .graph import EntityGraph
+from .retrievers import check_query
+from .text import STOPWORDS, name_tokens
+
+RULES = ("extracted", "containment", "vocabulary")  # query rules, strongest first; aliases carry their table rule
+_FUNCTION_WORDS = STOPWORDS | COMMON_CAPS
+
+
+def _inside(small: tuple[str, ...], big: tuple[str, ...]) -> bool:
+    return any(big[i:i + len(small)] == small for i in range(len(big) - len(small) + 1))
+
+
+@dataclass(frozen=True)
+class SeedingParams:
+    vocabulary: bool = True  # also seed every graph entity whose key occurs in the question
+    specificity: bool = True  # weigh seeds by 1 / passages they occur in (else uniform)
+    beta: float = 0.5  # BCT: an alias's weight relative to its seed's
+
+    def __post_init__(self) -> None:
+        if not self.beta >= 0:
+            raise PathLensError(f"BCT weight β must be 0 or more, got {self.beta}")
+
+
+@dataclass(frozen=True)
+class Seed:
+    entity: str  # graph entity key
+    label: str  # display form
+    weight: float  # share of the entity part of the personalization vector
+    source: str  # "query" or "alias"
+    via: str  # the question's name it matched, or the seed it is an alias of
+    rule: str  # "extracted", "containment", "vocabulary", or the alias rule ("defined term", …)
+    passages: int  # passages the entity occurs in (its specificity is 1 / this)
+
+
+@dataclass(frozen=True)
+class AmbiguousTerm:
+    """A defined term of the question that several documents define as different names."""
+
+    term: str  # display form of the term
+    meanings: tuple[tuple[str, str], ...]  # (document id, the name that document defines it as)
+
+
+@dataclass(frozen=True)
+class Seeding:
+    seeds: tuple[Seed, ...]
+    query_entities: tuple[str, ...]  # the names the extractor found in the question (keys)
+    unmatched: tuple[str, ...]  # extracted names that matched no graph entity
+    ambiguous: tuple[AmbiguousTerm, ...] = ()
+
+
+class Seeder:
+    """Turns a question into entity seeds over one graph. Built per retriever; reads only
+    structures the graph and alias table build once."""
+
+    def __init__(self, graph: EntityGraph, query_keys: Callable[[str], Sequence[str]], params: SeedingParams,
+                 aliases: AliasTable | None = None, doc_of: Mapping[str, str] | None = None):
+        self.graph = graph
+        self.params = params
+        self._query_keys = query_keys
+        self._aliases = aliases  # None: no alias over-seeding
+        self._doc_of = doc_of or {}
+        self._index = graph.entity_index
+
+    # -------------------------------------------------------- matching
+
+    def contained(self, key: str) -> list[int]:
+        """Graph entities containing `key` on token boundaries, and the longest ones inside it.
+
+        Candidates come from the token postings and the key's own n-grams, not from a scan of
+        every entity, so seeding stays fast on graphs with tens of thousands of entities."""
+        q = tuple(key.split())
+        if not q:
+            return []
+        tokens, postings = self.graph.entity_tokens, self.graph.token_postings
+        rarest = min((postings.get(tok, ()) for tok in q), key=len)
+        containing = {j for j in rarest if _inside(q, tokens[j])}
+        within = {j for size in range(1, len(q) + 1) for i in range(len(q) - size + 1)
+                  for j in self.graph.by_tokens.get(q[i:i + size], ())} - containing
+        # of the entities inside the query entity, only the longest: "Pension Fund Trustees" → "Pension Fund", not "Fund"
+        maximal = {j for j in within if not any(i != j and _inside(tokens[j], tokens[i]) for i in within)}
+        return sorted(containing | maximal)
+
+    def vocabulary(self, query: str) -> list[int]:
+        """Graph entities whose key occurs in the question on token boundaries, in order of
+        first occurrence: one pass over the question's n-grams against the key table.
+        Keys made only of function words ("us", "who", "it") are skipped: folded case would
+        make the pronoun the acronym."""
+        toks = name_tokens(query)
+        longest = self.graph.longest_key
+        found: dict[int, None] = {}
+        for start in range(len(toks)):
+            for n in range(1, min(longest, len(toks) - start) + 1):
+                gram = toks[start:start + n]
+                j = self._index.get(" ".join(gram))
+                if j is not None and not all(t in _FUNCTION_WORDS for t in gram):
+                    found.setdefault(j, None)
+        return list(found)
+
+    # -------------------------------------------------------- seeding
+
+    def seeding(self, query: str) -> Seeding:
+        query = check_query(query)
+        keys = list(self._query_keys(query))
+        groups: list[tuple[str, str, list[int]]] = []  # (name in the question, rule, entities it matched)
+        unmatched = []
+        for key in keys:
+            if key in self._index:
+                groups.append((key, "extracted", [self._index[key]]))
+                continue
+            found = self.contained(key)
+            if found:
+                groups.append((key, "containment", found))
+            else:
+                unmatched.append(key)
+        if self.params.vocabulary:
+            for j in self.vocabulary(query):
+                groups.append((self.graph.entities[j], "vocabulary", [j]))
+        matched: dict[int, tuple[str, str, float]] = {}  # entity → (via, rule, weight)
+        for via, rule, js in groups:
+            for j in js:
+                if j not in matched:
+                    # uniform (the paper's seed), or specificity shared among a name's matches
+                    weight = 1.0 / self.graph.entity_degree[j] / len(js) if self.params.specificity else 1.0
+                    matched[j] = (via, rule, weight)
+        if not matched:
+            return Seeding((), tuple(keys), tuple(unmatched))
+        total = sum(w for _, _, w in matched.values())
+        base = {j: w / total for j, (_, _, w) in sorted(matched.items())}
+        seeds, ambiguous = [], ()
+        if self._aliases is None:
+            weights = base
+        else:
+            weights, parents, ambiguous = self._over_seed(base)
+        for j in sorted(weights):
+            e, label, deg = self.graph.entities[j], self.graph.display[j], int(self.graph.entity_degree[j])
+            if j in matched:
+                via, rule, _ = matched[j]
+                seeds.append(Seed(e, label, weights[j], "query", via, rule, deg))
+            else:
+                parent = parents[j]
+                seeds.append(Seed(e, label, weights[j], "alias", parent,
+                                  self._aliases.rules.get((parent, e), "alias"), deg))
+        return Seeding(tuple(seeds), tuple(keys), tuple(unmatched), ambiguous)
+
+    def _over_seed(self, base: dict[int, float]) -> tuple[dict[int, float], dict[int, str], tuple[AmbiguousTerm, ...]]:
+        """BCT: each seed adds its aliases at β × its own weight, then the vector is renormalised.
+        A defined term with several meanings adds none of its defining names."""
+        table, entities, beta = self._aliases, self.graph.entities, self.params.beta
+        w = dict(base)
+        parents: dict[int, str] = {}
+        ambiguous = []
+        for j, weight in base.items():
+            key = entities[j]
+            meanings = table.definitions.get(key, ())
+            skip: set[str] = set()
+            if len({name for name, _ in meanings}) > 1:
+                skip = {name for name, _ in meanings}
+                ambiguous.append(AmbiguousTerm(self.graph.display[j], tuple(sorted(
+                    {(self._doc_of.get(pid, pid), self.graph.display[self._index[name]]) for name, pid in meanings}))))
+            for a in table.by_entity.get(key, ()):
+                if a in skip:
+                    continue
+                i = self._index[a]
+                w[i] = w.get(i, 0.0) + beta * weight
+                parents.setdefault(i, key)
+        total = sum(w.values())
+        return {j: v / total for j, v in w.items() if v > 0}, parents, tuple(ambiguous)
+
+    def vector(self, seeds: Sequence[Seed]) -> np.ndarray:
+        """The entity part of the personalization vector (length = number of entities)."""
+        s = np.zeros(len(self.graph.entities))
+        for seed in seeds:
+            s[self._index[seed.entity]] = seed.weight
+        return s
