@@ -1,15 +1,16 @@
 """The retriever catalog: every retriever the engine offers, in one table.
 
 Each entry says what a retriever is (family, graph builder, whether it reads aliases or
-embeddings), which parameters it reads, and the index components it needs; `Index.retriever`
-makes one from its entry. The command line's choices and help, the pages' selectors and
+embeddings), which parameters it reads, the index components it needs, and optionally how
+to make it; `Index.retriever` makes one from its entry. The command line's choices and help, the pages' selectors and
 tooltips, the sweep's pre-build and perf all read this table; adding a retriever is one
 entry plus its class.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from .errors import PathLensError
 
@@ -56,16 +57,15 @@ class RetrieverSpec:
     aliases: bool = False  # reads the BCT alias table
     embeddings: bool = False  # reads passage embeddings
     params: tuple[str, ...] = ()  # names in PARAMS it reads
+    components: tuple[str, ...] = ()  # index components it reads beyond embeddings and graphs ("tokens", "bm25")
+    # make(index, config) -> the retriever; the default asks the index for the family's standard build
+    make: Callable[[Any, Any], Any] | None = field(default=None, compare=False, repr=False)
 
     def stages(self) -> list[str]:
         """The index components this retriever needs, in build order."""
-        out = []
-        if self.family == "lexical":
-            out += ["tokens", self.name]
+        out = list(self.components)
         if self.embeddings:
             out.append("embeddings")
-        if self.family == "hybrid":  # lexical passage seeds (λ > 0) read BM25
-            out += ["tokens", "bm25"]
         if self.builder:
             out += [f"extraction:{self.builder}", f"graph:{self.builder}"]
         if self.aliases:
@@ -90,15 +90,16 @@ def _graph_specs() -> list[RetrieverSpec]:
             RetrieverSpec(f"hybrid-{builder}", "hybrid",
                           f"ppr-{builder} whose walk also restarts at the passages most similar to the question by "
                           "dense embeddings, so every question has seeds and every score stays exactly explained.",
-                          builder, embeddings=True, params=_GRAPH_PARAMS + ("passage_weight", "tau", "top", "lexical")),
+                          builder, embeddings=True, params=_GRAPH_PARAMS + ("passage_weight", "tau", "top", "lexical"),
+                          components=("tokens", "bm25")),  # lexical passage seeds (λ > 0) read BM25
         ]
     return out
 
 
 CATALOG: dict[str, RetrieverSpec] = {s.name: s for s in [
     RetrieverSpec("bm25", "lexical", "BM25 (Okapi) over lower-cased words: rewards rare question words a passage "
-                  "repeats."),
-    RetrieverSpec("tfidf", "lexical", "Cosine similarity of TF-IDF word vectors."),
+                  "repeats.", components=("tokens", "bm25")),
+    RetrieverSpec("tfidf", "lexical", "Cosine similarity of TF-IDF word vectors.", components=("tokens", "tfidf")),
     RetrieverSpec("dense", "dense", "Cosine similarity of all-MiniLM-L6-v2 sentence embeddings: matches meaning, "
                   "not words.", embeddings=True),
     *_graph_specs(),

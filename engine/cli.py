@@ -142,6 +142,9 @@ def _parser() -> argparse.ArgumentParser:
     pf.add_argument("--file", default=None)
     pf.add_argument("--no-growth", action="store_true", help="skip the 1k/10k/100k growth runs")
     pf.add_argument("--no-sweep", action="store_true", help="skip the full default sweep")
+    pf.add_argument("--sections", default="", help="comma-separated sections to run (default all): "
+                    "fresh_app_first_answer, cold_build, warm_start, ner_setup_s, ppr_kernel, query_latency, "
+                    "default_sweep, growth; without cold_build the on-disk cache is read")
     pf.add_argument("--json", action="store_true")
 
     g = sub.add_parser("graph", help="graph statistics and extraction filter counts")
@@ -388,8 +391,9 @@ def cmd_perf(args) -> None:
         spec = f"bench:{args.format}:{Path(args.file).resolve()}"  # its processes run from the project folder
     else:
         spec = args.corpus or CLI_DEFAULT_CORPUS
+    only = tuple(x.strip() for x in args.sections.split(",") if x.strip())
     report = perf.run(spec, include_growth=not args.no_growth, include_sweep=not args.no_sweep,
-                      log=lambda m: print(m, file=sys.stderr, flush=True))
+                      log=lambda m: print(m, file=sys.stderr, flush=True), only=only)
     print(json.dumps(report, indent=2) if args.json else perf.table(report))
     if perf.failed(report):
         raise PathLensError("perf: these measurements failed (see the report): " + ", ".join(perf.failed(report)))

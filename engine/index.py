@@ -136,6 +136,8 @@ class Index:
 
     def retriever(self, name: str, config: SearchConfig = SearchConfig()) -> Retriever:
         s = spec(name)
+        if s.make is not None:
+            return s.make(self, config)
         if s.family == "lexical":
             return self.bm25() if name == "bm25" else self.tfidf()
         if s.family == "dense":

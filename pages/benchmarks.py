@@ -10,7 +10,7 @@ import streamlit as st
 
 from engine.benchmarks import FORMATS, MODES, run_bench
 from engine.errors import PathLensError
-from engine.index import RETRIEVERS
+from engine.catalog import CATALOG
 from pages.common import downloads, page_index, save_upload
 
 page_index()  # the sidebar stays in place; benchmarks bring their own file
@@ -28,7 +28,7 @@ upload = st.file_uploader("…or upload the file", type=["jsonl", "json"], key="
 c3, c4 = st.columns(2)
 sample_n = int(c3.number_input("Sample size (0 = all questions)", 0, 100_000, 50, key="bm_sample"))
 seed = int(c4.number_input("Seed", 0, 2**31 - 1, 42, key="bm_seed"))
-names = st.multiselect("Retrievers", RETRIEVERS, default=["bm25", "tfidf", "ppr-regex", "bct-regex"],
+names = st.multiselect("Retrievers", list(CATALOG), default=["bm25", "tfidf", "ppr-regex", "bct-regex"],
                        key="bm_retrievers")
 
 run = st.button("Run benchmark", type="primary", key="bm_run")

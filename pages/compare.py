@@ -11,7 +11,7 @@ import streamlit as st
 from engine.errors import NoSeedError, PathLensError
 from engine.evaluate import evaluate
 from engine.catalog import CATALOG, PARAMS
-from engine.index import RETRIEVERS, search_config
+from engine.index import search_config
 from engine.metrics import paired_bootstrap
 from pages.common import page_index, downloads, ensure, gold_of, param, set_params, stages_for
 
@@ -23,7 +23,7 @@ corpus = index.corpus
 DEFAULT = ["bm25", "dense", "ppr-ner", "hybrid-ner", "rrf"]
 
 if st.session_state.get("compare_state_for") != corpus.name:
-    wanted = [r for r in param("retrievers", ",".join(DEFAULT)).split(",") if r in RETRIEVERS]
+    wanted = [r for r in param("retrievers", ",".join(DEFAULT)).split(",") if r in list(CATALOG)]
     st.session_state.update({
         "compare_state_for": corpus.name,
         "cmp_retrievers": wanted or DEFAULT,
@@ -31,7 +31,7 @@ if st.session_state.get("compare_state_for") != corpus.name:
         "cmp_k": min(20, max(1, param("k", 5, int))),
     })
 
-names = st.multiselect("Retrievers", RETRIEVERS, key="cmp_retrievers",
+names = st.multiselect("Retrievers", list(CATALOG), key="cmp_retrievers",
                        help="\n\n".join(f"**{n}**: {s.description}" for n, s in CATALOG.items()))
 c1, c2 = st.columns([5, 1])
 question = c1.text_input("Question", key="cmp_question")
@@ -106,8 +106,11 @@ if not corpus.queries:
     st.info("This corpus has no labeled queries, so there is nothing to score.")
     st.stop()
 ks = (1, 3, 5)
-if st.button("Evaluate all labeled queries", key="run_eval", type="primary") or st.session_state.get(
-        "eval_for") == (corpus.name, tuple(names), config):
+# an evaluation is kept per (corpus, retrievers, parameters): widgets that change none of them
+# (the CI pair, its metric) reuse it instead of evaluating again
+eval_key = (corpus.fingerprint, tuple(names), config)
+evaluations = st.session_state.setdefault("evaluations", {})
+if st.button("Evaluate all labeled queries", key="run_eval", type="primary") and eval_key not in evaluations:
     progress = st.progress(0.0, text="evaluating…")
     done = []
 
@@ -115,9 +118,12 @@ if st.button("Evaluate all labeled queries", key="run_eval", type="primary") or 
         done.append(name)
         progress.progress(len(done) / len(names), text=f"evaluating {name}…")
 
-    result = evaluate(index, names, ks, config, on_retriever=tick)
+    evaluations.clear()  # keep one: results of other settings are stale on this page
+    evaluations[eval_key] = evaluate(index, names, ks, config, on_retriever=tick)
+    st.session_state["evaluation_count"] = st.session_state.get("evaluation_count", 0) + 1
     progress.empty()
-    st.session_state["eval_for"] = (corpus.name, tuple(names), config)
+if eval_key in evaluations:
+    result = evaluations[eval_key]
     metrics = ["hr@1", "hr@3", "hr@5", "mrr", "recall@5", "all@5"]
     table = pd.DataFrame([{"retriever": n, "kind": "all", **{m: r.means[m] for m in metrics}}
                           for n, r in result.results.items()]

@@ -11,7 +11,7 @@ from engine.errors import NoSeedError, PathLensError
 from engine.graph_retriever import GraphRetriever
 from engine.index import search_config
 from engine.render import subgraph_html
-from engine.retrievers import MAX_QUERY_CHARS, RRFRetriever
+from engine.retrievers import MAX_QUERY_CHARS, RRFConfig, RRFRetriever
 from engine.text import tokenize
 from pages.common import page_index, downloads, ensure, gold_of, highlight, param, param_in_range, set_params, stages_for
 
@@ -19,6 +19,8 @@ from pages.common import page_index, downloads, ensure, gold_of, highlight, para
 BCT_OF = {f"ppr-{s.builder}": n for n, s in CATALOG.items() if s.aliases}
 BASE_RETRIEVERS = [n for n, s in CATALOG.items() if not s.aliases]
 DEFAULT_RETRIEVER = "hybrid-ner"  # the best on the data room (README, Benchmarks)
+FUSABLE = [n for n, s in CATALOG.items() if s.family != "fusion"]
+RRF_DEFAULT = RRFConfig().members
 TOLERANCES = {"none (run the cap)": None, "1e-4": 1e-4, "1e-6": 1e-6, "1e-8": 1e-8}
 
 
@@ -63,10 +65,20 @@ if st.session_state.get("query_state_for") != corpus.name:
         "lexical": param_in_range("lex", *_spec("lexical"), float, "λ", notes),
         "vocabulary": param("seeding", "vocabulary") != "paper",
         "k": param_in_range("k", 5, 1, 50, int, "k", notes),
+        "rrf_members": [m for m in param("members", ",".join(RRF_DEFAULT)).split(",") if m in FUSABLE] or list(RRF_DEFAULT),
         "link_notes": notes,
         "tol": next((label for label, v in TOLERANCES.items() if str(v) == param("tol", "None")), "none (run the cap)"),
     })
 
+
+    weights_in_link = param("weights", "")
+    try:
+        given = [float(x) for x in weights_in_link.split(",")] if weights_in_link else []
+    except ValueError:
+        given = []
+        notes.append(f"RRF weights {weights_in_link!r} in the link are not numbers; using 1 each.")
+    for m, x in zip(st.session_state["rrf_members"], given or [1.0] * len(st.session_state["rrf_members"])):
+        st.session_state[f"rrf_w_{m}"] = min(10.0, max(0.0, x))
 
 for note in st.session_state.get("link_notes", []):
     st.warning(note)
@@ -83,47 +95,64 @@ if corpus.queries:
                  key="example", on_change=use_example)
 question = st.text_input("Question", key="question", help=f"Up to {MAX_QUERY_CHARS:,} characters.")
 
-c1, c2, c3, c4 = st.columns([2, 2, 2, 1])
+c1, c2, c3 = st.columns([3, 3, 1])
 base = c1.selectbox("Retriever", BASE_RETRIEVERS, key="base_retriever",
                     help="\n\n".join(f"**{n}**: {CATALOG[n].description}" for n in BASE_RETRIEVERS))
 family = CATALOG[base].family
 graph_like = family in ("graph", "hybrid")
+hybrid = family == "hybrid"
 bct = c1.toggle("BCT alias seeding", key="bct", disabled=base not in BCT_OF,
                 help="Coreference-aware alias seeding (BCT, for the ppr retrievers): the question's entities also "
                      "seed their aliases — defined terms such as “the Fund”, nested names and acronyms.")
-vocabulary = c1.toggle("Seed from the graph's vocabulary", key="vocabulary", disabled=not graph_like,
+vocabulary = c1.toggle("Vocabulary seeding", key="vocabulary", disabled=not graph_like,
                        help="Also seed every graph entity named anywhere in the question (any case, accents folded), "
                             "each weighted by how specific it is (1 / passages it occurs in). Off: only the names the "
                             "extractor finds, weighted equally, as in the Aethel paper.")
 alpha = c2.slider(PARAMS["alpha"].label, 0.01, 0.99, step=0.01, key="alpha", disabled=not graph_like,
                   help=PARAMS["alpha"].help)
-iterations = c2.number_input("Iteration cap", 1, 1000, step=1, key="iterations", help=PARAMS["iterations"].help)
-tol_label = c2.selectbox("Tolerance (early stop)", list(TOLERANCES), key="tol")
-beta = c3.slider(PARAMS["beta"].label, 0.0, 2.0, step=0.05, key="beta", disabled=not (base in BCT_OF and bct),
-                 help=PARAMS["beta"].help)
-hybrid = family == "hybrid"
-w = c3.slider(PARAMS["passage_weight"].label, 0.0, 1.0, step=0.05, key="w", disabled=not hybrid,
+w = c2.slider(PARAMS["passage_weight"].label, 0.0, 1.0, step=0.05, key="w", disabled=not hybrid,
               help=PARAMS["passage_weight"].help)
-tau = c3.number_input(PARAMS["tau"].label, 0.005, 1.0, step=0.005, format="%.3f", key="tau", disabled=not hybrid,
-                      help=PARAMS["tau"].help)
-top = c3.number_input(PARAMS["top"].label, 1, 200, step=1, key="top", disabled=not hybrid, help=PARAMS["top"].help)
-lexical = c3.slider(PARAMS["lexical"].label, 0.0, 1.0, step=0.05, key="lexical", disabled=not hybrid,
-                    help=PARAMS["lexical"].help)
-k = c4.number_input("k", 1, 50, step=1, key="k", help="How many passages to show.")
+k = c3.number_input("k", 1, 50, step=1, key="k", help="How many passages to show.")
+
+with st.expander("More parameters"):
+    m1, m2, m3 = st.columns(3)
+    iterations = m1.number_input("Iteration cap", 1, 1000, step=1, key="iterations", help=PARAMS["iterations"].help)
+    tol_label = m1.selectbox("Tolerance (early stop)", list(TOLERANCES), key="tol",
+                             help="Stop the walk once an iteration changes the scores by less than this (L1).")
+    beta = m1.slider(PARAMS["beta"].label, 0.0, 2.0, step=0.05, key="beta", disabled=not (base in BCT_OF and bct),
+                     help=PARAMS["beta"].help)
+    tau = m2.number_input(PARAMS["tau"].label, 0.005, 1.0, step=0.005, format="%.3f", key="tau", disabled=not hybrid,
+                          help=PARAMS["tau"].help)
+    top = m2.number_input(PARAMS["top"].label, 1, 200, step=1, key="top", disabled=not hybrid,
+                          help=PARAMS["top"].help)
+    lexical = m2.slider(PARAMS["lexical"].label, 0.0, 1.0, step=0.05, key="lexical", disabled=not hybrid,
+                        help=PARAMS["lexical"].help)
+    members = m3.multiselect("RRF members", FUSABLE, key="rrf_members", disabled=base != "rrf",
+                             help="The retrievers whose rankings RRF fuses.")
+    for m in members:
+        st.session_state.setdefault(f"rrf_w_{m}", 1.0)  # a member just added votes once
+    weights = [m3.number_input(f"weight of {m}", 0.0, 10.0, step=0.25, key=f"rrf_w_{m}", disabled=base != "rrf",
+                               help="Weighted RRF: this member's votes count this many times.")
+               for m in members]
 
 name = BCT_OF[base] if base in BCT_OF and bct else base
 set_params(q=question.strip() or None, retriever=name, alpha=alpha, iters=iterations, beta=beta, k=k,
            bct=int(bct), tol=TOLERANCES[tol_label], w=w, tau=tau, top=top, lex=lexical,
-           seeding=None if vocabulary else "paper")
+           seeding=None if vocabulary else "paper", members=",".join(members),
+           weights=",".join(f"{x:g}" for x in weights) if any(x != 1 for x in weights) else None)
 
 if not question.strip():
     st.warning("The question is empty: type one, or pick a labeled example.")
+    st.stop()
+if base == "rrf" and not members:
+    st.warning("Choose at least one RRF member under “More parameters”.")
     st.stop()
 
 try:
     config = search_config({"alpha": alpha, "iterations": int(iterations), "beta": beta, "passage_weight": w,
                             "tau": float(tau), "top": int(top), "lexical": lexical}, corpus,
-                           tol=TOLERANCES[tol_label], vocabulary=vocabulary)
+                           tol=TOLERANCES[tol_label], vocabulary=vocabulary, rrf_members=tuple(members),
+                           rrf_weights=tuple(weights))
 except PathLensError as e:
     st.error(str(e))
     st.stop()
@@ -176,9 +205,12 @@ if answer is not None:
             "passages": st.column_config.NumberColumn("passages", help="passages the entity occurs in; seeds weigh "
                                                       "1 / this (specificity), so generic names weigh little")})
     if answer.passage_seeds:
-        st.caption(f"Passage seeds: the {len(answer.passage_seeds)} passages most similar to the question by dense "
-                   f"embeddings take {sum(p.weight for p in answer.passage_seeds):.0%} of the restart mass "
-                   "(softmax of cosine / τ).")
+        source = ("most similar to the question by dense embeddings" if config.hybrid.lexical == 0 else
+                  f"most similar to the question by dense embeddings ({1 - config.hybrid.lexical:.0%}) and by BM25 "
+                  f"({config.hybrid.lexical:.0%})")
+        st.caption(f"Passage seeds: the {len(answer.passage_seeds)} passages {source} take "
+                   f"{sum(p.weight for p in answer.passage_seeds):.0%} of the restart mass, each in proportion to "
+                   "a softmax of its similarity.")
         st.dataframe(pd.DataFrame([{"passage": p.passage_id, "title": titles[p.passage_id],
                                     "cosine": round(p.cosine, 4), "weight": round(p.weight, 4)}
                                    for p in answer.passage_seeds]), hide_index=True, width="stretch", height=200)

@@ -7,7 +7,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.errors import PathLensError
-from engine.index import RETRIEVERS, SearchConfig
+from engine.catalog import CATALOG
+from engine.index import SearchConfig
 from engine.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
 from pages.common import page_index, downloads, ensure, stages_for
 
@@ -31,7 +32,7 @@ sizes = c1.multiselect("Sizes (the full corpus is always added)", options, defau
                        help=f"No size below {n_gold}: every subsample keeps all gold passages of the labeled queries.")
 resamples = int(c2.number_input("Resamples per size", 1, 20, 5, key="sw_resamples"))
 seed = int(c3.number_input("Seed", 0, 2**31 - 1, 42, key="sw_seed"))
-names = st.multiselect("Retrievers", RETRIEVERS, default=["bm25", "tfidf", "ppr-regex", "bct-regex"],
+names = st.multiselect("Retrievers", list(CATALOG), default=["bm25", "tfidf", "ppr-regex", "bct-regex"],
                        key="sw_retrievers")
 metric = st.selectbox("Metric", ["hr@1", "hr@3", "hr@5", "mrr", "recall@5", "all@5"], index=2, key="sw_metric")
 

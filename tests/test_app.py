@@ -111,6 +111,23 @@ def test_query_page_bct_lexical_and_k():
     assert len(at.get("download_button")) == 2
 
 
+def test_query_page_weighted_rrf_members_and_weights():
+    from engine.index import Index, search_config
+    from engine.corpus import load_corpus
+
+    q = "Who is the largest investor in the fund that owns Solano Foods?"
+    at = start(params={"q": q, "retriever": "rrf", "members": "bm25,dense", "weights": "2,0.5"})
+    assert at.multiselect(key="rrf_members").value == ["bm25", "dense"]
+    assert at.number_input(key="rrf_w_bm25").value == 2.0 and at.number_input(key="rrf_w_dense").value == 0.5
+    corpus = load_corpus("dataroom-core")
+    ref = Index(corpus).retriever("rrf", search_config({}, corpus, rrf_members=("bm25", "dense"),
+                                                       rrf_weights=(2.0, 0.5))).search(q, 5)
+    assert [line.split("`")[1] for line in hit_lines(at)] == [h.passage_id for h in ref]
+    at.multiselect(key="rrf_members").set_value(["bm25", "dense", "hybrid-ner"]).run()
+    assert at.number_input(key="rrf_w_hybrid-ner").value == 1.0  # a new member votes once
+    assert at.query_params["members"] == "bm25,dense,hybrid-ner" and at.query_params["weights"] == "2,0.5,1"
+
+
 def test_query_page_bad_input_messages():
     at = start(params={"q": "what happened to the weather?", "retriever": "ppr-regex"})
     assert any("No hits" in w.value and "hybrid" in w.value for w in at.warning)
@@ -167,9 +184,25 @@ def test_compare_page_side_by_side_and_metrics():
     assert set(metrics["kind"]) == {"all", "single-hop", "multi-hop"}
     assert len(plotly_spec(at)["data"]) == 3  # one bar trace per retriever
     ci = next(d.value for d in at.dataframe if "95% CI low" in getattr(d.value, "columns", []))
-    assert list(ci["queries"]) == ["all", "multi-hop", "single-hop"] and (ci["95% CI low"] <= ci["95% CI high"]).all()
+    assert list(ci["queries"]) == ["all", "multi-hop", "single-hop"]
     per = next(d.value for d in at.dataframe if "open" in getattr(d.value, "columns", []))
     assert len(per) == 40 and per["open"].str.startswith("/?").all()
+    # the CI is the paired bootstrap of the per-query values shown (here reciprocal ranks, bm25 − ppr-regex)
+    from engine.metrics import paired_bootstrap
+
+    ref = paired_bootstrap(list(per["bm25"]), list(per["ppr-regex"]), resamples=10_000, seed=42)
+    at.selectbox(key="ci_metric").set_value("mrr").run()
+    ci = next(d.value for d in at.dataframe if "95% CI low" in getattr(d.value, "columns", []))
+    assert ci.iloc[0]["95% CI low"] == ref.low and ci.iloc[0]["95% CI high"] == ref.high
+    assert ci.iloc[0]["Δ mrr (A − B)"] == pytest.approx(per["bm25"].mean() - per["ppr-regex"].mean())
+    # changing the CI pair or metric re-evaluates nothing; changing a parameter needs a new evaluation
+    assert at.session_state["evaluation_count"] == 1
+    at.selectbox(key="ci_b").set_value("bct-regex").run()
+    assert at.session_state["evaluation_count"] == 1
+    at.slider(key="cmp_alpha").set_value(0.3).run()
+    assert not any("95% CI low" in getattr(d.value, "columns", []) for d in at.dataframe)
+    at.button(key="run_eval").click().run()
+    assert at.session_state["evaluation_count"] == 2
 
 
 def test_sweep_page_runs_and_plots():
@@ -269,3 +302,34 @@ def test_out_of_range_link_values_are_clamped_and_said_so():
     assert "Unknown retriever 'nope'" in notes
     assert at.slider(key="alpha").value == 0.99 and at.number_input(key="iterations").value == 1000
     assert len(hit_lines(at)) == 1  # k clamped to 1
+
+
+def test_a_toy_retriever_added_through_the_catalog_alone_reaches_the_cli_and_the_query_page(monkeypatch, capsys):
+    """Adding a retriever is one catalog entry plus its class: no other file changes."""
+    from engine import catalog
+    from engine.cli import main
+    from engine.retrievers import Hit, check_k
+
+    class LongestFirst:
+        name = "longest"
+
+        def __init__(self, index):
+            self.ids, self.texts = index.ids, index.texts
+
+        def search(self, query, k):
+            order = sorted(range(len(self.ids)), key=lambda i: (-len(self.texts[i]), i))[:check_k(k)]
+            return tuple(Hit(self.ids[i], float(len(self.texts[i])), r, self.name) for r, i in enumerate(order, 1))
+
+    spec = catalog.RetrieverSpec("longest", "lexical", "Toy: the longest passages first.",
+                                 make=lambda index, config: LongestFirst(index))
+    monkeypatch.setitem(catalog.CATALOG, "longest", spec)
+    with pytest.raises(SystemExit):  # argparse prints the help and exits
+        main(["query", "--help"])
+    assert "longest (Toy: the longest passages first.)" in " ".join(capsys.readouterr().out.split())
+    assert main(["query", "--corpus", "dataroom-core", "--retriever", "longest", "--k", "2", "anything", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["retriever"] == "longest" and len(out["hits"]) == 2
+    at = start(params={"retriever": "longest"})
+    assert "longest" in at.selectbox(key="base_retriever").options
+    assert at.selectbox(key="base_retriever").value == "longest"
+    assert len(hit_lines(at)) == 5
