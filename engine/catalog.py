@@ -107,6 +107,7 @@ CATALOG: dict[str, RetrieverSpec] = {s.name: s for s in [
                   params=("rrf_k",)),
 ]}
 RETRIEVERS = tuple(CATALOG)
+DEFAULT_RETRIEVER = "hybrid-ner"  # the Query page's default: the best on the data room (README, Benchmarks)
 GRAPH = tuple(n for n, s in CATALOG.items() if s.builder)
 
 

@@ -21,7 +21,8 @@ import numpy as np
 from .cache import DiskCache
 from .corpus import Corpus, load_corpus
 from .errors import PathLensError
-from .index import Index, RETRIEVERS
+from .catalog import DEFAULT_RETRIEVER
+from .index import Index, RETRIEVERS, search_config
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = ("tokens", "bm25", "tfidf", "embeddings", "extraction:regex", "graph:regex", "aliases:regex",
@@ -174,8 +175,9 @@ def query_latency(index: Index, queries: list[str]) -> dict:
     from .render import subgraph_html
 
     out = {}
+    config = search_config({}, index.corpus)  # the corpus's tuned defaults, as the app uses them
     for name in RETRIEVERS:
-        r = index.retriever(name)
+        r = index.retriever(name, config)
         for q in queries[:2]:
             _search(r, q)  # warm: model loaded, caches filled
         times = []
@@ -188,7 +190,7 @@ def query_latency(index: Index, queries: list[str]) -> dict:
         out[name] = {"p50_ms": _pct(times, 50) * 1e3, "p95_ms": _pct(times, 95) * 1e3}
     # the hybrid when dense has just answered the same question: the question's encoding is shared
     # (one cached encoding per text), so the hybrid adds only its seeding and the PPR kernel
-    hybrid, dense_r = index.retriever("hybrid-ner"), index.retriever("dense")
+    hybrid, dense_r = index.retriever("hybrid-ner", config), index.retriever("dense", config)
     times = []
     for q in queries:
         dense._encode_query.cache_clear()
@@ -204,8 +206,8 @@ def query_latency(index: Index, queries: list[str]) -> dict:
         dense._encode_query.cache_clear()
         entities._query_keys.cache_clear()
         for name in RETRIEVERS:
-            r = index.retriever(name)
-            if isinstance(r, GraphRetriever) and name == "ppr-ner":
+            r = index.retriever(name, config)
+            if isinstance(r, GraphRetriever) and name == DEFAULT_RETRIEVER:
                 try:
                     subgraph_html(r.explain(q, 5, texts=texts))
                 except Exception:
@@ -219,7 +221,7 @@ def query_latency(index: Index, queries: list[str]) -> dict:
         page_answer(q)
         times.append(time.perf_counter() - t0)
     out["query_page_answer"] = {"p50_ms": _pct(times, 50) * 1e3, "p95_ms": _pct(times, 95) * 1e3,
-                                "what": "all retrievers + ppr-ner explanation + pyvis HTML, query encoding included"}
+                                "what": f"all retrievers + {DEFAULT_RETRIEVER} explanation + pyvis HTML, query encoding included"}
     return out
 
 
@@ -273,7 +275,8 @@ def _in_child(mode: str, spec: str, cache_dir: str, t0: float) -> dict:
     from .errors import NoSeedError
 
     try:
-        index.retriever("ppr-ner").search(query, 5)  # the app's default view answers with ppr-ner
+        # the app's default view: the default retriever with the corpus's tuned parameters
+        index.retriever(DEFAULT_RETRIEVER, search_config({}, corpus)).search(query, 5)
     except NoSeedError:
         pass
     first = time.perf_counter() - t0
@@ -443,7 +446,7 @@ def _build_lines(cb: dict) -> list[str]:
 
 def _fresh_lines(fa: dict) -> list[str]:
     return [f"fresh start to first answer on dataroom-core (empty cache): {fa['first_answer_s']:.1f} s "
-            f"(ppr-ner), {fa.get('ppr_ner_dense_bm25_s', float('nan')):.1f} s with dense and bm25"]
+            f"({DEFAULT_RETRIEVER}), {fa.get('ppr_ner_dense_bm25_s', float('nan')):.1f} s with dense and bm25"]
 
 
 def _ner_lines(ner: dict) -> list[str]:
@@ -451,8 +454,8 @@ def _ner_lines(ner: dict) -> list[str]:
 
 
 def _warm_lines(ws: dict) -> list[str]:
-    return [f"warm start to first answer: {ws['first_answer_s']:.1f} s (ppr-ner, the default view; process start "
-            f"included), {ws.get('ppr_ner_dense_bm25_s', float('nan')):.1f} s to answers of ppr-ner, dense and "
+    return [f"warm start to first answer: {ws['first_answer_s']:.1f} s ({DEFAULT_RETRIEVER}, the default view; process "
+            f"start included), {ws.get('ppr_ner_dense_bm25_s', float('nan')):.1f} s to answers of it, dense and "
             f"bm25; peak RSS {ws['peak_rss_mb']:.0f} MB"]
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine.catalog import CATALOG, PARAMS
+from engine.catalog import CATALOG, DEFAULT_RETRIEVER, PARAMS
 from engine.errors import NoSeedError, PathLensError
 from engine.graph_retriever import GraphRetriever
 from engine.index import search_config
@@ -18,7 +18,6 @@ from pages.common import page_index, downloads, ensure, gold_of, highlight, para
 # one selector entry per retriever without aliases; the BCT toggle turns ppr-X into bct-X
 BCT_OF = {f"ppr-{s.builder}": n for n, s in CATALOG.items() if s.aliases}
 BASE_RETRIEVERS = [n for n, s in CATALOG.items() if not s.aliases]
-DEFAULT_RETRIEVER = "hybrid-ner"  # the best on the data room (README, Benchmarks)
 FUSABLE = [n for n, s in CATALOG.items() if s.family != "fusion"]
 RRF_DEFAULT = RRFConfig().members
 TOLERANCES = {"none (run the cap)": None, "1e-4": 1e-4, "1e-6": 1e-6, "1e-8": 1e-8}
