@@ -222,10 +222,13 @@ def cmd_query(args) -> None:
         hits, notes = retriever.search_with_notes(args.question, k)
     else:
         hits = retriever.search(args.question, k)
+    why = retriever.explain_hits(args.question, [h.passage_id for h in hits]) if hits else {}
     if args.json:
         print(json.dumps({"corpus": corpus.name, "retriever": name, "query": args.question,
                           "config": config_json(config), "notes": list(notes),
-                          "hits": [hit_json(h, texts[h.passage_id]) for h in hits]}, indent=2))
+                          "hits": [{**hit_json(h, texts[h.passage_id]),
+                                    "explanation": asdict(why[h.passage_id]) if h.passage_id in why else None}
+                                   for h in hits]}, indent=2))
         return
     for n in notes:
         print(f"note: {n}")
@@ -233,6 +236,8 @@ def cmd_query(args) -> None:
         print("no passage shares a term with the query")
     for h in hits:
         print(f"{h.rank:>2}. {h.score:.4f}  {h.passage_id}  {_snippet(texts[h.passage_id])}")
+        if h.passage_id in why:
+            print(f"      why: {why[h.passage_id].words()}")
 
 
 def cmd_eval(args) -> None:

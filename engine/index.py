@@ -157,7 +157,7 @@ class Index:
         return GraphRetriever(name, seeder, config.graph, passages)
 
     def dense(self) -> DenseRetriever:
-        return DenseRetriever(self.ids, self.embeddings(), dense.encode_queries)
+        return DenseRetriever(self.ids, self.embeddings(), dense.encode_queries, self.texts)
 
     @property
     def doc_of(self) -> dict[str, str]:

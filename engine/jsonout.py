@@ -44,3 +44,4 @@ def answer_json(answer: GraphAnswer, texts: dict[str, str]) -> dict:
         "iterations": answer.iterations,
         "subgraph": {"nodes": [asdict(n) for n in answer.nodes], "edges": [asdict(e) for e in answer.edges]},
     }
+

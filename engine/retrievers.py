@@ -15,7 +15,7 @@ from rank_bm25 import BM25Okapi
 from scipy import sparse
 
 from .errors import NoSeedError, PathLensError
-from .text import tokenize
+from .text import split_sentences, tokenize
 
 
 @dataclass(frozen=True)
@@ -26,10 +26,81 @@ class Hit:
     retriever: str
 
 
+@dataclass(frozen=True)
+class TermContribution:
+    """One query term's part of a lexical score."""
+
+    term: str
+    query_count: int  # times the term occurs in the question
+    tf: int  # times it occurs in the passage
+    idf: float
+    contribution: float  # its part of the score; a passage's contributions sum to its score
+
+
+@dataclass(frozen=True)
+class SentenceMatch:
+    sentence: str
+    cosine: float  # dense similarity of this sentence to the question
+
+
+@dataclass(frozen=True)
+class RRFVote:
+    member: str
+    rank: int | None  # the member's rank of the passage, None when it did not rank it within its depth
+    weight: float
+    contribution: float  # weight / (k + rank); a passage's votes sum to its fused score
+
+
+@dataclass(frozen=True)
+class LexicalExplanation:
+    passage_id: str
+    score: float
+    terms: tuple[TermContribution, ...]  # largest contribution first
+
+    def words(self) -> str:
+        if not self.terms:
+            return "no question word is in this passage"
+        return "; ".join(f"“{t.term}” (×{t.tf} in the passage, idf {t.idf:.2f}) {t.contribution / self.score:.0%}"
+                         for t in self.terms)
+
+
+@dataclass(frozen=True)
+class DenseExplanation:
+    passage_id: str
+    score: float
+    sentences: tuple[SentenceMatch, ...]  # the passage's sentences most similar to the question, best first
+
+    def words(self) -> str:
+        return " | ".join(f"cosine {m.cosine:.2f}: “{m.sentence}”" for m in self.sentences)
+
+
+@dataclass(frozen=True)
+class RRFExplanation:
+    passage_id: str
+    score: float
+    votes: tuple[RRFVote, ...]  # one per member, in member order
+
+    def words(self) -> str:
+        return "; ".join(f"{v.member} ranks it {v.rank}: {v.weight:g}/(k + {v.rank}) = {v.contribution:.4f}"
+                         if v.rank else f"{v.member} does not rank it" for v in self.votes)
+
+
+class Explanation(Protocol):
+    passage_id: str
+    score: float
+
+    def words(self) -> str: ...
+
+
 class Retriever(Protocol):
+    """Every retriever ranks; `explain_hits` says, in the retriever's own terms, why each of the
+    given passages scored as it did (a retriever may leave a passage out: nothing to say)."""
+
     name: str
 
     def search(self, query: str, k: int) -> tuple[Hit, ...]: ...
+
+    def explain_hits(self, query: str, passage_ids: Sequence[str]) -> dict[str, Explanation]: ...
 
 
 MAX_QUERY_CHARS = 2000
@@ -95,16 +166,20 @@ class BM25Retriever:
         # rank-bm25 divides by the mean length; an all-empty corpus would divide by zero
         bm25 = BM25Okapi([list(t) or ["\x00"] for t in tokens])
         self.vocab: dict[str, int] = {}
-        rows, cols, vals = [], [], []
+        rows, cols, vals, tfs = [], [], [], []
         for r, (freqs, length) in enumerate(zip(bm25.doc_freqs, bm25.doc_len)):
             norm = bm25.k1 * (1 - bm25.b + bm25.b * length / bm25.avgdl)
             for term, f in sorted(freqs.items()):
                 rows.append(r)
                 cols.append(self.vocab.setdefault(term, len(self.vocab)))
                 vals.append(bm25.idf[term] * (f * (bm25.k1 + 1) / (f + norm)))
+                tfs.append(f)
         shape = (len(self.ids), max(len(self.vocab), 1))
         self.weights = sparse.csr_matrix((vals, (rows, cols)), shape=shape)
         self._pattern = sparse.csr_matrix((np.ones(len(vals)), (rows, cols)), shape=shape)
+        self._tf = sparse.csr_matrix((tfs, (rows, cols)), shape=shape)
+        self._idf = {term: float(bm25.idf[term]) for term in self.vocab}
+        self._pos = {pid: i for i, pid in enumerate(self.ids)}
 
     def _query_block(self, queries: Sequence[str]) -> np.ndarray:
         Q = np.zeros((self.weights.shape[1], len(queries)))
@@ -131,6 +206,21 @@ class BM25Retriever:
         S, keep = self.scores_batch(queries)
         return [hits_from_scores(self.name, self.ids, S[:, j], k, keep[:, j]) for j in range(len(queries))]
 
+    def explain_hits(self, query: str, passage_ids: Sequence[str]) -> dict[str, LexicalExplanation]:
+        """Each matched term's part of each passage's score: its count in the question times its
+        BM25 weight in the passage (idf · f·(k1+1) / (f + k1·(1 − b + b·|d|/avgdl))). The parts sum
+        to the score, since the score is exactly that sum."""
+        counts = Counter(t for t in tokenize(check_query(query)) if t in self.vocab)
+        out = {}
+        for pid in passage_ids:
+            i = self._pos[pid]
+            terms = [TermContribution(t, c, int(self._tf[i, self.vocab[t]]), self._idf[t],
+                                      c * float(self.weights[i, self.vocab[t]]))
+                     for t, c in counts.items() if self._tf[i, self.vocab[t]]]
+            terms.sort(key=lambda x: (-x.contribution, x.term))
+            out[pid] = LexicalExplanation(pid, float(sum(x.contribution for x in terms)), tuple(terms))
+        return out
+
 
 # ---------------------------------------------------------------- TF-IDF
 
@@ -155,6 +245,9 @@ class TfidfRetriever:
         df = np.bincount(cols, minlength=tf.shape[1])
         self.vocab = vocab
         self.idf = np.log((1 + n) / (1 + df)) + 1.0
+        self._tf = tf
+        self._terms = {j: t for t, j in vocab.items()}
+        self._pos = {pid: i for i, pid in enumerate(self.ids)}
         m = tf.multiply(self.idf).tocsr()
         norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1)).ravel())
         norms[norms == 0] = 1.0
@@ -176,6 +269,22 @@ class TfidfRetriever:
         s = self.scores(query)
         return hits_from_scores(self.name, self.ids, s, k, s > 0)
 
+    def explain_hits(self, query: str, passage_ids: Sequence[str]) -> dict[str, LexicalExplanation]:
+        """Each matched term's part of the cosine: the product of its entries in the unit
+        query and passage vectors. The parts sum to the score (a dot product is that sum)."""
+        q = self.query_vector(query)
+        counts = Counter(tokenize(query))
+        out = {}
+        for pid in passage_ids:
+            i = self._pos[pid]
+            row = self.matrix.getrow(i)
+            terms = [TermContribution(self._terms[j], counts[self._terms[j]], int(self._tf[i, j]), float(self.idf[j]),
+                                      float(q[j] * v))
+                     for j, v in zip(row.indices, row.data) if q[j]]
+            terms.sort(key=lambda x: (-x.contribution, x.term))
+            out[pid] = LexicalExplanation(pid, float(sum(x.contribution for x in terms)), tuple(terms))
+        return out
+
 
 # ---------------------------------------------------------------- dense
 
@@ -185,12 +294,15 @@ class DenseRetriever:
 
     name = "dense"
 
-    def __init__(self, ids: Sequence[str], embeddings: np.ndarray, encode: Callable[[list[str]], np.ndarray]):
+    def __init__(self, ids: Sequence[str], embeddings: np.ndarray, encode: Callable[[list[str]], np.ndarray],
+                 texts: Sequence[str] = ()):
         if embeddings.shape[0] != len(ids):
             raise PathLensError("dense retriever: one embedding per passage is needed")
         self.ids = list(ids)
         self.embeddings = embeddings
+        self.texts = tuple(texts)  # the encoded texts, for explanations
         self._encode = encode
+        self._pos = {pid: i for i, pid in enumerate(self.ids)}
 
     def scores(self, query: str) -> np.ndarray:
         q = self._encode([check_query(query)])[0]
@@ -198,6 +310,24 @@ class DenseRetriever:
 
     def search(self, query: str, k: int) -> tuple[Hit, ...]:
         return hits_from_scores(self.name, self.ids, self.scores(query), check_k(k))
+
+    def explain_hits(self, query: str, passage_ids: Sequence[str], top: int = 2) -> dict[str, DenseExplanation]:
+        """The sentences of each passage most similar to the question, with their cosines. The
+        passage's own score is the cosine of its whole text, which no sentence alone equals."""
+        q = self._encode([check_query(query)])[0]
+        split = {pid: split_sentences(self.texts[self._pos[pid]]) for pid in passage_ids}
+        flat = [snt for pid in passage_ids for snt in split[pid]]
+        vecs = self._encode(flat) if flat else np.zeros((0, q.shape[0]))
+        cos = vecs @ q
+        out, at = {}, 0
+        scores = self.scores(query)
+        for pid in passage_ids:
+            n = len(split[pid])
+            best = sorted(range(n), key=lambda j: (-cos[at + j], j))[:top]
+            out[pid] = DenseExplanation(pid, float(scores[self._pos[pid]]),
+                                        tuple(SentenceMatch(split[pid][j], float(cos[at + j])) for j in best))
+            at += n
+        return out
 
 
 # ---------------------------------------------------------------- RRF
@@ -262,5 +392,22 @@ class RRFRetriever:
 
     def search(self, query: str, k: int) -> tuple[Hit, ...]:
         return self.search_with_notes(query, k)[0]
+
+    def explain_hits(self, query: str, passage_ids: Sequence[str]) -> dict[str, RRFExplanation]:
+        """Each member's rank of each passage and its vote w / (k + rank); the votes sum to the
+        fused score."""
+        query = check_query(query)
+        ranks = []
+        for m in self.members:
+            try:
+                ranks.append({h.passage_id: h.rank for h in m.search(query, self.config.depth)})
+            except NoSeedError:
+                ranks.append({})
+        out = {}
+        for pid in passage_ids:
+            votes = tuple(RRFVote(m.name, r.get(pid), w, w / (self.config.k + r[pid]) if pid in r else 0.0)
+                          for m, w, r in zip(self.members, self.weights, ranks))
+            out[pid] = RRFExplanation(pid, float(sum(v.contribution for v in votes)), votes)
+        return out
 
 

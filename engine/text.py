@@ -74,3 +74,12 @@ def normalize_name(text: str) -> str:
 def name_tokens(text: str) -> list[str]:
     """Tokens of the normalised text, the unit of token-boundary matching."""
     return normalize_name(text).split()
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9])|\n+")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences for the dense explanation: split after . ! ? before a capital or digit, and at
+    line breaks. Abbreviations such as "L.P. Fund" may split too; the cost is a shorter sentence."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()] or [text.strip()]

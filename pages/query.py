@@ -219,8 +219,9 @@ if answer is not None:
         docs = sorted({d for d, _ in amb.meanings})
         listing = "; ".join(f"{doc} → {nm}" for doc, nm in amb.meanings[:12])
         more = f"; and {len(amb.meanings) - 12} more" if len(amb.meanings) > 12 else ""
-        st.warning(f"“{amb.term}” is ambiguous: {len(docs)} documents define it, each as a different name, so its "
-                   f"aliases were not seeded. Name the one you mean. Definitions: {listing}{more}.")
+        names = {nm for _, nm in amb.meanings}
+        st.warning(f"“{amb.term}” is ambiguous: {len(docs)} documents define it, as {len(names)} different names, "
+                   f"so none of them was seeded for it. Name the one you mean. Definitions: {listing}{more}.")
     left, right = st.columns([3, 2])
     with left:
         st.subheader("Evidence-path subgraph")
@@ -242,6 +243,8 @@ if answer is not None:
 st.subheader(f"Top {len(hits)} passages · {name}")
 rows = []
 explained = {e.hit.passage_id: e for e in answer.explanations} if answer is not None else {}
+# lexical, dense and RRF hits explain themselves in their own terms (term shares, nearest sentences, votes)
+why = retriever.explain_hits(question, [h.passage_id for h in hits]) if answer is None else {}
 q_terms = set(tokenize(question))
 for h in hits:
     e = explained.get(h.passage_id)
@@ -250,6 +253,8 @@ for h in hits:
     if e is not None:
         row["seed shares"] = "; ".join(f"{seed_label[s]}: {v:.0%}" for s, v in e.seed_shares if v >= 0.005)
         row["evidence paths"] = " | ".join(p.words() for p in e.paths)
+    elif h.passage_id in why:
+        row["why"] = why[h.passage_id].words()
     rows.append(row)
     mark = " · ★ gold" if h.passage_id in gold else ""
     with st.container(border=True):
@@ -264,8 +269,9 @@ for h in hits:
                 st.caption(f"Evidence path: {p.words()} (mass {p.mass:.2e})")
             terms = list(e.matched_entities)
         else:
-            words = [w for w in texts[h.passage_id].split() if set(tokenize(w)) & q_terms]
-            terms = words
+            if h.passage_id in why:
+                st.caption(f"Why: {why[h.passage_id].words()}")
+            terms = [w for w in texts[h.passage_id].split() if set(tokenize(w)) & q_terms]
         st.html(f"<div class='passage'>{highlight(texts[h.passage_id], terms)}</div>")
 
 table = pd.DataFrame(rows)

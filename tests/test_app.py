@@ -105,10 +105,28 @@ def test_query_page_bct_lexical_and_k():
     at.selectbox(key="base_retriever").set_value("bm25").run()
     at.number_input(key="k").set_value(3).run()
     assert len(hit_lines(at)) == 3
+    # each lexical hit says which question words scored it, with their shares of the score
+    whys = [c.value for c in at.caption if c.value.startswith("Why: ")]
+    assert len(whys) == 3 and "“fre” (×" in whys[0] and "%" in whys[0]
+    at.selectbox(key="base_retriever").set_value("dense").run()
+    assert all("cosine 0." in c.value for c in at.caption if c.value.startswith("Why: "))
+    at.selectbox(key="base_retriever").set_value("bm25").run()
     assert at.query_params["retriever"] == "bm25" and at.query_params["k"] == "3"
     table = at.dataframe[-1].value
     assert list(table["rank"]) == [1, 2, 3]
     assert len(at.get("download_button")) == 2
+
+
+def test_query_page_names_an_ambiguous_defined_term_on_the_full_data_room():
+    at = start(params={"corpus": "dataroom", "q": "Which limited partners committed capital to the Fund?",
+                       "retriever": "bct-regex"})
+    warning = next(w.value for w in at.warning if "ambiguous" in w.value)
+    assert warning.startswith("“Fund” is ambiguous: 80 documents define it")
+    assert "01-northriver-iv-q3-2024-lp-report.md → NorthRiver Capital Partners IV, L.P." in warning
+    assert "and 68 more" in warning
+    seeds = at.dataframe[0].value
+    assert not any(e.endswith("Capital Partners IV, L.P.") for e in seeds["entity"])  # not spread over every fund
+    assert len(hit_lines(at)) == 5
 
 
 def test_query_page_weighted_rrf_members_and_weights():
@@ -319,6 +337,9 @@ def test_a_toy_retriever_added_through_the_catalog_alone_reaches_the_cli_and_the
         def search(self, query, k):
             order = sorted(range(len(self.ids)), key=lambda i: (-len(self.texts[i]), i))[:check_k(k)]
             return tuple(Hit(self.ids[i], float(len(self.texts[i])), r, self.name) for r, i in enumerate(order, 1))
+
+        def explain_hits(self, query, passage_ids):
+            return {}  # nothing to say beyond the score
 
     spec = catalog.RetrieverSpec("longest", "lexical", "Toy: the longest passages first.",
                                  make=lambda index, config: LongestFirst(index))

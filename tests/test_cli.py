@@ -71,6 +71,17 @@ def test_query_graph_json(capsys):
     assert data["config"]["graph"]["alpha"] == 0.2
 
 
+def test_query_json_explains_lexical_and_fused_hits(capsys):
+    code, out, _ = run(capsys, "query", "--corpus", "dataroom-core", "--retriever", "bm25", "--k", "3", "--json",
+                       "Calder Bank credit agreement")
+    assert code == 0
+    for h in json.loads(out)["hits"]:
+        assert sum(t["contribution"] for t in h["explanation"]["terms"]) == pytest.approx(h["score"], rel=1e-12)
+    code, out, _ = run(capsys, "query", "--corpus", "dataroom-core", "--retriever", "rrf", "--k", "3",
+                       "Calder Bank credit agreement")
+    assert code == 0 and "why: bm25 ranks it 1: 1/(k + 1) = 0.0164" in out
+
+
 def test_query_table(capsys):
     code, out, _ = run(capsys, "query", "--corpus", "dataroom-core", "--retriever", "bm25", "Calder Bank credit agreement")
     assert code == 0 and " 1. " in out

@@ -131,3 +131,79 @@ def test_loading_the_bi_encoder_leaves_numpy_blas_one_thread():
     dense.load_model()
     blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
     assert blas and all(i["num_threads"] == 1 for i in blas)
+
+
+# ---------------------------------------------------------------- every retriever explained
+
+
+def test_bm25_term_contributions_sum_to_the_score_and_match_rank_bm25(core_index):
+    from rank_bm25 import BM25Okapi
+
+    from engine.text import tokenize
+
+    r = core_index.bm25()
+    q = "Which bank is administrative agent on the Brightwater credit agreement agent?"
+    hits = r.search(q, 5)
+    ex = r.explain_hits(q, [h.passage_id for h in hits])
+    ref = BM25Okapi([list(t) or ["\x00"] for t in core_index.tokens()])
+    for h in hits:
+        e = ex[h.passage_id]
+        assert sum(t.contribution for t in e.terms) == pytest.approx(h.score, rel=1e-12)
+        assert e.score == pytest.approx(h.score, rel=1e-12)
+        i = core_index.ids.index(h.passage_id)
+        for t in e.terms:  # each part is rank-bm25's score of that term alone, times its count in the question
+            assert t.contribution == pytest.approx(t.query_count * ref.get_scores([t.term])[i], rel=1e-12)
+            assert t.tf == core_index.tokens()[i].count(t.term) and t.idf == pytest.approx(ref.idf[t.term])
+        assert [t.contribution for t in e.terms] == sorted((t.contribution for t in e.terms), reverse=True)
+    agent = next(t for t in ex[hits[0].passage_id].terms if t.term == "agent")
+    assert agent.query_count == 2 and tokenize(q).count("agent") == 2
+
+
+def test_tfidf_term_contributions_sum_to_the_cosine(core_index):
+    r = core_index.tfidf()
+    q = "Calder Bank credit agreement covenant"
+    hits = r.search(q, 4)
+    ex = r.explain_hits(q, [h.passage_id for h in hits])
+    for h in hits:
+        assert sum(t.contribution for t in ex[h.passage_id].terms) == pytest.approx(h.score, rel=1e-12)
+        assert all(t.contribution > 0 and t.tf >= 1 for t in ex[h.passage_id].terms)
+
+
+def test_rrf_votes_sum_to_the_fused_score(core_index):
+    from engine.index import search_config
+
+    config = search_config({}, rrf_members=("bm25", "ppr-regex", "tfidf"), rrf_weights=(1.0, 2.0, 0.5))
+    r = core_index.retriever("rrf", config)
+    q = "Who lends to Brightwater Logistics?"
+    hits = r.search(q, 6)
+    ex = r.explain_hits(q, [h.passage_id for h in hits])
+    bm25_ranks = {h.passage_id: h.rank for h in core_index.bm25().search(q, 100)}
+    for h in hits:
+        e = ex[h.passage_id]
+        assert sum(v.contribution for v in e.votes) == pytest.approx(h.score, rel=1e-12)
+        assert [v.member for v in e.votes] == ["bm25", "ppr-regex", "tfidf"]
+        assert e.votes[0].rank == bm25_ranks.get(h.passage_id)
+        assert e.votes[1].weight == 2.0
+        for v in e.votes:
+            assert v.contribution == (v.weight / (60 + v.rank) if v.rank else 0.0)
+
+
+def test_dense_explanation_gives_the_passage_sentences_nearest_the_question(core_index):
+    from engine import dense
+    from engine.text import split_sentences
+
+    texts = dict(zip(core_index.ids, core_index.texts))  # what was encoded: the title line and the text
+    r = core_index.dense()
+    q = "What is the total net leverage ratio covenant?"
+    hits = r.search(q, 3)
+    ex = r.explain_hits(q, [h.passage_id for h in hits])
+    qv = dense.encode([q])[0]
+    for h in hits:
+        e = ex[h.passage_id]
+        assert e.score == pytest.approx(h.score)
+        sentences = split_sentences(texts[h.passage_id])
+        cos = dense.encode(sentences) @ qv
+        best = sorted(range(len(sentences)), key=lambda j: -cos[j])[:2]
+        assert [m.sentence for m in e.sentences] == [sentences[j] for j in best]
+        np.testing.assert_allclose([m.cosine for m in e.sentences], cos[best], rtol=1e-5)
+    assert any("Leverage" in m.sentence for m in ex[hits[0].passage_id].sentences)
