@@ -40,18 +40,18 @@ class GraphParams:
     alpha: float = 0.15
     iterations: int = 20
     tol: float | None = None
-    bct_weight: float = 0.5  # β: an alias's weight relative to its seed's
+    beta: float = 0.5  # β: an alias's weight relative to its seed's
     vocabulary: bool = True  # seed graph entities named anywhere in the question
     specificity: bool = True  # weigh entity seeds by 1 / passages they occur in
 
     def __post_init__(self) -> None:
         check_params(self.alpha, self.iterations, self.tol)
-        if not self.bct_weight >= 0:
-            raise PathLensError(f"BCT weight β must be 0 or more, got {self.bct_weight}")
+        if not self.beta >= 0:
+            raise PathLensError(f"BCT weight β must be 0 or more, got {self.beta}")
 
     @property
     def seeding(self) -> SeedingParams:
-        return SeedingParams(self.vocabulary, self.specificity, self.bct_weight)
+        return SeedingParams(self.vocabulary, self.specificity, self.beta)
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ def search_config(values: Mapping[str, object] = {}, corpus: Corpus | None = Non
         raise PathLensError(f"unknown parameter {sorted(unknown)[0]!r}; choose from {', '.join(PARAMS)}")
     return SearchConfig(
         graph=GraphParams(alpha=float(v["alpha"]), iterations=int(v["iterations"]), tol=tol,
-                          bct_weight=float(v["beta"]), vocabulary=vocabulary, specificity=vocabulary),
+                          beta=float(v["beta"]), vocabulary=vocabulary, specificity=vocabulary),
         rrf=RRFConfig(members=rrf_members or RRFConfig().members, weights=rrf_weights, k=int(v["rrf_k"])),
         hybrid=HybridParams(passage_weight=float(v["passage_weight"]), tau=float(v["tau"]), top=int(v["top"]),
                             lexical=float(v["lexical"])))

@@ -128,21 +128,25 @@ def test_no_known_entity_gives_no_hits_and_says_why(tiny):
 
 def test_bct_adds_aliases_at_beta_and_renormalises(tiny):
     idx = Index(tiny)
-    r = idx.retriever("bct-regex", SearchConfig(graph=GraphParams(bct_weight=0.5, vocabulary=False)))
+    r = idx.retriever("bct-regex", SearchConfig(graph=GraphParams(beta=0.5, vocabulary=False)))
     s = r.seeding("What did NorthRiver Capital Partners IV, L.P. report?")
     weights = {x.entity: (x.weight, x.source) for x in s.seeds}
     assert weights["northriver capital partners iv l p"] == (pytest.approx(2 / 3), "query")
     assert weights["fund"] == (pytest.approx(1 / 3), "alias")
-    zero = idx.retriever("bct-regex", SearchConfig(graph=GraphParams(bct_weight=0.0)))
+    zero = idx.retriever("bct-regex", SearchConfig(graph=GraphParams(beta=0.0)))
     assert {x.entity for x in zero.seeding("NorthRiver Capital Partners IV, L.P.").seeds if x.weight > 0} == {
         "northriver capital partners iv l p"}
     with pytest.raises(PathLensError):
-        GraphParams(bct_weight=-1)
+        GraphParams(beta=-1)
 
 
 def test_ner_graph_retriever(tiny):
-    hits = Index(tiny).retriever("ppr-ner").search("Who lends to Brightwater Logistics?", 3)
-    assert hits[0].passage_id in {"p0", "p1", "p3"} and hits[0].retriever == "ppr-ner"
+    r = Index(tiny).retriever("ppr-ner")
+    hits = r.search("Who lends to Brightwater Logistics?", 3)
+    # the only seed is Brightwater Logistics, so the top 3 are exactly the three passages that name it
+    assert [x.entity for x in r.seeding("Who lends to Brightwater Logistics?").seeds] == ["brightwater logistics"]
+    assert {h.passage_id for h in hits} == {"p0", "p1", "p3"} and hits[0].retriever == "ppr-ner"
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
 def test_deterministic(core_corpus):

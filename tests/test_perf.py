@@ -1,6 +1,8 @@
 """The perf script's measurements are checked for correctness (not speed): its PPR kernel
 agrees with igraph's PRPACK and networkx on the same graph."""
 
+import pytest
+
 from engine.perf import growth, ppr_kernel, table
 
 
@@ -18,7 +20,13 @@ def test_growth_fits_an_exponent_over_sizes():
     g = growth(sizes=(100, 300))
     assert [r["passages"] for r in g["rows"]] == [100, 300]
     assert g["rows"][1]["graph_nodes"] > g["rows"][0]["graph_nodes"]
-    assert isinstance(g["exponent_build"], float)
+    # the fitted exponent is the slope of log time against log size through the measured rows
+    import math
+
+    (a, b) = g["rows"]
+    for key, exp in (("build_regex_graph_and_bm25_s", "exponent_build"), ("ppr_regex_query_p50_ms", "exponent_ppr_query")):
+        slope = (math.log(b[key]) - math.log(a[key])) / (math.log(300) - math.log(100))
+        assert g[exp] == pytest.approx(slope, rel=1e-9)
 
 
 def test_table_renders_a_report(core_index):
@@ -59,3 +67,17 @@ def test_a_bad_corpus_fails_before_anything_is_measured(tmp_path, capsys):
     assert main(["perf", "--format", "musique", "--file", str(tmp_path / "missing.jsonl")]) == 2
     err = capsys.readouterr().err
     assert "missing.jsonl" in err and err.count("\n") == 1
+
+
+def test_sections_run_only_what_is_named(monkeypatch):
+    from engine import perf
+    from engine.errors import PathLensError
+
+    calls = []
+    monkeypatch.setattr(perf, "_child", lambda mode, spec, cache: calls.append(mode) or {})
+    monkeypatch.setattr(perf, "query_latency", lambda index, queries: calls.append("latency") or {"n": len(queries)})
+    report = perf.run("dataroom-core", include_growth=False, log=lambda m: None, only=("query_latency",))
+    assert calls == ["latency"] and report["query_latency"] == {"n": 40}
+    assert set(report) == {"corpus", "machine", "query_latency"}
+    with pytest.raises(PathLensError, match="unknown perf section 'speed'"):
+        perf.run("dataroom-core", only=("speed",))
