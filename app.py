@@ -6,7 +6,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # models come from installed packa
 
 import streamlit as st  # noqa: E402
 
-from pages.common import mark_app_run, sidebar_corpus, use_st_navigation  # noqa: E402
+from pages.common import glossary_sidebar, mark_app_run, sidebar_corpus, use_st_navigation  # noqa: E402
 
 use_st_navigation()
 st.set_page_config(page_title="PathLens", page_icon=":material/travel_explore:", layout="wide")
@@ -24,4 +24,5 @@ st.sidebar.title("PathLens")
 st.sidebar.caption("Graph-augmented retrieval you can explain.")
 mark_app_run()
 st.session_state["index"] = sidebar_corpus()
+glossary_sidebar()
 page.run()

@@ -11,7 +11,7 @@ import streamlit as st
 from engine.benchmarks import FORMATS, MODES, run_bench
 from engine.errors import PathLensError
 from engine.catalog import CATALOG
-from pages.common import downloads, page_index, save_upload
+from pages.common import show_table, downloads, page_index, save_upload
 
 page_index()  # the sidebar stays in place; benchmarks bring their own file
 st.title("Benchmarks")
@@ -27,7 +27,7 @@ path_text = st.text_input("File path (JSON or JSON Lines)", key="bm_path")
 upload = st.file_uploader("…or upload the file", type=["jsonl", "json"], key="bm_upload")
 c3, c4 = st.columns(2)
 sample_n = int(c3.number_input("Sample size (0 = all questions)", 0, 100_000, 50, key="bm_sample"))
-seed = int(c4.number_input("Seed", 0, 2**31 - 1, 42, key="bm_seed"))
+seed = int(c4.number_input("Random seed", 0, 2**31 - 1, 42, key="bm_seed", help="Seed of the random question sample, so a run can be repeated exactly."))
 names = st.multiselect("Retrievers", list(CATALOG), default=["bm25", "tfidf", "ppr-regex", "bct-regex"],
                        key="bm_retrievers")
 
@@ -60,7 +60,7 @@ if result is not None:
     metrics = ["hr@1", "hr@3", "hr@5", "mrr"]
     table = pd.DataFrame([{"retriever": n, **{m: r.means[m] for m in metrics}, "no seed": len(r.no_seed)}
                           for n, r in result.eval.results.items()])
-    st.dataframe(table.style.format({m: "{:.3f}" for m in metrics}), hide_index=True, width="stretch")
+    show_table(table.style.format({m: "{:.3f}" for m in metrics}), hide_index=True, width="stretch")
     downloads(table, f"pathlens-bench-{result.format}-{result.mode}", key="bench")
     long = table.melt(id_vars=["retriever"], value_vars=metrics, var_name="metric")
     st.plotly_chart(px.bar(long, x="metric", y="value", color="retriever", barmode="group", range_y=[0, 1]),

@@ -21,6 +21,7 @@ from engine.cache import DiskCache
 from engine.benchmarks import FORMATS, load_questions, open_corpus
 from engine.corpus import MAX_FILE_BYTES, Corpus, bundled_manifest, bundled_names, load_corpus
 from engine.errors import PathLensError
+from engine.glossary import definition, entries, lookup
 from engine.catalog import stages_for as catalog_stages
 from engine.index import Index
 
@@ -256,6 +257,23 @@ def highlight(text: str, terms: Iterable[str]) -> str:
     return pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", safe)
 
 
+def show_table(data, column_config: dict | None = None, **kwargs) -> None:
+    """st.dataframe with a glossary tooltip on every column that has no config of its own."""
+    frame = data.data if hasattr(data, "data") and isinstance(data.data, pd.DataFrame) else data
+    config = dict(column_config or {})
+    for col in getattr(frame, "columns", []):
+        term = lookup(str(col))
+        if str(col) not in config and term is not None:
+            config[str(col)] = st.column_config.Column(help=definition(term))
+    st.dataframe(data, column_config=config, **kwargs)
+
+
+def glossary_sidebar() -> None:
+    """Every term the pages use, with its definition, in a sidebar expander."""
+    with st.sidebar.expander("Glossary: what the words mean"):
+        st.markdown("\n".join(f"- **{term}**: {text}" for term, text in entries()))
+
+
 def downloads(df: pd.DataFrame, stem: str, key: str) -> None:
     """CSV and JSON downloads of a result table."""
     c1, c2 = st.columns(2)
@@ -273,5 +291,5 @@ def gold_of(index: Index, query: str) -> frozenset[str]:
     return frozenset()
 
 
-__all__ = ["param_in_range", "page_index", "use_st_navigation", "mark_app_run", "param", "set_params", "sidebar_corpus", "ensure", "stages_for", "highlight", "downloads", "gold_of",
+__all__ = ["show_table", "glossary_sidebar", "param_in_range", "page_index", "use_st_navigation", "mark_app_run", "param", "set_params", "sidebar_corpus", "ensure", "stages_for", "highlight", "downloads", "gold_of",
            "save_upload"]

@@ -13,7 +13,7 @@ from engine.evaluate import evaluate
 from engine.catalog import CATALOG, PARAMS
 from engine.index import search_config
 from engine.metrics import paired_bootstrap
-from pages.common import page_index, downloads, ensure, gold_of, param, set_params, stages_for
+from pages.common import show_table, page_index, downloads, ensure, gold_of, param, set_params, stages_for
 
 st.title("Compare retrievers")
 index = page_index()
@@ -98,7 +98,7 @@ if question.strip():
         overlap = pd.DataFrame([[len(set(rankings[a]) & set(rankings[b])) for b in ok] for a in ok], index=ok,
                                columns=ok)
         st.caption(f"Overlap of the top {k} (passages in common)")
-        st.dataframe(overlap, width="stretch")
+        show_table(overlap, width="stretch")
 
 # ---------------------------------------------------------------- the labeled query set
 st.header("Labeled query set")
@@ -129,7 +129,7 @@ if eval_key in evaluations:
                           for n, r in result.results.items()]
                          + [{"retriever": n, "kind": kind, **{m: v[m] for m in metrics}}
                             for n, r in result.results.items() for kind, v in r.by_kind.items()])
-    st.dataframe(table.style.format({m: "{:.3f}" for m in metrics}), hide_index=True, width="stretch")
+    show_table(table.style.format({m: "{:.3f}" for m in metrics}), hide_index=True, width="stretch")
     downloads(table, "pathlens-metrics", key="metrics")
     long = table.melt(id_vars=["retriever", "kind"], value_vars=metrics, var_name="metric")
     fig = px.bar(long[long["kind"] == "all"], x="metric", y="value", color="retriever", barmode="group",
@@ -152,7 +152,7 @@ if eval_key in evaluations:
             rows.append({"queries": kind, "n": len(ids), f"Δ {metric} (A − B)": ci.mean_diff,
                          "95% CI low": ci.low, "95% CI high": ci.high, "P(Δ ≤ 0)": ci.p_not_better})
         ci_df = pd.DataFrame(rows)
-        st.dataframe(ci_df, hide_index=True, width="stretch")
+        show_table(ci_df, hide_index=True, width="stretch")
         downloads(ci_df, "pathlens-bootstrap", key="ci")
 
     st.subheader("Per query")
@@ -162,6 +162,6 @@ if eval_key in evaluations:
                                                         "retriever": names[0] if names[0] != "rrf" else "bm25"})}
                         for q in corpus.queries])
     st.caption("Reciprocal rank of the first gold passage per retriever; “open” shows the query on the Query page.")
-    st.dataframe(per, hide_index=True, width="stretch",
+    show_table(per, hide_index=True, width="stretch",
                  column_config={"open": st.column_config.LinkColumn("open", display_text="open in Query")})
     downloads(per, "pathlens-per-query", key="perq")

@@ -11,7 +11,7 @@ import streamlit as st
 
 from engine.entities import BUILDERS
 from engine.text import normalize_name
-from pages.common import page_index, downloads, ensure, param, set_params
+from pages.common import show_table, page_index, downloads, ensure, param, set_params
 
 st.title("Corpus & graph")
 index = page_index()
@@ -29,16 +29,16 @@ tab_p, tab_d, tab_q = st.tabs(["Passages", "Documents", "Labeled queries"])
 with tab_p:
     passages = pd.DataFrame([{"passage_id": p.id, "document": p.doc_id, "title": p.title, "characters": len(p.text),
                               "text": p.text} for p in corpus.passages])
-    st.dataframe(passages, hide_index=True, width="stretch", height=320)
+    show_table(passages, hide_index=True, width="stretch", height=320)
     downloads(passages, "pathlens-passages", key="passages")
 with tab_d:
-    st.dataframe(pd.DataFrame([{"document": d, "passages": n} for d, n in docs.items()]), hide_index=True,
+    show_table(pd.DataFrame([{"document": d, "passages": n} for d, n in docs.items()]), hide_index=True,
                  width="stretch")
 with tab_q:
     if corpus.queries:
         queries = pd.DataFrame([{"id": q.id, "kind": q.kind, "question": q.text, "gold": ", ".join(q.gold)}
                                 for q in corpus.queries])
-        st.dataframe(queries, hide_index=True, width="stretch")
+        show_table(queries, hide_index=True, width="stretch")
         downloads(queries, "pathlens-queries", key="queries")
     else:
         st.caption("This corpus has no labeled queries.")
@@ -52,7 +52,7 @@ both = pd.DataFrame([{"builder": b, "raw mentions": index.extraction(b).raw_ment
                       "isolated passages": builder_stats[b].isolated_passages,
                       "mean passage degree": round(builder_stats[b].passage_degree["mean"], 2)}
                      for b in BUILDERS])
-st.dataframe(both, hide_index=True, width="stretch")
+show_table(both, hide_index=True, width="stretch")
 downloads(both, "pathlens-builders", key="builders")
 builder = st.radio("Graph builder", BUILDERS, horizontal=True, key="builder",
                    index=BUILDERS.index(param("builder", "regex")) if param("builder", "regex") in BUILDERS else 0,
@@ -81,7 +81,7 @@ f3.metric("Kept entities", f"{ex.kept:,}")
 dropped = pd.DataFrame([{"reason": r, "distinct names dropped": n, "examples": " · ".join(ex.dropped_examples[r])}
                         for r, n in ex.dropped.items()])
 if len(dropped):
-    st.dataframe(dropped, hide_index=True, width="stretch")
+    show_table(dropped, hide_index=True, width="stretch")
     downloads(dropped, f"pathlens-dropped-{builder}", key="dropped")
 else:
     st.caption("Nothing was dropped.")
@@ -90,11 +90,11 @@ c1, c2 = st.columns(2)
 with c1:
     st.subheader("Largest entities")
     largest = pd.DataFrame(stats.largest_entities, columns=["entity", "passages"])
-    st.dataframe(largest, hide_index=True, width="stretch")
+    show_table(largest, hide_index=True, width="stretch")
     downloads(largest, f"pathlens-largest-{builder}", key="largest")
 with c2:
     st.subheader("Degrees")
-    st.dataframe(pd.DataFrame({"passages": stats.passage_degree, "entities": stats.entity_degree}).T,
+    show_table(pd.DataFrame({"passages": stats.passage_degree, "entities": stats.entity_degree}).T,
                  width="stretch")
 
 st.subheader("Alias table (BCT)")
@@ -102,7 +102,7 @@ position = graph.entity_index
 alias_df = pd.DataFrame([{**asdict(a), "entity": graph.display[position[a.entity]],
                           "alias": graph.display[position[a.alias]]} for a in aliases.rows],
                         columns=["entity", "alias", "rule", "passage_id"])
-st.dataframe(alias_df, hide_index=True, width="stretch", height=260)
+show_table(alias_df, hide_index=True, width="stretch", height=260)
 downloads(alias_df, f"pathlens-aliases-{builder}", key="aliases")
 
 st.subheader("Find an entity")
@@ -117,11 +117,11 @@ if needle.strip():
         inc = graph.incidence.tocsc()
         rows = inc[:, pick].nonzero()[0]
         st.markdown(f"**{graph.display[pick]}** appears in {len(rows)} passage(s).")
-        st.dataframe(pd.DataFrame([{"passage_id": graph.passage_ids[i], "text": corpus.passages[i].text[:300]}
+        show_table(pd.DataFrame([{"passage_id": graph.passage_ids[i], "text": corpus.passages[i].text[:300]}
                                    for i in rows]), hide_index=True, width="stretch")
         neighbours = np.asarray(graph.incidence[rows].sum(axis=0)).ravel()
         neighbours[pick] = 0
         top = np.argsort(-neighbours, kind="stable")[:15]
         st.markdown("Neighbours (entities sharing passages with it):")
-        st.dataframe(pd.DataFrame([{"entity": graph.display[j], "shared passages": int(neighbours[j])}
+        show_table(pd.DataFrame([{"entity": graph.display[j], "shared passages": int(neighbours[j])}
                                    for j in top if neighbours[j] > 0]), hide_index=True, width="stretch")

@@ -12,8 +12,8 @@ from engine.graph_retriever import GraphRetriever
 from engine.index import search_config
 from engine.render import subgraph_html
 from engine.retrievers import MAX_QUERY_CHARS, RRFConfig, RRFRetriever
-from engine.text import tokenize
-from pages.common import page_index, downloads, ensure, gold_of, highlight, param, param_in_range, set_params, stages_for
+from engine.text import normalize_name, tokenize
+from pages.common import show_table, page_index, downloads, ensure, gold_of, highlight, param, param_in_range, set_params, stages_for
 
 # one selector entry per retriever without aliases; the BCT toggle turns ppr-X into bct-X
 BCT_OF = {f"ppr-{s.builder}": n for n, s in CATALOG.items() if s.aliases}
@@ -196,7 +196,7 @@ if answer is not None:
                                   "rule": s.rule if s.source == "query" else f"alias ({s.rule})",
                                   "weight": round(s.weight, 4),
                                   "passages": s.passages, "from": s.via} for s in answer.seeds])
-        st.dataframe(seeds_df, hide_index=True, width="stretch", column_config={
+        show_table(seeds_df, hide_index=True, width="stretch", column_config={
             "rule": st.column_config.TextColumn("rule", help="extracted: the extractor found the name; containment: "
                                                 "an extracted name inside or around a graph entity; vocabulary: a graph "
                                                 "entity named in the question; otherwise an alias rule (BCT)"),
@@ -210,11 +210,19 @@ if answer is not None:
         st.caption(f"Passage seeds: the {len(answer.passage_seeds)} passages {source} take "
                    f"{sum(p.weight for p in answer.passage_seeds):.0%} of the restart mass, each in proportion to "
                    "a softmax of its similarity.")
-        st.dataframe(pd.DataFrame([{"passage": p.passage_id, "title": titles[p.passage_id],
+        show_table(pd.DataFrame([{"passage": p.passage_id, "title": titles[p.passage_id],
                                     "cosine": round(p.cosine, 4), "weight": round(p.weight, 4)}
                                    for p in answer.passage_seeds]), hide_index=True, width="stretch", height=200)
     if answer.unmatched:
         st.caption("Names in the question that are not in the graph: " + ", ".join(answer.unmatched))
+    covered = {t for s in answer.seeds for t in (s.entity.split() + s.via.split())}
+    ignored = [w for w in dict.fromkeys(tokenize(question)) if normalize_name(w) not in covered]
+    if ignored:
+        reader = ("the passage seeds read them, through dense similarity" if answer.passage_seeds else
+                  "bm25 and dense read every word, and a hybrid graph retriever seeds passages from them")
+        st.info(f"Words of the question that no entity seed covers, so they steer {name}'s walk only "
+                f"{'through its passage seeds' if answer.passage_seeds else 'not at all'}: "
+                f"{', '.join(ignored)}. Here {reader}.")
     for amb in answer.ambiguous:
         docs = sorted({d for d, _ in amb.meanings})
         listing = "; ".join(f"{doc} → {nm}" for doc, nm in amb.meanings[:12])
@@ -275,5 +283,5 @@ for h in hits:
         st.html(f"<div class='passage'>{highlight(texts[h.passage_id], terms)}</div>")
 
 table = pd.DataFrame(rows)
-st.dataframe(table, hide_index=True, width="stretch")
+show_table(table, hide_index=True, width="stretch")
 downloads(table, f"pathlens-{name}-hits", key="hits")

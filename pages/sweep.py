@@ -10,7 +10,7 @@ from engine.errors import PathLensError
 from engine.catalog import CATALOG
 from engine.index import SearchConfig
 from engine.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
-from pages.common import page_index, downloads, ensure, stages_for
+from pages.common import show_table, page_index, downloads, ensure, stages_for
 
 st.title("Scale sweep")
 index = page_index()
@@ -31,7 +31,7 @@ c1, c2, c3 = st.columns(3)
 sizes = c1.multiselect("Sizes (the full corpus is always added)", options, default=defaults, key="sw_sizes",
                        help=f"No size below {n_gold}: every subsample keeps all gold passages of the labeled queries.")
 resamples = int(c2.number_input("Resamples per size", 1, 20, 5, key="sw_resamples"))
-seed = int(c3.number_input("Seed", 0, 2**31 - 1, 42, key="sw_seed"))
+seed = int(c3.number_input("Random seed", 0, 2**31 - 1, 42, key="sw_seed", help="Seed of the random subsamples, so a sweep can be repeated exactly."))
 names = st.multiselect("Retrievers", list(CATALOG), default=["bm25", "tfidf", "ppr-regex", "bct-regex"],
                        key="sw_retrievers")
 metric = st.selectbox("Metric", ["hr@1", "hr@3", "hr@5", "mrr", "recall@5", "all@5"], index=2, key="sw_metric")
@@ -98,5 +98,5 @@ if state and state["key"][0] == corpus.name and state["trials"]:
     rows = [{"size": size, "retriever": r, "mean": v["mean"], "min": v["min"], "max": v["max"],
              "resamples": len(v["values"])} for size, per in result.summary().items() for r, v in per.items()]
     table = pd.DataFrame(rows)
-    st.dataframe(table, hide_index=True, width="stretch")
+    show_table(table, hide_index=True, width="stretch")
     downloads(table, "pathlens-sweep", key="sweep")

@@ -146,6 +146,19 @@ def test_query_page_weighted_rrf_members_and_weights():
     assert at.query_params["members"] == "bm25,dense,hybrid-ner" and at.query_params["weights"] == "2,0.5,1"
 
 
+def test_query_page_says_which_question_words_no_seed_covers():
+    q = "Which lender is the administrative agent on Brightwater's credit agreement, and who is Brightwater's CFO?"
+    at = start(params={"q": q, "retriever": "ppr-regex", "seeding": "paper"})
+    note = next(i.value for i in at.info if "no entity seed covers" in i.value)
+    for word in ("lender", "administrative", "credit", "cfo"):
+        assert word in note
+    assert "brightwater" not in note.split(": ", 1)[1].split(".")[0]  # the seed's own word played its part
+    assert "not at all" in note and "hybrid" in note
+    at.selectbox(key="base_retriever").set_value("hybrid-regex").run()
+    note = next(i.value for i in at.info if "no entity seed covers" in i.value)
+    assert "through its passage seeds" in note
+
+
 def test_query_page_bad_input_messages():
     at = start(params={"q": "what happened to the weather?", "retriever": "ppr-regex"})
     assert any("No hits" in w.value and "hybrid" in w.value for w in at.warning)
@@ -354,3 +367,44 @@ def test_a_toy_retriever_added_through_the_catalog_alone_reaches_the_cli_and_the
     assert "longest" in at.selectbox(key="base_retriever").options
     assert at.selectbox(key="base_retriever").value == "longest"
     assert len(hit_lines(at)) == 5
+
+
+def test_every_label_and_column_the_pages_show_is_in_the_glossary():
+    from engine.glossary import definition, lookup
+
+    seen: set[str] = set()
+
+    def collect(at):
+        for kind in ("selectbox", "slider", "number_input", "toggle", "text_input", "multiselect", "radio", "checkbox"):
+            seen.update(w.label for w in at.get(kind))
+        seen.update(m.label for m in at.metric)
+        for d in at.dataframe:
+            frame = getattr(d.value, "data", d.value) if not hasattr(d.value, "columns") else d.value
+            seen.update(str(c) for c in getattr(frame, "columns", []))
+
+    at = start()
+    collect(at)
+    for retriever in ("bm25", "rrf", "ppr-regex"):
+        at.selectbox(key="base_retriever").set_value(retriever).run()
+        collect(at)
+    at.switch_page("pages/corpus.py").run()
+    at.text_input(key="entity_search").set_value("Brightwater").run()
+    collect(at)
+    at.switch_page("pages/compare.py").run()
+    at.button(key="run_eval").click().run()
+    collect(at)
+    at.switch_page("pages/sweep.py").run()
+    at.multiselect(key="sw_retrievers").set_value(["bm25"]).run()
+    at.number_input(key="sw_resamples").set_value(1).run()
+    at.button(key="sw_run").click().run()
+    collect(at)
+    at.switch_page("pages/benchmarks.py").run()
+    at.text_input(key="bm_path").set_value(str(FIX / "musique.jsonl")).run()
+    at.multiselect(key="bm_retrievers").set_value(["bm25"]).run()
+    at.button(key="bm_run").click().run()
+    collect(at)
+    assert not at.exception
+    assert {"hr@1", "mrr", "95% CI low", "α (teleport probability)", "Random seed", "no seed", "why"} <= seen
+    missing = sorted(label for label in seen if lookup(label) is None)
+    assert missing == []
+    assert "jumps back to a seed" in definition(lookup("α (teleport probability)"))

@@ -1,0 +1,169 @@
+"""Words for everything the dashboard shows: one definition per metric, parameter, column and
+label, written for a reader who has never heard of PageRank. The pages show it in the sidebar
+and as column tooltips; a test checks that every column and widget label the pages show has
+an entry here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .catalog import CATALOG
+
+TERMS: dict[str, str] = {
+    # ---- retrieval and the graph
+    "PPR": "Personalized PageRank: a random walk over the entity–passage graph that keeps jumping back to the "
+           "question's seeds. A passage's score is how often the walk stands on it.",
+    "seed": "Where the walk restarts: an entity named in the question, an alias of one, or (for the hybrids) a "
+            "passage that dense similarity finds close to the question.",
+    "rule": "Why an entity became a seed. extracted: the extractor found the name in the question; containment: a "
+            "name in the question sits inside or around a graph entity; vocabulary: a graph entity's name occurs "
+            "in the question; alias (…): BCT added it as an alias of a seed.",
+    "weight": "A seed's share of the restart mass (all weights sum to 1); for RRF, how many times a member's votes "
+              "count.",
+    "passages": "How many passages an entity occurs in. Seeds weigh 1 / this (specificity), so a generic name "
+                "such as “Fund” weighs little.",
+    "from": "The name in the question that a seed came from, or the seed an alias belongs to.",
+    "passage seeds": "Hybrid retrievers: the passages most similar to the question, where the walk also restarts.",
+    "cosine": "Dense similarity between the question and a passage or sentence (1 = same meaning).",
+    "seed shares": "How much of a passage's score each seed contributed; exact, because PageRank is linear in its "
+                   "seeds.",
+    "evidence paths": "The heaviest routes the walk took from a seed to the passage (seed → passage → shared entity "
+                      "→ passage), with the probability mass each carries.",
+    "path mass": "The probability that the walk, starting at the seed, follows exactly that path.",
+    "BCT": "Coreference-aware alias seeding (the Aethel paper's name): a seed also seeds its aliases — defined "
+           "terms such as “the Fund”, nested names, acronyms — at weight β.",
+    "vocabulary seeding": "Also seed every graph entity whose name occurs in the question, in any case and "
+                          "without accents; off, only the names the extractor finds seed the walk.",
+    "α": "Teleport probability: each step the walk jumps back to a seed with probability α. Larger keeps scores "
+         "near the seeds.",
+    "β": "BCT's alias weight: an alias seeds at β times the weight of the entity it belongs to.",
+    "w": "Hybrid retrievers: the share of the restart mass put on passage seeds; the rest goes to entity seeds.",
+    "τ": "Hybrid retrievers: the temperature of the softmax over passage seeds' similarities; smaller favours the "
+         "most similar passage more.",
+    "λ": "Hybrid retrievers: the share of passage seeds taken from BM25's best passages instead of dense "
+         "similarity's.",
+    "iteration cap": "How many steps of the walk are computed at most.",
+    "tolerance": "Stop the walk early once a step changes the scores by less than this in total (L1).",
+    "residual": "How much one step changed the scores; it shrinks by about (1 − α) per step.",
+    "k": "How many passages are shown, or the cut-off of a metric (the top k).",
+    "RRF": "Reciprocal Rank Fusion: each member retriever votes weight / (60 + rank) for each passage it ranks; "
+           "passages are ordered by their summed votes.",
+    "RRF members": "The retrievers whose rankings RRF fuses.",
+    "weight of a member": "Weighted RRF: that member's votes count this many times.",
+    "retriever": "A way of ranking passages for a question; see each retriever's name.",
+    "graph builder": "How entities are found in passages: regex (capitalised names, tickers, defined terms) or "
+                     "ner (spaCy's named-entity recogniser).",
+    "entity": "A name found in the corpus (a company, fund, person, place, defined term); a node of the graph.",
+    "alias": "Another name of the same entity (a defined term, a shorter or longer name, an acronym).",
+    # ---- metrics
+    "HR@k": "Hit rate at k: the share of questions with at least one gold passage in the top k.",
+    "MRR": "Mean reciprocal rank: the average of 1 / the rank of the first gold passage (0 if none in the top 10).",
+    "Recall@k": "The share of a question's gold passages found in the top k, averaged over questions.",
+    "All@k": "The share of questions whose gold passages are all in the top k (what a multi-hop answer needs).",
+    "paired-bootstrap CI": "A 95% confidence interval of the difference between two retrievers, from resampling "
+                           "the questions 10,000 times with both retrievers' results kept together.",
+    "Δ (A − B)": "Retriever A's metric minus retriever B's, over the same questions.",
+    "95% CI low": "The lower end of the 95% confidence interval of the difference.",
+    "95% CI high": "The upper end of the 95% confidence interval of the difference.",
+    "P(Δ ≤ 0)": "The share of bootstrap resamples in which A did not beat B.",
+    "metric": "What is measured: HR@k, MRR, Recall@k or All@k.",
+    "gold": "A passage that a labeled question's answer is in; marked ★ gold.",
+    "★ gold": "This passage holds (part of) the labeled answer.",
+    "no seed": "A graph retriever found nothing in the question to start from, so it returned no hits.",
+    "A": "The first retriever of the compared pair.",
+    "B": "The second retriever of the compared pair.",
+    "n": "How many questions the row covers.",
+    "queries": "Which questions the row covers: all, or one kind.",
+    "kind": "single-hop (one passage answers) or multi-hop (the answer needs passages linked by a shared entity).",
+    "open": "A link that opens the question on the Query page.",
+    # ---- corpus and tables
+    "corpus": "The collection of passages being searched.",
+    "passage": "A chunk of a document: the unit that is retrieved.",
+    "passage_id": "A passage's identifier: its file and chunk number.",
+    "id": "An identifier.",
+    "title": "The title of the passage's document.",
+    "text": "The passage's text.",
+    "document": "The file a passage comes from.",
+    "characters": "The passage's length in characters.",
+    "rank": "Position in the ranking (1 = best).",
+    "score": "The retriever's score; only the order matters, scores of different retrievers do not compare.",
+    "question": "A labeled question.",
+    "labeled example questions": "Questions with known gold passages, shipped with the corpus.",
+    "builder": "The graph builder: regex or ner.",
+    "raw mentions": "Names the extractor found before the filter.",
+    "kept entities": "Names left after the filter: the graph's entities.",
+    "distinct names dropped": "How many different names the filter dropped for this reason.",
+    "reason": "Why the filter dropped a name (a number, an OCR fragment, a stop phrase, …).",
+    "examples": "A few of the names dropped for this reason.",
+    "edges": "Links between a passage and an entity it mentions.",
+    "isolated passages": "Passages that mention no entity, which no walk can reach.",
+    "mean passage degree": "How many entities a passage mentions, on average.",
+    "entity name": "Search the graph's entities by (part of) a name.",
+    # ---- evaluation runs
+    "sizes": "Corpus sizes the sweep samples; each sample keeps every gold passage.",
+    "resamples per size": "How many random samples are drawn at each size.",
+    "random seed": "Seed of the random sampling, so a run can be repeated exactly.",
+    "mean": "The average over resamples.",
+    "min": "The lowest value over resamples.",
+    "max": "The highest value over resamples.",
+    "median": "The middle value.",
+    "format": "The benchmark file's format: MuSiQue, HotpotQA or 2WikiMultiHopQA.",
+    "mode": "closed pool: each question searches its own paragraphs; open corpus: all questions search one pool.",
+    "file path": "Where the benchmark file is on this machine.",
+    "sample size": "How many questions are drawn at random (0 = all).",
+    "size": "How many passages the sampled corpus holds.",
+    "resamples": "How many random samples were drawn at this size.",
+    "value": "The metric's value.",
+    "retrievers": "The retrievers to run; see each retriever's name.",
+    "BCT alias seeding": "Coreference-aware alias seeding (BCT): the question's entities also seed their aliases — "
+                         "defined terms such as “the Fund”, nested names and acronyms — at weight β.",
+    "entities": "Names found in the corpus that the graph links to the passages mentioning them.",
+    "shared passages": "How many passages mention both entities.",
+    "documents": "Files in the corpus.",
+    "labeled queries": "Questions with known gold passages.",
+    "distinct raw names": "Different names the extractor found before the filter.",
+    "why": "Why the retriever scored the passage: matched words and their shares (bm25, tfidf), the nearest "
+           "sentences (dense), or each member's vote (rrf).",
+}
+
+
+def _norm(label: str) -> str:
+    return " ".join(label.lower().split())
+
+
+_BY_NORM = {_norm(t): t for t in TERMS}
+_METRIC = re.compile(r"^(hr|recall|all)@\d+$")
+
+
+def lookup(label: str) -> str | None:
+    """The glossary term that explains a column name or widget label, or None.
+
+    Metric names with a cut-off ("hr@5") find their @k entry; a label with a parenthesis
+    ("α (teleport probability)") finds its leading word; a retriever's name finds the catalog's
+    description, which is its definition."""
+    text = _norm(label)
+    if text in _BY_NORM:
+        return _BY_NORM[text]
+    if text in CATALOG:
+        return text
+    m = _METRIC.match(text)
+    if m:
+        return {"hr": "HR@k", "recall": "Recall@k", "all": "All@k"}[m.group(1)]
+    if text.startswith("δ ") and text.endswith("(a − b)"):
+        return "Δ (A − B)"
+    if text.startswith("weight of "):
+        return "weight of a member"
+    head = re.sub(r"\s*\(.*\)$", "", text)
+    return _BY_NORM.get(head) or (head if head in CATALOG else None)
+
+
+def definition(term: str) -> str:
+    return TERMS[term] if term in TERMS else CATALOG[term].description
+
+
+def entries() -> list[tuple[str, str]]:
+    """Every term with its definition, retrievers included, in alphabetical order."""
+    out = dict(TERMS)
+    out.update({name: spec.description for name, spec in CATALOG.items()})
+    return sorted(out.items(), key=lambda kv: kv[0].lower())
