@@ -14,7 +14,7 @@ from typing import Sequence
 
 from .corpus import bundled_manifest, bundled_names, load_corpus
 from .errors import NoSeedError, PathLensError
-from .catalog import CATALOG, PARAMS
+from .catalog import CATALOG, PARAMS, stages_for
 from .graph_retriever import GraphParams, GraphRetriever, HybridParams
 from .index import Index, SearchConfig, check_retriever, search_config
 from .jsonout import answer_json, config_json, hit_json
@@ -112,6 +112,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="one of: " + "; ".join(f"{n} ({s.description})" for n, s in CATALOG.items()))
     q.add_argument("--k", type=int, default=5)
     q.add_argument("--json", action="store_true")
+    q.add_argument("--without", action="append", default=[], metavar="ENTITY",
+                   help="what-if: rank as if the extractor had never found this entity (repeatable)")
+    q.add_argument("--without-passage", action="append", default=[], metavar="PASSAGE_ID",
+                   help="what-if: rank as if the corpus lacked this passage (repeatable)")
     _add_search_options(q)
 
     e = sub.add_parser("eval", help="metrics over the corpus's labeled queries")
@@ -200,6 +204,10 @@ def cmd_query(args) -> None:
     config = _config(args, corpus)
     index = _index(corpus)
     texts = dict(zip(index.ids, (p.text for p in corpus.passages)))
+    if args.without or args.without_passage:
+        for stage in stages_for([name], config.rrf.members):
+            index.build(stage)  # what-if slices built parts: build them from the cache first
+        index = index.without(args.without_passage, args.without)
     retriever = index.retriever(name, config)
     if k > len(corpus):
         print(f"note: k={k} is larger than the corpus; showing all {len(corpus)} passages", file=sys.stderr)

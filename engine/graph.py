@@ -131,6 +131,11 @@ class EntityGraph:
             largest_entities=tuple((self.display[j], int(e_deg[j])) for j in order),
         )
 
+    def without_entities(self, keys) -> "EntityGraph":
+        """The graph as if the extractor had never found these entity keys (what-if): their nodes
+        and edges go, and every transition probability is renormalised around the gap."""
+        return _without_entities(self, frozenset(keys))
+
     def restrict(self, keep: Sequence[int]) -> "EntityGraph":
         """The graph over passages `keep` (indices, in the order given), dropping entities
         that no kept passage mentions. No extraction is re-run."""
@@ -143,6 +148,12 @@ class EntityGraph:
             tuple(self.display[j] for j in used),
             inc[:, used].tocsr(),
         )
+
+
+def _without_entities(graph: "EntityGraph", keys) -> "EntityGraph":
+    keep = [j for j, e in enumerate(graph.entities) if e not in keys]
+    return build_from_incidence(graph.builder, graph.passage_ids, tuple(graph.entities[j] for j in keep),
+                                tuple(graph.display[j] for j in keep), graph.incidence[:, keep].tocsr())
 
 
 def build_from_incidence(builder: str, passage_ids: tuple[str, ...], entities: tuple[str, ...],

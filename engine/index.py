@@ -19,7 +19,7 @@ from . import dense
 from .cache import PERSISTED, DiskCache
 from .aliases import AliasTable, build_alias_table
 from .corpus import Corpus
-from .entities import BUILDERS, Extraction, extract, filter_mentions, query_keys
+from .entities import BUILDERS, Extraction, entity_key, extract, filter_mentions, query_keys
 from .errors import PathLensError
 from .graph import EntityGraph, build_graph
 from .catalog import GRAPH, PARAMS, RETRIEVERS, spec  # noqa: F401  (GRAPH, RETRIEVERS re-exported)
@@ -75,6 +75,7 @@ class Index:
         self._lock = threading.RLock()
         self._on_stage = on_stage
         self.timings: dict[str, float] = {}
+        self.removed_entities: frozenset[str] = frozenset()  # what-if: keys taken out of every graph
 
     def _get(self, key: str, build: Callable[[], object]):
         with self._lock:
@@ -121,7 +122,11 @@ class Index:
         return self._get(f"extraction:{builder}", lambda: filter_mentions(builder, extract(builder, self.texts)))
 
     def graph(self, builder: str) -> EntityGraph:
-        return self._get(f"graph:{builder}", lambda: build_graph(self.extraction(builder), self.ids, self.texts))
+        def build() -> EntityGraph:
+            g = build_graph(self.extraction(builder), self.ids, self.texts)
+            return g.without_entities(self.removed_entities) if self.removed_entities else g
+
+        return self._get(f"graph:{builder}", build)
 
     def aliases(self, builder: str) -> AliasTable:
         return self._get(f"aliases:{builder}", lambda: build_alias_table(self.graph(builder), self.texts))
@@ -172,7 +177,8 @@ class Index:
         passages = tuple(self.corpus.passages[i] for i in keep)
         ids = {p.id for p in passages}
         queries = tuple(q for q in self.corpus.queries if set(q.gold) <= ids)
-        sub = Index(Corpus(f"{self.corpus.name}[{len(keep)}]", passages, queries))
+        sub = Index(Corpus(f"{self.corpus.name}[{len(keep)}]", passages, queries, self.corpus.defaults))
+        sub.removed_entities = self.removed_entities
         with self._lock:
             parts = dict(self._parts)
         for key, value in parts.items():
@@ -186,4 +192,25 @@ class Index:
                 sub._parts[key] = value  # the vocabulary; graphs below carry the restriction
             elif key.startswith("graph:"):
                 sub._parts[key] = value.restrict(keep)
+        return sub
+
+    def without(self, passages: Sequence[str] = (), entities: Sequence[str] = ()) -> "Index":
+        """What-if: this index as if the corpus lacked these passages (by id) and the extractors had
+        never found these entities (by name or key). Built parts are sliced, nothing is re-extracted
+        or re-encoded; BM25 statistics are recounted over the passages that stay."""
+        gone = set(passages)
+        unknown = sorted(gone - set(self.ids))
+        if unknown:
+            raise PathLensError(f"what-if: no passage {unknown[0]!r} in corpus {self.corpus.name!r}")
+        if len(gone) == len(self.ids):
+            raise PathLensError("what-if: removing every passage leaves nothing to rank")
+        keys = {entity_key(e) for e in entities}
+        sub = self.subset([i for i, pid in enumerate(self.ids) if pid not in gone])
+        sub.removed_entities = self.removed_entities | frozenset(keys)
+        graphs = {key: value for key, value in sub._parts.items() if key.startswith("graph:")}
+        unknown = sorted(k for k in keys if graphs and not any(k in g.entity_index for g in graphs.values()))
+        if unknown:
+            raise PathLensError(f"what-if: no entity {unknown[0]!r} in the graph of {self.corpus.name!r}")
+        for key, value in graphs.items():
+            sub._parts[key] = value.without_entities(keys)
         return sub

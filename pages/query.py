@@ -65,6 +65,8 @@ if st.session_state.get("query_state_for") != corpus.name:
         "vocabulary": param("seeding", "vocabulary") != "paper",
         "k": param_in_range("k", 5, 1, 50, int, "k", notes),
         "rrf_members": [m for m in param("members", ",".join(RRF_DEFAULT)).split(",") if m in FUSABLE] or list(RRF_DEFAULT),
+        "wi_entities": [x for x in param("without", "").split(";") if x],
+        "wi_passages": [x for x in param("without_passages", "").split(";") if x in texts],
         "link_notes": notes,
         "tol": next((label for label, v in TOLERANCES.items() if str(v) == param("tol", "None")), "none (run the cap)"),
     })
@@ -161,8 +163,25 @@ if not ensure(index, stages_for([name], config.rrf.members)):
     st.stop()
 gold = gold_of(index, question)
 
+def what_if_widgets(entity_options: list[str], passage_options: list[str]) -> None:
+    """The what-if panel; drawn below the answer (or below the error its choices caused)."""
+    with st.expander("What if… take out an entity or a passage", expanded=bool(removed_entities or removed_passages)):
+        st.caption("Rank again as if the extractor had never found these entities, or the corpus lacked these "
+                   "passages. The arrows on the passages below compare with the view before your last change.")
+        w1, w2 = st.columns(2)
+        w1.multiselect("Take out entities", sorted(set(entity_options) | set(removed_entities)), key="wi_entities",
+                       help="Their nodes and links leave the graph; the walk is rerun exactly.")
+        w2.multiselect("Take out passages", sorted(set(passage_options) | set(removed_passages)), key="wi_passages",
+                       help="The passage leaves the corpus: the graph, BM25 and the dense index.")
+
+
+# what-if: entities and passages taken out (widgets below the answer; their state is read here)
+removed_entities = list(st.session_state.get("wi_entities", []))
+removed_passages = list(st.session_state.get("wi_passages", []))
+set_params(without=";".join(removed_entities) or None, without_passages=";".join(removed_passages) or None)
 try:
-    retriever = index.retriever(name, config)
+    view = index.without(removed_passages, removed_entities) if removed_entities or removed_passages else index
+    retriever = view.retriever(name, config)
     if isinstance(retriever, GraphRetriever):
         answer = retriever.explain(question, int(k), gold=gold, texts=texts)
         hits, notes = answer.hits, ()
@@ -174,9 +193,11 @@ try:
         hits, notes = retriever.search(question, int(k)), ()
 except NoSeedError as e:
     st.warning(f"No hits. {e}.")
+    what_if_widgets([], [])
     st.stop()
 except PathLensError as e:
     st.error(str(e))
+    what_if_widgets([], [])
     st.stop()
 
 for n in notes:
@@ -247,8 +268,32 @@ if answer is not None:
         st.caption(f"{answer.iterations} iterations run at α = {alpha:.2f}; the change shrinks by about (1 − α) "
                    "each step, so a larger α converges faster and keeps the walk nearer its seeds.")
 
+# ---------------------------------------------------------------- what-if
+labels = [s.label for s in answer.seeds] + [n.label for n in answer.nodes if n.kind == "bridge"] if answer else []
+what_if_widgets(labels, [h.passage_id for h in hits])
+
+# rank arrows against the previous view of the same question (what-if, α, β or any other change)
+view_key = (corpus.name, question.strip())
+previous = st.session_state.get("previous_view")
+before = previous[1] if previous and previous[0] == view_key else None
+st.session_state["previous_view"] = (view_key, [h.passage_id for h in hits])
+
+
+def arrow(pid: str, rank: int) -> str:
+    if before is None:
+        return ""
+    if pid not in before:
+        return " · new"
+    moved = before.index(pid) + 1 - rank
+    return f" · ↑{moved}" if moved > 0 else f" · ↓{-moved}" if moved < 0 else " · ="
+
+
 # ---------------------------------------------------------------- ranked passages
 st.subheader(f"Top {len(hits)} passages · {name}")
+if before is not None:
+    gone = [pid for pid in before if pid not in {h.passage_id for h in hits}]
+    if gone:
+        st.caption("Gone from the top since the previous view: " + ", ".join(gone))
 rows = []
 explained = {e.hit.passage_id: e for e in answer.explanations} if answer is not None else {}
 # lexical, dense and RRF hits explain themselves in their own terms (term shares, nearest sentences, votes)
@@ -266,13 +311,16 @@ for h in hits:
     rows.append(row)
     mark = " · ★ gold" if h.passage_id in gold else ""
     with st.container(border=True):
-        st.markdown(f"**{h.rank}.** `{h.passage_id}` · score {h.score:.5g}{mark}")
+        st.markdown(f"**{h.rank}.** `{h.passage_id}` · score {h.score:.5g}{mark}{arrow(h.passage_id, h.rank)}")
         if e is not None:
             shares = sorted(e.seed_shares, key=lambda sv: -sv[1])
             dense_share = sum(v for s, v in shares if s.startswith("p:"))
             named = [f"{seed_label[s]} {v:.0%}" for s, v in shares if s.startswith("e:") and v >= 0.005]
             st.caption("Seed shares: " + ", ".join(named + ([f"dense similarity to the question {dense_share:.0%}"]
                                                              if answer.passage_seeds else [])))
+            top_seed, top_share = max(e.seed_shares, key=lambda sv: sv[1])
+            st.caption(f"The seed this passage owes most to: {seed_label[top_seed]} ({top_share:.0%} of its score); "
+                       "take it out above to see the ranking without it.")
             for p in e.paths:
                 st.caption(f"Evidence path: {p.words()} (mass {p.mass:.2e})")
             terms = list(e.matched_entities)

@@ -408,3 +408,37 @@ def test_every_label_and_column_the_pages_show_is_in_the_glossary():
     missing = sorted(label for label in seen if lookup(label) is None)
     assert missing == []
     assert "jumps back to a seed" in definition(lookup("α (teleport probability)"))
+
+
+def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
+    at = start(params={"retriever": "ppr-regex"})  # Elliot Park → … → credit agreement
+    before = [line.split("`")[1] for line in hit_lines(at)]
+    assert not any("↑" in line or "↓" in line for line in hit_lines(at))  # no previous view yet
+    assert any(c.value.startswith("The seed this passage owes most to: Elliot Park") for c in at.caption)
+    at.multiselect(key="wi_entities").set_value(["Elliot Park"]).run()
+    assert at.query_params["without"] == "Elliot Park"
+    seeds = at.dataframe[0].value
+    assert "Elliot Park" not in set(seeds["entity"])
+    after = [line.split("`")[1] for line in hit_lines(at)]
+    assert after != before
+    for line in hit_lines(at):  # every passage says how it moved against the previous view
+        pid = line.split("`")[1]
+        if pid in before:
+            moved = before.index(pid) - after.index(pid)
+            assert line.endswith(f"↑{moved}" if moved > 0 else f"↓{-moved}" if moved < 0 else "=")
+        else:
+            assert line.endswith("new")
+    gone = [pid for pid in before if pid not in after]
+    assert any(c.value == "Gone from the top since the previous view: " + ", ".join(gone) for c in at.caption)
+    # the same what-if through the engine, as the CLI's --without runs it
+    from engine.corpus import load_corpus
+    from engine.index import Index, search_config
+
+    corpus = load_corpus("dataroom-core")
+    idx = Index(corpus)
+    idx.graph("regex")
+    ref = idx.without(entities=["Elliot Park"]).retriever("ppr-regex", search_config({}, corpus))
+    q = at.text_input(key="question").value
+    assert after == [h.passage_id for h in ref.search(q, 5)]
+    at.multiselect(key="wi_entities").set_value([]).run()
+    assert [line.split("`")[1] for line in hit_lines(at)] == before

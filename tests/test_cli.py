@@ -82,6 +82,23 @@ def test_query_json_explains_lexical_and_fused_hits(capsys):
     assert code == 0 and "why: bm25 ranks it 1: 1/(k + 1) = 0.0164" in out
 
 
+def test_query_without_an_entity_is_a_what_if(capsys):
+    q = "Which bank is administrative agent on the credit facility of the company whose CFO is Elliot Park?"
+    base = ["query", "--corpus", "dataroom-core", "--retriever", "ppr-regex", "--k", "3", "--json", q]
+    code, out, _ = run(capsys, *base)
+    before = json.loads(out)
+    assert code == 0 and "elliot park" in {s["entity"] for s in before["seeds"]}
+    code, out, _ = run(capsys, *base, "--without", "Elliot Park")
+    after = json.loads(out)
+    assert code == 0 and "elliot park" not in {s["entity"] for s in after["seeds"]}
+    assert [h["passage_id"] for h in after["hits"]] != [h["passage_id"] for h in before["hits"]]
+    top = before["hits"][0]["passage_id"]
+    code, out, _ = run(capsys, *base, "--without-passage", top)
+    assert code == 0 and top not in {h["passage_id"] for h in json.loads(out)["hits"]}
+    code, _, err = run(capsys, *base, "--without", "Nobody Known")
+    assert code == 2 and "no entity 'nobody known'" in err
+
+
 def test_query_table(capsys):
     code, out, _ = run(capsys, "query", "--corpus", "dataroom-core", "--retriever", "bm25", "Calder Bank credit agreement")
     assert code == 0 and " 1. " in out
