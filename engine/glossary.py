@@ -123,6 +123,9 @@ TERMS: dict[str, str] = {
     "documents": "Files in the corpus.",
     "labeled queries": "Questions with known gold passages.",
     "distinct raw names": "Different names the extractor found before the filter.",
+    "take out entities": "What-if: rank as if the extractor had never found these names; the walk is rerun "
+                         "exactly on the graph without them.",
+    "take out passages": "What-if: rank as if the corpus lacked these passages.",
     "why": "Why the retriever scored the passage: matched words and their shares (bm25, tfidf), the nearest "
            "sentences (dense), or each member's vote (rrf).",
 }
