@@ -205,7 +205,7 @@ def test_hostile_text_is_shown_as_text_and_never_runs(app_url, browser, tmp_path
                                                           "retriever": "bct-regex"}))
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(corpus))
     wait_idle(page)
-    page.wait_for_selector("text=score", timeout=60_000)
+    page.wait_for_selector("[data-testid=stMain] >> text=score", timeout=60_000)  # not the sidebar glossary
     wait_idle(page)
     no_exception(page)
     body = page.locator("body").inner_text()
@@ -244,7 +244,7 @@ def test_eight_concurrent_sessions_each_get_their_own_results(app_url):
         page = await context.new_page()
         await page.goto(app_url + "/?" + urlencode({"corpus": corpus, "q": q, "retriever": retriever,
                                                     "alpha": alpha, "k": k}))
-        await page.wait_for_selector("text=score", timeout=240_000)
+        await page.wait_for_selector("[data-testid=stMain] >> text=score", timeout=240_000)
         await asyncio.sleep(1.5)
         for _ in range(480):
             if await page.locator('[data-testid="stStatusWidget"]').count() == 0:
