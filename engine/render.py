@@ -1,12 +1,22 @@
-"""The evidence-path subgraph as a self-contained pyvis HTML page.
+"""The evidence graph as a self-contained pyvis HTML page, laid out to be read.
+
+Layout: deterministic layers, left to right — seeds (entity seeds, aliases, the hybrid's
+passage seeds), first-hop passages, bridge entities, second-hop passages — each node in the
+first layer of any evidence path it lies on, ordered within its layer by role, rank and mass.
+Positions are fixed and physics is off, so the same view always gives the same picture.
+Passages show their rank and a short document title (id and text on hover); evidence-path
+edges are drawn dark with a width by the mass they carry, the rest thin and grey. Selecting
+a hit highlights its paths and dims the rest; the legend is drawn in the frame.
 
 Labels and hover titles are untrusted text: pyvis embeds them with Jinja's `tojson`, which
-escapes <, > and & inside the script, and vis-network shows string titles as text. The
-page loads nothing from the network: vis-network is inlined, CDN links are removed.
+escapes <, > and & inside the script, and vis-network shows string titles as text. The path
+map injected for selection is escaped the same way. The page loads nothing from the network:
+vis-network is inlined, CDN links are removed.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 
@@ -14,7 +24,13 @@ from .graph_retriever import GraphAnswer
 
 COLORS = {"seed": "#d62728", "alias": "#ff9896", "passage-seed": "#ff7f0e", "hit": "#1f77b4", "bridge": "#2ca02c",
           "bridge-passage": "#aec7e8"}
+ROLE_WORDS = {"seed": "question entity (seed)", "alias": "alias of a seed (BCT)", "passage-seed":
+              "passage seed (dense similarity)", "hit": "ranked passage (hit)", "bridge": "bridging entity",
+              "bridge-passage": "passage on a path"}
 _REMOTE = re.compile(r'<(?:link|script)[^>]*(?:href|src)="https?://[^"]*"[^>]*>(?:\s*</script>)?', re.IGNORECASE)
+LAYER_X = 420  # horizontal distance between layers, wider than the widest label
+ROW_Y = 56  # vertical distance between nodes of one layer, taller than a label box
+MAX_LABEL = 30
 
 
 @lru_cache(maxsize=4)
@@ -26,21 +42,115 @@ def _template_env(template_dir: str):
     return Environment(loader=FileSystemLoader(template_dir))
 
 
-def subgraph_html(answer: GraphAnswer, height: int = 560) -> str:
+def _short(text: str, n: int = MAX_LABEL) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+def layout(answer: GraphAnswer) -> dict[str, tuple[int, int]]:
+    """Node id → (x, y): each node in the first layer of any evidence path through it."""
+    layer: dict[str, int] = {}
+    ends: dict[str, int] = {}  # a hit sits where its paths end, even if it also seeds other paths
+    for e in answer.explanations:
+        for p in e.paths:
+            # a passage seed's path skips the first-hop passage layer: seed (0) → bridge (2) → hit (3)
+            slots = (0, 2, 3) if len(p.node_ids) == 3 else tuple(range(len(p.node_ids)))
+            for nid, slot in zip(p.node_ids, slots):
+                layer[nid] = min(layer.get(nid, slot), slot)
+            ends[p.node_ids[-1]] = min(ends.get(p.node_ids[-1], slots[-1]), slots[-1])
+    layer.update(ends)
+    rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
+    for n in answer.nodes:  # nodes on no path: seeds first, hits next to them
+        layer.setdefault(n.id, 0 if n.kind in ("seed", "alias", "passage-seed") else 1 if n.kind == "hit" else 2)
+    order = {"seed": 0, "alias": 1, "passage-seed": 2, "hit": 3, "bridge-passage": 4, "bridge": 5}
+    columns: dict[int, list] = {}
+    for n in answer.nodes:
+        columns.setdefault(layer[n.id], []).append(n)
+    pos = {}
+    for col, nodes in columns.items():
+        nodes.sort(key=lambda n: (order[n.kind], rank.get(n.id, 10**6), -n.mass, n.id))
+        top = -(len(nodes) - 1) * ROW_Y / 2
+        for i, n in enumerate(nodes):
+            pos[n.id] = (col * LAYER_X, int(round(top + i * ROW_Y)))
+    return pos
+
+
+def _label(node, rank: dict[str, int], titles: dict[str, str]) -> str:
+    """Passages: rank, short document title and which part of the document (two passages of one
+    document must not read alike); entities: their name."""
+    if node.id.startswith("p:"):
+        pid = node.id[2:]
+        doc, _, part = pid.rpartition("#")
+        name = _short(titles.get(pid) or doc or pid, MAX_LABEL)
+        where = f" · part {int(part) + 1}" if doc and part.isdigit() else ""
+        head = f"#{rank[node.id]} " if node.id in rank else ""
+        return ("★ " if node.gold else "") + head + name + where
+    return _short(node.label)
+
+
+def _safe_json(value) -> str:
+    """JSON for a <script>: <, > and & escaped, as Jinja's tojson does."""
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _legend() -> str:
+    rows = "".join(f'<div><span style="display:inline-block;width:12px;height:12px;margin-right:6px;'
+                   f'background:{COLORS[k]};border-radius:2px"></span>{ROLE_WORDS[k]}</div>' for k in COLORS)
+    # a strip under the canvas, so it never covers a node
+    return ('<div id="pathlens-legend" style="display:flex;flex-wrap:wrap;gap:4px 14px;padding:6px 8px;'
+            f'font:12px sans-serif;color:#333;border-top:1px solid #ddd">{rows}'
+            '<div>dark arrows: evidence paths, thicker = more mass · click a ranked passage to trace its paths</div>'
+            '</div>')
+
+
+def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str] | None = None) -> str:
+    """The page; `height` covers the canvas and the legend strip under it (about 60 px)."""
     from pyvis.network import Network
 
-    net = Network(height=f"{height}px", width="100%", directed=False, cdn_resources="in_line")
+    titles = titles or {}
+    net = Network(height=f"{height - 60}px", width="100%", directed=True, cdn_resources="in_line")
     net.templateEnv = _template_env(net.template_dir)
-    top = max((n.mass for n in answer.nodes), default=1.0) or 1.0
+    rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
+    pos = layout(answer)
     for n in answer.nodes:
-        shape = "dot" if n.id.startswith("e:") else "box"
-        label = n.label if len(n.label) <= 40 else n.label[:39] + "…"
-        net.add_node(n.id, label=("★ " if n.gold else "") + label, title=n.title, shape=shape,
-                     color=COLORS.get(n.kind, "#999999"), size=12 + 28 * (n.mass / top),
-                     borderWidth=4 if n.gold else 1)
+        shape = "box" if n.id.startswith("p:") else "ellipse"
+        title = f"{ROLE_WORDS.get(n.kind, n.kind)} · PPR mass {n.mass:.3g}\n{n.title}"
+        net.add_node(n.id, label=_label(n, rank, titles), title=title, shape=shape, x=pos[n.id][0], y=pos[n.id][1],
+                     color=COLORS.get(n.kind, "#999999"), borderWidth=3 if n.gold else 1,
+                     font={"color": "#ffffff" if n.kind in ("seed", "hit", "bridge") else "#222222"})
+    # edges follow the walk (seed → … → hit); path edges get a width by the heaviest path mass through them
+    path_mass: dict[tuple[str, str], float] = {}
+    by_hit: dict[str, list[str]] = {}
+    for e in answer.explanations:
+        for p in e.paths:
+            for a, b in zip(p.node_ids, p.node_ids[1:]):
+                path_mass[(a, b)] = max(path_mass.get((a, b), 0.0), p.mass)
+                by_hit.setdefault(f"p:{e.hit.passage_id}", []).append(f"{a}>{b}")
+    top = max(path_mass.values(), default=1.0) or 1.0
+    drawn = set()
+    for (a, b), mass in sorted(path_mass.items()):
+        net.add_edge(a, b, id=f"{a}>{b}", width=1.5 + 6.5 * mass / top, color="#444444", arrows="to",
+                     title=f"evidence path mass up to {mass:.2e}")
+        drawn.update({(a, b), (b, a)})
     for e in answer.edges:
-        net.add_edge(e.source, e.target, width=4 if e.on_path else 1,
-                     color="#d62728" if e.on_path else "#cccccc", dashes=not e.on_path)
-    net.set_options('{"physics": {"stabilization": {"iterations": 150}}, "interaction": {"hover": true}}')
-    page = net.generate_html(notebook=False)
-    return _REMOTE.sub("", page)
+        if (e.source, e.target) not in drawn:
+            net.add_edge(e.source, e.target, id=f"{e.source}>{e.target}", width=0.8, color="#cccccc",
+                         arrows="", dashes=True)
+    net.set_options(json.dumps({"physics": {"enabled": False}, "interaction": {"hover": True},
+                                "edges": {"smooth": False}, "layout": {"improvedLayout": False}}))
+    page = _REMOTE.sub("", net.generate_html(notebook=False))
+    script = (f"<script>var pathlensPaths = {_safe_json(by_hit)};"
+              "network.on('selectNode', function (ev) {"
+              " var on = {}; (pathlensPaths[ev.nodes[0]] || []).forEach(function (id) { on[id] = true; });"
+              " if (!pathlensPaths[ev.nodes[0]]) return;"
+              " edges.update(edges.get().map(function (x) { return {id: x.id, hidden: false,"
+              "  color: on[x.id] ? '#d62728' : '#eeeeee'}; }));"
+              "});"
+              "network.on('deselectNode', function () {"
+              " edges.update(edges.get().map(function (x) { return {id: x.id,"
+              "  color: x.dashes ? '#cccccc' : '#444444'}; }));"
+              "});</script>")
+    # the legend goes right after the canvas's container; the script after pyvis's own
+    page = page.replace('<div id="mynetwork" class="card-body"></div>',
+                        '<div id="mynetwork" class="card-body"></div>' + _legend(), 1)
+    return page.replace("</body>", script + "</body>", 1)

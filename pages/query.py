@@ -241,9 +241,10 @@ if answer is not None:
     if ignored:
         reader = ("the passage seeds read them, through dense similarity" if answer.passage_seeds else
                   "bm25 and dense read every word, and a hybrid graph retriever seeds passages from them")
-        st.info(f"Words of the question that no entity seed covers, so they steer {name}'s walk only "
-                f"{'through its passage seeds' if answer.passage_seeds else 'not at all'}: "
-                f"{', '.join(ignored)}. Here {reader}.")
+        steer = (f"they steer {name}'s walk only through its passage seeds" if answer.passage_seeds else
+                 f"they do not steer {name}'s walk at all")
+        st.info(f"Words of the question that no entity seed covers, so {steer}: {', '.join(ignored)}. "
+                f"Here {reader}.")
     for amb in answer.ambiguous:
         docs = sorted({d for d, _ in amb.meanings})
         listing = "; ".join(f"{doc} → {nm}" for doc, nm in amb.meanings[:12])
@@ -251,18 +252,15 @@ if answer is not None:
         names = {nm for _, nm in amb.meanings}
         st.warning(f"“{amb.term}” is ambiguous: {len(docs)} documents define it, as {len(names)} different names, "
                    f"so none of them was seeded for it. Name the one you mean. Definitions: {listing}{more}.")
-    left, right = st.columns([3, 2])
-    with left:
-        st.subheader("Evidence-path subgraph")
-        st.caption("Red: seeds (pink: aliases) · orange boxes: passage seeds (dense) · blue boxes: hits · green: "
-                   "bridging entities · light boxes: passages on paths · ★ gold · node size: PPR mass · thick red "
-                   "edges: evidence paths. Hover for text.")
-        st.iframe(subgraph_html(answer), height=580)
-    with right:
-        st.subheader("PPR residual per iteration")
+    st.subheader("Evidence graph")
+    st.caption("Left to right: the question's seeds, the passages they lead to, the entities that bridge to "
+               "further passages, and those passages. #n is a passage's rank; ★ marks a gold passage. Hover a "
+               "node for its text; click a ranked passage to trace its paths; scroll to zoom.")
+    st.iframe(subgraph_html(answer, titles=titles, height=620), height=640)
+    with st.expander("How the walk converged: the PPR residual per iteration"):
         fig = go.Figure(go.Scatter(x=list(range(1, len(answer.residuals) + 1)), y=list(answer.residuals),
                                    mode="lines+markers", name="L1 change"))
-        fig.update_layout(yaxis_type="log", xaxis_title="iteration", yaxis_title="‖pₜ₊₁ − pₜ‖₁", height=360,
+        fig.update_layout(yaxis_type="log", xaxis_title="iteration", yaxis_title="‖pₜ₊₁ − pₜ‖₁", height=320,
                           margin=dict(l=10, r=10, t=10, b=10))
         st.plotly_chart(fig, width="stretch", key="residuals")
         st.caption(f"{answer.iterations} iterations run at α = {alpha:.2f}; the change shrinks by about (1 − α) "
@@ -319,8 +317,9 @@ for h in hits:
             st.caption("Seed shares: " + ", ".join(named + ([f"dense similarity to the question {dense_share:.0%}"]
                                                              if answer.passage_seeds else [])))
             top_seed, top_share = max(e.seed_shares, key=lambda sv: sv[1])
-            st.caption(f"The seed this passage owes most to: {seed_label[top_seed]} ({top_share:.0%} of its score); "
-                       "take it out above to see the ranking without it.")
+            owed = ("its own dense similarity to the question" if top_seed == f"p:{h.passage_id}"
+                    else seed_label[top_seed])
+            st.caption(f"The seed this passage owes most to: {owed} ({top_share:.0%} of its score).")
             for p in e.paths:
                 st.caption(f"Evidence path: {p.words()} (mass {p.mass:.2e})")
             terms = list(e.matched_entities)

@@ -153,7 +153,7 @@ def test_query_page_says_which_question_words_no_seed_covers():
     for word in ("lender", "administrative", "credit", "cfo"):
         assert word in note
     assert "brightwater" not in note.split(": ", 1)[1].split(".")[0]  # the seed's own word played its part
-    assert "not at all" in note and "hybrid" in note
+    assert "do not steer ppr-regex's walk at all" in note and "hybrid" in note
     at.selectbox(key="base_retriever").set_value("hybrid-regex").run()
     note = next(i.value for i in at.info if "no entity seed covers" in i.value)
     assert "through its passage seeds" in note
@@ -414,7 +414,7 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     at = start(params={"retriever": "ppr-regex"})  # Elliot Park → … → credit agreement
     before = [line.split("`")[1] for line in hit_lines(at)]
     assert not any("↑" in line or "↓" in line for line in hit_lines(at))  # no previous view yet
-    assert any(c.value.startswith("The seed this passage owes most to: Elliot Park") for c in at.caption)
+    assert any(c.value.startswith("The seed this passage owes most to: Elliot Park (") for c in at.caption)
     at.multiselect(key="wi_entities").set_value(["Elliot Park"]).run()
     assert at.query_params["without"] == "Elliot Park"
     seeds = at.dataframe[0].value
