@@ -118,6 +118,17 @@ def _parser() -> argparse.ArgumentParser:
                    help="what-if: rank as if the corpus lacked this passage (repeatable)")
     _add_search_options(q)
 
+    r = sub.add_parser("report", help="write the self-contained HTML evidence report of one question")
+    r.add_argument("question")
+    r.add_argument("--corpus", default=None)
+    r.add_argument("--retriever", default="hybrid-ner", metavar="RETRIEVER",
+                   help="one of: " + ", ".join(CATALOG))
+    r.add_argument("--k", type=int, default=5)
+    r.add_argument("--out", required=True, help="the HTML file to write")
+    r.add_argument("--without", action="append", default=[], metavar="ENTITY")
+    r.add_argument("--without-passage", action="append", default=[], metavar="PASSAGE_ID")
+    _add_search_options(r)
+
     e = sub.add_parser("eval", help="metrics over the corpus's labeled queries")
     e.add_argument("--corpus", default=None)
     e.add_argument("--retrievers", default="bm25,tfidf,dense,rrf", help="comma-separated: " + ", ".join(CATALOG))
@@ -191,7 +202,7 @@ def cmd_list(args) -> dict:
         print("Bundled corpora:")
         for c in out["corpora"]:
             print(f"  {c['name']:<16} {c['description']}")
-        print("\nSubcommands: query, eval, graph, bench, sweep, perf (python -m engine SUBCOMMAND --help)")
+        print("\nSubcommands: query, report, eval, graph, bench, sweep, perf (python -m engine SUBCOMMAND --help)")
     return out
 
 
@@ -246,6 +257,29 @@ def cmd_query(args) -> None:
         print(f"{h.rank:>2}. {h.score:.4f}  {h.passage_id}  {_snippet(texts[h.passage_id])}")
         if h.passage_id in why:
             print(f"      why: {why[h.passage_id].words()}")
+
+
+def cmd_report(args) -> None:
+    from datetime import datetime, timezone
+
+    from .report import ReportView, build_report
+
+    check_query(args.question)
+    name, k = check_retriever(args.retriever), check_k(args.k)
+    _config(args)
+    spec = args.corpus or CLI_DEFAULT_CORPUS
+    corpus = load_corpus(spec)
+    config = _config(args, corpus)
+    index = _index(corpus)
+    for stage in stages_for([name], config.rrf.members):
+        index.build(stage)
+    view = ReportView(spec, args.question.strip(), name, k, config, tuple(args.without), tuple(args.without_passage))
+    page = build_report(index, view, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    try:
+        Path(args.out).write_text(page, encoding="utf-8")
+    except OSError as e:
+        raise PathLensError(f"cannot write {args.out}: {e.strerror}") from None
+    print(f"wrote {args.out} ({len(page):,} bytes)")
 
 
 def cmd_eval(args) -> None:
@@ -412,7 +446,7 @@ def cmd_perf(args) -> None:
         raise PathLensError("perf: these measurements failed (see the report): " + ", ".join(perf.failed(report)))
 
 
-COMMANDS = {"list": cmd_list, "query": cmd_query, "eval": cmd_eval, "graph": cmd_graph, "bench": cmd_bench,
+COMMANDS = {"list": cmd_list, "query": cmd_query, "report": cmd_report, "eval": cmd_eval, "graph": cmd_graph, "bench": cmd_bench,
             "sweep": cmd_sweep, "perf": cmd_perf}
 
 

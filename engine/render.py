@@ -75,7 +75,7 @@ def layout(answer: GraphAnswer) -> dict[str, tuple[int, int]]:
     return pos
 
 
-def _label(node, rank: dict[str, int], titles: dict[str, str]) -> str:
+def node_label(node, rank: dict[str, int], titles: dict[str, str]) -> str:
     """Passages: rank, short document title and which part of the document (two passages of one
     document must not read alike); entities: their name."""
     if node.id.startswith("p:"):
@@ -115,7 +115,7 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
     for n in answer.nodes:
         shape = "box" if n.id.startswith("p:") else "ellipse"
         title = f"{ROLE_WORDS.get(n.kind, n.kind)} · PPR mass {n.mass:.3g}\n{n.title}"
-        net.add_node(n.id, label=_label(n, rank, titles), title=title, shape=shape, x=pos[n.id][0], y=pos[n.id][1],
+        net.add_node(n.id, label=node_label(n, rank, titles), title=title, shape=shape, x=pos[n.id][0], y=pos[n.id][1],
                      color=COLORS.get(n.kind, "#999999"), borderWidth=3 if n.gold else 1,
                      font={"color": "#ffffff" if n.kind in ("seed", "hit", "bridge") else "#222222"})
     # edges follow the walk (seed → … → hit); path edges get a width by the heaviest path mass through them

@@ -6,9 +6,7 @@ Pages stay thin: they turn widgets into engine configs and render what the engin
 from __future__ import annotations
 
 import hashlib
-import html
 import json
-import re
 import tempfile
 import time
 from pathlib import Path
@@ -24,6 +22,7 @@ from engine.errors import PathLensError
 from engine.glossary import definition, entries, lookup
 from engine.catalog import stages_for as catalog_stages
 from engine.index import Index
+from engine.report import highlight  # noqa: F401  (pages import it from here)
 
 def use_st_navigation() -> None:
     """Streamlit treats an app with a `pages/` folder as an old-style multipage app and runs
@@ -245,16 +244,6 @@ def stages_for(retrievers: Iterable[str], rrf_members: Iterable[str] = ("bm25", 
 
 
 # ------------------------------------------------------------------ rendering
-
-
-def highlight(text: str, terms: Iterable[str]) -> str:
-    """Passage text as safe HTML with the given terms marked; the text is escaped first."""
-    safe = html.escape(text)
-    words = sorted({t for t in terms if t.strip()}, key=len, reverse=True)
-    if not words:
-        return safe
-    pattern = re.compile("|".join(re.escape(html.escape(w)) for w in words), re.IGNORECASE)
-    return pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", safe)
 
 
 def show_table(data, column_config: dict | None = None, **kwargs) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -12,6 +14,7 @@ from engine.graph_retriever import GraphRetriever
 from engine.index import search_config
 from engine.render import subgraph_html
 from engine.retrievers import MAX_QUERY_CHARS, RRFConfig, RRFRetriever
+from engine.report import ReportView, build_report
 from engine.text import normalize_name, tokenize
 from pages.common import show_table, page_index, downloads, ensure, gold_of, highlight, param, param_in_range, set_params, stages_for
 
@@ -153,7 +156,7 @@ try:
     config = search_config({"alpha": alpha, "iterations": int(iterations), "beta": beta, "passage_weight": w,
                             "tau": float(tau), "top": int(top), "lexical": lexical}, corpus,
                            tol=TOLERANCES[tol_label], vocabulary=vocabulary, rrf_members=tuple(members),
-                           rrf_weights=tuple(weights))
+                           rrf_weights=tuple(weights) if any(x != 1 for x in weights) else ())
 except PathLensError as e:
     st.error(str(e))
     st.stop()
@@ -332,3 +335,16 @@ for h in hits:
 table = pd.DataFrame(rows)
 show_table(table, hide_index=True, width="stretch")
 downloads(table, f"pathlens-{name}-hits", key="hits")
+
+
+def evidence_report() -> str:
+    """Built only when the button is pressed: the same file `python -m engine report` writes."""
+    view = ReportView(corpus.name, question.strip(), name, int(k), config, tuple(removed_entities),
+                      tuple(removed_passages))
+    return build_report(index, view, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+
+
+st.download_button("Download the evidence report (HTML)", data=evidence_report, file_name="evidence-report.html",
+                   mime="text/html", key="report", type="primary",
+                   help="One self-contained file to hand over: the question, every parameter, the ranked passages, "
+                        "seeds, shares, evidence paths and the evidence graph; it opens offline.")

@@ -114,7 +114,7 @@ def test_query_page_bct_lexical_and_k():
     assert at.query_params["retriever"] == "bm25" and at.query_params["k"] == "3"
     table = at.dataframe[-1].value
     assert list(table["rank"]) == [1, 2, 3]
-    assert len(at.get("download_button")) == 2
+    assert len(at.get("download_button")) == 3  # the table as CSV and JSON, and the evidence report
 
 
 def test_query_page_names_an_ambiguous_defined_term_on_the_full_data_room():

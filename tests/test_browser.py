@@ -327,8 +327,8 @@ def test_bad_uploads_get_a_specific_message(app_url, browser, tmp_path, name, da
     page.context.close()
 
 
-def graph_frame(page):
-    page.locator("[data-testid=stMain] iframe").first.scroll_into_view_if_needed()  # iframes load when seen
+def graph_frame(page, iframe="[data-testid=stMain] iframe"):
+    page.locator(iframe).first.scroll_into_view_if_needed()  # iframes load when seen
     deadline = time.time() + 60
     while time.time() < deadline:
         for frame in page.frames:
@@ -384,3 +384,40 @@ def test_evidence_graph_labels_never_overlap_and_the_layout_is_fixed(app_url, br
         # passages are labelled by rank and a short document title, not by file ids
         ranked = [label for nid, label in views[0]["labels"].items() if nid.startswith("p:") and "#" in label]
         assert len(ranked) == k and not any(".md#" in label for label in ranked)
+
+
+def test_evidence_report_downloads_matches_the_cli_and_opens_offline(app_url, browser, tmp_path):
+    from engine.cli import main
+
+    q = "Which bank is administrative agent on the credit facility of the company whose CFO is Elliot Park?"
+    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "dataroom-core", "q": q, "retriever": "hybrid-ner"}))
+    no_exception(page)
+    with page.expect_download(timeout=120_000) as info:
+        page.get_by_role("button", name="Download the evidence report (HTML)").click()
+    downloaded = tmp_path / "from-page.html"
+    info.value.save_as(str(downloaded))
+    page.context.close()
+    from_cli = tmp_path / "from-cli.html"
+    assert main(["report", q, "--corpus", "dataroom-core", "--retriever", "hybrid-ner", "--out", str(from_cli)]) == 0
+    strip = lambda p: re.sub(r"<p class='meta'>Generated [^<]*</p>", "", p.read_text("utf-8"))  # noqa: E731
+    assert strip(downloaded) == strip(from_cli)
+    # opened from disk with every network request blocked: nothing is asked for, nothing fails
+    context = browser.new_context(viewport={"width": 1300, "height": 1000})
+    requests, errors = [], []
+
+    def block(route):
+        requests.append(route.request.url)
+        return route.continue_() if route.request.url.startswith(("file:", "about:", "data:")) else route.abort()
+
+    context.route("**/*", block)
+    report = context.new_page()
+    report.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    report.goto(downloaded.as_uri())
+    frame = graph_frame(report, "iframe")
+    assert frame.evaluate("network.body.data.nodes.length") >= 5
+    time.sleep(2)  # let vis-network draw before the picture
+    report.screenshot(path=str(SHOTS / "evidence-report.png"), full_page=False)
+    assert [r for r in requests if not r.startswith(("file:", "about:", "data:"))] == []
+    assert errors == []
+    assert report.locator("svg[aria-label='evidence graph']").count() == 1
+    context.close()

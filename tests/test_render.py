@@ -26,3 +26,45 @@ def test_subgraph_html_is_self_contained_escaped_and_repeatable():
         assert node.id in page
     assert "<img src=x" not in page and "</script><script>alert(2)" not in page
     assert "alert(1)" in page  # the text is there, but only as inert, escaped data
+
+
+def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys):
+    import json as _json
+
+    from engine.cli import main
+    from engine.index import search_config
+    from engine.report import ReportView, build_report
+
+    evil = '<img src=x onerror="alert(1)"> Brightwater Logistics'
+    texts = [f"Calder Bank lends to Brightwater Logistics. {evil}",
+             "Brightwater Logistics hired Elliot Park </script><script>alert(2)</script>.",
+             "Elliot Park is the CFO."]
+    corpus = Corpus("evil", tuple(Passage(f"p{i}", f"d{i}", f"Doc {i} <b>bold</b>", t) for i, t in enumerate(texts)))
+    index = Index(corpus)
+    view = ReportView("evil", "Who is the CFO of the company Calder Bank lends to?", "ppr-regex", 3,
+                      search_config({}, corpus))
+    page = build_report(index, view, "T")
+    assert page == build_report(index, view, "T")  # the same view gives the same file
+    assert "<img src=x" not in page and "<script>alert(2)" not in page and "<b>bold</b>" not in page
+    assert "&lt;img src=x onerror" in page  # the text is there, as text
+    assert not re.search(r'(?:src|href)="https?://', page)
+    for part in ("Seeds: where the walk restarts", "Evidence path: Calder Bank →", "<svg", "<iframe sandbox",
+                 "Top 3 passages · ppr-regex", "python -m engine report", "/?corpus=evil"):
+        assert part in page, part
+    # lexical retrievers carry their own explanation instead of seeds
+    bm25 = build_report(index, ReportView("evil", "Calder Bank", "bm25", 2, search_config({}, corpus)), "T")
+    assert re.search(r"Why: “(calder|bank)” \(×1 in the passage", bm25) and "Seeds:" not in bm25
+    # the command printed in the report writes the same file, apart from the time stamp
+    out = tmp_path / "r.html"
+    q = "Which bank is administrative agent on the credit facility of the company whose CFO is Elliot Park?"
+    assert main(["report", q, "--corpus", "dataroom-core", "--retriever", "hybrid-regex", "--k", "4",
+                 "--out", str(out)]) == 0
+    written = out.read_text("utf-8")
+    from engine.corpus import load_corpus
+
+    core = load_corpus("dataroom-core")
+    same = build_report(Index(core), ReportView("dataroom-core", q, "hybrid-regex", 4, search_config({}, core)), "X")
+    strip = lambda s: re.sub(r"<p class='meta'>Generated [^<]*</p>", "", s)  # noqa: E731
+    assert strip(written) == strip(same)
+    assert "--passage-weight 0.5 --tau 0.05 --passage-seeds 20 --lexical-share 0.5" in written
+    _json.dumps(capsys.readouterr().out)  # the CLI printed one line about the file

@@ -1,0 +1,232 @@
+"""The evidence report: one self-contained HTML file to hand over.
+
+It holds the question, corpus, retriever and every parameter; the ranked passages with their
+matches marked and gold marks; for graph retrievers the seeds with rules and weights, each
+hit's seed shares and evidence paths in words, and the evidence graph (interactive, with
+vis-network inlined, and a static SVG beside it); for the others their own explanation; the
+link that reproduces the view in the app and the command that writes the same file.
+
+Every piece of corpus or user text is escaped before it becomes HTML; the interactive graph
+is a sandboxed srcdoc iframe whose own page escapes its data (see `render`). The file asks
+nothing of the network: no script, style, font or image is fetched.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shlex
+from dataclasses import dataclass
+from typing import Iterable
+from urllib.parse import urlencode
+
+from .errors import NoSeedError
+from .graph_retriever import GraphAnswer, GraphRetriever
+from .index import Index, SearchConfig
+from .render import COLORS, ROLE_WORDS, layout, node_label, subgraph_html
+from .retrievers import RRFRetriever, check_k, check_query
+from .text import tokenize
+
+
+def highlight(text: str, terms: Iterable[str]) -> str:
+    """Passage text as safe HTML with the given terms marked; the text is escaped first."""
+    safe = html.escape(text)
+    words = sorted({t for t in terms if t.strip()}, key=len, reverse=True)
+    if not words:
+        return safe
+    pattern = re.compile("|".join(re.escape(html.escape(w)) for w in words), re.IGNORECASE)
+    return pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", safe)
+
+
+@dataclass(frozen=True)
+class ReportView:
+    """Everything that defines a Query-page view, so the page and the CLI write the same file."""
+
+    corpus: str  # a bundled corpus name or the path the CLI was given
+    question: str
+    retriever: str
+    k: int
+    config: SearchConfig
+    without_entities: tuple[str, ...] = ()
+    without_passages: tuple[str, ...] = ()
+
+    def link(self) -> str:
+        """The Query page's URL parameters for this view (append to the app's address)."""
+        g, h = self.config.graph, self.config.hybrid
+        params = {"corpus": self.corpus, "q": self.question, "retriever": self.retriever, "k": self.k,
+                  "alpha": g.alpha, "iters": g.iterations, "beta": g.beta, "w": h.passage_weight, "tau": h.tau,
+                  "top": h.top, "lex": h.lexical}
+        if g.tol is not None:
+            params["tol"] = g.tol
+        if not g.vocabulary:
+            params["seeding"] = "paper"
+        if self.retriever == "rrf":
+            params["members"] = ",".join(self.config.rrf.members)
+            if self.config.rrf.weights:
+                params["weights"] = ",".join(f"{w:g}" for w in self.config.rrf.weights)
+        if self.without_entities:
+            params["without"] = ";".join(self.without_entities)
+        if self.without_passages:
+            params["without_passages"] = ";".join(self.without_passages)
+        return "/?" + urlencode(params)
+
+    def command(self) -> str:
+        """The command line that writes this report."""
+        g, h = self.config.graph, self.config.hybrid
+        argv = ["python", "-m", "engine", "report", self.question, "--corpus", self.corpus, "--retriever",
+                self.retriever, "--k", str(self.k), "--alpha", f"{g.alpha:g}", "--iterations", str(g.iterations),
+                "--beta", f"{g.beta:g}", "--passage-weight", f"{h.passage_weight:g}", "--tau", f"{h.tau:g}",
+                "--passage-seeds", str(h.top), "--lexical-share", f"{h.lexical:g}"]
+        if g.tol is not None:
+            argv += ["--tol", f"{g.tol:g}"]
+        if not g.vocabulary:
+            argv += ["--seeding", "paper"]
+        if self.retriever == "rrf":
+            argv += ["--rrf-members", ",".join(self.config.rrf.members)]
+            if self.config.rrf.weights:
+                argv += ["--rrf-weights", ",".join(f"{w:g}" for w in self.config.rrf.weights)]
+        for e in self.without_entities:
+            argv += ["--without", e]
+        for p in self.without_passages:
+            argv += ["--without-passage", p]
+        return shlex.join(argv + ["--out", "evidence-report.html"])
+
+
+_STYLE = """body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#222;max-width:1100px;margin:24px auto;
+padding:0 16px}h1{font-size:24px}h2{font-size:19px;margin-top:28px}table{border-collapse:collapse;margin:8px 0}
+td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f5f5f5}
+.hit{border:1px solid #ddd;border-radius:6px;padding:10px 12px;margin:10px 0}.meta{color:#555;font-size:13px}
+mark{background:#fff3a8}.gold{color:#a86b00;font-weight:600}code{font-size:13px}iframe{border:1px solid #ddd;width:100%}
+svg{border:1px solid #ddd;width:100%;height:auto}"""
+
+
+def _table(headers: list[str], rows: list[list[object]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _svg(answer: GraphAnswer, titles: dict[str, str]) -> str:
+    """The evidence graph as a static picture, in the same layered layout."""
+    pos = layout(answer)
+    if not pos:
+        return ""
+    rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
+    xs, ys = [x for x, _ in pos.values()], [y for _, y in pos.values()]
+    pad, half_w = 30, 170
+    x0, y0 = min(xs) - half_w - pad, min(ys) - 20 - pad
+    width, height = max(xs) - min(xs) + 2 * (half_w + pad), max(ys) - min(ys) + 40 + 2 * pad
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{x0} {y0} {width} {height}" role="img" '
+             'aria-label="evidence graph">']
+    drawn = {(a, b) for e in answer.explanations for p in e.paths for a, b in zip(p.node_ids, p.node_ids[1:])}
+    for a, b in sorted(drawn):
+        (xa, ya), (xb, yb) = pos[a], pos[b]
+        parts.append(f'<line x1="{xa}" y1="{ya}" x2="{xb}" y2="{yb}" stroke="#444" stroke-width="1.5"/>')
+    for n in answer.nodes:
+        x, y = pos[n.id]
+        label = html.escape(node_label(n, rank, titles))
+        color = COLORS.get(n.kind, "#999999")
+        shape = (f'<rect x="{x - half_w + 10}" y="{y - 13}" width="{2 * half_w - 20}" height="26" rx="4" fill="{color}"/>'
+                 if n.id.startswith("p:") else f'<ellipse cx="{x}" cy="{y}" rx="{half_w - 40}" ry="14" fill="{color}"/>')
+        ink = "#fff" if n.kind in ("seed", "hit", "bridge") else "#222"
+        parts.append(f'{shape}<text x="{x}" y="{y + 4}" text-anchor="middle" font-size="12" fill="{ink}" '
+                     f'font-family="sans-serif">{label}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def build_report(index: Index, view: ReportView, generated: str) -> str:
+    """The report for one view of one question. `generated` is the time stamp printed in it (the
+    only part that differs between the page's download and the command line's file)."""
+    question, k = check_query(view.question), check_k(view.k)
+    if view.without_entities or view.without_passages:
+        index = index.without(view.without_passages, view.without_entities)
+    corpus = index.corpus
+    texts = {p.id: p.text for p in corpus.passages}
+    titles = {p.id: p.title for p in corpus.passages}
+    gold = next((frozenset(q.gold) for q in corpus.queries if q.text.strip() == question), frozenset())
+    retriever = index.retriever(view.retriever, view.config)
+    answer, notes, why = None, (), {}
+    try:
+        if isinstance(retriever, GraphRetriever):
+            answer = retriever.explain(question, k, gold=gold, texts=texts)
+            hits = answer.hits
+        elif isinstance(retriever, RRFRetriever):
+            hits, notes = retriever.search_with_notes(question, k)
+        else:
+            hits = retriever.search(question, k)
+        if answer is None and hits:
+            why = retriever.explain_hits(question, [h.passage_id for h in hits])
+    except NoSeedError as e:
+        hits, notes = (), (str(e),)
+    g, hy = view.config.graph, view.config.hybrid
+    params = [["corpus", view.corpus], ["passages", f"{len(corpus):,}"], ["retriever", view.retriever],
+              ["k", k], ["α (teleport probability)", g.alpha], ["iteration cap", g.iterations],
+              ["tolerance", g.tol or "none"], ["β (alias weight)", g.beta],
+              ["seeding", "vocabulary + specificity" if g.vocabulary else "paper (extracted names, uniform)"],
+              ["w (passage-seed share)", hy.passage_weight], ["τ", hy.tau], ["passage seeds", hy.top],
+              ["λ (lexical share)", hy.lexical]]
+    if view.retriever == "rrf":
+        params.append(["RRF members and weights", ", ".join(
+            f"{m} × {w:g}" for m, w in zip(view.config.rrf.members, view.config.rrf.weights or
+                                         [1.0] * len(view.config.rrf.members)))])
+    if view.without_entities or view.without_passages:
+        params.append(["what-if: taken out", "; ".join(view.without_entities + view.without_passages)])
+    out = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>PathLens evidence report</title>"
+           f"<style>{_STYLE}</style></head><body>",
+           "<h1>PathLens evidence report</h1>",
+           f"<p class='meta'>Generated {html.escape(generated)}</p>",
+           f"<h2>Question</h2><p>{html.escape(question)}</p>",
+           "<h2>How it was asked</h2>", _table(["parameter", "value"], params),
+           f"<p class='meta'>Reproduce this view in PathLens: append <code>{html.escape(view.link())}</code> to the "
+           f"app's address. Write this report again: <code>{html.escape(view.command())}</code></p>"]
+    for n in notes:
+        out.append(f"<p><strong>Note:</strong> {html.escape(n)}</p>")
+    seed_label: dict[str, str] = {}
+    if answer is not None:
+        seed_label = {f"e:{s.entity}": s.label for s in answer.seeds}
+        seed_label.update({f"p:{p.passage_id}": f"dense similarity ({p.passage_id})" for p in answer.passage_seeds})
+        out.append("<h2>Seeds: where the walk restarts</h2>")
+        if answer.seeds:
+            out.append(_table(["entity", "rule", "weight", "passages it occurs in", "from"],
+                              [[s.label, s.rule if s.source == "query" else f"alias ({s.rule})", f"{s.weight:.4f}",
+                                s.passages, s.via] for s in answer.seeds]))
+        if answer.passage_seeds:
+            out.append(_table(["passage seed", "title", "cosine", "weight"],
+                              [[p.passage_id, titles[p.passage_id], f"{p.cosine:.3f}", f"{p.weight:.4f}"]
+                               for p in answer.passage_seeds]))
+        for amb in answer.ambiguous:
+            out.append(f"<p><strong>Ambiguous:</strong> “{html.escape(amb.term)}” is defined in "
+                       f"{len({d for d, _ in amb.meanings})} documents as different names; none was seeded for it.</p>")
+        out.append("<h2>Evidence graph</h2><p class='meta'>Left to right: seeds, the passages they lead to, bridging "
+                   "entities, further passages. " + " · ".join(f"<span style='color:{COLORS[r]}'>■</span> "
+                                                              f"{html.escape(ROLE_WORDS[r])}" for r in COLORS) + "</p>")
+        page = subgraph_html(answer, titles=titles, height=560)
+        out.append(f"<iframe sandbox='allow-scripts' height='580' srcdoc=\"{html.escape(page, quote=True)}\">"
+                   "</iframe>")
+        out.append("<p class='meta'>The same graph as a static picture:</p>" + _svg(answer, titles))
+    explained = {e.hit.passage_id: e for e in answer.explanations} if answer is not None else {}
+    out.append(f"<h2>Top {len(hits)} passages · {html.escape(view.retriever)}</h2>")
+    if not hits:
+        out.append("<p>No passage was returned.</p>")
+    q_terms = set(tokenize(question))
+    for h in hits:
+        e = explained.get(h.passage_id)
+        mark = " · <span class='gold'>★ gold</span>" if h.passage_id in gold else ""
+        out.append(f"<div class='hit'><div><strong>{h.rank}.</strong> <code>{html.escape(h.passage_id)}</code> · "
+                   f"{html.escape(titles[h.passage_id])} · score {h.score:.5g}{mark}</div>")
+        if e is not None:
+            shares = ", ".join(f"{html.escape(seed_label[s])} {v:.0%}" for s, v in sorted(e.seed_shares,
+                                                                                           key=lambda sv: -sv[1])
+                               if v >= 0.005)
+            out.append(f"<div class='meta'>Seed shares: {shares}</div>")
+            for p in e.paths:
+                out.append(f"<div class='meta'>Evidence path: {html.escape(p.words())} (mass {p.mass:.2e})</div>")
+            terms = list(e.matched_entities)
+        else:
+            if h.passage_id in why:
+                out.append(f"<div class='meta'>Why: {html.escape(why[h.passage_id].words())}</div>")
+            terms = [w for w in texts[h.passage_id].split() if set(tokenize(w)) & q_terms]
+        out.append(f"<p>{highlight(texts[h.passage_id], terms)}</p></div>")
+    out.append("</body></html>")
+    return "\n".join(out)
