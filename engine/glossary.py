@@ -123,6 +123,8 @@ TERMS: dict[str, str] = {
     "documents": "Files in the corpus.",
     "labeled queries": "Questions with known gold passages.",
     "distinct raw names": "Different names the extractor found before the filter.",
+    "passage ranked by some and not others": "Pick a passage that some of the compared retrievers put in their top "
+                                             "k and others do not, to read each retriever's reason.",
     "take out entities": "What-if: rank as if the extractor had never found these names; the walk is rerun "
                          "exactly on the graph without them.",
     "take out passages": "What-if: rank as if the corpus lacked these passages.",

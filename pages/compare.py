@@ -9,6 +9,7 @@ import plotly.express as px
 import streamlit as st
 
 from engine.errors import NoSeedError, PathLensError
+from engine.graph_retriever import GraphRetriever
 from engine.evaluate import evaluate
 from engine.catalog import CATALOG, PARAMS
 from engine.index import search_config
@@ -99,6 +100,40 @@ if question.strip():
                                columns=ok)
         st.caption(f"Overlap of the top {k} (passages in common)")
         show_table(overlap, width="stretch")
+    # why they disagree: one passage that some retrievers rank and others do not, each retriever's reason
+    union = list(dict.fromkeys(pid for n in ok for pid in rankings[n]))
+    disagree = [pid for pid in union if len({pid in rankings[n] for n in ok}) > 1]
+    if len(ok) >= 2 and disagree:
+        st.subheader("Why they disagree")
+        titles = {p.id: p.title for p in corpus.passages}
+        pick = st.selectbox("Passage ranked by some and not others", disagree, key="cmp_why",
+                            format_func=lambda pid: f"{pid} — {titles[pid]}")
+        for name in ok:
+            r = index.retriever(name, config)
+            ranked = pick in rankings[name]
+            where = f"rank {rankings[name].index(pick) + 1}" if ranked else f"not in its top {k}"
+            if isinstance(r, GraphRetriever):
+                try:
+                    full = {h.passage_id: h for h in r.search(question, len(corpus))}
+                except NoSeedError:
+                    full = {}
+                if ranked:
+                    e = next(x for x in r.explain(question, k).explanations if x.hit.passage_id == pick)
+                    labels = {f"e:{s.entity}": s.label for s in r.personalize(question).seeds}
+                    top = sorted(e.seed_shares, key=lambda sv: -sv[1])[:3]
+                    reason = "its seeds: " + ", ".join(
+                        f"{labels.get(sid, 'dense similarity')} {v:.0%}" for sid, v in top)
+                    if e.paths:
+                        reason += f"; path {e.paths[0].words()}"
+                elif pick in full:
+                    reason = f"the walk reaches it only at rank {full[pick].rank} (score {full[pick].score:.3g})"
+                else:
+                    reason = "the walk never reaches it from the question's seeds"
+            else:
+                why = r.explain_hits(question, [pick])
+                reason = why[pick].words() if pick in why else "no explanation"
+            st.markdown(f"**{name}** · {where}")
+            st.caption(reason)
 
 # ---------------------------------------------------------------- the labeled query set
 st.header("Labeled query set")

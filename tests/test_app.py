@@ -209,6 +209,13 @@ def test_compare_page_side_by_side_and_metrics():
     assert at.query_params["retrievers"] == "bm25,ppr-regex,bct-regex"
     headers = [m.value for m in at.markdown if m.value.startswith("**") and m.value.endswith("**")]
     assert headers[:3] == ["**bm25**", "**ppr-regex**", "**bct-regex**"]
+    # why they disagree: each retriever's own reason for one passage some rank and others do not
+    pick = at.selectbox(key="cmp_why")
+    assert pick.options and pick.options[0].startswith(pick.value + " — ")
+    reasons = [c.value for c in at.caption]
+    assert any(r.startswith("its seeds:") or r.startswith("the walk") for r in reasons)  # a graph retriever's
+    assert any("(×" in r and "idf" in r for r in reasons) or any(r == "no question word is in this passage"
+                                                                  for r in reasons)  # bm25's terms
     at.button(key="run_eval").click().run()
     metrics = next(d.value for d in at.dataframe if "hr@1" in getattr(d.value, "columns", []))
     assert set(metrics["retriever"]) == {"bm25", "ppr-regex", "bct-regex"}
