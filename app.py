@@ -1,4 +1,7 @@
-"""PathLens: a multipage Streamlit dashboard over the engine. Run with `make run`."""
+"""PathLens: a multipage Streamlit dashboard over the engine. Run with `make run`.
+
+Navigation only: each page draws its own frame (sidebar, corpus picker, glossary) with `ui.frame`.
+"""
 
 import os
 
@@ -6,10 +9,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # models come from installed packa
 
 import streamlit as st  # noqa: E402
 
-from pages.common import glossary_sidebar, mark_app_run, sidebar_corpus, use_st_navigation  # noqa: E402
+from ui.common import FAVICON  # noqa: E402
 
-use_st_navigation()
-st.set_page_config(page_title="PathLens", page_icon=":material/travel_explore:", layout="wide")
+st.set_page_config(page_title="PathLens", page_icon=FAVICON, layout="wide")
 
 PAGES = [
     st.Page("pages/query.py", title="Query", icon=":material/search:", url_path="query", default=True),
@@ -19,10 +21,4 @@ PAGES = [
     st.Page("pages/benchmarks.py", title="Benchmarks", icon=":material/science:", url_path="benchmarks"),
 ]
 
-page = st.navigation(PAGES)
-st.sidebar.title("PathLens")
-st.sidebar.caption("Graph-augmented retrieval you can explain.")
-mark_app_run()
-st.session_state["index"] = sidebar_corpus()
-glossary_sidebar()
-page.run()
+st.navigation(PAGES).run()

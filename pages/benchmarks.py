@@ -11,9 +11,9 @@ import streamlit as st
 from engine.benchmarks import FORMATS, MODES, run_bench
 from engine.errors import PathLensError
 from engine.catalog import CATALOG
-from pages.common import show_table, downloads, page_index, save_upload
+from ui.common import show_table, downloads, frame, save_upload
 
-page_index()  # the sidebar stays in place; benchmarks bring their own file
+frame()  # the sidebar stays in place; benchmarks bring their own file
 st.title("Benchmarks")
 st.caption("Closed pool: each question gets a fresh index over its own paragraphs. Open corpus: the unique "
            "paragraphs of all questions are pooled into one index. The file stays where it is; uploads are kept "

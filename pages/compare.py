@@ -14,10 +14,10 @@ from engine.evaluate import evaluate
 from engine.catalog import CATALOG, PARAMS
 from engine.index import search_config
 from engine.metrics import paired_bootstrap
-from pages.common import show_table, page_index, downloads, ensure, gold_of, param, set_params, stages_for
+from ui.common import show_table, frame, downloads, ensure, gold_of, param, set_params, stages_for
 
 st.title("Compare retrievers")
-index = page_index()
+index = frame()
 if index is None:
     st.stop()
 corpus = index.corpus

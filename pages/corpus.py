@@ -11,10 +11,10 @@ import streamlit as st
 
 from engine.entities import BUILDERS
 from engine.text import normalize_name
-from pages.common import show_table, page_index, downloads, ensure, param, set_params
+from ui.common import show_table, frame, downloads, ensure, param, set_params
 
 st.title("Corpus & graph")
-index = page_index()
+index = frame()
 if index is None:
     st.stop()
 corpus = index.corpus

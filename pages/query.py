@@ -16,7 +16,7 @@ from engine.render import subgraph_html
 from engine.retrievers import MAX_QUERY_CHARS, RRFConfig, RRFRetriever
 from engine.report import ReportView, build_report
 from engine.text import normalize_name, tokenize
-from pages.common import show_table, page_index, downloads, ensure, gold_of, highlight, param, param_in_range, set_params, stages_for
+from ui.common import show_table, frame, downloads, ensure, gold_of, highlight, param, param_in_range, set_params, stages_for
 
 # one selector entry per retriever without aliases; the BCT toggle turns ppr-X into bct-X
 BCT_OF = {f"ppr-{s.builder}": n for n, s in CATALOG.items() if s.aliases}
@@ -37,7 +37,7 @@ def _spec(name: str):
 
 
 st.title("Query")
-index = page_index()
+index = frame()
 if index is None:
     st.stop()
 corpus = index.corpus

@@ -10,10 +10,10 @@ from engine.errors import PathLensError
 from engine.catalog import CATALOG
 from engine.index import SearchConfig
 from engine.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
-from pages.common import show_table, page_index, downloads, ensure, stages_for
+from ui.common import show_table, frame, downloads, ensure, stages_for
 
 st.title("Scale sweep")
-index = page_index()
+index = frame()
 if index is None:
     st.stop()
 corpus = index.corpus

@@ -12,21 +12,6 @@ APP = str(ROOT / "app.py")
 FIX = ROOT / "tests" / "fixtures"
 
 
-@pytest.fixture(autouse=True)
-def navigation_mode(monkeypatch):
-    """AppTest re-detects the old pages-folder mode on every run; the real server leaves it
-    for good once app.py has run. Make each AppTest run start as the server does then."""
-    import streamlit.testing.v1.app_test as harness
-    from streamlit.runtime.pages_manager import PagesManager
-
-    class ServerLikePagesManager(PagesManager):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(harness, "PagesManager", ServerLikePagesManager)
-
-
 def start(page=None, params=None, timeout=240) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=timeout)
     for k, v in (params or {}).items():
@@ -313,7 +298,7 @@ def test_compare_page_shows_a_crashing_retriever_in_its_own_column(monkeypatch):
 
 def test_save_upload_checks_size_and_content():
     from engine.errors import PathLensError
-    from pages.common import UPLOAD_DIR, save_upload
+    from ui.common import UPLOAD_DIR, save_upload
 
     class Upload:
         def __init__(self, name, data):

@@ -24,38 +24,23 @@ from engine.catalog import stages_for as catalog_stages
 from engine.index import Index
 from engine.report import highlight  # noqa: F401  (pages import it from here)
 
-def use_st_navigation() -> None:
-    """Streamlit treats an app with a `pages/` folder as an old-style multipage app and runs
-    page files on their own, bypassing app.py's `st.navigation`. The product's layout keeps
-    pages in `pages/`, so app.py turns that mode off (process-wide) before navigating."""
-    from streamlit.runtime.pages_manager import PagesManager
+def frame() -> Index | None:
+    """What every page draws first: the page config and the sidebar (title, corpus picker,
+    glossary). Returns the chosen corpus's index, or None with the reason shown.
 
-    PagesManager.uses_pages_directory = False
-
-
-def mark_app_run() -> None:
-    """Called by app.py on every run, so a page can tell whether app.py ran before it."""
-    st.session_state["_app_runs"] = st.session_state.get("_app_runs", 0) + 1
-
-
-def page_index() -> Index | None:
-    """The index chosen in the sidebar, for the page being run.
-
-    When app.py did not run first (a session that began in the old-style mode), rerun once
-    through app.py; if that is not possible (Streamlit's test harness resets the mode on
-    every run), render the sidebar here instead."""
-    runs = st.session_state.get("_page_runs", 0) + 1
-    st.session_state["_page_runs"] = runs
-    if st.session_state.get("_app_runs", 0) < runs:
-        st.session_state["_app_runs"] = runs
-        use_st_navigation()
-        if not st.session_state.get("_rerouted"):
-            st.session_state["_rerouted"] = True
-            st.rerun()
-        st.session_state["index"] = sidebar_corpus()
-    return st.session_state.get("index")
+    Each page draws its own frame, so a page looks the same whether Streamlit runs it through
+    app.py's `st.navigation` or on its own (its pages-folder mode, which it uses for the first
+    request of a fresh server and in its test harness)."""
+    st.set_page_config(page_title="PathLens", page_icon=FAVICON, layout="wide")
+    st.sidebar.title("PathLens")
+    st.sidebar.caption("Graph-augmented retrieval you can explain.")
+    index = sidebar_corpus()
+    glossary_sidebar()
+    return index
 
 
+# a local picture: a Material-symbol page icon makes the browser fetch the favicon from a font CDN
+FAVICON = str(Path(__file__).resolve().parent / "favicon.png")
 DEFAULT_CORPUS = "dataroom-core"  # the app opens on the hand-written core: it builds in seconds
 UPLOAD_DIR = Path(tempfile.gettempdir()) / "pathlens-uploads"  # uploads never leave this folder
 STAGE_LABELS = {
@@ -280,5 +265,5 @@ def gold_of(index: Index, query: str) -> frozenset[str]:
     return frozenset()
 
 
-__all__ = ["show_table", "glossary_sidebar", "param_in_range", "page_index", "use_st_navigation", "mark_app_run", "param", "set_params", "sidebar_corpus", "ensure", "stages_for", "highlight", "downloads", "gold_of",
+__all__ = ["frame", "show_table", "glossary_sidebar", "param_in_range", "param", "set_params", "sidebar_corpus", "ensure", "stages_for", "highlight", "downloads", "gold_of",
            "save_upload"]
