@@ -205,7 +205,12 @@ class Index:
         if len(gone) == len(self.ids):
             raise PathLensError("what-if: removing every passage leaves nothing to rank")
         keys = {entity_key(e) for e in entities}
-        sub = self.subset([i for i, pid in enumerate(self.ids) if pid not in gone])
+        if gone:
+            sub = self.subset([i for i, pid in enumerate(self.ids) if pid not in gone])
+        else:  # only entities go: every other built part is shared as it is (no BM25 recount, no slicing)
+            sub = Index(self.corpus)
+            with self._lock:
+                sub._parts = {key: value for key, value in self._parts.items() if not key.startswith("aliases:")}
         sub.removed_entities = self.removed_entities | frozenset(keys)
         graphs = {key: value for key, value in sub._parts.items() if key.startswith("graph:")}
         unknown = sorted(k for k in keys if graphs and not any(k in g.entity_index for g in graphs.values()))

@@ -20,7 +20,7 @@ import numpy as np
 
 from .cache import DiskCache
 from .corpus import Corpus, load_corpus
-from .errors import PathLensError
+from .errors import NoSeedError, PathLensError
 from .catalog import DEFAULT_RETRIEVER
 from .index import Index, RETRIEVERS, search_config
 
@@ -200,6 +200,26 @@ def query_latency(index: Index, queries: list[str]) -> dict:
         _search(hybrid, q)
         times.append(time.perf_counter() - t0)
     out["hybrid-ner (encoding shared with dense)"] = {"p50_ms": _pct(times, 50) * 1e3, "p95_ms": _pct(times, 95) * 1e3}
+    # what-if: the default view's answer with its heaviest entity seed taken out of the graph
+    default = index.retriever(DEFAULT_RETRIEVER, config)
+    times = []
+    for q in queries:
+        try:
+            seeds = default.seeding(q).seeds
+        except Exception:  # noqa: BLE001 — a question without seeds has nothing to take out
+            continue
+        if not seeds:
+            continue
+        heaviest = max(seeds, key=lambda s: s.weight).entity
+        t0 = time.perf_counter()
+        try:
+            index.without(entities=[heaviest]).retriever(DEFAULT_RETRIEVER, config).explain(q, 5)
+        except NoSeedError:
+            pass
+        times.append(time.perf_counter() - t0)
+    if times:
+        out[f"what-if: {DEFAULT_RETRIEVER} without its heaviest seed (graph rebuilt, explained)"] = {
+            "p50_ms": _pct(times, 50) * 1e3, "p95_ms": _pct(times, 95) * 1e3}
     texts = {p.id: p.text for p in index.corpus.passages}
 
     def page_answer(q: str) -> None:
@@ -226,8 +246,6 @@ def query_latency(index: Index, queries: list[str]) -> dict:
 
 
 def _search(retriever, query: str):
-    from .errors import NoSeedError
-
     try:
         return retriever.search(query, 10)
     except NoSeedError:
@@ -272,7 +290,6 @@ def _in_child(mode: str, spec: str, cache_dir: str, t0: float) -> dict:
             index.build(stage)
         return {"stages_s": dict(index.timings), "total_s": time.perf_counter() - t0}
     query = (corpus.queries[0].text if corpus.queries else corpus.passages[0].title) or "fund"
-    from .errors import NoSeedError
 
     try:
         # the app's default view: the default retriever with the corpus's tuned parameters

@@ -477,3 +477,25 @@ def test_a_fresh_server_whose_first_request_is_a_deep_link_shows_the_whole_page(
         page.context.close()
     finally:
         _stop_app(proc)
+
+
+def test_clicking_a_hit_highlights_its_paths_and_dims_the_rest(app_url, browser):
+    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "dataroom-core", "q": MULTI_HOP,
+                                                          "retriever": "ppr-regex"}))
+    frame = graph_frame(page)
+    time.sleep(1.5)  # let vis-network fit the view before reading positions
+    target = frame.evaluate("""() => {
+      const id = Object.keys(pathlensPaths)[0];
+      const p = network.canvasToDOM(network.getPositions([id])[id]);
+      const r = document.querySelector('#mynetwork canvas').getBoundingClientRect();
+      return {id, x: r.left + p.x, y: r.top + p.y, on: pathlensPaths[id]};
+    }""")
+    box = page.locator("[data-testid=stMain] iframe").first.bounding_box()
+    page.mouse.click(box["x"] + target["x"], box["y"] + target["y"])
+    time.sleep(0.5)
+    colors = frame.evaluate("() => Object.fromEntries(edges.get().map(e => [e.id, e.color]))")
+    on = set(target["on"])
+    assert on and all(colors[e] == "#d62728" for e in on)
+    assert all(c == "#eeeeee" for e, c in colors.items() if e not in on)
+    no_exception(page)
+    page.context.close()

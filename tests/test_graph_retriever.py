@@ -331,3 +331,12 @@ def test_what_if_without_a_passage_and_bad_names(tiny):
         idx.without(passages=["p9"])
     with pytest.raises(PathLensError, match="no entity 'zanzibar'"):
         idx.without(entities=["Zanzibar"])
+
+
+def test_what_if_without_only_entities_shares_every_other_part(tiny):
+    idx = Index(tiny)
+    idx.graph("regex")
+    idx.bm25()
+    sub = idx.without(entities=["Calder Bank"])
+    assert sub.bm25() is idx.bm25()  # nothing recounted when no passage goes
+    assert "calder bank" not in sub.graph("regex").entities and sub.graph("regex").n_passages == 5
