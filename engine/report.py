@@ -38,6 +38,15 @@ def highlight(text: str, terms: Iterable[str]) -> str:
     return pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", safe)
 
 
+def marked_terms(matched_entities: Iterable[str] | None, text: str, question: str) -> list[str]:
+    """What to mark in a hit's text: the seed entities it mentions (graph retrievers), else the
+    words that share a token with the question."""
+    if matched_entities is not None:
+        return list(matched_entities)
+    q_terms = set(tokenize(question))
+    return [w for w in text.split() if set(tokenize(w)) & q_terms]
+
+
 @dataclass(frozen=True)
 class ReportView:
     """Everything that defines a Query-page view, so the page and the CLI write the same file."""
@@ -209,7 +218,6 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
     out.append(f"<h2>Top {len(hits)} passages · {html.escape(view.retriever)}</h2>")
     if not hits:
         out.append("<p>No passage was returned.</p>")
-    q_terms = set(tokenize(question))
     for h in hits:
         e = explained.get(h.passage_id)
         mark = " · <span class='gold'>★ gold</span>" if h.passage_id in gold else ""
@@ -222,11 +230,9 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
             out.append(f"<div class='meta'>Seed shares: {shares}</div>")
             for p in e.paths:
                 out.append(f"<div class='meta'>Evidence path: {html.escape(p.words())} (mass {p.mass:.2e})</div>")
-            terms = list(e.matched_entities)
-        else:
-            if h.passage_id in why:
-                out.append(f"<div class='meta'>Why: {html.escape(why[h.passage_id].words())}</div>")
-            terms = [w for w in texts[h.passage_id].split() if set(tokenize(w)) & q_terms]
+        elif h.passage_id in why:
+            out.append(f"<div class='meta'>Why: {html.escape(why[h.passage_id].words())}</div>")
+        terms = marked_terms(e.matched_entities if e is not None else None, texts[h.passage_id], question)
         out.append(f"<p>{highlight(texts[h.passage_id], terms)}</p></div>")
     out.append("</body></html>")
     return "\n".join(out)

@@ -14,7 +14,7 @@ from engine.graph_retriever import GraphRetriever
 from engine.index import search_config
 from engine.render import subgraph_html
 from engine.retrievers import MAX_QUERY_CHARS, RRFConfig, RRFRetriever
-from engine.report import ReportView, build_report
+from engine.report import ReportView, build_report, marked_terms
 from engine.text import normalize_name, tokenize
 from ui.common import show_table, frame, downloads, ensure, gold_of, highlight, param, param_in_range, set_params, stages_for
 
@@ -299,7 +299,6 @@ rows = []
 explained = {e.hit.passage_id: e for e in answer.explanations} if answer is not None else {}
 # lexical, dense and RRF hits explain themselves in their own terms (term shares, nearest sentences, votes)
 why = retriever.explain_hits(question, [h.passage_id for h in hits]) if answer is None else {}
-q_terms = set(tokenize(question))
 for h in hits:
     e = explained.get(h.passage_id)
     row = {"rank": h.rank, "passage_id": h.passage_id, "score": h.score, "gold": h.passage_id in gold,
@@ -325,11 +324,9 @@ for h in hits:
             st.caption(f"The seed this passage owes most to: {owed} ({top_share:.0%} of its score).")
             for p in e.paths:
                 st.caption(f"Evidence path: {p.words()} (mass {p.mass:.2e})")
-            terms = list(e.matched_entities)
-        else:
-            if h.passage_id in why:
-                st.caption(f"Why: {why[h.passage_id].words()}")
-            terms = [w for w in texts[h.passage_id].split() if set(tokenize(w)) & q_terms]
+        elif h.passage_id in why:
+            st.caption(f"Why: {why[h.passage_id].words()}")
+        terms = marked_terms(e.matched_entities if e is not None else None, texts[h.passage_id], question)
         st.html(f"<div class='passage'>{highlight(texts[h.passage_id], terms)}</div>")
 
 table = pd.DataFrame(rows)

@@ -139,21 +139,9 @@ def test_each_page_loads(app_url, browser, path, title):
 
 def graph_nodes(page) -> list[str]:
     """Node labels of the pyvis network inside the subgraph iframe."""
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        for frame in page.frames:
-            if frame is page.main_frame:
-                continue
-            try:
-                labels = frame.evaluate("typeof network !== 'undefined' ? "
-                                        "network.body.data.nodes.get().map(n => n.label) : null")
-            except Exception:
-                labels = None
-            if labels:
-                assert frame.locator("canvas").count() >= 1
-                return labels
-        time.sleep(0.5)
-    raise AssertionError("no pyvis network rendered")
+    frame = graph_frame(page)
+    assert frame.locator("canvas").count() >= 1
+    return frame.evaluate("network.body.data.nodes.get().map(n => n.label)")
 
 
 def test_multi_hop_query_renders_evidence_graph_and_alpha_reranks(app_url, browser):
