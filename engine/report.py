@@ -215,7 +215,7 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
                    "</iframe>")
         out.append("<p class='meta'>The same graph as a static picture:</p>" + _svg(answer, titles))
     explained = {e.hit.passage_id: e for e in answer.explanations} if answer is not None else {}
-    out.append(f"<h2>Top {len(hits)} passages · {html.escape(view.retriever)}</h2>")
+    out.append(f"<h2>Top {len(hits)} passage{'s' if len(hits) != 1 else ''} · {html.escape(view.retriever)}</h2>")
     if not hits:
         out.append("<p>No passage was returned.</p>")
     for h in hits:

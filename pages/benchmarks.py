@@ -10,6 +10,7 @@ import streamlit as st
 
 from engine.benchmarks import FORMATS, MODES, run_bench
 from engine.errors import PathLensError
+from engine.metrics import metric_names
 from engine.catalog import CATALOG
 from ui.common import show_table, downloads, frame, save_upload
 
@@ -57,7 +58,7 @@ result = st.session_state.get("bench_result")
 if result is not None:
     st.subheader(f"{result.format} · {'closed pool' if result.mode == 'closed' else 'open corpus'} · "
                  f"{result.n_questions} questions · {result.n_passages:,} passages")
-    metrics = ["hr@1", "hr@3", "hr@5", "mrr"]
+    metrics = metric_names(result.eval.ks)
     table = pd.DataFrame([{"retriever": n, **{m: r.means[m] for m in metrics}, "no seed": len(r.no_seed)}
                           for n, r in result.eval.results.items()])
     show_table(table.style.format({m: "{:.3f}" for m in metrics}), hide_index=True, width="stretch")

@@ -13,7 +13,7 @@ from engine.graph_retriever import GraphRetriever
 from engine.evaluate import evaluate
 from engine.catalog import CATALOG, PARAMS
 from engine.index import search_config
-from engine.metrics import paired_bootstrap
+from engine.metrics import metric_names, paired_bootstrap
 from ui.common import show_table, frame, downloads, ensure, gold_of, param, set_params, stages_for
 
 st.title("Compare retrievers")
@@ -159,7 +159,7 @@ if st.button("Evaluate all labeled queries", key="run_eval", type="primary") and
     progress.empty()
 if eval_key in evaluations:
     result = evaluations[eval_key]
-    metrics = ["hr@1", "hr@3", "hr@5", "mrr", "recall@5", "all@5"]
+    metrics = metric_names(ks)
     table = pd.DataFrame([{"retriever": n, "kind": "all", **{m: r.means[m] for m in metrics}}
                           for n, r in result.results.items()]
                          + [{"retriever": n, "kind": kind, **{m: v[m] for m in metrics}}

@@ -290,7 +290,7 @@ def arrow(pid: str, rank: int) -> str:
 
 
 # ---------------------------------------------------------------- ranked passages
-st.subheader(f"Top {len(hits)} passages · {name}")
+st.subheader(f"Top {len(hits)} passage{'s' if len(hits) != 1 else ''} · {name}")
 if before is not None:
     gone = [pid for pid in before if pid not in {h.passage_id for h in hits}]
     if gone:

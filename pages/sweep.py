@@ -7,8 +7,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.errors import PathLensError
+from engine.metrics import metric_names
 from engine.catalog import CATALOG
-from engine.index import SearchConfig
+from engine.index import search_config
 from engine.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
 from ui.common import show_table, frame, downloads, ensure, stages_for
 
@@ -34,7 +35,8 @@ resamples = int(c2.number_input("Resamples per size", 1, 20, 5, key="sw_resample
 seed = int(c3.number_input("Random seed", 0, 2**31 - 1, 42, key="sw_seed", help="Seed of the random subsamples, so a sweep can be repeated exactly."))
 names = st.multiselect("Retrievers", list(CATALOG), default=["bm25", "tfidf", "ppr-regex", "bct-regex"],
                        key="sw_retrievers")
-metric = st.selectbox("Metric", ["hr@1", "hr@3", "hr@5", "mrr", "recall@5", "all@5"], index=2, key="sw_metric")
+METRICS = metric_names(SweepConfig().ks)
+metric = st.selectbox("Metric", METRICS, index=METRICS.index("hr@5"), key="sw_metric")
 
 try:
     config = SweepConfig(sizes=tuple(sizes) + ("full",), resamples=resamples, seed=seed, retrievers=tuple(names),
@@ -79,7 +81,7 @@ if run:
         plot.plotly_chart(chart(st.session_state["sweep"]["trials"]), width="stretch", key=f"sweep_live_{done}")
 
     try:
-        result = run_sweep(index, config, SearchConfig(), on_trial=on_trial)
+        result = run_sweep(index, config, search_config({}, corpus), on_trial=on_trial)  # the corpus's tuned defaults, as the CLI
     except PathLensError as e:
         status.error(str(e))
         st.stop()

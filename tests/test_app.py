@@ -100,6 +100,8 @@ def test_query_page_bct_lexical_and_k():
     table = at.dataframe[-1].value
     assert list(table["rank"]) == [1, 2, 3]
     assert len(at.get("download_button")) == 3  # the table as CSV and JSON, and the evidence report
+    at.number_input(key="k").set_value(1).run()
+    assert any(h.value == "Top 1 passage · bm25" for h in at.subheader)
 
 
 def test_query_page_names_an_ambiguous_defined_term_on_the_full_data_room():
