@@ -28,8 +28,22 @@ n = len(corpus)
 n_gold = len(gold_positions(corpus))  # every subsample keeps these, so no size may be smaller
 defaults = [int(s) for s in default_sizes(n, n_gold) if s != "full"]
 options = sorted({s for s in (50, 100, 200, 500, 1000, 2000, 4000) if n_gold <= s < n} | set(defaults))
+if st.session_state.get("sw_sizes_for") != corpus.fingerprint:  # another corpus: its own default sizes
+    st.session_state["sw_sizes_for"] = corpus.fingerprint
+    st.session_state["sw_sizes"] = defaults
+
+
+def open_full_data_room() -> None:
+    st.session_state["corpus_choice"] = "dataroom"
+
+
+if n < 2 * n_gold:
+    st.info(f"{corpus.name} is too small for a meaningful sweep: every subsample keeps the {n_gold} gold passages of "
+            f"its labeled questions, so sizes can only run from {n_gold} to {n} passages. The full data room "
+            "(4,200 passages) shows how each retriever holds up as look-alike documents accumulate.")
+    st.button("Sweep the full data room instead", key="sw_full", on_click=open_full_data_room)
 c1, c2, c3 = st.columns(3)
-sizes = c1.multiselect("Sizes (the full corpus is always added)", options, default=defaults, key="sw_sizes",
+sizes = c1.multiselect("Sizes (the full corpus is always added)", options, key="sw_sizes",
                        help=f"No size below {n_gold}: every subsample keeps all gold passages of the labeled queries.")
 resamples = int(c2.number_input("Resamples per size", 1, 20, 5, key="sw_resamples"))
 seed = int(c3.number_input("Random seed", 0, 2**31 - 1, 42, key="sw_seed", help="Seed of the random subsamples, so a sweep can be repeated exactly."))

@@ -247,6 +247,17 @@ def test_sweep_page_runs_and_plots():
     assert {t["name"] for t in traces if not t["name"].endswith("spread")} == {"bm25", "ppr-regex"}
 
 
+def test_sweep_page_says_when_a_corpus_is_too_small_and_resets_sizes_per_corpus():
+    at = start("pages/sweep.py")  # dataroom-core: 29 passages, 26 of them gold
+    assert any("too small for a meaningful sweep" in i.value and "from 26 to 29" in i.value for i in at.info)
+    at.button(key="sw_full").click().run()
+    assert at.selectbox(key="corpus_choice").value == "dataroom" and at.query_params["corpus"] == "dataroom"
+    assert at.multiselect(key="sw_sizes").value == [100, 500, 1000, 2000]  # the full data room's own defaults
+    assert not any("too small" in i.value for i in at.info)
+    at.selectbox(key="corpus_choice").set_value("dataroom-core").run()
+    assert at.multiselect(key="sw_sizes").value == [26, 27, 28]
+
+
 def test_sweep_page_offers_only_sizes_that_hold_every_gold_passage():
     at = start("pages/sweep.py")  # dataroom-core: 29 passages, 26 of them gold for some query
     sizes = at.multiselect(key="sw_sizes")
