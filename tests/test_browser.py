@@ -176,7 +176,10 @@ def test_shared_url_reproduces_the_view(app_url, browser):
     a.context.close()
     b = open_page(browser, shared)  # a fresh context: no cookies, no session
     assert hits(b) == first and len(first) == 4
-    assert b.get_by_role("textbox", name="Question", exact=True).input_value() == MULTI_HOP
+    # the widget may still be settling after the run that drew the hits: wait for its value, do not race it
+    from playwright.sync_api import expect
+
+    expect(b.get_by_role("textbox", name="Question", exact=True)).to_have_value(MULTI_HOP, timeout=30_000)
     b.context.close()
 
 
