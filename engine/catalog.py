@@ -108,7 +108,6 @@ CATALOG: dict[str, RetrieverSpec] = {s.name: s for s in [
 ]}
 RETRIEVERS = tuple(CATALOG)
 DEFAULT_RETRIEVER = "hybrid-ner"  # the Query page's default: the best on the data room (README, Benchmarks)
-GRAPH = tuple(n for n, s in CATALOG.items() if s.builder)
 
 
 def spec(name: str) -> RetrieverSpec:

@@ -22,7 +22,7 @@ from .corpus import Corpus
 from .entities import BUILDERS, Extraction, entity_key, extract, filter_mentions, query_keys
 from .errors import PathLensError
 from .graph import EntityGraph, build_graph
-from .catalog import GRAPH, PARAMS, RETRIEVERS, spec  # noqa: F401  (GRAPH, RETRIEVERS re-exported)
+from .catalog import PARAMS, RETRIEVERS, spec  # noqa: F401  (RETRIEVERS re-exported)
 from .graph_retriever import GraphParams, GraphRetriever, HybridParams, PassageSeeder
 from .retrievers import BM25Retriever, DenseRetriever, RRFConfig, RRFRetriever, Retriever, TfidfRetriever
 from .seeding import Seeder

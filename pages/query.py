@@ -104,7 +104,6 @@ base = c1.selectbox("Retriever", BASE_RETRIEVERS, key="base_retriever",
                     help="\n\n".join(f"**{n}**: {CATALOG[n].description}" for n in BASE_RETRIEVERS))
 family = CATALOG[base].family
 graph_like = family in ("graph", "hybrid")
-hybrid = family == "hybrid"
 bct = c1.toggle("BCT alias seeding", key="bct", disabled=base not in BCT_OF,
                 help="Coreference-aware alias seeding (BCT, for the ppr retrievers): the question's entities also "
                      "seed their aliases — defined terms such as “the Fund”, nested names and acronyms.")
@@ -112,24 +111,27 @@ vocabulary = c1.toggle("Vocabulary seeding", key="vocabulary", disabled=not grap
                        help="Also seed every graph entity named anywhere in the question (any case, accents folded), "
                             "each weighted by how specific it is (1 / passages it occurs in). Off: only the names the "
                             "extractor finds, weighted equally, as in the Aethel paper.")
-alpha = c2.slider(PARAMS["alpha"].label, 0.01, 0.99, step=0.01, key="alpha", disabled=not graph_like,
+# which parameters the chosen retriever reads, from its catalog entry
+reads = set(CATALOG[BCT_OF[base] if base in BCT_OF and bct else base].params)
+alpha = c2.slider(PARAMS["alpha"].label, 0.01, 0.99, step=0.01, key="alpha", disabled="alpha" not in reads,
                   help=PARAMS["alpha"].help)
-w = c2.slider(PARAMS["passage_weight"].label, 0.0, 1.0, step=0.05, key="w", disabled=not hybrid,
+w = c2.slider(PARAMS["passage_weight"].label, 0.0, 1.0, step=0.05, key="w", disabled="passage_weight" not in reads,
               help=PARAMS["passage_weight"].help)
 k = c3.number_input("k", 1, 50, step=1, key="k", help="How many passages to show.")
 
 with st.expander("More parameters"):
     m1, m2, m3 = st.columns(3)
-    iterations = m1.number_input("Iteration cap", 1, 1000, step=1, key="iterations", help=PARAMS["iterations"].help)
+    iterations = m1.number_input("Iteration cap", 1, 1000, step=1, key="iterations", disabled="iterations" not in reads,
+                                 help=PARAMS["iterations"].help)
     tol_label = m1.selectbox("Tolerance (early stop)", list(TOLERANCES), key="tol",
                              help="Stop the walk once an iteration changes the scores by less than this (L1).")
-    beta = m1.slider(PARAMS["beta"].label, 0.0, 2.0, step=0.05, key="beta", disabled=not (base in BCT_OF and bct),
+    beta = m1.slider(PARAMS["beta"].label, 0.0, 2.0, step=0.05, key="beta", disabled="beta" not in reads,
                      help=PARAMS["beta"].help)
-    tau = m2.number_input(PARAMS["tau"].label, 0.005, 1.0, step=0.005, format="%.3f", key="tau", disabled=not hybrid,
+    tau = m2.number_input(PARAMS["tau"].label, 0.005, 1.0, step=0.005, format="%.3f", key="tau", disabled="tau" not in reads,
                           help=PARAMS["tau"].help)
-    top = m2.number_input(PARAMS["top"].label, 1, 200, step=1, key="top", disabled=not hybrid,
+    top = m2.number_input(PARAMS["top"].label, 1, 200, step=1, key="top", disabled="top" not in reads,
                           help=PARAMS["top"].help)
-    lexical = m2.slider(PARAMS["lexical"].label, 0.0, 1.0, step=0.05, key="lexical", disabled=not hybrid,
+    lexical = m2.slider(PARAMS["lexical"].label, 0.0, 1.0, step=0.05, key="lexical", disabled="lexical" not in reads,
                         help=PARAMS["lexical"].help)
     members = m3.multiselect("RRF members", FUSABLE, key="rrf_members", disabled=base != "rrf",
                              help="The retrievers whose rankings RRF fuses.")

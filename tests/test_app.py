@@ -83,11 +83,14 @@ def test_query_page_paper_seeding_and_ambiguous_defined_term():
 def test_query_page_bct_lexical_and_k():
     at = start(params={"q": "What FRE margin did the owner of NorthRiver Capital Management report?"})
     at.selectbox(key="base_retriever").set_value("ppr-regex").run()
+    assert at.slider(key="beta").disabled and not at.slider(key="alpha").disabled and at.slider(key="w").disabled
     at.toggle(key="bct").set_value(True).run()
     assert at.query_params["retriever"] == "bct-regex"
+    assert not at.slider(key="beta").disabled  # the catalog says bct-regex reads β
     seeds = at.dataframe[0].value
     assert any(r.startswith("alias (") for r in seeds["rule"])
     at.selectbox(key="base_retriever").set_value("bm25").run()
+    assert at.slider(key="alpha").disabled and at.slider(key="beta").disabled  # bm25 reads no walk parameter
     at.number_input(key="k").set_value(3).run()
     assert len(hit_lines(at)) == 3
     # each lexical hit says which question words scored it, with their shares of the score
