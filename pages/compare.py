@@ -68,6 +68,18 @@ if not ensure(index, stages_for(names, config.rrf.members)):
     st.stop()
 
 # ---------------------------------------------------------------- one question, side by side
+titles = {p.id: p.title or p.doc_id for p in corpus.passages}
+
+
+def short_title(title: str, n: int = 48) -> str:
+    return title if len(title) <= n else title[: n - 1].rstrip() + "…"
+
+
+def escape_markdown(text: str) -> str:
+    """Corpus text shown through st.markdown: Markdown and HTML characters taken literally."""
+    return "".join("\\" + c if c in "\\`*_{}[]()#+-.!|<>~$" else c for c in text)
+
+
 if question.strip():
     gold = gold_of(index, question)
     rankings: dict[str, list[str]] = {}
@@ -91,9 +103,12 @@ if question.strip():
             for rank, pid in enumerate(rankings[name], start=1):
                 elsewhere = [f"{o}:{rankings[o].index(pid) + 1}" if pid in rankings[o] else f"{o}:–"
                              for o in names if o != name and o in rankings]
-                mark = " ★ gold" if pid in gold else ""
-                st.markdown(f"{rank}. `{pid}`{mark}")
-                st.caption(" · ".join(elsewhere) if elsewhere else "")
+                mark = " · ★ gold" if pid in gold else ""
+                _, _, part = pid.rpartition("#")
+                where = f" · part {int(part) + 1}" if part.isdigit() else ""
+                # a short title reads in a narrow column; the id follows for the exact passage
+                st.markdown(f"{rank}. **{escape_markdown(short_title(titles[pid]))}**{where}{mark}")
+                st.caption(" · ".join([pid] + elsewhere))
     ok = [n for n in names if n in rankings]
     if len(ok) >= 2:
         overlap = pd.DataFrame([[len(set(rankings[a]) & set(rankings[b])) for b in ok] for a in ok], index=ok,
@@ -105,7 +120,6 @@ if question.strip():
     disagree = [pid for pid in union if len({pid in rankings[n] for n in ok}) > 1]
     if len(ok) >= 2 and disagree:
         st.subheader("Why they disagree")
-        titles = {p.id: p.title for p in corpus.passages}
         pick = st.selectbox("Passage ranked by some and not others", disagree, key="cmp_why",
                             format_func=lambda pid: f"{pid} — {titles[pid]}")
         for name in ok:

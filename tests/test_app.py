@@ -308,7 +308,7 @@ def test_compare_page_shows_a_crashing_retriever_in_its_own_column(monkeypatch):
     assert any("simulated crash" in e.value for e in at.error)
     headers = [m.value for m in at.markdown if m.value.startswith("**") and m.value.endswith("**")]
     assert headers[:3] == ["**bm25**", "**tfidf**", "**ppr-regex**"]
-    ranked = [m.value for m in at.markdown if re.match(r"^\d+\. `", m.value)]
+    ranked = [m.value for m in at.markdown if re.match(r"^\d+\. \*\*", m.value)]
     assert len(ranked) == 10  # bm25 and ppr-regex still list their top 5
 
 
