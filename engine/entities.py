@@ -241,6 +241,11 @@ def query_keys(builder: str, query: str) -> list[str]:
     return list(_query_keys(builder, query))
 
 
+def forget_queries() -> None:
+    """Drop cached question entities (perf times each question's extraction afresh)."""
+    _query_keys.cache_clear()
+
+
 @lru_cache(maxsize=4096)
 def _query_keys(builder: str, query: str) -> tuple[str, ...]:
     keys: list[str] = []

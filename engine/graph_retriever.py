@@ -341,6 +341,7 @@ class GraphRetriever:
             contrib = weights * per_seed[i]
             mentioned = to_p.indices[to_p.indptr[i]:to_p.indptr[i + 1]]
             into_hit = to_p.data[to_p.indptr[i]:to_p.indptr[i + 1]]
+            into_by_entity = dict(zip(mentioned.tolist(), into_hit.tolist()))  # to_p[i, b], without scipy's per-item indexing
             paths = []
             for s, w_s, j, m1 in zip(pers.seeds, weights, e_cols, from_seed):
                 if m1[i]:
@@ -365,7 +366,7 @@ class GraphRetriever:
                 out_b = to_e_csc.indices[to_e_csc.indptr[r0]:to_e_csc.indptr[r0 + 1]]
                 out_w = to_e_csc.data[to_e_csc.indptr[r0]:to_e_csc.indptr[r0 + 1]]
                 for bj, w_b in zip(out_b, out_w):
-                    into = to_p[i, bj]
+                    into = into_by_entity.get(int(bj), 0.0)
                     if into:
                         paths.append(EvidencePath(
                             (ps.passage_id, g.display[bj], hit.passage_id),

@@ -182,8 +182,8 @@ def query_latency(index: Index, queries: list[str]) -> dict:
             _search(r, q)  # warm: model loaded, caches filled
         times = []
         for q in queries:
-            dense._encode_query.cache_clear()  # every timed query encodes its text afresh
-            entities._query_keys.cache_clear()
+            dense.forget_queries()  # every timed query encodes its text afresh
+            entities.forget_queries()
             t0 = time.perf_counter()
             _search(r, q)
             times.append(time.perf_counter() - t0)
@@ -193,8 +193,8 @@ def query_latency(index: Index, queries: list[str]) -> dict:
     hybrid, dense_r = index.retriever("hybrid-ner", config), index.retriever("dense", config)
     times = []
     for q in queries:
-        dense._encode_query.cache_clear()
-        entities._query_keys.cache_clear()
+        dense.forget_queries()
+        entities.forget_queries()
         dense_r.search(q, 10)
         t0 = time.perf_counter()
         _search(hybrid, q)
@@ -223,8 +223,8 @@ def query_latency(index: Index, queries: list[str]) -> dict:
     texts = {p.id: p.text for p in index.corpus.passages}
 
     def page_answer(q: str) -> None:
-        dense._encode_query.cache_clear()
-        entities._query_keys.cache_clear()
+        dense.forget_queries()
+        entities.forget_queries()
         for name in RETRIEVERS:
             r = index.retriever(name, config)
             if isinstance(r, GraphRetriever) and name == DEFAULT_RETRIEVER:

@@ -1,3 +1,6 @@
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
@@ -122,13 +125,26 @@ def test_bm25_rankings_match_rank_bm25_on_the_data_room(core_corpus):
         assert [h.passage_id for h in r.search(q.text, 10)] == [idx.ids[i] for i in want], q.id
 
 
+def test_the_onnx_encoder_matches_the_torch_reference(core_corpus):
+    # the engine encodes with an ONNX export of the weights; sentence-transformers on torch is the reference
+    from engine import dense
+
+    texts = [p.text for p in core_corpus.passages] + [q.text for q in core_corpus.queries] + ["", "x", "word " * 400]
+    onnx, torch_ = dense.encode(texts), dense.encode_torch(texts)
+    assert onnx.shape == torch_.shape == (len(texts), dense.DIM)
+    cos = (onnx * torch_).sum(axis=1)
+    assert cos.min() >= 0.9999, texts[int(cos.argmin())]
+    np.testing.assert_array_equal(dense.encode(texts[::-1]), onnx[::-1])  # order and batching change nothing
+    assert dense.onnx_path().exists() and dense.onnx_path().parent.parent == Path(os.environ["PATHLENS_CACHE_DIR"])
+
+
 def test_loading_the_bi_encoder_leaves_numpy_blas_one_thread():
-    # OpenBLAS threads beside torch's OpenMP threads oversubscribe two cores (see dense.load_model)
+    # OpenBLAS threads beside the encoder's threads oversubscribe two cores (see dense._single_thread_blas)
     from threadpoolctl import threadpool_info
 
     from engine import dense
 
-    dense.load_model()
+    dense.load_encoder()
     blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
     assert blas and all(i["num_threads"] == 1 for i in blas)
 
