@@ -12,9 +12,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Sequence
 
-from .corpus import bundled_manifest, bundled_names, load_corpus
+from .corpus import bundled_manifest, bundled_names, citation, load_corpus
 from .errors import NoSeedError, PathLensError
-from .catalog import CATALOG, PARAMS, stages_for
+from .catalog import CATALOG, DEFAULT_RETRIEVER, PARAMS, stages_for
 from .graph_retriever import GraphParams, GraphRetriever, HybridParams
 from .index import Index, SearchConfig, check_retriever, search_config
 from .jsonout import answer_json, config_json, hit_json
@@ -108,8 +108,9 @@ def _parser() -> argparse.ArgumentParser:
     q = sub.add_parser("query", help="rank passages for one question")
     q.add_argument("question")
     q.add_argument("--corpus", default=None)
-    q.add_argument("--retriever", default="bm25", metavar="RETRIEVER",
-                   help="one of: " + "; ".join(f"{n} ({s.description})" for n, s in CATALOG.items()))
+    q.add_argument("--retriever", default=DEFAULT_RETRIEVER, metavar="RETRIEVER",
+                   help=f"default {DEFAULT_RETRIEVER}, as on the Query page; one of: "
+                   + "; ".join(f"{n} ({s.description})" for n, s in CATALOG.items()))
     q.add_argument("--k", type=int, default=5)
     q.add_argument("--json", action="store_true")
     q.add_argument("--without", action="append", default=[], metavar="ENTITY",
@@ -130,7 +131,9 @@ def _parser() -> argparse.ArgumentParser:
     _add_search_options(r)
 
     e = sub.add_parser("eval", help="metrics over the corpus's labeled queries")
-    e.add_argument("--corpus", default=None)
+    e.add_argument("--corpus", default=None, help="a bundled corpus, or a folder, zip or file of documents")
+    e.add_argument("--queries", default=None, metavar="FILE",
+                   help="labeled questions (JSON lines) to use instead of any queries.jsonl beside the corpus")
     e.add_argument("--retrievers", default="bm25,tfidf,dense,rrf", help="comma-separated: " + ", ".join(CATALOG))
     e.add_argument("--k", default="1,3,5")
     e.add_argument("--json", action="store_true")
@@ -193,6 +196,16 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return "\n".join(lines)
 
 
+def _load(spec: str | None, queries: str | None = None):
+    """Load a corpus and say on stderr what was left out of it (files, pages, running headers)."""
+    corpus = load_corpus(spec or CLI_DEFAULT_CORPUS, queries=queries)
+    for problem in corpus.report.skipped:
+        print(f"note: skipped {problem}", file=sys.stderr)
+    for line in corpus.report.dropped:
+        print(f"note: {line.file}: dropped the running line {line.example!r} from {line.pages} pages", file=sys.stderr)
+    return corpus
+
+
 def cmd_list(args) -> dict:
     out = {"corpora": []}
     for name in bundled_names():
@@ -211,10 +224,11 @@ def cmd_query(args) -> None:
     k = check_k(args.k)
     name = check_retriever(args.retriever)
     _config(args)  # bad parameters fail before any corpus is loaded
-    corpus = load_corpus(args.corpus or CLI_DEFAULT_CORPUS)
+    corpus = _load(args.corpus)
     config = _config(args, corpus)
     index = _index(corpus)
     texts = dict(zip(index.ids, (p.text for p in corpus.passages)))
+    by_id = {p.id: p for p in corpus.passages}
     if args.without or args.without_passage:
         for stage in stages_for([name], config.rrf.members):
             index.build(stage)  # what-if slices built parts: build them from the cache first
@@ -225,13 +239,14 @@ def cmd_query(args) -> None:
     if isinstance(retriever, GraphRetriever):
         gold = frozenset()
         answer = retriever.explain(args.question, k, texts=texts, gold=gold)
-        out = {"corpus": corpus.name, "config": config_json(config), **answer_json(answer, texts)}
+        out = {"corpus": corpus.name, "config": config_json(config), **answer_json(answer, by_id)}
         if args.json:
             print(json.dumps(out, indent=2))
             return
         print("seeds: " + ", ".join(f"{s.label} ({s.source}, {s.weight:.3f})" for s in answer.seeds))
         for e in answer.explanations:
             print(f"{e.hit.rank:>2}. {e.hit.score:.5f}  {e.hit.passage_id}  {_snippet(texts[e.hit.passage_id])}")
+            print(f"      from {citation(by_id[e.hit.passage_id])}")
             for p in e.paths:
                 print(f"      via {p.words()}  (mass {p.mass:.2e})")
         print("residuals: " + " ".join(f"{r:.2e}" for r in answer.residuals))
@@ -245,7 +260,7 @@ def cmd_query(args) -> None:
     if args.json:
         print(json.dumps({"corpus": corpus.name, "retriever": name, "query": args.question,
                           "config": config_json(config), "notes": list(notes),
-                          "hits": [{**hit_json(h, texts[h.passage_id]),
+                          "hits": [{**hit_json(h, by_id[h.passage_id]),
                                     "explanation": asdict(why[h.passage_id]) if h.passage_id in why else None}
                                    for h in hits]}, indent=2))
         return
@@ -255,6 +270,7 @@ def cmd_query(args) -> None:
         print("no passage shares a term with the query")
     for h in hits:
         print(f"{h.rank:>2}. {h.score:.4f}  {h.passage_id}  {_snippet(texts[h.passage_id])}")
+        print(f"      from {citation(by_id[h.passage_id])}")
         if h.passage_id in why:
             print(f"      why: {why[h.passage_id].words()}")
 
@@ -268,7 +284,7 @@ def cmd_report(args) -> None:
     name, k = check_retriever(args.retriever), check_k(args.k)
     _config(args)
     spec = args.corpus or CLI_DEFAULT_CORPUS
-    corpus = load_corpus(spec)
+    corpus = _load(spec)
     config = _config(args, corpus)
     index = _index(corpus)
     for stage in stages_for([name], config.rrf.members):
@@ -286,7 +302,7 @@ def cmd_eval(args) -> None:
     from .evaluate import evaluate
 
     names, ks, _ = _names(args.retrievers), _ints(args.k), _config(args)
-    corpus = load_corpus(args.corpus or CLI_DEFAULT_CORPUS)
+    corpus = _load(args.corpus, args.queries)
     config = _config(args, corpus)
     pair = _pair(args.compare, names)
     result = evaluate(_index(corpus), names, ks, config)
@@ -340,7 +356,7 @@ def _print_compare(result, pair) -> None:
 
 
 def cmd_graph(args) -> None:
-    corpus = load_corpus(args.corpus or CLI_DEFAULT_CORPUS)
+    corpus = _load(args.corpus)
     index = _index(corpus)
     ex = index.extraction(args.builder)
     stats = index.graph(args.builder).stats()
@@ -399,7 +415,7 @@ def cmd_sweep(args) -> None:
         corpus = open_corpus(sample(load_questions(args.format, args.file), args.sample, args.seed),
                              f"{args.format} (open)")
     else:
-        corpus = load_corpus(args.corpus or CLI_DEFAULT_CORPUS)
+        corpus = _load(args.corpus)
     if args.sizes is None:
         sizes = default_sizes(len(corpus), len(gold_positions(corpus)))
     else:

@@ -1,16 +1,19 @@
-"""Corpus model and loaders: folders of .txt/.md files, JSONL passages, bundled corpora."""
+"""Corpus model and loaders: folders, zips and files of documents, text and JSONL passages; bundled corpora."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from types import MappingProxyType
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
+from .documents import (DOCUMENT_SUFFIXES, DroppedLine, Problem, SourceFile, document_passages, read_document,
+                        zip_members)
 from .errors import PathLensError
 
 CORPORA_DIR = Path(__file__).resolve().parent.parent / "corpora"
@@ -31,8 +34,17 @@ class Passage:
 class LabeledQuery:
     id: str
     text: str
-    gold: tuple[str, ...]
+    gold: tuple[str, ...]  # every gold passage id (all passages of a gold page included)
     kind: str = "multi-hop"
+    gold_pages: tuple[str, ...] = ()  # pages named as gold (`doc#pN`): any passage on one is a hit
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What loading left out: files or pages skipped (and why), running headers and footers dropped."""
+
+    skipped: tuple[Problem, ...] = ()
+    dropped: tuple[DroppedLine, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -43,6 +55,7 @@ class Corpus:
     # retriever parameters tuned on this corpus (a bundled manifest's "search"), by catalog name;
     # they replace the catalog's defaults, and anything a user sets replaces them
     defaults: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    report: IngestReport = IngestReport()
 
     def __post_init__(self) -> None:
         if not self.passages:
@@ -165,38 +178,134 @@ def _title_of(text: str, fallback: str) -> str:
     return fallback
 
 
-def load_folder(folder: Path, name: str | None = None, config: ChunkConfig = ChunkConfig()) -> Corpus:
-    """Every .txt/.md file under `folder`, in sorted path order; ids are `path#chunk`."""
-    folder = Path(folder)
-    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in (".txt", ".md") and p.is_file())
-    if not files:
-        raise PathLensError(f"{folder} holds no .txt or .md files")
-    passages = []
+CORPUS_SUFFIXES = (".txt", ".md", ".jsonl", ".zip") + DOCUMENT_SUFFIXES
+
+
+def _is_queries_file(name: str) -> bool:
+    base = PurePosixPath(name).name.lower()
+    return base == "queries.jsonl" or base.endswith(".queries.jsonl")
+
+
+def _source(path: Path, name: str) -> SourceFile:
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise PathLensError(f"cannot read {path}: {e.strerror}") from None
+    if size > MAX_FILE_BYTES:
+        raise PathLensError(f"{name} is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit")
+    return SourceFile(name, path.read_bytes())
+
+
+def _decode(source: SourceFile) -> str:
+    if b"\x00" in source.data[:8192]:
+        raise PathLensError(f"{source.name} looks binary (it contains NUL bytes), not UTF-8 text")
+    try:
+        return source.data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise PathLensError(f"{source.name} is not UTF-8 text (bad byte at offset {e.start})") from None
+
+
+def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig = ChunkConfig(),
+                 queries: SourceFile | None = None) -> Corpus:
+    """A corpus from files of any supported kind, in name order; zips are opened and their files read.
+
+    .txt/.md files are chunked by paragraphs (ids `name#NNNN`), .jsonl files hold passages, and
+    documents (PDF, DOCX, HTML) become page-cited passages (see `engine.documents`). A file that
+    cannot be read is skipped and named in `Corpus.report`; the corpus fails only if nothing is left.
+    A `queries.jsonl` among the files (at the top of a zip or folder) supplies the labeled questions.
+    """
+    problems: list[Problem] = []
+    dropped: list[DroppedLine] = []
+    files: list[SourceFile] = []
+    for src in sources:
+        if src.name.lower().endswith(".zip"):
+            try:
+                members, bad = zip_members(src.data, src.name)
+            except PathLensError as e:
+                problems.append(Problem(src.name, str(e).removeprefix(f"{src.name} ")))
+                continue
+            problems.extend(bad)
+            files.extend(members)
+        else:
+            files.append(src)
     for f in files:
-        rel = f.relative_to(folder).as_posix()
-        text = _read_text(f)
-        title = _title_of(text, f.stem)
-        for i, chunk in enumerate(chunk_text(text, config)):
-            passages.append(Passage(id=f"{rel}#{i:04d}", doc_id=rel, title=title, text=chunk))
+        if _is_queries_file(f.name) and "/" not in f.name.strip("/") and queries is None:
+            queries = f
+    passages: list[Passage] = []
+    for f in sorted(files, key=lambda f: f.name):
+        if _is_queries_file(f.name):
+            continue
+        suffix = PurePosixPath(f.name).suffix.lower()
+        try:
+            if suffix in (".txt", ".md"):
+                text = _decode(f)
+                title = _title_of(text, PurePosixPath(f.name).stem)
+                passages.extend(Passage(f"{f.name}#{i:04d}", f.name, title, c)
+                                for i, c in enumerate(chunk_text(text, config)))
+            elif suffix == ".jsonl":
+                passages.extend(_jsonl_passages(_decode(f), f.name))
+            elif suffix in DOCUMENT_SUFFIXES:
+                doc, bad = read_document(f)
+                problems.extend(bad)
+                dropped.extend(doc.dropped)
+                passages.extend(document_passages(doc))
+            else:
+                problems.append(Problem(f.name, f"not a file PathLens reads ({', '.join(CORPUS_SUFFIXES)}); skipped"))
+        except PathLensError as e:
+            problems.append(Problem(f.name, str(e).removeprefix(f"{f.name} ").removeprefix(f"{f.name}: ")))
     if not passages:
-        raise PathLensError(f"{folder}: every file is empty")
-    return Corpus(name=name or folder.name, passages=tuple(passages), queries=_load_queries_beside(folder))
+        why = "; ".join(str(p) for p in problems) or "no text in any file"
+        raise PathLensError(f"{name}: nothing to build from ({why})")
+    seen: set[str] = set()
+    for p in passages:
+        if p.id in seen:
+            raise PathLensError(f"corpus {name!r}: duplicate passage id {p.id!r}")
+        seen.add(p.id)
+    labeled = parse_queries(_decode(queries), queries.name, passages) if queries else ()
+    return Corpus(name=name, passages=tuple(passages), queries=labeled,
+                  report=IngestReport(tuple(problems), tuple(dropped)))
 
 
-def _json_lines(path: Path) -> Iterable[tuple[int, dict]]:
-    text = _read_text(path)
+def load_folder(folder: Path, name: str | None = None, config: ChunkConfig = ChunkConfig()) -> Corpus:
+    """Every readable file under `folder` (see CORPUS_SUFFIXES), in sorted path order."""
+    folder = Path(folder)
+    paths = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in CORPUS_SUFFIXES
+                   and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    if not [p for p in paths if not _is_queries_file(p.name)]:
+        raise PathLensError(f"{folder} holds no file PathLens reads ({', '.join(CORPUS_SUFFIXES)})")
+    sources = []
+    problems = []
+    for p in paths:
+        rel = p.relative_to(folder).as_posix()
+        try:
+            sources.append(_source(p, rel))
+        except PathLensError as e:
+            problems.append(Problem(rel, str(e)))
+    corpus = load_sources(sources, name or folder.name, config)
+    if problems:
+        corpus = dataclasses.replace(corpus, report=IngestReport(tuple(problems) + corpus.report.skipped,
+                                                                 corpus.report.dropped))
+    return corpus
+
+
+def read_json_lines(text: str, where: str) -> Iterable[tuple[int, dict]]:
+    """(line number, object) for each non-blank line; errors name `where` and the line."""
     if not text.strip():
-        raise PathLensError(f"{path} is empty")
+        raise PathLensError(f"{where} is empty")
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
-            raise PathLensError(f"{path}, line {n}: not valid JSON ({e.msg})") from None
+            raise PathLensError(f"{where}, line {n}: not valid JSON ({e.msg})") from None
         if not isinstance(obj, dict):
-            raise PathLensError(f"{path}, line {n}: expected a JSON object")
+            raise PathLensError(f"{where}, line {n}: expected a JSON object")
         yield n, obj
+
+
+def _json_lines(path: Path) -> Iterable[tuple[int, dict]]:
+    return read_json_lines(_read_text(path), str(path))
 
 
 def _field(obj: dict, key: str, where: str) -> str:
@@ -208,50 +317,119 @@ def _field(obj: dict, key: str, where: str) -> str:
     return str(value)
 
 
+def _jsonl_passages(text: str, where: str) -> list[Passage]:
+    passages = []
+    for n, obj in read_json_lines(text, where):
+        at = f"{where}, line {n}"
+        pid, body = _field(obj, "id", at), _field(obj, "text", at)
+        meta = obj.get("metadata") or {}
+        if not isinstance(meta, dict):
+            raise PathLensError(f"{at}: field 'metadata' must be an object")
+        passages.append(Passage(id=pid, doc_id=str(obj.get("doc_id", pid)), title=str(obj.get("title", "")),
+                                text=body, metadata=MappingProxyType({str(k): str(v) for k, v in meta.items()})))
+    return passages
+
+
 def load_jsonl(path: Path, name: str | None = None) -> Corpus:
     """Passages as JSON Lines: `id`, `text` required; `doc_id`, `title`, `metadata` optional."""
     path = Path(path)
-    passages = []
-    for n, obj in _json_lines(path):
-        where = f"{path}, line {n}"
-        pid, text = _field(obj, "id", where), _field(obj, "text", where)
-        meta = obj.get("metadata") or {}
-        if not isinstance(meta, dict):
-            raise PathLensError(f"{where}: field 'metadata' must be an object")
-        passages.append(
-            Passage(
-                id=pid,
-                doc_id=str(obj.get("doc_id", pid)),
-                title=str(obj.get("title", "")),
-                text=text,
-                metadata=MappingProxyType({str(k): str(v) for k, v in meta.items()}),
-            )
-        )
+    passages = _jsonl_passages(_read_text(path), str(path))
     queries_path = path.with_name(path.stem + ".queries.jsonl")
-    queries = load_queries(queries_path) if queries_path.exists() else ()
+    queries = load_queries(queries_path, passages) if queries_path.exists() else ()
     return Corpus(name=name or path.stem, passages=tuple(passages), queries=queries)
 
 
-def load_queries(path: Path) -> tuple[LabeledQuery, ...]:
-    out = []
-    for n, obj in _json_lines(Path(path)):
-        where = f"{path}, line {n}"
+def page_key(p: Passage) -> str | None:
+    """`doc#pN` for a passage of a paged document (a PDF), else None."""
+    page = p.metadata.get("page")
+    return f"{p.doc_id}#p{page}" if page else None
+
+
+def page_number(p: Passage) -> int | None:
+    page = p.metadata.get("page")
+    return int(page) if page else None
+
+
+def citation(p: Passage) -> str:
+    """How a passage is cited: its document's title, and the page for a paged document."""
+    page = page_number(p)
+    where = p.title or p.doc_id
+    return f"{where}, page {page} of {p.doc_id}" if page else where
+
+
+def parse_queries(text: str, where: str, passages: Sequence[Passage]) -> tuple[LabeledQuery, ...]:
+    """Labeled questions, one JSON object a line: `id`, `text`, `gold`, optional `kind`.
+
+    A gold entry is a passage id, or `{"doc": "APPLE_2022_10K.pdf", "page": 28}`: any passage on
+    that page counts as a hit (evaluation scores such a question by pages; see engine.evaluate).
+    Bad gold is named by line and field.
+    """
+    ids = {p.id for p in passages}
+    on_page: dict[str, list[str]] = {}
+    pages_of: dict[str, int] = {}
+    docs: dict[str, str] = {}
+    for p in passages:
+        docs.setdefault(p.doc_id, p.doc_id)
+        docs.setdefault(PurePosixPath(p.doc_id).name, p.doc_id)
+        key = page_key(p)
+        if key:
+            on_page.setdefault(key, []).append(p.id)
+            pages_of[p.doc_id] = int(p.metadata.get("pages", p.metadata["page"]))
+    out, seen = [], set()
+    for n, obj in read_json_lines(text, where):
+        at = f"{where}, line {n}"
+        qid, qtext = _field(obj, "id", at), _field(obj, "text", at)
+        if qid in seen:
+            raise PathLensError(f"{at}: field 'id': {qid!r} is used by an earlier question")
+        seen.add(qid)
         gold = obj.get("gold")
         if not isinstance(gold, list) or not gold:
-            raise PathLensError(f"{where}: field 'gold' must be a non-empty list of passage ids")
+            raise PathLensError(f"{at}: field 'gold' must be a non-empty list of passage ids or "
+                                '{"doc": …, "page": …} objects')
+        passage_gold: list[str] = []
+        page_gold: list[str] = []
+        for i, g in enumerate(gold):
+            field_name = f"gold[{i}]"
+            if isinstance(g, str):
+                if g not in ids:
+                    raise PathLensError(f"{at}: field '{field_name}': unknown passage id {g!r}")
+                passage_gold.append(g)
+                continue
+            if not isinstance(g, dict) or set(g) != {"doc", "page"}:
+                raise PathLensError(f"{at}: field '{field_name}' must be a passage id or an object with "
+                                    "exactly 'doc' and 'page'")
+            doc = docs.get(str(g["doc"]))
+            if doc is None:
+                raise PathLensError(f"{at}: field '{field_name}.doc': unknown document {g['doc']!r}")
+            page = g["page"]
+            if doc not in pages_of:
+                raise PathLensError(f"{at}: field '{field_name}.page': {doc} has no pages (only PDFs do); "
+                                    "name its passage ids instead")
+            if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= pages_of[doc]:
+                raise PathLensError(f"{at}: field '{field_name}.page': {page!r} is out of range; "
+                                    f"{doc} has pages 1 to {pages_of[doc]}")
+            key = f"{doc}#p{page}"
+            if key not in on_page:
+                raise PathLensError(f"{at}: field '{field_name}.page': page {page} of {doc} has no text, "
+                                    "so no passage can be found there")
+            page_gold.append(key)
         kind = str(obj.get("kind", "multi-hop"))
         if kind not in QUERY_KINDS:
-            raise PathLensError(f"{where}: kind must be one of {', '.join(QUERY_KINDS)}, got {kind!r}")
-        out.append(
-            LabeledQuery(id=_field(obj, "id", where), text=_field(obj, "text", where),
-                         gold=tuple(str(g) for g in gold), kind=kind)
-        )
+            raise PathLensError(f"{at}: field 'kind' must be one of {', '.join(QUERY_KINDS)}, got {kind!r}")
+        expanded = list(dict.fromkeys(passage_gold + [pid for key in page_gold for pid in on_page[key]]))
+        out.append(LabeledQuery(id=qid, text=qtext, gold=tuple(expanded), kind=kind,
+                                gold_pages=tuple(dict.fromkeys(page_gold))))
     return tuple(out)
 
 
-def _load_queries_beside(folder: Path) -> tuple[LabeledQuery, ...]:
+def load_queries(path: Path, passages: Sequence[Passage]) -> tuple[LabeledQuery, ...]:
+    path = Path(path)
+    return parse_queries(_read_text(path), str(path), passages)
+
+
+def _load_queries_beside(folder: Path, passages: Sequence[Passage]) -> tuple[LabeledQuery, ...]:
     path = folder / "queries.jsonl"
-    return load_queries(path) if path.exists() else ()
+    return load_queries(path, passages) if path.exists() else ()
 
 
 # ---------------------------------------------------------------- bundled corpora
@@ -277,7 +455,7 @@ def load_bundled(name: str) -> Corpus:
         return generate_corpus(name, manifest)
     chunking = ChunkConfig(**manifest.get("chunking", {}))
     corpus = load_folder(folder / "docs", name=name, config=chunking)
-    return Corpus(name=name, passages=corpus.passages, queries=_load_queries_beside(folder),
+    return Corpus(name=name, passages=corpus.passages, queries=_load_queries_beside(folder, corpus.passages),
                   defaults=manifest_defaults(name, manifest))
 
 
@@ -301,28 +479,32 @@ def manifest_defaults(name: str, manifest: dict) -> Mapping[str, float]:
 DEFAULT_CORPUS = "dataroom-core"
 
 
-def load_corpus(spec: str | None = None) -> Corpus:
-    """A bundled corpus by name, a folder of .txt/.md files, or a .jsonl of passages."""
-    spec = spec or DEFAULT_CORPUS
+def load_corpus(spec: str | None = None, queries: str | Path | None = None) -> Corpus:
+    """A bundled corpus by name, or a folder, a zip or a single file (see CORPUS_SUFFIXES).
+
+    `queries` names a labeled-questions file that replaces any found beside the corpus.
+    """
+    corpus = _load_spec(spec or DEFAULT_CORPUS)
+    if queries is not None:
+        corpus = dataclasses.replace(corpus, queries=load_queries(Path(queries), corpus.passages))
+    return corpus
+
+
+def _load_spec(spec: str) -> Corpus:
     if spec in bundled_names():
         return load_bundled(spec)
     path = Path(spec)
     if path.is_dir():
         return load_folder(path)
     if path.is_file():
-        if path.suffix.lower() == ".jsonl":
+        suffix = path.suffix.lower()
+        if suffix == ".jsonl":
             return load_jsonl(path)
-        if path.suffix.lower() in (".txt", ".md"):
-            text = _read_text(path)
-            chunks = chunk_text(text)
-            if not chunks:
-                raise PathLensError(f"{path} is empty")
-            title = _title_of(text, path.stem)
-            return Corpus(
-                name=path.stem,
-                passages=tuple(Passage(f"{path.name}#{i:04d}", path.name, title, c) for i, c in enumerate(chunks)),
-            )
-        raise PathLensError(f"{path}: expected a folder, a .jsonl, .txt or .md file")
+        if suffix not in CORPUS_SUFFIXES:
+            raise PathLensError(f"{path}: expected a folder or a {', '.join(CORPUS_SUFFIXES)} file")
+        beside = path.with_name(path.stem + ".queries.jsonl")
+        return load_sources([_source(path, path.name)], path.stem,
+                            queries=_source(beside, beside.name) if beside.exists() else None)
     raise PathLensError(
         f"unknown corpus {spec!r}: not a bundled corpus ({', '.join(bundled_names())}) nor an existing path"
     )

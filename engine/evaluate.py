@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from .corpus import LabeledQuery
+from .corpus import Corpus, LabeledQuery, page_key
 from .errors import NoSeedError, PathLensError
 from .index import Index, SearchConfig, check_retriever
 from .metrics import BootstrapCI, mean_metrics, metric_names, paired_bootstrap, per_query
@@ -68,6 +68,30 @@ def check_ks(ks: Sequence[int]) -> tuple[int, ...]:
     return tuple(sorted(set(ks)))
 
 
+def judged(corpus: Corpus, queries: Sequence[LabeledQuery],
+           run: dict[str, dict[str, float]]) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]]:
+    """The run and qrels the metrics read: passages, or pages where a question's gold names pages.
+
+    A question whose gold names a page is scored by pages: each ranked passage on a gold page
+    stands for that page, so any passage there is a hit, and a page counts once, at its first
+    passage (a later passage of the same page takes its rank but earns nothing). The ranks are
+    still the passage ranks: Recall@5 reads the top five passages, not the top five pages.
+    """
+    page_of = {p.id: page_key(p) for p in corpus.passages}
+    units_run, qrels = {}, {}
+    for q in queries:
+        pages = set(q.gold_pages)
+        on_gold_page = {pid for pid in q.gold if page_of.get(pid) in pages}
+        qrels[q.id] = {**{g: 1 for g in q.gold if g not in on_gold_page}, **{pg: 1 for pg in q.gold_pages}}
+        ranked, seen = {}, set()
+        for rank, (pid, score) in enumerate(run[q.id].items()):
+            unit = page_of[pid] if page_of.get(pid) in pages else pid
+            ranked[unit if unit not in seen else f"{pid}\x00repeat{rank}"] = score
+            seen.add(unit)
+        units_run[q.id] = ranked
+    return units_run, qrels
+
+
 def run_queries(index: Index, name: str, queries: Sequence[LabeledQuery], depth: int,
                 config: SearchConfig = SearchConfig()) -> tuple[dict[str, dict[str, float]], tuple[str, ...]]:
     retriever = index.retriever(check_retriever(name), config)
@@ -99,7 +123,6 @@ def evaluate(index: Index, retrievers: Sequence[str], ks: Sequence[int] = (1, 3,
     queries = tuple(index.corpus.queries if queries is None else queries)
     if not queries:
         raise PathLensError(f"corpus {index.corpus.name!r} has no labeled queries to evaluate")
-    qrels = {q.id: {g: 1 for g in q.gold} for q in queries}
     depth = max(MRR_DEPTH, *ks)
     kinds = sorted({q.kind for q in queries})
     results = {}
@@ -107,7 +130,8 @@ def evaluate(index: Index, retrievers: Sequence[str], ks: Sequence[int] = (1, 3,
         if on_retriever:
             on_retriever(name)
         run, no_seed = run_queries(index, name, queries, depth, config)
-        values = per_query(run, qrels, ks)
+        units_run, qrels = judged(index.corpus, queries, run)
+        values = per_query(units_run, qrels, ks)
         results[name] = RetrieverResult(
             retriever=name,
             means=mean_metrics(values),
@@ -119,4 +143,4 @@ def evaluate(index: Index, retrievers: Sequence[str], ks: Sequence[int] = (1, 3,
     return EvalResult(index.corpus.name, len(index.corpus), len(queries), ks, config, results)
 
 
-__all__ = ["evaluate", "compare", "EvalResult", "RetrieverResult", "run_queries", "check_ks", "MRR_DEPTH"]
+__all__ = ["evaluate", "compare", "EvalResult", "RetrieverResult", "run_queries", "judged", "check_ks", "MRR_DEPTH"]

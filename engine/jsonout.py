@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from typing import Mapping
+
+from .corpus import Passage, citation, page_number
 from .graph_retriever import GraphAnswer
 from .retrievers import Hit
 
@@ -12,14 +15,16 @@ def config_json(config) -> dict:
     return {"graph": asdict(config.graph), "rrf": asdict(config.rrf), "hybrid": asdict(config.hybrid)}
 
 
-def hit_json(hit: Hit, text: str = "") -> dict:
+def hit_json(hit: Hit, passage: Passage | None = None) -> dict:
+    """A hit with where it comes from (document, title, page for a paged document, citation) and its text."""
     out = {"rank": hit.rank, "passage_id": hit.passage_id, "score": hit.score, "retriever": hit.retriever}
-    if text:
-        out["text"] = text
+    if passage is not None:
+        out.update({"document": passage.doc_id, "title": passage.title, "page": page_number(passage),
+                    "citation": citation(passage), "text": passage.text})
     return out
 
 
-def answer_json(answer: GraphAnswer, texts: dict[str, str]) -> dict:
+def answer_json(answer: GraphAnswer, passages: Mapping[str, Passage]) -> dict:
     return {
         "retriever": answer.retriever,
         "query": answer.query,
@@ -32,7 +37,7 @@ def answer_json(answer: GraphAnswer, texts: dict[str, str]) -> dict:
         "aliases_used": [asdict(s) for s in answer.seeds if s.source == "alias"],
         "hits": [
             {
-                **hit_json(e.hit, texts.get(e.hit.passage_id, "")),
+                **hit_json(e.hit, passages.get(e.hit.passage_id)),
                 "seed_contributions": dict(e.contributions),
                 "seed_shares": dict(e.seed_shares),
                 "evidence_paths": [{"path": p.words(), "nodes": list(p.node_ids), "mass": p.mass} for p in e.paths],

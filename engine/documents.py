@@ -1,0 +1,416 @@
+"""Documents in, page-cited passages out.
+
+A data room arrives as PDFs, Word files and HTML beside plain text. Each file becomes a `Document`:
+its text page by page (a PDF's pages as a viewer numbers them, from 1; other formats are one page),
+with running headers, footers and page numbers taken out, and an identity (company, form, period)
+read off its first page and its file name. `document_passages` cuts each page into passages sized
+for the encoder, never across two pages, with ids that cite the page: `APPLE_2022_10K.pdf#p32.0`.
+The identity becomes every passage's title, so BM25, dense and the graph's extractors all see which
+company and period a page belongs to, though the page itself rarely says so.
+
+A file that cannot be read (encrypted, corrupt, no text layer, not what its name says) is named in
+the report with the reason and skipped; the rest of the corpus still builds.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import threading
+import zipfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from .errors import PathLensError
+
+DOCUMENT_SUFFIXES = (".pdf", ".docx", ".html", ".htm")
+MAX_EXPANDED_BYTES = 50 * 1024 * 1024  # what a zip may expand to; past this it is refused as a bomb
+# A document's passages are at most this long: MiniLM reads 256 word pieces, and at 700 characters 19 of
+# the five filings' 1,320 passages run past that (1,000: 117 of 921; 600: 1 of 1,538; README).
+PASSAGE_CHARS = 700
+OVERLAP_CHARS = 100
+_pdfium_lock = threading.Lock()  # PDFium is not thread-safe; the app builds from several threads
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A file, or pages of one, that did not make it into the corpus, and why."""
+
+    file: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.message}"
+
+
+@dataclass(frozen=True)
+class DroppedLine:
+    """A running header, footer or page number taken out of a document, with how many pages had it."""
+
+    file: str
+    example: str
+    pages: int
+
+
+@dataclass(frozen=True)
+class Document:
+    name: str  # path inside the folder or zip, with '/'
+    title: str  # the identity every passage carries
+    pages: tuple[str, ...]  # text of each page after running lines are dropped; pages[0] is page 1
+    paged: bool  # True for PDFs: passages cite page numbers
+    dropped: tuple[DroppedLine, ...] = ()
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file's name (relative, '/'-separated) and bytes, from a folder, an upload or a zip."""
+
+    name: str
+    data: bytes
+
+
+# ---------------------------------------------------------------- readers, one per format
+
+
+def pdf_pages(data: bytes, name: str) -> list[str]:
+    """Each page's text in reading order, as PDFium extracts it (rows of a table stay on one line)."""
+    import pypdfium2 as pdfium
+
+    with _pdfium_lock:
+        try:
+            pdf = pdfium.PdfDocument(data)
+        except pdfium.PdfiumError as e:
+            if "password" in str(e).lower():
+                raise PathLensError(f"{name} is encrypted (it needs a password to open); "
+                                    "remove the password and add it again") from None
+            raise PathLensError(f"{name} is not a readable PDF ({e})") from None
+        try:
+            pages = []
+            for i in range(len(pdf)):
+                page = pdf[i]
+                textpage = page.get_textpage()
+                pages.append(textpage.get_text_range())
+                textpage.close()
+                page.close()
+        finally:
+            pdf.close()
+    # PDFium ends a line with \r\n and marks a word hyphenated across a line break with U+FFFE. A bare
+    # \n is a character of the file's own text stream, not a line end: the Salesforce 8-K puts one
+    # between every two words of a justified paragraph, so it reads as a space.
+    return [re.sub(r"(?<!\r)\n", " ", re.sub(r"\ufffe\r?\n?", "", p)).replace("\r\n", "\n").replace("\r", "\n")
+            for p in pages]
+
+
+def docx_text(data: bytes, name: str) -> str:
+    """Paragraphs and tables in document order; a table row becomes one line of its cells."""
+    import docx
+    from docx.table import Table
+
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except Exception as e:  # noqa: BLE001 — python-docx raises several types for a file that is not a package
+        raise PathLensError(f"{name} is not a Word document (.docx): {type(e).__name__}") from None
+    lines = []
+    for block in document.iter_inner_content():
+        if isinstance(block, Table):
+            for row in block.rows:
+                cells = []
+                for cell in row.cells:  # merged cells repeat; keep each text once per row
+                    text = " ".join(cell.text.split())
+                    if text and (not cells or cells[-1] != text):
+                        cells.append(text)
+                lines.append(" ".join(cells))
+            lines.append("")
+        else:
+            lines.append(block.text)
+            lines.append("")  # paragraphs are paragraphs to the chunker
+    return "\n".join(lines)
+
+
+def html_text(data: bytes, name: str) -> str:
+    """Visible text; a table row becomes one line, block elements end paragraphs."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(data, "html.parser")
+    for tag in soup(["script", "style", "noscript", "template", "head"]):
+        tag.decompose()
+    for row in soup.find_all("tr"):
+        cells = [" ".join(c.get_text(" ").split()) for c in row.find_all(["td", "th"])]
+        row.replace_with(soup.new_string(" ".join(c for c in cells if c) + "\n"))
+    for tag in soup.find_all(["p", "div", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table", "br", "section"]):
+        tag.insert_after(soup.new_string("\n\n"))
+    text = soup.get_text()
+    if not text.strip():
+        raise PathLensError(f"{name} has no visible text")
+    return text
+
+
+# ---------------------------------------------------------------- running headers and footers
+
+
+def _shape(line: str) -> str:
+    # numbers become one mark, so "Apple Inc. | 2022 Form 10-K | 32" has the same shape on every page
+    return re.sub(r"\d+", "#", " ".join(line.split()).lower())
+
+
+def _numbers(line: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", line))
+
+
+def _running_pages(occurrences: list[tuple[int, tuple[int, ...]]]) -> set[int]:
+    """The pages on which lines of one shape are a running line: the same numbers on each (a fixed
+    header), or numbers that differ in one place only, by the page index plus a fixed offset (a page
+    number; printed numbers start after the cover, so the offset is rarely 0). Anything else, such as
+    "Total assets 352,755" closing several statements, is body text that happens to share a shape."""
+    by_numbers: Counter[tuple[int, ...]] = Counter(nums for _, nums in occurrences)
+    fixed, count = by_numbers.most_common(1)[0]
+    best = {i for i, nums in occurrences if nums == fixed}
+    width = len(fixed)
+    for slot in range(width):
+        offsets: Counter[int] = Counter()
+        for i, nums in occurrences:
+            offsets[nums[slot] - i] += 1
+        offset, _ = offsets.most_common(1)[0]
+        # the page-number slot tracks the page; every other slot must hold its usual value
+        usual = [Counter(nums[j] for _, nums in occurrences).most_common(1)[0][0] for j in range(width)]
+        pages = {i for i, nums in occurrences if nums[slot] - i == offset
+                 and all(nums[j] == usual[j] for j in range(width) if j != slot)}
+        if len(pages) > len(best):
+            best = pages
+    return best
+
+
+def strip_running_lines(pages: list[str], name: str, edge: int = 3,
+                        share: float = 0.25) -> tuple[list[str], tuple[DroppedLine, ...]]:
+    """Drop running headers, footers and page numbers: lines near a page's top or bottom that recur there
+    on at least `share` of the pages (see `_running_pages` for what "recur" means with numbers in them).
+
+    Only the first and last `edge` non-empty lines of a page are candidates, so a phrase that
+    recurs in body text stays. Needs three pages or more: on fewer, nothing is "running".
+    """
+    if len(pages) < 3:
+        return pages, ()
+    split = [page.split("\n") for page in pages]
+    edges = []
+    for lines in split:
+        filled = [i for i, line in enumerate(lines) if line.strip()]
+        edges.append(sorted(set(filled[:edge] + filled[-edge:])))
+    occurrences: dict[str, list[tuple[int, tuple[int, ...]]]] = {}
+    for page_index, (lines, idx) in enumerate(zip(split, edges)):
+        seen = set()
+        for i in idx:
+            shape = _shape(lines[i])
+            if shape and shape not in seen:  # a shape counts once per page
+                seen.add(shape)
+                occurrences.setdefault(shape, []).append((page_index, _numbers(lines[i])))
+    need = max(3, int(share * len(pages) + 0.999))
+    running: dict[str, set[int]] = {}
+    for shape, occ in occurrences.items():
+        if len(occ) >= need:
+            on = _running_pages(occ)
+            if len(on) >= need:
+                running[shape] = on
+    if not running:
+        return pages, ()
+    examples: dict[str, str] = {}
+    out = []
+    for page_index, (lines, idx) in enumerate(zip(split, edges)):
+        drop = set()
+        for i in idx:
+            shape = _shape(lines[i])
+            if page_index in running.get(shape, ()):
+                examples.setdefault(shape, lines[i].strip())
+                drop.add(i)
+        out.append("\n".join(line for i, line in enumerate(lines) if i not in drop))
+    order = sorted(examples, key=lambda s: (-len(running[s]), s))
+    return out, tuple(DroppedLine(name, examples[s], len(running[s])) for s in order)
+
+
+# ---------------------------------------------------------------- identity
+
+
+_FORM = re.compile(r"\bForm\s+(10-K|10-Q|8-K|20-F|40-F|6-K|S-1|DEF 14A)\b", re.IGNORECASE)
+_DATE = r"[A-Za-z]+\.?\s+\d{1,2},\s*\d{4}"  # "September 24, 2022" (PDF text often has no-break spaces)
+_PERIOD = re.compile(r"\b(fiscal\s+year|quarterly\s+period|quarter|year)\s+ended\s+(" + _DATE + ")", re.IGNORECASE)
+_REPORT_DATE = re.compile(r"Date\s+of\s+Report\s+\(Date\s+of\s+earliest\s+event\s+reported\)[:\s]*(" + _DATE + ")"
+                          r"|(" + _DATE + r")\s*\(?Date\s+of\s+Report", re.IGNORECASE)
+
+
+def _stem_words(name: str) -> str:
+    stem = PurePosixPath(name).stem
+    words = re.sub(r"(?<=\d)(?=[A-Za-z])", " ", re.sub(r"[_\-.]+", " ", stem))  # 2022Q4 → 2022 Q4
+    return " ".join(re.sub(r"\b(10|8|6|20|40) ?([KQF])\b", r"\1-\2", words).split())  # 10K, 10 K → 10-K
+
+
+def identity(name: str, first_page: str) -> str:
+    """Company, form and period read off a filing's cover, with the file name's words.
+
+    A 10-K, 10-Q or 8-K cover names the registrant on the line before "(Exact name of registrant
+    as specified in its charter)", the form ("FORM 10-K") and the period ("For the fiscal year
+    ended September 24, 2022"). Anything the cover does not say is left out; the file name's
+    words (APPLE_2022_10K.pdf → "APPLE 2022 10-K") always come last, since data rooms name
+    files by company and period.
+    """
+    parts = []
+    lines = [line.strip() for line in first_page.split("\n")]
+    for i, line in enumerate(lines):
+        if re.match(r"\(?exact name of registrant", line, re.IGNORECASE):
+            before = [x for x in lines[:i] if x]
+            if before and len(before[-1]) <= 80:
+                parts.append(before[-1])
+            break
+    form = _FORM.search(first_page)
+    if form:
+        parts.append(f"Form {form.group(1).upper()}")
+    period = _PERIOD.search(first_page)
+    if period:
+        parts.append(f"{' '.join(period.group(1).lower().split())} ended {' '.join(period.group(2).split())}")
+    else:
+        date = _REPORT_DATE.search(first_page)
+        if date:
+            parts.append(f"report dated {' '.join((date.group(1) or date.group(2)).split())}")
+    parts.append(_stem_words(name))
+    return " · ".join(dict.fromkeys(p for p in parts if p))
+
+
+# ---------------------------------------------------------------- reading a file
+
+
+def read_document(source: SourceFile) -> tuple[Document, tuple[Problem, ...]]:
+    """One document and the problems with some of its pages; raises PathLensError if none of it is usable."""
+    suffix = PurePosixPath(source.name).suffix.lower()
+    name = source.name
+    if suffix == ".pdf":
+        pages = pdf_pages(source.data, name)
+        if not pages:
+            raise PathLensError(f"{name} has no pages")
+        empty = [i + 1 for i, p in enumerate(pages) if not p.strip()]
+        if len(empty) == len(pages):
+            raise PathLensError(f"{name} has no extractable text on any of its {len(pages)} pages "
+                                "(a scan without a text layer? run OCR on it first)")
+        problems = ()
+        if empty:
+            problems = (Problem(name, f"no extractable text on {_page_list(empty)} of {len(pages)} "
+                                      "(scanned or image-only pages are skipped)"),)
+        first = next(p for p in pages if p.strip())
+        kept, dropped = strip_running_lines(pages, name)
+        return Document(name, identity(name, first), tuple(kept), True, dropped), problems
+    if suffix == ".docx":
+        text = docx_text(source.data, name)
+    elif suffix in (".html", ".htm"):
+        text = html_text(source.data, name)
+    else:
+        raise PathLensError(f"{name}: not a document format PathLens reads ({', '.join(DOCUMENT_SUFFIXES)})")
+    if not text.strip():
+        raise PathLensError(f"{name} has no text")
+    return Document(name, identity(name, text[:4000]), (text,), False), ()
+
+
+def _page_list(pages: list[int]) -> str:
+    shown = ", ".join(str(p) for p in pages[:12])
+    more = f" and {len(pages) - 12} more" if len(pages) > 12 else ""
+    return f"page{'s' if len(pages) > 1 else ''} {shown}{more}"
+
+
+# ---------------------------------------------------------------- passages
+
+
+def page_lines_chunks(text: str, max_chars: int, overlap_chars: int) -> list[str]:
+    """Whole lines packed into chunks of at most `max_chars`; a line longer than that is cut at words.
+
+    Lines are kept (not re-flowed) so a table row stays one line with its label and numbers.
+    Each chunk after the first starts with the last lines of the one before, up to `overlap_chars`.
+    """
+    lines = []
+    for line in text.split("\n"):
+        line = " ".join(line.split())
+        if not line:
+            continue
+        while len(line) > max_chars:
+            cut = line.rfind(" ", 0, max_chars)
+            cut = cut if cut > 0 else max_chars
+            lines.append(line[:cut])
+            line = line[cut:].strip()
+        if line:
+            lines.append(line)
+    chunks: list[list[str]] = []
+    cur: list[str] = []
+    size = 0
+    for line in lines:
+        if cur and size + 1 + len(line) > max_chars:
+            chunks.append(cur)
+            tail: list[str] = []
+            for prev in reversed(cur):
+                if sum(len(x) + 1 for x in tail) + len(prev) > overlap_chars:
+                    break
+                tail.insert(0, prev)
+            cur, size = tail, sum(len(x) + 1 for x in tail)
+        cur.append(line)
+        size += len(line) + 1
+    if cur:
+        chunks.append(cur)
+    return ["\n".join(c) for c in chunks]
+
+
+def document_passages(doc: Document, max_chars: int = PASSAGE_CHARS, overlap_chars: int = OVERLAP_CHARS):
+    """Passages of a document: `name#pN.k` on page N for a PDF, `name#NNNN` otherwise."""
+    from .corpus import ChunkConfig, Passage, chunk_text
+
+    out = []
+    n = len(doc.pages)
+    for number, page in enumerate(doc.pages, start=1):
+        if doc.paged:
+            for k, chunk in enumerate(page_lines_chunks(page, max_chars, overlap_chars)):
+                out.append(Passage(f"{doc.name}#p{number}.{k}", doc.name, doc.title, chunk,
+                                   {"page": str(number), "pages": str(n)}))
+        else:
+            for k, chunk in enumerate(chunk_text(page, ChunkConfig(max_chars, overlap_chars))):
+                out.append(Passage(f"{doc.name}#{k:04d}", doc.name, doc.title, chunk))
+    return out
+
+
+# ---------------------------------------------------------------- zips
+
+
+def zip_members(data: bytes, name: str, limit: int = MAX_EXPANDED_BYTES) -> tuple[list[SourceFile], list[Problem]]:
+    """The files of a zip, each checked: no path outside the zip's folder, and no more than `limit`
+    bytes expanded in all (counted while reading, not trusted from the headers)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise PathLensError(f"{name} is not a readable zip file") from None
+    files, problems = [], []
+    declared = sum(i.file_size for i in archive.infolist())
+    if declared > limit:
+        raise PathLensError(f"{name} would expand to {declared:,} bytes, over the {limit:,}-byte limit "
+                            "(a zip bomb?); nothing in it was read")
+    budget = limit
+    with archive:
+        for info in archive.infolist():
+            member = info.filename
+            if info.is_dir():
+                continue
+            parts = PurePosixPath(member.replace("\\", "/")).parts
+            if member.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", member) or ".." in parts:
+                problems.append(Problem(f"{name}:{member}", "its path leads outside the zip's folder; skipped"))
+                continue
+            if any(p.startswith(".") or p == "__MACOSX" for p in parts):
+                continue  # hidden files and macOS resource forks are not documents
+            try:
+                with archive.open(info) as f:
+                    blob = f.read(budget + 1)
+            except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError) as e:
+                problems.append(Problem(f"{name}:{member}", f"cannot be read from the zip ({e}); skipped"))
+                continue
+            if len(blob) > budget:
+                raise PathLensError(f"{name} expands past the {limit:,}-byte limit at {member} "
+                                    "(its headers understate the sizes: a zip bomb?); nothing in it was used")
+            budget -= len(blob)
+            files.append(SourceFile("/".join(parts), blob))
+    return files, problems
+
+
+__all__ = ["Document", "DroppedLine", "Problem", "SourceFile", "DOCUMENT_SUFFIXES", "MAX_EXPANDED_BYTES",
+           "pdf_pages", "docx_text", "html_text", "strip_running_lines", "identity", "read_document",
+           "page_lines_chunks", "document_passages", "zip_members"]
