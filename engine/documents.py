@@ -248,18 +248,20 @@ def identity(name: str, first_page: str) -> str:
 
     A 10-K, 10-Q or 8-K cover names the registrant on the line before "(Exact name of registrant
     as specified in its charter)", the form ("FORM 10-K") and the period ("For the fiscal year
-    ended September 24, 2022"). Anything the cover does not say is left out; the file name's
-    words (APPLE_2022_10K.pdf → "APPLE 2022 10-K") always come last, since data rooms name
-    files by company and period.
+    ended September 24, 2022"). Anything the cover does not say is left out. The file name's
+    words (APPLE_2022_10K.pdf → "APPLE 2022 10-K") always appear, since data rooms name files by
+    company and period: last after a company read off the cover, first without one.
     """
-    parts = []
+    company = ""
     lines = [line.strip() for line in first_page.split("\n")]
     for i, line in enumerate(lines):
         if re.match(r"\(?exact name of registrant", line, re.IGNORECASE):
             before = [x for x in lines[:i] if x]
             if before and len(before[-1]) <= 80:
-                parts.append(before[-1])
+                company = before[-1]
             break
+    # the company leads; without one on the cover the file name's words lead instead (they usually name it)
+    parts = [company or _stem_words(name)]
     form = _FORM.search(first_page)
     if form:
         parts.append(f"Form {form.group(1).upper()}")
@@ -270,7 +272,8 @@ def identity(name: str, first_page: str) -> str:
         date = _REPORT_DATE.search(first_page)
         if date:
             parts.append(f"report dated {' '.join((date.group(1) or date.group(2)).split())}")
-    parts.append(_stem_words(name))
+    if company:
+        parts.append(_stem_words(name))
     return " · ".join(dict.fromkeys(p for p in parts if p))
 
 

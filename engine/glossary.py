@@ -85,6 +85,14 @@ TERMS: dict[str, str] = {
     "title": "The title of the passage's document.",
     "text": "The passage's text.",
     "document": "The file a passage comes from.",
+    "source": "Where a passage comes from: its document's title (company, form and period for a filing) and, "
+              "for a PDF, the page it is on, numbered as a PDF viewer numbers them.",
+    "pages": "How many pages a PDF document has (blank for formats without pages), or, for a dropped running "
+             "line, on how many pages it was found.",
+    "line (first seen)": "A running header, footer or page number as it appeared on the first page that had it.",
+    "file": "A file (or a zip member, as zip:member) that was left out, with the reason.",
+    "why left out": "Why a file or some of its pages were left out: encrypted, unreadable, no text layer (a scan), "
+              "a path outside the zip, too large.",
     "characters": "The passage's length in characters.",
     "rank": "Position in the ranking (1 = best).",
     "score": "The retriever's score; only the order matters, scores of different retrievers do not compare.",

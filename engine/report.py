@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Iterable
 from urllib.parse import urlencode
 
+from .corpus import citation
 from .errors import NoSeedError
 from .graph_retriever import GraphAnswer, GraphRetriever
 from .index import Index, SearchConfig
@@ -153,6 +154,7 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
     corpus = index.corpus
     texts = {p.id: p.text for p in corpus.passages}
     titles = {p.id: p.title for p in corpus.passages}
+    cites = {p.id: citation(p) for p in corpus.passages}
     gold = next((frozenset(q.gold) for q in corpus.queries if q.text.strip() == question), frozenset())
     retriever = index.retriever(view.retriever, view.config)
     answer, notes, why = None, (), {}
@@ -222,7 +224,7 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
         e = explained.get(h.passage_id)
         mark = " · <span class='gold'>★ gold</span>" if h.passage_id in gold else ""
         out.append(f"<div class='hit'><div><strong>{h.rank}.</strong> <code>{html.escape(h.passage_id)}</code> · "
-                   f"{html.escape(titles[h.passage_id])} · score {h.score:.5g}{mark}</div>")
+                   f"{html.escape(cites[h.passage_id])} · score {h.score:.5g}{mark}</div>")
         if e is not None:
             shares = ", ".join(f"{html.escape(seed_label[s])} {v:.0%}" for s, v in sorted(e.seed_shares,
                                                                                            key=lambda sv: -sv[1])

@@ -8,13 +8,14 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
+from engine.corpus import page_number
 from engine.errors import NoSeedError, PathLensError
 from engine.graph_retriever import GraphRetriever
 from engine.evaluate import evaluate
 from engine.catalog import CATALOG, PARAMS
 from engine.index import search_config
 from engine.metrics import metric_names, paired_bootstrap
-from ui.common import show_table, frame, downloads, ensure, gold_of, param, set_params, stages_for
+from ui.common import show_table, frame, downloads, ensure, escape_markdown, gold_of, param, set_params, stages_for
 
 st.title("Compare retrievers")
 index = frame()
@@ -69,15 +70,11 @@ if not ensure(index, stages_for(names, config.rrf.members)):
 
 # ---------------------------------------------------------------- one question, side by side
 titles = {p.id: p.title or p.doc_id for p in corpus.passages}
+pages = {p.id: page_number(p) for p in corpus.passages}
 
 
 def short_title(title: str, n: int = 48) -> str:
     return title if len(title) <= n else title[: n - 1].rstrip() + "…"
-
-
-def escape_markdown(text: str) -> str:
-    """Corpus text shown through st.markdown: Markdown and HTML characters taken literally."""
-    return "".join("\\" + c if c in "\\`*_{}[]()#+-.!|<>~$" else c for c in text)
 
 
 if question.strip():
@@ -105,7 +102,8 @@ if question.strip():
                              for o in names if o != name and o in rankings]
                 mark = " · ★ gold" if pid in gold else ""
                 _, _, part = pid.rpartition("#")
-                where = f" · part {int(part) + 1}" if part.isdigit() else ""
+                where = (f" · page {pages[pid]}" if pages[pid] else f" · part {int(part) + 1}" if part.isdigit()
+                         else "")
                 # a short title reads in a narrow column; the id follows for the exact passage
                 st.markdown(f"{rank}. **{escape_markdown(short_title(titles[pid]))}**{where}{mark}")
                 st.caption(" · ".join([pid] + elsewhere))
@@ -154,6 +152,10 @@ st.header("Labeled query set")
 if not corpus.queries:
     st.info("This corpus has no labeled queries, so there is nothing to score.")
     st.stop()
+by_page = sum(1 for q in corpus.queries if q.gold_pages)
+st.caption(f"{len(corpus.queries)} labeled queries"
+           + (f"; {by_page} name their gold by page, and are scored by page: any passage on a gold page is a "
+              "hit, and a page counts once, at its first passage in the ranking." if by_page else "."))
 ks = (1, 3, 5)
 # an evaluation is kept per (corpus, retrievers, parameters): widgets that change none of them
 # (the CI pair, its metric) reuse it instead of evaluating again

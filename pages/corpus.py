@@ -25,6 +25,10 @@ m1.metric("Passages", f"{len(corpus):,}")
 m2.metric("Documents", f"{len(docs):,}")
 m3.metric("Labeled queries", f"{len(corpus.queries):,}")
 
+report = corpus.report
+if report.skipped:
+    st.warning(f"{len(report.skipped)} file{'s' if len(report.skipped) != 1 else ''} or page range"
+               f"{'s' if len(report.skipped) != 1 else ''} left out of this corpus: see Documents.")
 tab_p, tab_d, tab_q = st.tabs(["Passages", "Documents", "Labeled queries"])
 with tab_p:
     passages = pd.DataFrame([{"passage_id": p.id, "document": p.doc_id, "title": p.title, "characters": len(p.text),
@@ -32,11 +36,24 @@ with tab_p:
     show_table(passages, hide_index=True, width="stretch", height=320)
     downloads(passages, "pathlens-passages", key="passages")
 with tab_d:
-    show_table(pd.DataFrame([{"document": d, "passages": n} for d, n in docs.items()]), hide_index=True,
-                 width="stretch")
+    titles = {p.doc_id: p.title for p in corpus.passages}
+    pages_of = {p.doc_id: p.metadata.get("pages", "") for p in corpus.passages}
+    show_table(pd.DataFrame([{"document": d, "title": titles[d], "pages": pages_of[d], "passages": n}
+                             for d, n in docs.items()]), hide_index=True, width="stretch")
+    if report.skipped:
+        st.subheader("Left out")
+        show_table(pd.DataFrame([{"file": p.file, "why left out": p.message} for p in report.skipped]), hide_index=True,
+                   width="stretch")
+    if report.dropped:
+        st.subheader("Running headers, footers and page numbers dropped")
+        st.caption("Lines at the top or bottom of a page that recur on many pages of a document (page numbers "
+                   "included) are taken out, so they do not make pages look alike to the retrievers.")
+        show_table(pd.DataFrame([{"document": d.file, "line (first seen)": d.example, "pages": d.pages}
+                                 for d in report.dropped]), hide_index=True, width="stretch")
 with tab_q:
     if corpus.queries:
-        queries = pd.DataFrame([{"id": q.id, "kind": q.kind, "question": q.text, "gold": ", ".join(q.gold)}
+        queries = pd.DataFrame([{"id": q.id, "kind": q.kind, "question": q.text,
+                                 "gold": ", ".join(q.gold_pages or q.gold)}
                                 for q in corpus.queries])
         show_table(queries, hide_index=True, width="stretch")
         downloads(queries, "pathlens-queries", key="queries")

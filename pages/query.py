@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.catalog import CATALOG, DEFAULT_RETRIEVER, PARAMS
+from engine.corpus import citation
 from engine.errors import NoSeedError, PathLensError
 from engine.graph_retriever import GraphRetriever
 from engine.index import search_config
@@ -16,7 +17,7 @@ from engine.render import subgraph_html
 from engine.retrievers import MAX_QUERY_CHARS, RRFConfig, RRFRetriever
 from engine.report import ReportView, build_report, marked_terms
 from engine.text import normalize_name, tokenize
-from ui.common import show_table, frame, downloads, ensure, gold_of, highlight, param, param_in_range, set_params, stages_for
+from ui.common import show_table, frame, downloads, ensure, escape_markdown, gold_of, highlight, param, param_in_range, set_params, stages_for
 
 # one selector entry per retriever without aliases; the BCT toggle turns ppr-X into bct-X
 BCT_OF = {f"ppr-{s.builder}": n for n, s in CATALOG.items() if s.aliases}
@@ -43,6 +44,7 @@ if index is None:
 corpus = index.corpus
 texts = {p.id: p.text for p in corpus.passages}
 titles = {p.id: p.title for p in corpus.passages}
+cites = {p.id: citation(p) for p in corpus.passages}  # title, and the page of a PDF
 
 # ---------------------------------------------------------------- state from the URL, once per session
 if st.session_state.get("query_state_for") != corpus.name:
@@ -304,7 +306,7 @@ why = retriever.explain_hits(question, [h.passage_id for h in hits]) if answer i
 for h in hits:
     e = explained.get(h.passage_id)
     row = {"rank": h.rank, "passage_id": h.passage_id, "score": h.score, "gold": h.passage_id in gold,
-           "title": titles[h.passage_id]}
+           "source": cites[h.passage_id]}
     if e is not None:
         row["seed shares"] = "; ".join(f"{seed_label[s]}: {v:.0%}" for s, v in e.seed_shares if v >= 0.005)
         row["evidence paths"] = " | ".join(p.words() for p in e.paths)
@@ -314,6 +316,7 @@ for h in hits:
     mark = " · ★ gold" if h.passage_id in gold else ""
     with st.container(border=True):
         st.markdown(f"**{h.rank}.** `{h.passage_id}` · score {h.score:.5g}{mark}{arrow(h.passage_id, h.rank)}")
+        st.caption(f"From {escape_markdown(cites[h.passage_id])}")
         if e is not None:
             shares = sorted(e.seed_shares, key=lambda sv: -sv[1])
             dense_share = sum(v for s, v in shares if s.startswith("p:"))

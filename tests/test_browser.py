@@ -217,7 +217,7 @@ def test_hostile_text_is_shown_as_text_and_never_runs(app_url, browser, tmp_path
     corpus.write_text(HOSTILE, encoding="utf-8")
     page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": "What does Evil Corp Holdings own?",
                                                           "retriever": "bct-regex"}))
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(corpus))
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(corpus))
     wait_idle(page)
     page.wait_for_selector("[data-testid=stMain] >> text=score", timeout=60_000)  # not the sidebar glossary
     wait_idle(page)
@@ -333,7 +333,7 @@ def test_bad_uploads_get_a_specific_message(app_url, browser, tmp_path, name, da
     f = tmp_path / name
     f.write_bytes(data)
     page = open_page(browser, app_url + "/?corpus=" + "upload+a+corpus+file")
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(f))
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(f))
     wait_idle(page)
     assert message in page.locator('[data-testid="stAlertContentError"]').first.inner_text()
     no_exception(page)
@@ -489,4 +489,49 @@ def test_clicking_a_hit_highlights_its_paths_and_dims_the_rest(app_url, browser)
     assert on and all(colors[e] == "#d62728" for e in on)
     assert all(c == "#eeeeee" for e, c in colors.items() if e not in on)
     no_exception(page)
+    page.context.close()
+
+
+FILINGS = ROOT.parent / "shared" / "data" / "filings"
+
+
+def test_uploaded_filings_build_with_progress_and_answers_cite_their_page(app_url, browser, tmp_path):
+    if not FILINGS.is_dir():
+        pytest.skip(f"{FILINGS} is absent: the shared filings lie beside the checkout in CI")
+    import json
+
+    questions = tmp_path / "queries.jsonl"
+    wanted = {"i1", "i2", "i3", "i4", "m1", "m2", "m3", "x3", "x5"}  # the questions about these two filings
+    lines = [line for line in (ROOT / "tests" / "data" / "filings.queries.jsonl").read_text().splitlines()
+             if json.loads(line)["id"] in wanted]
+    questions.write_text("\n".join(lines) + "\n")
+    q = "What was Intel's revenue in the fourth quarter of 2022?"
+    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": q}))
+    inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    inputs.nth(1).set_input_files(str(questions))
+    inputs.nth(0).set_input_files([str(FILINGS / "INTEL_2022Q4_EARNINGS.pdf"),
+                                   str(FILINGS / "MCDONALDS_2023Q1_EARNINGS.pdf")])
+    # the build shows its stages while it runs
+    page.wait_for_selector("text=Building the index", timeout=60_000)
+    page.wait_for_selector('[data-testid="stMain"] >> text=score', timeout=240_000)
+    wait_idle(page)
+    no_exception(page)
+    main = page.locator("[data-testid=stMain]").inner_text()
+    assert "Index of 2 uploaded files ready" in main
+    cites = re.findall(r"From INTEL 2022 Q4 EARNINGS, page (\d+) of INTEL_2022Q4_EARNINGS\.pdf", main)
+    assert "1" in cites, main[:2000]  # the release's first page states the quarter's revenue
+    page.screenshot(path=str(SHOTS / "filings-query.png"), full_page=True)
+    # the labeled questions evaluate on the Compare page, by page
+    page.get_by_role("link", name=re.compile("Compare")).first.click()
+    page.wait_for_selector("[data-testid=stMain] h1 >> text=Compare retrievers", timeout=60_000)
+    wait_idle(page, timeout=300)
+    page.screenshot(path=str(SHOTS / "filings-compare.png"), full_page=True)
+    no_exception(page)
+    text = page.locator("[data-testid=stMain]").inner_text()
+    assert "9 labeled queries; 9 name their gold by page" in text, text[:1500]
+    page.get_by_role("button", name="Evaluate all labeled queries").click()
+    page.wait_for_selector("[data-testid=stMain] >> text=Paired bootstrap 95% CI", timeout=300_000)
+    wait_idle(page, timeout=300)
+    no_exception(page)
+    page.screenshot(path=str(SHOTS / "filings-compare.png"), full_page=True)
     page.context.close()
