@@ -23,6 +23,7 @@ import threading
 import warnings
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -137,7 +138,8 @@ class OnnxEncoder:
         options.log_severity_level = 3  # warnings about unused initialisers are noise here
         self.session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
 
-    def encode(self, texts: list[str], batch_size: int = BATCH) -> np.ndarray:
+    def encode(self, texts: list[str], batch_size: int = BATCH,
+               on_batch: Callable[[int, int], None] | None = None) -> np.ndarray:
         texts = list(texts)
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         # longest first, as sentence-transformers does, so a batch pads to similar lengths
@@ -154,6 +156,8 @@ class OnnxEncoder:
             m = mask[..., None].astype(np.float32)
             pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
             out[rows] = pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+            if on_batch:
+                on_batch(min(start + batch_size, len(texts)), len(texts))
         return out
 
 
@@ -172,11 +176,12 @@ def load_encoder() -> OnnxEncoder:
     return encoder
 
 
-def encode(texts: list[str], batch_size: int = BATCH) -> np.ndarray:
-    """Unit-length float32 embeddings, one row per text, in input order."""
+def encode(texts: list[str], batch_size: int = BATCH,
+           on_batch: Callable[[int, int], None] | None = None) -> np.ndarray:
+    """Unit-length float32 embeddings, one row per text, in input order; `on_batch(done, total)` hears progress."""
     if not texts:
         return np.zeros((0, DIM), dtype=np.float32)
-    return load_encoder().encode(texts, batch_size)
+    return load_encoder().encode(texts, batch_size, on_batch)
 
 
 @lru_cache(maxsize=4096)

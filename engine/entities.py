@@ -12,7 +12,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from .errors import PathLensError
 from .text import STOPWORDS, char_class, normalize_name
@@ -144,21 +144,26 @@ def load_nlp():
     return nlp
 
 
-def extract_ner(texts: Sequence[str], batch_size: int = 64, n_process: int = 1) -> list[list[Mention]]:
+def extract_ner(texts: Sequence[str], batch_size: int = 64, n_process: int = 1,
+                on_batch: Callable[[int, int], None] | None = None) -> list[list[Mention]]:
+    """spaCy's entities of each text, plus its defined terms; `on_batch(done, total)` hears progress."""
     nlp = load_nlp()
     out = []
     with _nlp_lock:
         docs = nlp.pipe(list(texts), batch_size=batch_size, n_process=n_process)
         for text, doc in zip(texts, docs):
             out.append([Mention(e.text, e.label_) for e in doc.ents] + defined_terms(text))
+            if on_batch and (len(out) % batch_size == 0 or len(out) == len(texts)):
+                on_batch(len(out), len(texts))
     return out
 
 
-def extract(builder: str, texts: Sequence[str], corpus: bool = True) -> list[list[Mention]]:
+def extract(builder: str, texts: Sequence[str], corpus: bool = True,
+            on_batch: Callable[[int, int], None] | None = None) -> list[list[Mention]]:
     if builder == "regex":
         return extract_regex(texts, corpus)
     if builder == "ner":
-        return extract_ner(texts)
+        return extract_ner(texts, on_batch=on_batch)
     raise PathLensError(f"unknown graph builder {builder!r}; choose one of {', '.join(BUILDERS)}")
 
 

@@ -72,13 +72,27 @@ class Index:
         self.texts = tuple(f"{p.title}\n{p.text}" if p.title and p.title not in p.text else p.text
                            for p in corpus.passages)
         self._parts: dict[str, object] = {}
-        self._lock = threading.RLock()
+        # one lock per component: a query reading built parts never waits on another part's build
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_lock = threading.Lock()
+        self._progress = threading.local()  # the progress callback of the build running in this thread
         self._on_stage = on_stage
         self.timings: dict[str, float] = {}
         self.removed_entities: frozenset[str] = frozenset()  # what-if: keys taken out of every graph
 
+    def _lock_for(self, key: str) -> threading.Lock:
+        with self._locks_lock:
+            return self._locks.setdefault(key, threading.Lock())
+
+    def _tick(self, key: str) -> Callable[[int, int], None] | None:
+        """(done, total) → the progress callback of this thread's build, for a stage that can report it."""
+        progress = getattr(self._progress, "fn", None)
+        return (lambda done, total: progress(key, done, total)) if progress else None
+
     def _get(self, key: str, build: Callable[[], object]):
-        with self._lock:
+        if key in self._parts:  # built: no lock (a dict read is atomic, and parts are never replaced)
+            return self._parts[key]
+        with self._lock_for(key):  # components depend on others by key, never in a cycle: no deadlock
             if key not in self._parts:
                 t0 = time.perf_counter()
                 value = None
@@ -96,14 +110,20 @@ class Index:
                     self._on_stage(key, self.timings[key])
             return self._parts[key]
 
-    def build(self, stage: str) -> None:
-        """Build one named component ("tokens", "embeddings", "graph:ner", …; see `catalog.stages_for`)."""
+    def build(self, stage: str, progress: Callable[[str, int, int], None] | None = None) -> None:
+        """Build one named component ("tokens", "embeddings", "graph:ner", …; see `catalog.stages_for`).
+
+        `progress(stage, done, total)` hears how many passages the long stages (embeddings, NER) have done."""
         kind, _, arg = stage.partition(":")
         builders = {"tokens": self.tokens, "embeddings": self.embeddings, "bm25": self.bm25, "tfidf": self.tfidf,
                     "extraction": self.extraction, "graph": self.graph, "aliases": self.aliases}
         if kind not in builders:
             raise PathLensError(f"unknown index component {stage!r}")
-        builders[kind](*([arg] if arg else []))
+        self._progress.fn = progress
+        try:
+            builders[kind](*([arg] if arg else []))
+        finally:
+            self._progress.fn = None
 
     def built(self) -> tuple[str, ...]:
         return tuple(self._parts)
@@ -114,12 +134,13 @@ class Index:
         return self._get("tokens", lambda: tuple(tuple(tokenize(t)) for t in self.texts))
 
     def embeddings(self) -> np.ndarray:
-        return self._get("embeddings", lambda: dense.encode(list(self.texts)))
+        return self._get("embeddings", lambda: dense.encode(list(self.texts), on_batch=self._tick("embeddings")))
 
     def extraction(self, builder: str) -> Extraction:
         if builder not in BUILDERS:
             raise PathLensError(f"unknown graph builder {builder!r}; choose one of {', '.join(BUILDERS)}")
-        return self._get(f"extraction:{builder}", lambda: filter_mentions(builder, extract(builder, self.texts)))
+        return self._get(f"extraction:{builder}", lambda: filter_mentions(
+            builder, extract(builder, self.texts, on_batch=self._tick(f"extraction:{builder}"))))
 
     def graph(self, builder: str) -> EntityGraph:
         def build() -> EntityGraph:
@@ -179,8 +200,7 @@ class Index:
         queries = tuple(q for q in self.corpus.queries if set(q.gold) <= ids)
         sub = Index(Corpus(f"{self.corpus.name}[{len(keep)}]", passages, queries, self.corpus.defaults))
         sub.removed_entities = self.removed_entities
-        with self._lock:
-            parts = dict(self._parts)
+        parts = dict(self._parts)  # a snapshot (one C-level copy under the GIL)
         for key, value in parts.items():
             if key == "tokens":
                 sub._parts[key] = tuple(value[i] for i in keep)
@@ -209,8 +229,8 @@ class Index:
             sub = self.subset([i for i, pid in enumerate(self.ids) if pid not in gone])
         else:  # only entities go: every other built part is shared as it is (no BM25 recount, no slicing)
             sub = Index(self.corpus)
-            with self._lock:
-                sub._parts = {key: value for key, value in self._parts.items() if not key.startswith("aliases:")}
+            parts = dict(self._parts)
+            sub._parts = {key: value for key, value in parts.items() if not key.startswith("aliases:")}
         sub.removed_entities = self.removed_entities | frozenset(keys)
         graphs = {key: value for key, value in sub._parts.items() if key.startswith("graph:")}
         unknown = sorted(k for k in keys if graphs and not any(k in g.entity_index for g in graphs.values()))

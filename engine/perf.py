@@ -360,7 +360,7 @@ def ner_setup(texts: list[str]) -> dict:
     return out
 
 
-SECTION_NAMES = ("fresh_app_first_answer", "cold_build", "warm_start", "ner_setup_s", "ppr_kernel", "query_latency",
+SECTION_NAMES = ("fresh_app_first_answer", "cold_first_answer", "cold_build", "warm_start", "ner_setup_s", "ppr_kernel", "query_latency",
                  "default_sweep", "growth")
 
 
@@ -390,6 +390,9 @@ def run(spec: str, include_growth: bool = True, include_sweep: bool = True, log=
     with tempfile.TemporaryDirectory(prefix="pathlens-perf-") as empty:
         section("fresh_app_first_answer", "fresh start to first answer on the app's default corpus (empty cache, "
                 "own process)", lambda: _child("warm", "dataroom-core", empty))
+    with tempfile.TemporaryDirectory(prefix="pathlens-perf-") as empty:
+        section("cold_first_answer", "this corpus from an empty cache to the default view's first answer (own process)",
+                lambda: _child("warm", spec, empty))
     with tempfile.TemporaryDirectory(prefix="pathlens-perf-") as cache_dir:
         cold = not only or "cold_build" in only
         section("cold_build", "cold build (fresh cache, own process)", lambda: _child("build", spec, cache_dir))
@@ -466,6 +469,12 @@ def _fresh_lines(fa: dict) -> list[str]:
             f"({DEFAULT_RETRIEVER}), {fa.get('ppr_ner_dense_bm25_s', float('nan')):.1f} s with dense and bm25"]
 
 
+def _cold_answer_lines(fa: dict) -> list[str]:
+    return [f"from an empty cache to the first answer of this corpus's default view: {fa['first_answer_s']:.1f} s "
+            f"({DEFAULT_RETRIEVER}; reading the files included), {fa.get('ppr_ner_dense_bm25_s', float('nan')):.1f} s "
+            f"with dense and bm25; peak RSS {fa['peak_rss_mb']:.0f} MB"]
+
+
 def _ner_lines(ner: dict) -> list[str]:
     return ["NER on 1,000 passages (s): " + ", ".join(f"{k} {v:.1f}" for k, v in ner.items())]
 
@@ -489,7 +498,7 @@ def _growth_lines(g: dict) -> list[str]:
 
 
 SECTIONS = (("ppr_kernel", _kernel_lines), ("query_latency", _latency_lines), ("cold_build", _build_lines),
-            ("fresh_app_first_answer", _fresh_lines), ("ner_setup_s", _ner_lines), ("warm_start", _warm_lines),
+            ("fresh_app_first_answer", _fresh_lines), ("cold_first_answer", _cold_answer_lines), ("ner_setup_s", _ner_lines), ("warm_start", _warm_lines),
             ("default_sweep", _sweep_lines), ("growth", _growth_lines))
 
 

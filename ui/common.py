@@ -16,6 +16,7 @@ from typing import Iterable
 import pandas as pd
 import streamlit as st
 
+from engine.build import build_in_background
 from engine.cache import DiskCache
 from engine.benchmarks import FORMATS, load_questions, open_corpus
 from engine.corpus import CORPUS_SUFFIXES, MAX_FILE_BYTES, bundled_manifest, bundled_names, load_corpus, load_queries
@@ -272,32 +273,53 @@ def sidebar_corpus() -> Index | None:
 def ensure(index: Index, stages: Iterable[str]) -> bool:
     """Build the named index components, showing each stage's progress the first time.
 
-    Returns False (with the reason shown) when a stage cannot be built."""
+    The build runs in a background job shared by every session asking for the same components of
+    the same index (engine.build): this page only watches it, so a user who moves to another page
+    leaves it running, and comes back to it. Returns False (with the reason shown) when a stage
+    cannot be built."""
     missing = [s for s in stages if s not in index.built()]
     if not missing:
         return True
+    job = build_in_background(index, missing)
     with st.status(f"Building the index of {index.corpus.name} ({len(index.corpus):,} passages)…",
                    expanded=True) as status:
-        bar = st.progress(0.0)
-        for i, stage in enumerate(missing):
-            t0 = time.perf_counter()
-            before = len(index.cache.events) if index.cache else 0
-            st.write(f"{STAGE_LABELS.get(stage, stage)}…")
-            try:
-                index.build(stage)
-            except PathLensError as e:
-                status.update(label=f"Could not build {STAGE_LABELS.get(stage, stage)}", state="error")
-                st.error(str(e))
-                return False
-            st.write(f"✓ {STAGE_LABELS.get(stage, stage)} in {time.perf_counter() - t0:.1f} s")
-            for event in index.cache.events[before:] if index.cache else []:
-                if event.kind == "hit":
-                    st.caption("read from the on-disk index cache")
-                elif event.kind == "rejected":
-                    st.warning(f"Cache file not trusted: {event.detail}")
-            bar.progress((i + 1) / len(missing))
+        bar = st.progress(0.0, text="starting…")
+        shown = 0
+        while True:
+            over = job.wait(0.4)
+            s = job.status()
+            for stage in s.finished[shown:]:
+                label = STAGE_LABELS.get(stage, stage)
+                hit = index.cache is not None and any(e.component == stage and e.kind == "hit"
+                                                      for e in index.cache.events)
+                st.write(f"✓ {label} in {index.timings.get(stage, 0.0):.1f} s"
+                         + (" (read from the on-disk index cache)" if hit else ""))
+            shown = len(s.finished)
+            bar.progress(s.fraction(), text=_progress_text(s))
+            if over:
+                break
+        if s.error is not None:
+            stage = s.stage or (s.stages[len(s.finished)] if len(s.finished) < len(s.stages) else "")
+            status.update(label=f"Could not build {STAGE_LABELS.get(stage, stage)}", state="error")
+            st.error(s.error)
+            return False
+        for event in index.cache.events if index.cache else []:
+            if event.kind == "rejected" and event.component in missing:
+                st.warning(f"Cache file not trusted: {event.detail}")
         status.update(label=f"Index of {index.corpus.name} ready", state="complete", expanded=False)
     return True
+
+
+def _progress_text(s) -> str:
+    if s.stage is None:
+        return "finishing…" if len(s.finished) == len(s.stages) else "starting…"
+    label = STAGE_LABELS.get(s.stage, s.stage)
+    step = f"step {len(s.finished) + 1} of {len(s.stages)}: {label}"
+    if not s.total:
+        return f"{step}…"
+    left = s.seconds_left()
+    eta = f" · about {left:.0f} s left in this step" if left is not None else ""
+    return f"{step}: {s.done:,} of {s.total:,} passages{eta}"
 
 
 def stages_for(retrievers: Iterable[str], rrf_members: Iterable[str] = ("bm25", "ppr-ner")) -> list[str]:
