@@ -69,10 +69,11 @@ class BuildJob:
 
     def _run(self) -> None:
         try:
+            index = self._index
             for stage in self.stages:
                 with self._lock:
                     self._stage, self._started, self._done, self._total = stage, time.perf_counter(), 0, 0
-                self._index.build(stage, progress=self._progress)
+                index.build(stage, progress=self._progress)
                 with self._lock:
                     self._finished.append(stage)
                     self._stage = None

@@ -21,7 +21,7 @@ import numpy as np
 from .cache import DiskCache
 from .corpus import Corpus, load_corpus
 from .errors import NoSeedError, PathLensError
-from .catalog import DEFAULT_RETRIEVER
+from .catalog import DEFAULT_RETRIEVER, stages_for
 from .index import Index, RETRIEVERS, search_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -286,14 +286,16 @@ def _in_child(mode: str, spec: str, cache_dir: str, t0: float) -> dict:
     corpus = _load_spec(spec)
     index = Index(corpus, cache=DiskCache(Path(cache_dir)))
     if mode == "build":
-        for stage in STAGES:
-            index.build(stage)
+        index.build_stages(STAGES)
         return {"stages_s": dict(index.timings), "total_s": time.perf_counter() - t0}
     query = (corpus.queries[0].text if corpus.queries else corpus.passages[0].title) or "fund"
 
     try:
-        # the app's default view: the default retriever with the corpus's tuned parameters
-        index.retriever(DEFAULT_RETRIEVER, search_config({}, corpus)).search(query, 5)
+        # the app's default view: its components built as the app builds them, then the default
+        # retriever with the corpus's tuned parameters
+        config = search_config({}, corpus)
+        index.build_stages(stages_for([DEFAULT_RETRIEVER], config.rrf.members))
+        index.retriever(DEFAULT_RETRIEVER, config).search(query, 5)
     except NoSeedError:
         pass
     first = time.perf_counter() - t0

@@ -61,3 +61,17 @@ def test_a_query_on_built_parts_does_not_wait_for_another_parts_build(core_corpu
     assert len(hits) == 3 and t.is_alive()
     release.set()
     t.join(60)
+
+
+def test_a_killed_build_resumes_from_the_stages_already_on_disk(core_corpus, tmp_path):
+    from engine.cache import DiskCache
+
+    first = Index(core_corpus, cache=DiskCache(tmp_path))
+    first.build("tokens")
+    first.build("extraction:regex")  # …and then the process died
+    again = Index(core_corpus, cache=DiskCache(tmp_path))
+    assert again.stored("tokens") and again.stored("extraction:regex") and not again.stored("embeddings")
+    job = build_in_background(again, ["tokens", "extraction:regex", "graph:regex"])
+    assert job.wait(60) and job.status().error is None
+    hits = {(e.component, e.kind) for e in again.cache.events}
+    assert {("tokens", "hit"), ("extraction:regex", "hit"), ("graph:regex", "stored")} <= hits
