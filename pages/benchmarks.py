@@ -12,7 +12,7 @@ from engine.benchmarks import FORMATS, MODES, run_bench
 from engine.errors import PathLensError
 from engine.metrics import metric_names
 from engine.catalog import CATALOG
-from ui.common import show_table, downloads, frame, save_upload
+from ui.common import show_table, downloads, frame, list_param, save_upload, seed_from_url, set_params
 
 frame()  # the sidebar stays in place; benchmarks bring their own file
 st.title("Benchmarks")
@@ -20,6 +20,13 @@ st.caption("Closed pool: each question gets a fresh index over its own paragraph
            "paragraphs of all questions are pooled into one index. The file stays where it is; uploads are kept "
            "in the app's own temporary folder.")
 
+# a link reproduces the settings; the file path is not put in it (a shared link must not make the server read files)
+seed_from_url("bm_format", "format", FORMATS[0], lambda v: v in FORMATS)
+seed_from_url("bm_mode", "mode", MODES[0], lambda v: v in MODES)
+seed_from_url("bm_sample", "sample", 50, lambda v: 0 <= v <= 100_000, int)
+seed_from_url("bm_seed", "seed", 42, lambda v: 0 <= v < 2**31, int)
+seed_from_url("bm_retrievers", "retrievers", ["bm25", "tfidf", "ppr-regex", "bct-regex"], bool,
+              lambda raw: list_param(raw, CATALOG))
 c1, c2 = st.columns(2)
 fmt = c1.selectbox("Format", FORMATS, key="bm_format")
 mode = c2.radio("Mode", MODES, horizontal=True, key="bm_mode",
@@ -27,10 +34,10 @@ mode = c2.radio("Mode", MODES, horizontal=True, key="bm_mode",
 path_text = st.text_input("File path (JSON or JSON Lines)", key="bm_path")
 upload = st.file_uploader("…or upload the file", type=["jsonl", "json"], key="bm_upload")
 c3, c4 = st.columns(2)
-sample_n = int(c3.number_input("Sample size (0 = all questions)", 0, 100_000, 50, key="bm_sample"))
-seed = int(c4.number_input("Random seed", 0, 2**31 - 1, 42, key="bm_seed", help="Seed of the random question sample, so a run can be repeated exactly."))
-names = st.multiselect("Retrievers", list(CATALOG), default=["bm25", "tfidf", "ppr-regex", "bct-regex"],
-                       key="bm_retrievers")
+sample_n = int(c3.number_input("Sample size (0 = all questions)", 0, 100_000, key="bm_sample"))
+seed = int(c4.number_input("Random seed", 0, 2**31 - 1, key="bm_seed", help="Seed of the random question sample, so a run can be repeated exactly."))
+names = st.multiselect("Retrievers", list(CATALOG), key="bm_retrievers")
+set_params(format=fmt, mode=mode, sample=sample_n, seed=seed, retrievers=",".join(names) or None)
 
 run = st.button("Run benchmark", type="primary", key="bm_run")
 st.button("Cancel", key="bm_cancel", help="Stops a running benchmark; the page stays usable.")

@@ -11,7 +11,7 @@ from engine.metrics import metric_names
 from engine.catalog import CATALOG
 from engine.index import search_config
 from engine.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
-from ui.common import show_table, frame, downloads, ensure, stages_for
+from ui.common import show_table, frame, downloads, ensure, list_param, param, seed_from_url, set_params, stages_for
 
 st.title("Scale sweep")
 index = frame()
@@ -29,8 +29,16 @@ n_gold = len(gold_positions(corpus))  # every subsample keeps these, so no size 
 defaults = [int(s) for s in default_sizes(n, n_gold) if s != "full"]
 options = sorted({s for s in (50, 100, 200, 500, 1000, 2000, 4000) if n_gold <= s < n} | set(defaults))
 if st.session_state.get("sw_sizes_for") != corpus.fingerprint:  # another corpus: its own default sizes
+    first = "sw_sizes_for" not in st.session_state  # the first view of the page may come from a link
     st.session_state["sw_sizes_for"] = corpus.fingerprint
-    st.session_state["sw_sizes"] = defaults
+    linked = [int(x) for x in list_param(param("sizes", ""), {str(o) for o in options})] if first else []
+    st.session_state["sw_sizes"] = linked or defaults
+METRICS = metric_names(SweepConfig().ks)
+seed_from_url("sw_resamples", "resamples", 5, lambda v: 1 <= v <= 20, int)
+seed_from_url("sw_seed", "seed", 42, lambda v: 0 <= v < 2**31, int)
+seed_from_url("sw_retrievers", "retrievers", ["bm25", "tfidf", "ppr-regex", "bct-regex"], bool,
+              lambda raw: list_param(raw, CATALOG))
+seed_from_url("sw_metric", "metric", "hr@5", lambda v: v in METRICS)
 
 
 def open_full_data_room() -> None:
@@ -45,12 +53,12 @@ if n < 2 * n_gold:
 c1, c2, c3 = st.columns(3)
 sizes = c1.multiselect("Sizes (the full corpus is always added)", options, key="sw_sizes",
                        help=f"No size below {n_gold}: every subsample keeps all gold passages of the labeled queries.")
-resamples = int(c2.number_input("Resamples per size", 1, 20, 5, key="sw_resamples"))
-seed = int(c3.number_input("Random seed", 0, 2**31 - 1, 42, key="sw_seed", help="Seed of the random subsamples, so a sweep can be repeated exactly."))
-names = st.multiselect("Retrievers", list(CATALOG), default=["bm25", "tfidf", "ppr-regex", "bct-regex"],
-                       key="sw_retrievers")
-METRICS = metric_names(SweepConfig().ks)
-metric = st.selectbox("Metric", METRICS, index=METRICS.index("hr@5"), key="sw_metric")
+resamples = int(c2.number_input("Resamples per size", 1, 20, key="sw_resamples"))
+seed = int(c3.number_input("Random seed", 0, 2**31 - 1, key="sw_seed", help="Seed of the random subsamples, so a sweep can be repeated exactly."))
+names = st.multiselect("Retrievers", list(CATALOG), key="sw_retrievers")
+metric = st.selectbox("Metric", METRICS, key="sw_metric")
+set_params(sizes=",".join(str(s) for s in sizes) or None, resamples=resamples, seed=seed,
+           retrievers=",".join(names) or None, metric=metric)
 
 try:
     config = SweepConfig(sizes=tuple(sizes) + ("full",), resamples=resamples, seed=seed, retrievers=tuple(names),

@@ -535,3 +535,36 @@ def test_uploaded_filings_build_with_progress_and_answers_cite_their_page(app_ur
     no_exception(page)
     page.screenshot(path=str(SHOTS / "filings-compare.png"), full_page=True)
     page.context.close()
+
+
+@pytest.mark.parametrize("path,params,shown", [
+    ("/corpus", {"builder": "ner"}, []),
+    ("/compare", {"retrievers": "bm25,dense", "q": "Who is the CFO of Brightwater Logistics?", "k": "3"},
+     ["bm25", "dense"]),
+    ("/sweep", {"corpus": "dataroom", "resamples": "3", "seed": "7", "retrievers": "bm25,dense", "metric": "mrr"},
+     ["bm25", "dense"]),
+    ("/benchmarks", {"format": "hotpotqa", "mode": "open", "sample": "10", "seed": "5", "retrievers": "bm25"},
+     ["bm25"]),
+])
+def test_a_link_to_each_page_reproduces_its_view(app_url, browser, path, params, shown):
+    from urllib.parse import parse_qs, urlparse
+
+    page = open_page(browser, app_url + path + "?" + urlencode(params))
+    wait_idle(page)
+    no_exception(page)
+    kept = {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+    assert {k: kept.get(k) for k in params} == params, kept  # the page wrote the same state back
+    text = page.locator("[data-testid=stMain]").inner_text()
+    for word in shown:
+        assert word in text, (word, text[:800])
+    if path == "/corpus":
+        assert page.get_by_role("radio", name="ner").is_checked()
+    if path == "/benchmarks":
+        assert page.get_by_role("radio", name="open corpus").is_checked()
+    for name, value in (("Resamples per size", "3"), ("Random seed", params.get("seed")),
+                        ("Sample size (0 = all questions)", params.get("sample")), ("k", params.get("k"))):
+        box = page.get_by_label(name, exact=True)
+        if value is not None and box.count():
+            assert box.first.input_value() == value, name
+    page.screenshot(path=str(SHOTS / f"link-{path.strip('/')}.png"), full_page=True)
+    page.context.close()

@@ -93,6 +93,19 @@ def param_in_range(name: str, default, lo, hi, cast, label: str, notes: list[str
     return value
 
 
+def seed_from_url(key: str, name: str, default, valid=lambda v: True, cast=str) -> None:
+    """Give widget `key` its first value from the link's `name` (when readable and valid), else `default`.
+    Only before the widget exists in this session: afterwards the user's own choice stands."""
+    if key in st.session_state:
+        return
+    value = param(name, None, cast)
+    st.session_state[key] = value if value is not None and valid(value) else default
+
+
+def list_param(raw: str, allowed) -> list:
+    return [x for x in raw.split(",") if x in allowed]
+
+
 def set_params(**values) -> None:
     """Write page state into the URL so that pasting it elsewhere reproduces the view."""
     for k, v in values.items():
@@ -370,4 +383,4 @@ def gold_of(index: Index, query: str) -> frozenset[str]:
 
 
 __all__ = ["frame", "show_table", "glossary_sidebar", "param_in_range", "param", "set_params", "sidebar_corpus", "ensure", "stages_for", "highlight", "downloads", "gold_of",
-           "save_upload", "save_uploads", "escape_markdown"]
+           "save_upload", "save_uploads", "escape_markdown", "seed_from_url", "list_param"]
