@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 
 from .cache import DiskCache
-from .corpus import Corpus, LabeledQuery, Passage, _read_text
+from .corpus import Corpus, LabeledQuery, Passage, read_json_lines, read_text
 from .errors import PathLensError
 from .evaluate import EvalResult, RetrieverResult, check_ks, evaluate
 from .index import Index, SearchConfig, check_retriever
@@ -43,7 +43,7 @@ def _pid(title: str, text: str) -> str:
 
 def _records(path: Path) -> list[tuple[str, dict]]:
     """(where, record) pairs from a JSON array or JSON Lines file."""
-    text = _read_text(Path(path))
+    text = read_text(Path(path))
     if not text.strip():
         raise PathLensError(f"{path} is empty")
     if text.lstrip().startswith("["):
@@ -52,14 +52,8 @@ def _records(path: Path) -> list[tuple[str, dict]]:
         except json.JSONDecodeError as e:
             raise PathLensError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
         rows = [(f"{path}, record {i}", r) for i, r in enumerate(data, start=1)]
-    else:
-        rows = []
-        for n, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    rows.append((f"{path}, line {n}", json.loads(line)))
-                except json.JSONDecodeError as e:
-                    raise PathLensError(f"{path}, line {n}: not valid JSON ({e.msg})") from None
+    else:  # JSON Lines: the one reader corpora and labeled questions use too
+        rows = [(f"{path}, line {n}", r) for n, r in read_json_lines(text, str(path))]
     for where, r in rows:
         if not isinstance(r, dict):
             raise PathLensError(f"{where}: expected a JSON object")

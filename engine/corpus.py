@@ -154,7 +154,8 @@ def chunk_text(text: str, config: ChunkConfig = ChunkConfig()) -> list[str]:
 # ---------------------------------------------------------------- loaders
 
 
-def _read_text(path: Path) -> str:
+def read_text(path: Path) -> str:
+    """A UTF-8 text file, refused with the reason when too large, binary or not UTF-8."""
     try:
         size = path.stat().st_size
     except OSError as e:
@@ -305,7 +306,7 @@ def read_json_lines(text: str, where: str) -> Iterable[tuple[int, dict]]:
 
 
 def _json_lines(path: Path) -> Iterable[tuple[int, dict]]:
-    return read_json_lines(_read_text(path), str(path))
+    return read_json_lines(read_text(path), str(path))
 
 
 def _field(obj: dict, key: str, where: str) -> str:
@@ -333,7 +334,7 @@ def _jsonl_passages(text: str, where: str) -> list[Passage]:
 def load_jsonl(path: Path, name: str | None = None) -> Corpus:
     """Passages as JSON Lines: `id`, `text` required; `doc_id`, `title`, `metadata` optional."""
     path = Path(path)
-    passages = _jsonl_passages(_read_text(path), str(path))
+    passages = _jsonl_passages(read_text(path), str(path))
     queries_path = path.with_name(path.stem + ".queries.jsonl")
     queries = load_queries(queries_path, passages) if queries_path.exists() else ()
     return Corpus(name=name or path.stem, passages=tuple(passages), queries=queries)
@@ -424,7 +425,7 @@ def parse_queries(text: str, where: str, passages: Sequence[Passage]) -> tuple[L
 
 def load_queries(path: Path, passages: Sequence[Passage]) -> tuple[LabeledQuery, ...]:
     path = Path(path)
-    return parse_queries(_read_text(path), str(path), passages)
+    return parse_queries(read_text(path), str(path), passages)
 
 
 def _load_queries_beside(folder: Path, passages: Sequence[Passage]) -> tuple[LabeledQuery, ...]:
