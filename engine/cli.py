@@ -163,6 +163,10 @@ def _parser() -> argparse.ArgumentParser:
     pf.add_argument("--sections", default="", help="comma-separated sections to run (default all): "
                     "fresh_app_first_answer, cold_build, warm_start, ner_setup_s, ppr_kernel, query_latency, "
                     "default_sweep, growth; without cold_build the on-disk cache is read")
+    pf.add_argument("--ann-size", type=int, default=100_000, metavar="N",
+                    help="synthetic unit vectors for the ANN timing (default 100,000; the README's row used 1,000,000)")
+    pf.add_argument("--ann-pool", default=None, metavar="CORPUS",
+                    help="pool this corpus's passages with the measured one's for the ANN recall check")
     pf.add_argument("--json", action="store_true")
 
     g = sub.add_parser("graph", help="graph statistics and extraction filter counts")
@@ -455,7 +459,9 @@ def cmd_perf(args) -> None:
     else:
         spec = args.corpus or CLI_DEFAULT_CORPUS
     only = tuple(x.strip() for x in args.sections.split(",") if x.strip())
-    report = perf.run(spec, include_growth=not args.no_growth, include_sweep=not args.no_sweep,
+    if args.ann_size < 1_000:
+        raise PathLensError(f"--ann-size must be at least 1,000, got {args.ann_size}")
+    report = perf.run(spec, include_growth=not args.no_growth, include_sweep=not args.no_sweep, ann_size=args.ann_size, ann_pool=args.ann_pool,
                       log=lambda m: print(m, file=sys.stderr, flush=True), only=only)
     print(json.dumps(report, indent=2) if args.json else perf.table(report))
     if perf.failed(report):

@@ -18,6 +18,7 @@ import numpy as np
 from . import dense
 from .cache import PERSISTED, DiskCache
 from .aliases import AliasTable, build_alias_table
+from .ann import ANN_MIN_PASSAGES, HnswIndex
 from .corpus import Corpus
 from .entities import BUILDERS, Extraction, entity_key, extract, filter_mentions, query_keys
 from .errors import PathLensError
@@ -201,7 +202,12 @@ class Index:
         return GraphRetriever(name, seeder, config.graph, passages)
 
     def dense(self) -> DenseRetriever:
-        return DenseRetriever(self.ids, self.embeddings(), dense.encode_queries, self.texts)
+        ann = self.ann() if len(self.ids) >= ANN_MIN_PASSAGES else None
+        return DenseRetriever(self.ids, self.embeddings(), dense.encode_queries, self.texts, ann)
+
+    def ann(self) -> HnswIndex:
+        """The HNSW graph over the embeddings (engine.ann): dense search past ANN_MIN_PASSAGES."""
+        return self._get("ann", lambda: HnswIndex.build(self.embeddings()))
 
     @property
     def doc_of(self) -> dict[str, str]:

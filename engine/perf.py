@@ -308,6 +308,46 @@ def _in_child(mode: str, spec: str, cache_dir: str, t0: float) -> dict:
 # ---------------------------------------------------------------- growth
 
 
+def ann_section(index: Index, queries: list[str], synthetic: int = 100_000, k: int = 10,
+                pool_with: str | None = None) -> dict:
+    """The ANN index against exact search: recall@k on this corpus's real embeddings (its questions
+    as queries; `pool_with` adds another corpus's passages to the haystack), and query p50 at
+    `synthetic` random unit vectors (a worst case: no structure to exploit)."""
+    from . import dense
+    from .ann import HnswIndex
+
+    emb = index.embeddings()
+    if pool_with:
+        emb = np.vstack([emb, Index(_load_spec(pool_with), cache=DiskCache()).embeddings()])
+    q = dense.encode(queries)
+    t0 = time.perf_counter()
+    ann = HnswIndex.build(emb)
+    build = time.perf_counter() - t0
+    found = [set(ann.search(v, k)[0].tolist()) for v in q]
+    exact = [set(np.argsort(-(emb @ v), kind="stable")[:k].tolist()) for v in q]
+    out = {"passages": len(emb), "queries": len(q), "build_s": build,
+           "recall_at_10": float(np.mean([len(f & e) / k for f, e in zip(found, exact)]))}
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((synthetic, emb.shape[1]), dtype=np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    t0 = time.perf_counter()
+    big = HnswIndex.build(x)
+    out["synthetic"] = {"vectors": synthetic, "build_s": time.perf_counter() - t0}
+    probes = rng.standard_normal((200, emb.shape[1]), dtype=np.float32)
+    probes /= np.linalg.norm(probes, axis=1, keepdims=True)
+    times, exact_times = [], []
+    for p in probes:
+        t = time.perf_counter()
+        big.search(p, k)
+        times.append(time.perf_counter() - t)
+    for p in probes[:20]:
+        t = time.perf_counter()
+        np.argpartition(-(x @ p), k)[:k]
+        exact_times.append(time.perf_counter() - t)
+    out["synthetic"].update({"ann_p50_ms": _pct(times, 50) * 1e3, "exact_p50_ms": _pct(exact_times, 50) * 1e3})
+    return out
+
+
 def growth(sizes=(1_000, 10_000, 100_000), seed: int = 7) -> dict:
     from .worldgen import generate_corpus
 
@@ -362,12 +402,12 @@ def ner_setup(texts: list[str]) -> dict:
     return out
 
 
-SECTION_NAMES = ("fresh_app_first_answer", "cold_first_answer", "cold_build", "warm_start", "ner_setup_s", "ppr_kernel", "query_latency",
+SECTION_NAMES = ("fresh_app_first_answer", "cold_first_answer", "cold_build", "ann", "warm_start", "ner_setup_s", "ppr_kernel", "query_latency",
                  "default_sweep", "growth")
 
 
 def run(spec: str, include_growth: bool = True, include_sweep: bool = True, log=print,
-        only: tuple[str, ...] = ()) -> dict:
+        only: tuple[str, ...] = (), ann_size: int = 100_000, ann_pool: str | None = None) -> dict:
     """Every measurement, each in its own section: one that fails is recorded as
     {"error": ...} and the rest still run, so a long run never loses what it measured.
 
@@ -407,6 +447,8 @@ def run(spec: str, include_growth: bool = True, include_sweep: bool = True, log=
         section("ppr_kernel", "PPR kernel against igraph and networkx",
                 lambda: ppr_kernel(index, "ner", _seeded_query(index, "ner", queries)))
         section("query_latency", "query latency", lambda: query_latency(index, queries[:40]))
+        section("ann", f"ANN index against exact dense search ({ann_size:,} synthetic vectors for the timing)",
+                lambda: ann_section(index, queries, ann_size, pool_with=ann_pool))
         if include_sweep and corpus.queries:
             section("default_sweep", "full default sweep", lambda: _timed_sweep(index))
     if include_growth:
@@ -477,6 +519,13 @@ def _cold_answer_lines(fa: dict) -> list[str]:
             f"with dense and bm25; peak RSS {fa['peak_rss_mb']:.0f} MB"]
 
 
+def _ann_lines(a: dict) -> list[str]:
+    s = a["synthetic"]
+    return [f"ANN (faiss HNSW): recall@10 {a['recall_at_10']:.4f} against exact on {a['passages']:,} real embeddings "
+            f"({a['queries']} questions; built in {a['build_s']:.1f} s); {s['vectors']:,} synthetic unit vectors: "
+            f"built in {s['build_s']:.0f} s, query p50 {s['ann_p50_ms']:.2f} ms against exact {s['exact_p50_ms']:.1f} ms"]
+
+
 def _ner_lines(ner: dict) -> list[str]:
     return ["NER on 1,000 passages (s): " + ", ".join(f"{k} {v:.1f}" for k, v in ner.items())]
 
@@ -500,7 +549,7 @@ def _growth_lines(g: dict) -> list[str]:
 
 
 SECTIONS = (("ppr_kernel", _kernel_lines), ("query_latency", _latency_lines), ("cold_build", _build_lines),
-            ("fresh_app_first_answer", _fresh_lines), ("cold_first_answer", _cold_answer_lines), ("ner_setup_s", _ner_lines), ("warm_start", _warm_lines),
+            ("fresh_app_first_answer", _fresh_lines), ("cold_first_answer", _cold_answer_lines), ("ann", _ann_lines), ("ner_setup_s", _ner_lines), ("warm_start", _warm_lines),
             ("default_sweep", _sweep_lines), ("growth", _growth_lines))
 
 

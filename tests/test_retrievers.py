@@ -223,3 +223,42 @@ def test_dense_explanation_gives_the_passage_sentences_nearest_the_question(core
         assert [m.sentence for m in e.sentences] == [sentences[j] for j in best]
         np.testing.assert_allclose([m.cosine for m in e.sentences], cos[best], rtol=1e-5)
     assert any("Leverage" in m.sentence for m in ex[hits[0].passage_id].sentences)
+
+
+# ---------------------------------------------------------------- dense search at scale (engine.ann)
+
+
+def test_the_hnsw_index_finds_the_exact_neighbours_of_clustered_vectors_and_pickles():
+    import pickle
+
+    from engine.ann import HnswIndex
+
+    rng = np.random.default_rng(3)
+    centres = rng.standard_normal((50, 64))
+    x = centres[rng.integers(0, 50, 5000)] + 0.3 * rng.standard_normal((5000, 64))
+    x = (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+    queries = x[rng.choice(5000, 100, replace=False)] + 0.05 * rng.standard_normal((100, 64)).astype(np.float32)
+    ann = HnswIndex.build(x)
+    found = [set(ann.search(q, 10)[0].tolist()) for q in queries]
+    exact = [set(np.argsort(-(x @ q))[:10].tolist()) for q in queries]
+    recall = np.mean([len(f & e) / 10 for f, e in zip(found, exact)])
+    assert recall >= 0.98, recall
+    pos, sims = ann.search(queries[0], 10)
+    np.testing.assert_allclose(sims, x[pos] @ queries[0], rtol=1e-5)  # scores are the inner products
+    again = pickle.loads(pickle.dumps(ann))  # as the on-disk cache stores it
+    assert [a.tolist() for a in again.search(queries[0], 10)] == [b.tolist() for b in (pos, sims)]
+    assert [HnswIndex.build(x).search(q, 10)[0].tolist() for q in queries[:20]] == \
+        [ann.search(q, 10)[0].tolist() for q in queries[:20]]  # built on one thread: the same graph each time
+
+
+def test_dense_search_uses_the_ann_index_and_evaluation_stays_exact(core_index):
+    from engine.ann import HnswIndex
+
+    exact = core_index.dense()
+    assert exact.ann is None  # 29 passages: exact
+    approx = DenseRetriever(exact.ids, exact.embeddings, exact._encode, exact.texts, HnswIndex.build(exact.embeddings))
+    q = "Which bank is administrative agent on the Brightwater credit facility?"
+    assert [(h.passage_id, round(h.score, 5)) for h in approx.search(q, 5)] == \
+        [(h.passage_id, round(h.score, 5)) for h in exact.search(q, 5)]  # a small graph is searched whole
+    batch = approx.search_batch([q, "Who is the CFO?"], 5)
+    assert batch[0] == exact.search(q, 5) and batch[1] == exact.search("Who is the CFO?", 5)  # exact, bit for bit
