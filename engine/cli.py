@@ -167,6 +167,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="synthetic unit vectors for the ANN timing (default 100,000; the README's row used 1,000,000)")
     pf.add_argument("--ann-pool", default=None, metavar="CORPUS",
                     help="pool this corpus's passages with the measured one's for the ANN recall check")
+    pf.add_argument("--growth-sizes", default="1000,10000,100000", metavar="N,N,…",
+                    help="generated corpus sizes for the growth rows (e.g. 1000,10000,100000,1000000)")
     pf.add_argument("--json", action="store_true")
 
     g = sub.add_parser("graph", help="graph statistics and extraction filter counts")
@@ -462,6 +464,7 @@ def cmd_perf(args) -> None:
     if args.ann_size < 1_000:
         raise PathLensError(f"--ann-size must be at least 1,000, got {args.ann_size}")
     report = perf.run(spec, include_growth=not args.no_growth, include_sweep=not args.no_sweep, ann_size=args.ann_size, ann_pool=args.ann_pool,
+                      growth_sizes=tuple(_ints(args.growth_sizes)),
                       log=lambda m: print(m, file=sys.stderr, flush=True), only=only)
     print(json.dumps(report, indent=2) if args.json else perf.table(report))
     if perf.failed(report):

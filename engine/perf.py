@@ -351,9 +351,13 @@ def ann_section(index: Index, queries: list[str], synthetic: int = 100_000, k: i
 def growth(sizes=(1_000, 10_000, 100_000), seed: int = 7) -> dict:
     from .worldgen import generate_corpus
 
+    import resource
+
     rows = []
     for size in sizes:
+        t0 = time.perf_counter()
         corpus = generate_corpus(f"grown-{size}", {"core": "dataroom-core", "size": size, "seed": seed})
+        generate = time.perf_counter() - t0
         index = Index(corpus)
         t0 = time.perf_counter()
         index.graph("regex")
@@ -374,7 +378,8 @@ def growth(sizes=(1_000, 10_000, 100_000), seed: int = 7) -> dict:
             t1 = time.perf_counter()
             bm.search(q, 10)
             bm_times.append(time.perf_counter() - t1)
-        rows.append({"passages": size, "build_regex_graph_and_bm25_s": build,
+        rows.append({"passages": size, "generate_s": generate, "build_regex_graph_and_bm25_s": build,
+                     "peak_rss_mb_so_far": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                      "ppr_regex_query_p50_ms": _pct(times, 50) * 1e3, "bm25_query_p50_ms": _pct(bm_times, 50) * 1e3,
                      "graph_nodes": index.graph("regex").W.shape[0], "graph_edges": int(index.graph("regex").incidence.nnz)})
     x = np.log([r["passages"] for r in rows])
@@ -407,7 +412,8 @@ SECTION_NAMES = ("fresh_app_first_answer", "cold_first_answer", "cold_build", "a
 
 
 def run(spec: str, include_growth: bool = True, include_sweep: bool = True, log=print,
-        only: tuple[str, ...] = (), ann_size: int = 100_000, ann_pool: str | None = None) -> dict:
+        only: tuple[str, ...] = (), ann_size: int = 100_000, ann_pool: str | None = None,
+        growth_sizes: tuple[int, ...] = (1_000, 10_000, 100_000)) -> dict:
     """Every measurement, each in its own section: one that fails is recorded as
     {"error": ...} and the rest still run, so a long run never loses what it measured.
 
@@ -452,7 +458,8 @@ def run(spec: str, include_growth: bool = True, include_sweep: bool = True, log=
         if include_sweep and corpus.queries:
             section("default_sweep", "full default sweep", lambda: _timed_sweep(index))
     if include_growth:
-        section("growth", "growth at 1k, 10k, 100k generated passages", growth)
+        section("growth", f"growth at {', '.join(f'{n:,}' for n in growth_sizes)} generated passages",
+                lambda: growth(growth_sizes))
     return report
 
 
@@ -541,7 +548,8 @@ def _sweep_lines(d: dict) -> list[str]:
 
 
 def _growth_lines(g: dict) -> list[str]:
-    lines = [f"  {r['passages']:>7,} passages: build {r['build_regex_graph_and_bm25_s']:.1f} s, "
+    lines = [f"  {r['passages']:>9,} passages: generated in {r.get('generate_s', float('nan')):.1f} s, "
+             f"build {r['build_regex_graph_and_bm25_s']:.1f} s, peak RSS so far {r.get('peak_rss_mb_so_far', 0):.0f} MB, "
              f"ppr-regex query p50 {r['ppr_regex_query_p50_ms']:.1f} ms, bm25 p50 {r['bm25_query_p50_ms']:.1f} ms"
              for r in g["rows"]]
     return lines + [f"  fitted exponents: build {g['exponent_build']:.2f}, ppr query {g['exponent_ppr_query']:.2f}, "
