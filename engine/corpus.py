@@ -156,19 +156,7 @@ def chunk_text(text: str, config: ChunkConfig = ChunkConfig()) -> list[str]:
 
 def read_text(path: Path) -> str:
     """A UTF-8 text file, refused with the reason when too large, binary or not UTF-8."""
-    try:
-        size = path.stat().st_size
-    except OSError as e:
-        raise PathLensError(f"cannot read {path}: {e.strerror}") from None
-    if size > MAX_FILE_BYTES:
-        raise PathLensError(f"{path} is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit")
-    data = path.read_bytes()
-    if b"\x00" in data[:8192]:
-        raise PathLensError(f"{path} looks binary (it contains NUL bytes), not UTF-8 text")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise PathLensError(f"{path} is not UTF-8 text (bad byte at offset {e.start})") from None
+    return _decode(_source(Path(path), str(path)))
 
 
 def _title_of(text: str, fallback: str) -> str:
