@@ -136,7 +136,7 @@ class Index:
             self.build(stage, progress)
 
     def stored(self, key: str) -> bool:
-        """Built here, or on disk for this corpus."""
+        """Built here, or on disk for this corpus (what a resumed build will read instead of computing)."""
         return key in self._parts or (self.cache is not None and key in PERSISTED
                                       and self.cache.path(self.corpus.fingerprint, key).exists())
 
