@@ -44,7 +44,7 @@ if index is None:
 corpus = index.corpus
 texts = {p.id: p.text for p in corpus.passages}
 titles = {p.id: p.title for p in corpus.passages}
-cites = {p.id: citation(p) for p in corpus.passages}  # title, and the page of a PDF
+passage_of = {p.id: p for p in corpus.passages}  # a hit's citation is made for the hits only
 
 # ---------------------------------------------------------------- state from the URL, once per session
 if st.session_state.get("query_state_for") != corpus.name:
@@ -306,7 +306,7 @@ why = retriever.explain_hits(question, [h.passage_id for h in hits]) if answer i
 for h in hits:
     e = explained.get(h.passage_id)
     row = {"rank": h.rank, "passage_id": h.passage_id, "score": h.score, "gold": h.passage_id in gold,
-           "source": cites[h.passage_id]}
+           "source": citation(passage_of[h.passage_id])}
     if e is not None:
         row["seed shares"] = "; ".join(f"{seed_label[s]}: {v:.0%}" for s, v in e.seed_shares if v >= 0.005)
         row["evidence paths"] = " | ".join(p.words() for p in e.paths)
@@ -316,7 +316,7 @@ for h in hits:
     mark = " · ★ gold" if h.passage_id in gold else ""
     with st.container(border=True):
         st.markdown(f"**{h.rank}.** `{h.passage_id}` · score {h.score:.5g}{mark}{arrow(h.passage_id, h.rank)}")
-        st.caption(f"From {escape_markdown(cites[h.passage_id])}")
+        st.caption(f"From {escape_markdown(row['source'])}")
         if e is not None:
             shares = sorted(e.seed_shares, key=lambda sv: -sv[1])
             dense_share = sum(v for s, v in shares if s.startswith("p:"))

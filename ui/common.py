@@ -259,10 +259,14 @@ def sidebar_corpus() -> Index | None:
                 st.info("Upload documents in the sidebar: PDFs (cited by page), Word (.docx), HTML, .txt or .md "
                         "files, a .zip of them, or JSON Lines passages with `id` and `text`.")
                 return None
-            folder, digest, qpath = save_uploads(ups, qs)
-            name = Path(ups[0].name).stem if len(ups) == 1 else f"{len(ups)} uploaded files"
-            kept = (str(folder), digest, name, str(qpath) if qpath else None)
-            st.session_state["uploaded_corpus"] = kept
+            # the same uploads on a rerun: reuse what was saved instead of reading and hashing them again
+            upload_ids = tuple(u.file_id for u in ups) + ((qs.file_id,) if qs is not None else ())
+            if kept is None or st.session_state.get("uploaded_ids") != upload_ids:
+                folder, digest, qpath = save_uploads(ups, qs)
+                name = Path(ups[0].name).stem if len(ups) == 1 else f"{len(ups)} uploaded files"
+                kept = (str(folder), digest, name, str(qpath) if qpath else None)
+                st.session_state["uploaded_corpus"] = kept
+                st.session_state["uploaded_ids"] = upload_ids
             return _upload_notes(*_upload_index(*kept))
         fmt = st.sidebar.selectbox("Benchmark format", FORMATS, key="bench_fmt_sidebar")
         given = st.sidebar.text_input("Benchmark file path", key="bench_path_sidebar")
