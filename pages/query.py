@@ -347,6 +347,6 @@ def evidence_report() -> str:
 
 
 st.download_button("Download the evidence report (HTML)", data=evidence_report, file_name="evidence-report.html",
-                   mime="text/html", key="report", type="primary",
+                   mime="text/html", key="report", type="primary", on_click="ignore",
                    help="One self-contained file to hand over: the question, every parameter, the ranked passages, "
                         "seeds, shares, evidence paths and the evidence graph; it opens offline.")

@@ -318,7 +318,7 @@ def test_cancelled_sweep_leaves_the_app_usable(app_url, browser):
     assert page.get_by_text(re.compile(r"Sweep cancelled after \d+ trials")).count() == 1
     no_exception(page)
     page.get_by_role("link", name=re.compile("Query")).first.click()
-    wait_idle(page)
+    wait_idle(page, timeout=300)  # the Query page's default retriever builds the 4,200-passage index cold here
     assert len(hits(page)) == 5
     page.context.close()
 
@@ -405,10 +405,18 @@ def test_evidence_report_downloads_matches_the_cli_and_opens_offline(app_url, br
     q = "Which bank is administrative agent on the credit facility of the company whose CFO is Elliot Park?"
     page = open_page(browser, app_url + "/?" + urlencode({"corpus": "dataroom-core", "q": q, "retriever": "hybrid-ner"}))
     no_exception(page)
-    with page.expect_download(timeout=120_000) as info:
-        page.get_by_role("button", name="Download the evidence report (HTML)").click()
+    messages: list[str] = []  # a failed deferred download shows its reason on the button for 5 s
+    page.on("download", lambda d: messages.append("download started"))
+    try:
+        with page.expect_download(timeout=120_000) as info:
+            page.get_by_role("button", name="Download the evidence report (HTML)").click()
+            page.wait_for_timeout(1500)
+            messages.extend(page.locator("[data-testid=stDownloadButton]").all_inner_texts())
+        download = info.value
+    except Exception as e:
+        raise AssertionError(f"the report did not download; the button area read: {messages}") from e
     downloaded = tmp_path / "from-page.html"
-    info.value.save_as(str(downloaded))
+    download.save_as(str(downloaded))
     page.context.close()
     from_cli = tmp_path / "from-cli.html"
     assert main(["report", q, "--corpus", "dataroom-core", "--retriever", "hybrid-ner", "--out", str(from_cli)]) == 0
