@@ -22,6 +22,7 @@ from .cache import DiskCache
 from .corpus import Corpus, LabeledQuery, Passage, read_json_lines, read_text
 from .errors import PathLensError
 from .evaluate import EvalResult, RetrieverResult, check_ks, evaluate
+from .catalog import stages_for
 from .index import Index, SearchConfig, check_retriever
 from .metrics import mean_metrics
 
@@ -144,20 +145,27 @@ def closed_corpus(q: Question) -> Corpus:
 class BenchResult:
     format: str
     mode: str
-    n_questions: int
+    n_questions: int  # questions evaluated (fewer than asked for when cancelled)
     n_passages: int  # open: pooled passages; closed: all paragraphs over all pools
     eval: EvalResult
+    n_asked: int  # questions in the sample
+    complete: bool  # False when cancelled part-way; the metrics cover the first n_questions
 
     def to_json(self) -> dict:
-        return {**self.eval.to_json(), "format": self.format, "mode": self.mode, "n_questions": self.n_questions}
+        return {**self.eval.to_json(), "format": self.format, "mode": self.mode, "n_questions": self.n_questions,
+                "n_asked": self.n_asked, "complete": self.complete}
 
 
 def run_bench(fmt: str, path: str | Path, mode: str, retrievers: Sequence[str], ks: Sequence[int] = (1, 3, 5),
               n: int | None = None, seed: int = 42, config: SearchConfig = SearchConfig(),
-              on_progress: Callable[[int, int], None] | None = None,
+              on_progress: Callable[[str, int, int], None] | None = None,
               should_stop: Callable[[], bool] = lambda: False, cache: DiskCache | None = None) -> BenchResult:
     """Metrics of `retrievers` on a benchmark file. `cache` keeps the open corpus's index
-    components on disk (its NER and embeddings take minutes); closed pools are small and not cached."""
+    components on disk (its NER and embeddings take minutes); closed pools are small and not cached.
+
+    `on_progress(step, done, total)` hears the open corpus's index stages (passages done) and then
+    "questions"; closed pools report "questions" one by one. `should_stop()` is asked between
+    questions (closed) or stages (open): a stop returns the questions finished, marked incomplete."""
     if mode not in MODES:
         raise PathLensError(f"unknown mode {mode!r}; choose closed or open")
     for r in retrievers:
@@ -165,22 +173,29 @@ def run_bench(fmt: str, path: str | Path, mode: str, retrievers: Sequence[str], 
     ks = check_ks(ks)
     questions = sample(load_questions(fmt, path), n, seed)
     name = f"{Path(path).stem} ({mode})"
+    progress = on_progress or (lambda step, done, total: None)
     if mode == "open":
         corpus = open_corpus(questions, name)
-        if on_progress:
-            on_progress(0, 1)
-        result = evaluate(Index(corpus, cache=cache), retrievers, ks, config)
-        if on_progress:
-            on_progress(1, 1)
-        return BenchResult(fmt, mode, len(questions), len(corpus), result)
+        index = Index(corpus, cache=cache)
+        for stage in stages_for(retrievers, config.rrf.members):
+            if should_stop():
+                raise PathLensError(f"benchmark cancelled after 0 of {len(questions)} questions "
+                                    f"(while building the index)")
+            progress(stage, 0, len(corpus))
+            index.build(stage, progress)
+        progress("questions", 0, len(questions))
+        result = evaluate(index, retrievers, ks, config)
+        progress("questions", len(questions), len(questions))
+        return BenchResult(fmt, mode, len(questions), len(corpus), result, len(questions), True)
     # closed pool: a fresh index per question; per-query values are pooled, then averaged
     per: dict[str, dict[str, dict[str, float]]] = {r: {} for r in retrievers}
     runs: dict[str, dict] = {r: {} for r in retrievers}
     no_seed: dict[str, list[str]] = {r: [] for r in retrievers}
-    total = 0
-    for i, q in enumerate(questions):
+    total = done = 0
+    progress("questions", 0, len(questions))
+    for q in questions:
         if should_stop():
-            raise PathLensError(f"benchmark cancelled after {i} of {len(questions)} questions")
+            break
         corpus = closed_corpus(q)
         total += len(corpus)
         res = evaluate(Index(corpus), retrievers, ks, config)
@@ -188,16 +203,17 @@ def run_bench(fmt: str, path: str | Path, mode: str, retrievers: Sequence[str], 
             per[r].update(res.results[r].per_query)
             runs[r].update(res.results[r].run)
             no_seed[r].extend(res.results[r].no_seed)
-        if on_progress:
-            on_progress(i + 1, len(questions))
+        done += 1
+        progress("questions", done, len(questions))
+    if not done:
+        raise PathLensError(f"benchmark cancelled after 0 of {len(questions)} questions")
     results = {
         r: RetrieverResult(r, mean_metrics(per[r]), {"multi-hop": mean_metrics(per[r])}, per[r], runs[r],
                            tuple(no_seed[r]))
         for r in retrievers
     }
-    ev = EvalResult(f"{Path(path).stem} (closed)", int(round(total / len(questions))), len(questions), ks, config,
-                    results)
-    return BenchResult(fmt, mode, len(questions), total, ev)
+    ev = EvalResult(f"{Path(path).stem} (closed)", int(round(total / done)), done, ks, config, results)
+    return BenchResult(fmt, mode, done, total, ev, len(questions), done == len(questions))
 
 
 __all__ = ["load_questions", "run_bench", "open_corpus", "closed_corpus", "sample", "BenchResult", "FORMATS",

@@ -18,6 +18,7 @@ from typing import Sequence
 
 from .errors import PathLensError
 from .index import Index
+from .jobs import seconds_left
 
 
 @dataclass(frozen=True)
@@ -38,9 +39,7 @@ class BuildStatus:
 
     def seconds_left(self) -> float | None:
         """Time left in the stage in flight, from its rate so far; None until it has a rate."""
-        if not self.total or not self.done or self.done >= self.total:
-            return None
-        return self.stage_seconds / self.done * (self.total - self.done)
+        return seconds_left(self.stage_seconds, self.done, self.total)
 
 
 class BuildJob:

@@ -391,6 +391,19 @@ def _print_eval(result, title: str) -> None:
     print(_table(["retriever"] + metrics, [[n] + [r.means[m] for m in metrics] for n, r in result.results.items()]))
 
 
+def _progress_line():
+    """`progress(step, done, total)` printed on one stderr line per step."""
+    last = [""]
+
+    def show(step: str, done: int, total: int) -> None:
+        if last[0] and step != last[0]:
+            print(file=sys.stderr)
+        last[0] = step
+        print(f"\r{step}: {done:,}/{total:,}", end="", file=sys.stderr, flush=True)
+
+    return show
+
+
 def cmd_bench(args) -> None:
     from .benchmarks import run_bench
 
@@ -400,8 +413,7 @@ def cmd_bench(args) -> None:
     pair = _pair(args.compare, names)
     res = run_bench(args.format, args.file, args.mode, names, _ints(args.k), args.sample,
                     args.seed, _config(args), cache=DiskCache(),
-                    on_progress=None if args.json else lambda i, n: print(f"\r{i}/{n} questions", end="",
-                                                                         file=sys.stderr, flush=True))
+                    on_progress=None if args.json else _progress_line())
     if args.json:
         print(json.dumps({**res.to_json(), **_compare_json(res.eval, pair)}, indent=2))
         return

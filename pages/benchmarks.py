@@ -9,10 +9,12 @@ import plotly.express as px
 import streamlit as st
 
 from engine.benchmarks import FORMATS, MODES, run_bench
+from engine.jobs import Job
 from engine.errors import PathLensError
 from engine.metrics import metric_names
 from engine.catalog import CATALOG
-from ui.common import show_table, downloads, frame, list_param, save_upload, seed_from_url, set_params
+from ui.common import (cancel_job, downloads, frame, list_param, save_upload, seed_from_url, set_params, show_table,
+                       watch_job)
 
 frame()  # the sidebar stays in place; benchmarks bring their own file
 st.title("Benchmarks")
@@ -40,7 +42,8 @@ names = st.multiselect("Retrievers", list(CATALOG), key="bm_retrievers")
 set_params(format=fmt, mode=mode, sample=sample_n, seed=seed, retrievers=",".join(names) or None)
 
 run = st.button("Run benchmark", type="primary", key="bm_run")
-st.button("Cancel", key="bm_cancel", help="Stops a running benchmark; the page stays usable.")
+st.button("Cancel", key="bm_cancel", on_click=cancel_job, args=("bench_job",),
+          help="Stops a running benchmark after the question in flight; the questions finished are shown.")
 if run:
     try:
         if upload is not None:
@@ -53,18 +56,31 @@ if run:
             raise PathLensError("give a benchmark file: a path or an upload")
         if not names:
             raise PathLensError("choose at least one retriever")
-        bar = st.progress(0.0, text="loading…")
-        result = run_bench(fmt, path, mode, names, (1, 3, 5), sample_n or None, seed,
-                           on_progress=lambda i, n: bar.progress(i / n, text=f"{i}/{n}"))
-        bar.empty()
-        st.session_state["bench_result"] = result
+        args = (fmt, path, mode, list(names), (1, 3, 5), sample_n or None, seed)
+        cancel_job("bench_job")  # a run still going from an earlier click is replaced, not left running
+        # the benchmark runs beside the page, so a click elsewhere does not lose it and Cancel reaches the engine
+        st.session_state["bench_job"] = Job("bench", lambda progress, stop: run_bench(
+            *args, on_progress=progress, should_stop=stop)).start()
+        st.session_state.pop("bench_result", None)
     except PathLensError as e:
         st.error(str(e))
+
+job = st.session_state.get("bench_job")
+if job is not None:
+    watch_job(job)
+    del st.session_state["bench_job"]
+    try:
+        st.session_state["bench_result"] = job.result()
+    except PathLensError as e:
+        (st.warning if job.status().cancelled else st.error)(str(e))
 
 result = st.session_state.get("bench_result")
 if result is not None:
     st.subheader(f"{result.format} · {'closed pool' if result.mode == 'closed' else 'open corpus'} · "
                  f"{result.n_questions} questions · {result.n_passages:,} passages")
+    if not result.complete:
+        st.warning(f"Benchmark cancelled after {result.n_questions} of {result.n_asked} questions; "
+                   f"the table covers those {result.n_questions}.")
     metrics = metric_names(result.eval.ks)
     table = pd.DataFrame([{"retriever": n, **{m: r.means[m] for m in metrics}, "no seed": len(r.no_seed)}
                           for n, r in result.eval.results.items()])

@@ -10,8 +10,10 @@ from engine.errors import PathLensError
 from engine.metrics import metric_names
 from engine.catalog import CATALOG
 from engine.index import search_config
+from engine.jobs import Job
 from engine.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
-from ui.common import show_table, frame, downloads, ensure, list_param, param, seed_from_url, set_params, stages_for
+from ui.common import (cancel_job, downloads, ensure, frame, list_param, param, seed_from_url, set_params, show_table,
+                       stages_for, watch_job)
 
 st.title("Scale sweep")
 index = frame()
@@ -84,7 +86,8 @@ def chart(trials: list[Trial]) -> go.Figure:
 
 
 run = st.button("Run sweep", type="primary", key="sw_run")
-st.button("Cancel", key="sw_cancel", help="Stops the running sweep; finished trials stay on the chart.")
+st.button("Cancel", key="sw_cancel", on_click=cancel_job, args=("sweep_job",),
+          help="Stops the running sweep after the trial in flight; finished trials stay on the chart.")
 plot = st.empty()
 status = st.empty()
 key = (corpus.name, config)
@@ -92,31 +95,52 @@ key = (corpus.name, config)
 if run:
     if not ensure(index, stages_for(names)):
         st.stop()
-    # trials land in session state as they finish, so a cancel (which reruns the page) keeps them
-    st.session_state["sweep"] = {"key": key, "trials": [], "complete": False}
-    bar = status.progress(0.0, text="starting…")
+    trials: list[Trial] = []  # filled by the job's thread as trials finish; read here to draw them
 
-    def on_trial(trial: Trial, done: int, total: int) -> None:
-        st.session_state["sweep"]["trials"].append(trial)
-        bar.progress(done / total, text=f"trial {done}/{total}: size {trial.size}, {trial.retriever} "
-                                        f"{metric} = {trial.value:.3f}")
-        plot.plotly_chart(chart(st.session_state["sweep"]["trials"]), width="stretch", key=f"sweep_live_{done}")
+    def work(progress, stop):
+        def on_trial(trial: Trial, done: int, total: int) -> None:
+            trials.append(trial)
+            progress("trials", done, total)
 
+        return run_sweep(index, config, search_config({}, corpus), on_trial=on_trial,
+                         should_stop=stop)  # the corpus's tuned defaults, as the CLI
+
+    # the sweep runs beside the page, so Cancel reaches the engine and a click elsewhere does not lose it
+    cancel_job("sweep_job")  # a sweep still running from an earlier click is replaced, not left running
+    st.session_state["sweep"] = {"key": key, "trials": trials, "complete": False}
+    st.session_state["sweep_job"] = Job("sweep", work).start()
+
+job = st.session_state.get("sweep_job")
+if job is not None:
+    state = st.session_state["sweep"]
+    drawn = [0]
+
+    def redraw(s) -> None:
+        trials = list(state["trials"])
+        if len(trials) > drawn[0]:
+            drawn[0] = len(trials)
+            last = trials[-1]
+            status.caption(f"latest trial: size {last.size}, {last.retriever} "
+                           f"{state['key'][1].metric} = {last.value:.3f}")
+            plot.plotly_chart(chart(trials), width="stretch", key=f"sweep_live_{len(trials)}")
+
+    watch_job(job, on_tick=redraw)
+    del st.session_state["sweep_job"]
     try:
-        result = run_sweep(index, config, search_config({}, corpus), on_trial=on_trial)  # the corpus's tuned defaults, as the CLI
+        result = job.result()
+        state["trials"], state["complete"] = list(result.trials), result.complete
+        if result.complete:
+            status.success(f"Sweep finished: {len(result.trials)} trials.")
     except PathLensError as e:
         status.error(str(e))
-        st.stop()
-    st.session_state["sweep"]["complete"] = result.complete
-    status.success(f"Sweep finished: {len(result.trials)} trials.")
 
 state = st.session_state.get("sweep")
 if state and state["key"][0] == corpus.name and state["trials"]:
     trials = state["trials"]
-    if not run:
+    if job is None:
         plot.plotly_chart(chart(trials), width="stretch", key="sweep_chart")
-        if not state["complete"]:
-            status.warning(f"Sweep cancelled after {len(trials)} trials; the chart shows what finished.")
+    if not state["complete"]:
+        status.warning(f"Sweep cancelled after {len(trials)} trials; the chart shows what finished.")
     result = SweepResult(corpus.name, n, tuple(sorted({t.size for t in trials})), state["key"][1], tuple(trials),
                          state["complete"])
     rows = [{"size": size, "retriever": r, "mean": v["mean"], "min": v["min"], "max": v["max"],

@@ -73,3 +73,35 @@ def test_run_bench_on_fixture(mode):
     # both questions name a gold paragraph's title; BM25 finds one at rank 1
     assert js["results"]["bm25"]["hr@1"] == 1.0
     assert res.n_passages == (7 if mode == "closed" else 6)
+
+
+def test_a_stopped_closed_pool_returns_the_questions_it_finished():
+    full = run_bench("musique", FIX / "musique.jsonl", "closed", ["bm25", "ppr-regex"], (1, 3))
+    heard = []
+    stopped = run_bench("musique", FIX / "musique.jsonl", "closed", ["bm25", "ppr-regex"], (1, 3),
+                        on_progress=lambda step, done, total: heard.append((step, done, total)),
+                        should_stop=lambda: len(heard) >= 2)  # the start, then one question done
+    assert heard == [("questions", 0, 2), ("questions", 1, 2)]
+    assert (stopped.complete, stopped.n_questions, stopped.n_asked) == (False, 1, 2)
+    assert full.complete and full.n_asked == 2
+    first = "2hop__1"
+    for r in ("bm25", "ppr-regex"):
+        assert stopped.eval.results[r].per_query == {first: full.eval.results[r].per_query[first]}
+        assert stopped.eval.results[r].means == full.eval.results[r].per_query[first]
+    assert stopped.to_json()["complete"] is False
+
+
+def test_a_benchmark_stopped_before_any_question_says_so():
+    with pytest.raises(PathLensError, match="cancelled after 0 of 2 questions"):
+        run_bench("musique", FIX / "musique.jsonl", "closed", ["bm25"], (1,), should_stop=lambda: True)
+    with pytest.raises(PathLensError, match=r"cancelled after 0 of 2 questions \(while building the index\)"):
+        run_bench("musique", FIX / "musique.jsonl", "open", ["bm25"], (1,), should_stop=lambda: True)
+
+
+def test_the_open_corpus_reports_its_index_stages_then_its_questions():
+    heard = []
+    run_bench("musique", FIX / "musique.jsonl", "open", ["bm25", "ppr-regex"], (1,),
+              on_progress=lambda step, done, total: heard.append((step, done, total)))
+    steps = list(dict.fromkeys(step for step, _, _ in heard))
+    assert steps == ["tokens", "bm25", "extraction:regex", "graph:regex", "questions"]
+    assert heard[-1] == ("questions", 2, 2) and ("tokens", 0, 6) in heard

@@ -309,7 +309,7 @@ def test_cancelled_sweep_leaves_the_app_usable(app_url, browser):
     page.get_by_role("button", name="Run sweep").click()
     deadline = time.time() + 240
     while time.time() < deadline:
-        m = re.search(r"trial (\d+)/", page.locator("body").inner_text())
+        m = re.search(r"trial (\d+) of", page.locator("body").inner_text())
         if m and int(m.group(1)) >= 3:
             break
         time.sleep(0.2)
@@ -320,6 +320,34 @@ def test_cancelled_sweep_leaves_the_app_usable(app_url, browser):
     page.get_by_role("link", name=re.compile("Query")).first.click()
     wait_idle(page, timeout=300)  # the Query page's default retriever builds the 4,200-passage index cold here
     assert len(hits(page)) == 5
+    page.context.close()
+
+
+def test_a_cancelled_benchmark_shows_what_it_finished(app_url, browser):
+    musique = ROOT.parent / "shared" / "data" / "musique_ans_dev_292.jsonl"
+    if not musique.is_file():
+        pytest.skip(f"{musique} is absent: the shared data lies beside the checkout in CI")
+    page = open_page(browser, app_url + "/benchmarks?" + urlencode({"format": "musique", "mode": "closed",
+                                                                    "sample": 0, "retrievers": "bm25,ppr-regex"}))
+    page.get_by_label("File path (JSON or JSON Lines)").fill(str(musique))
+    page.keyboard.press("Enter")
+    wait_idle(page)
+    page.get_by_role("button", name="Run benchmark").click()
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        m = re.search(r"question (\d+) of 292", page.locator("body").inner_text())
+        if m and int(m.group(1)) >= 3:
+            break
+        time.sleep(0.2)
+    assert m, "no progress per question"
+    page.get_by_role("button", name="Cancel").click()
+    wait_idle(page)
+    warning = page.get_by_text(re.compile(r"Benchmark cancelled after \d+ of 292 questions"))
+    assert warning.count() == 1
+    n = int(re.search(r"after (\d+) of", warning.inner_text()).group(1))
+    assert 3 <= n < 292
+    assert page.get_by_text(f"musique · closed pool · {n} questions").count() == 1  # the table covers those
+    no_exception(page)
     page.context.close()
 
 

@@ -11,7 +11,7 @@ import json
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import pandas as pd
 import streamlit as st
@@ -24,6 +24,7 @@ from engine.errors import PathLensError
 from engine.glossary import definition, entries, lookup
 from engine.catalog import stages_for as catalog_stages
 from engine.index import Index
+from engine.jobs import Job, JobStatus
 from engine.report import highlight  # noqa: F401  (pages import it from here)
 
 def frame() -> Index | None:
@@ -337,6 +338,39 @@ def _progress_text(s) -> str:
     left = s.seconds_left()
     eta = f" · about {left:.0f} s left in this step" if left is not None else ""
     return f"{step}: {s.done:,} of {s.total:,} passages{eta}"
+
+
+def job_text(s: JobStatus) -> str:
+    """A running job's progress in words: what is counted, how far, and the time left at the rate so far."""
+    if not s.step:
+        return "starting…"
+    left = s.seconds_left()
+    eta = f" · about {left:.0f} s left" if left is not None else ""
+    if s.step in ("questions", "trials"):
+        return f"{s.step[:-1]} {s.done:,} of {s.total:,}{eta}"
+    return f"building the index, {STAGE_LABELS.get(s.step, s.step)}: {s.done:,} of {s.total:,} passages{eta}"
+
+
+def watch_job(job: Job, on_tick: Callable[[JobStatus], None] | None = None) -> JobStatus:
+    """Show a job's progress until it is over. A click elsewhere ends only this watching: the job
+    runs on, and the next run of the page watches it again (or shows its result)."""
+    bar = st.progress(0.0, text="starting…")
+    while True:
+        over = job.wait(0.4)
+        s = job.status()
+        bar.progress(s.fraction(), text=("stopping… " if s.cancelled and not over else "") + job_text(s))
+        if on_tick:
+            on_tick(s)
+        if over:
+            bar.empty()
+            return s
+
+
+def cancel_job(key: str) -> None:
+    """on_click of a Cancel button: ask the job kept under `key` in the session to stop."""
+    job = st.session_state.get(key)
+    if job is not None:
+        job.cancel()
 
 
 def stages_for(retrievers: Iterable[str], rrf_members: Iterable[str] = ("bm25", "ppr-ner")) -> list[str]:

@@ -1,0 +1,104 @@
+"""Long engine work (a benchmark, a sweep) in a thread of its own, watched by a page and stoppable.
+
+Streamlit stops a page's script run whenever its user clicks anything, so work done inside the run
+dies with any click, and a Cancel could not be told from a click elsewhere. A Job runs the work in a
+daemon thread and hands it two hooks: `progress(step, done, total)` (as `Index.build` reports) and `should_stop()`. A page only
+watches the job; its Cancel button sets the flag, and the engine stops between two questions or two
+trials and returns what it finished (marked incomplete), so "cancelled after n of N" is the engine's
+own count, not the page's guess.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable, Generic, TypeVar
+
+from .errors import PathLensError
+
+T = TypeVar("T")
+Progress = Callable[[str, int, int], None]
+
+
+def seconds_left(seconds: float, done: int, total: int) -> float | None:
+    """Time left at the rate so far; None until there is a rate, or once the count is complete."""
+    if not total or not done or done >= total:
+        return None
+    return seconds / done * (total - done)
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    step: str  # what `done` counts ("questions", an index stage's name, …); "" before the first report
+    done: int
+    total: int  # 0 until the work reports a count
+    step_seconds: float  # time since this step's first report
+    over: bool  # finished, failed or stopped
+    cancelled: bool  # a stop was asked for
+    error: str | None
+
+    def fraction(self) -> float:
+        return min(1.0, self.done / self.total) if self.total else 0.0
+
+    def seconds_left(self) -> float | None:
+        return seconds_left(self.step_seconds, self.done, self.total)
+
+
+class Job(Generic[T]):
+    """Runs `work(progress, should_stop)` in a daemon thread; every method may be called from any thread."""
+
+    def __init__(self, name: str, work: Callable[[Progress, Callable[[], bool]], T]):
+        self.name = name
+        self._work = work
+        self._lock = threading.Lock()
+        self._step, self._done, self._total, self._step_started = "", 0, 0, time.perf_counter()
+        self._stop = threading.Event()
+        self._over = threading.Event()
+        self._result: T | None = None
+        self._error: str | None = None
+        self._thread = threading.Thread(target=self._run, name=f"pathlens-job-{name}", daemon=True)
+
+    def start(self) -> "Job[T]":
+        self._thread.start()
+        return self
+
+    def _progress(self, step: str, done: int, total: int) -> None:
+        with self._lock:
+            if step != self._step:
+                self._step, self._step_started = step, time.perf_counter()
+            self._done, self._total = done, total
+
+    def _run(self) -> None:
+        try:
+            self._result = self._work(self._progress, self._stop.is_set)
+        except PathLensError as e:
+            self._error = str(e)
+        except Exception as e:  # noqa: BLE001 — reported to whoever watches the job, never lost
+            self._error = f"{type(e).__name__}: {e}"
+        finally:
+            self._over.set()
+
+    def cancel(self) -> None:
+        """Ask the work to stop at its next check; it returns what it finished."""
+        self._stop.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """True once the work is over."""
+        return self._over.wait(timeout)
+
+    def status(self) -> JobStatus:
+        with self._lock:
+            return JobStatus(self._step, self._done, self._total, time.perf_counter() - self._step_started,
+                             self._over.is_set(), self._stop.is_set(), self._error)
+
+    def result(self) -> T:
+        """The work's return value; raises PathLensError if it failed, RuntimeError if it is still running."""
+        if not self._over.is_set():
+            raise RuntimeError(f"job {self.name!r} is still running")
+        if self._error is not None:
+            raise PathLensError(self._error)
+        return self._result  # type: ignore[return-value]
+
+
+__all__ = ["Job", "JobStatus", "Progress", "seconds_left"]

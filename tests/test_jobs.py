@@ -1,0 +1,65 @@
+"""The background job a page watches: result, failure, progress, and a stop the work hears."""
+
+import threading
+
+import pytest
+
+from engine.errors import PathLensError
+from engine.jobs import Job, seconds_left
+
+
+def test_a_job_returns_its_work_and_reports_progress():
+    release = threading.Event()
+
+    def work(progress, stop):
+        progress("questions", 1, 4)
+        release.wait(5)
+        return 42
+
+    job = Job("t", work).start()
+    for _ in range(100):
+        if job.status().done == 1:
+            break
+        threading.Event().wait(0.01)
+    s = job.status()
+    assert (s.step, s.done, s.total, s.over, s.cancelled, s.error) == ("questions", 1, 4, False, False, None)
+    assert s.fraction() == 0.25
+    with pytest.raises(RuntimeError, match="still running"):
+        job.result()
+    release.set()
+    assert job.wait(5) and job.result() == 42 and job.status().over
+
+
+def test_cancel_reaches_the_work_through_should_stop():
+    started = threading.Event()
+
+    def work(progress, stop):
+        started.set()
+        n = 0
+        while not stop():
+            n += 1
+            threading.Event().wait(0.001)
+        return n
+
+    job = Job("t", work).start()
+    assert started.wait(5)
+    job.cancel()
+    assert job.wait(5) and job.status().cancelled and job.result() >= 0
+
+
+@pytest.mark.parametrize("exc,message", [(PathLensError("no file at x"), "no file at x"),
+                                         (ValueError("bad"), "ValueError: bad")])
+def test_a_failure_is_kept_for_whoever_watches(exc, message):
+    def work(progress, stop):
+        raise exc
+
+    job = Job("t", work).start()
+    assert job.wait(5)
+    assert job.status().error == message
+    with pytest.raises(PathLensError, match=message):
+        job.result()
+
+
+def test_seconds_left_is_the_rate_so_far():
+    assert seconds_left(10.0, 2, 6) == 20.0  # 5 s each, 4 to go
+    assert seconds_left(10.0, 0, 6) is None and seconds_left(10.0, 6, 6) is None and seconds_left(1.0, 1, 0) is None
