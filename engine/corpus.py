@@ -15,19 +15,12 @@ from typing import Iterable, Mapping, Sequence
 from .documents import (DOCUMENT_SUFFIXES, DroppedLine, Problem, SourceFile, document_passages, read_document,
                         zip_members)
 from .errors import PathLensError
+from .passage import ChunkConfig, Passage, chunk_text
+from .worldgen import generate_passages
 
 CORPORA_DIR = Path(__file__).resolve().parent.parent / "corpora"
 QUERY_KINDS = ("single-hop", "multi-hop")
 MAX_FILE_BYTES = 50 * 1024 * 1024  # a corpus file larger than this is refused, not read
-
-
-@dataclass(frozen=True)
-class Passage:
-    id: str
-    doc_id: str
-    title: str
-    text: str
-    metadata: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True)
@@ -93,65 +86,6 @@ class Corpus:
 
 
 # ---------------------------------------------------------------- chunking
-
-
-@dataclass(frozen=True)
-class ChunkConfig:
-    """Paragraph packing: chunks of whole paragraphs up to `max_chars`; a paragraph
-    longer than that is cut into word-aligned windows. Each chunk after the first of a
-    document starts with the last `overlap_chars` (word-aligned) of the one before."""
-
-    max_chars: int = 1000
-    overlap_chars: int = 100
-
-    def __post_init__(self) -> None:
-        if self.max_chars < 50:
-            raise PathLensError(f"chunk size must be at least 50 characters, got {self.max_chars}")
-        if not 0 <= self.overlap_chars < self.max_chars // 2:
-            raise PathLensError(
-                f"chunk overlap must be in [0, {self.max_chars // 2}), got {self.overlap_chars}"
-            )
-
-
-def _pack(items: list[str], size: int, sep: str) -> list[str]:
-    """Greedily join consecutive items with `sep` into strings of at most `size` characters."""
-    out, cur = [], ""
-    for item in items:
-        if cur and len(cur) + len(sep) + len(item) > size:
-            out.append(cur)
-            cur = item
-        else:
-            cur = f"{cur}{sep}{item}" if cur else item
-    if cur:
-        out.append(cur)
-    return out
-
-
-def _tail(text: str, n: int) -> str:
-    if n == 0 or len(text) <= n:
-        return "" if n == 0 else text
-    cut = text[-n:]
-    space = cut.find(" ")
-    return cut[space + 1 :] if space >= 0 else cut
-
-
-def chunk_text(text: str, config: ChunkConfig = ChunkConfig()) -> list[str]:
-    paragraphs = [re.sub(r"\s+", " ", p).strip() for p in re.split(r"\n\s*\n", text)]
-    pieces: list[str] = []
-    body = config.max_chars - config.overlap_chars  # room left after the overlap prefix
-    for p in paragraphs:
-        if p:
-            # a paragraph longer than a chunk is cut into word-aligned windows
-            pieces.extend(_pack(p.split(), body, " ") if len(p) > body else [p])
-    chunks = _pack(pieces, body, "\n\n")
-    out = chunks[:1]
-    for prev, nxt in zip(chunks, chunks[1:]):
-        tail = _tail(prev, config.overlap_chars)
-        out.append(f"{tail} {nxt}" if tail else nxt)
-    return out
-
-
-# ---------------------------------------------------------------- loaders
 
 
 def read_text(path: Path) -> str:
@@ -439,13 +373,19 @@ def load_bundled(name: str) -> Corpus:
     manifest = bundled_manifest(name)
     folder = CORPORA_DIR / name
     if manifest.get("generator"):
-        from .worldgen import generate_corpus  # the world generator grows the core
-
-        return generate_corpus(name, manifest)
+        return grown_corpus(name, manifest)
     chunking = ChunkConfig(**manifest.get("chunking", {}))
     corpus = load_folder(folder / "docs", name=name, config=chunking)
     return Corpus(name=name, passages=corpus.passages, queries=_load_queries_beside(folder, corpus.passages),
                   defaults=manifest_defaults(name, manifest))
+
+
+def grown_corpus(name: str, manifest: dict) -> Corpus:
+    """The bundled core `manifest['core']` plus passages of the seeded world generator (engine.worldgen)
+    up to `manifest['size']` in all."""
+    core = load_bundled(manifest["core"])
+    extra = generate_passages(max(0, int(manifest["size"]) - len(core)), int(manifest.get("seed", 7)))
+    return Corpus(name, core.passages + tuple(extra), core.queries, defaults=manifest_defaults(name, manifest))
 
 
 def manifest_defaults(name: str, manifest: dict) -> Mapping[str, float]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from .errors import PathLensError
+from .passage import ChunkConfig, Passage, chunk_text
 
 DOCUMENT_SUFFIXES = (".pdf", ".docx", ".html", ".htm")
 MAX_EXPANDED_BYTES = 50 * 1024 * 1024  # what a zip may expand to; past this it is refused as a bomb
@@ -358,7 +359,6 @@ def page_lines_chunks(text: str, max_chars: int, overlap_chars: int) -> list[str
 
 def document_passages(doc: Document, max_chars: int = PASSAGE_CHARS, overlap_chars: int = OVERLAP_CHARS):
     """Passages of a document: `name#pN.k` on page N for a PDF, `name#NNNN` otherwise."""
-    from .corpus import ChunkConfig, Passage, chunk_text
 
     out = []
     n = len(doc.pages)

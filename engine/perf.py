@@ -349,14 +349,14 @@ def ann_section(index: Index, queries: list[str], synthetic: int = 100_000, k: i
 
 
 def growth(sizes=(1_000, 10_000, 100_000), seed: int = 7) -> dict:
-    from .worldgen import generate_corpus
+    from .corpus import grown_corpus
 
     import resource
 
     rows = []
     for size in sizes:
         t0 = time.perf_counter()
-        corpus = generate_corpus(f"grown-{size}", {"core": "dataroom-core", "size": size, "seed": seed})
+        corpus = grown_corpus(f"grown-{size}", {"core": "dataroom-core", "size": size, "seed": seed})
         generate = time.perf_counter() - t0
         index = Index(corpus)
         t0 = time.perf_counter()

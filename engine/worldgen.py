@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from .corpus import Corpus, Passage, load_bundled, manifest_defaults
+from .passage import Passage
 from .errors import PathLensError
 
 PREFIXES = ("Aspen", "Birchwood", "Cobalt", "Driftwood", "Ember", "Falconer", "Granite", "Harrow", "Ironwood",
@@ -151,11 +151,3 @@ def generate_passages(size: int, seed: int) -> list[Passage]:
         out.extend(_fund_passages(rng, n, base))
         n += 1
     return out[:size]
-
-
-def generate_corpus(name: str, manifest: dict) -> Corpus:
-    """The core corpus plus generated passages up to `manifest['size']` in all."""
-    core = load_bundled(manifest["core"])
-    size = int(manifest["size"])
-    extra = generate_passages(max(0, size - len(core)), int(manifest.get("seed", 7)))
-    return Corpus(name, core.passages + tuple(extra), core.queries, defaults=manifest_defaults(name, manifest))

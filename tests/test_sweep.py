@@ -29,9 +29,9 @@ def test_sizes_are_checked():
 @pytest.fixture(scope="module")
 def grown():
     # the core plus generated passages: a small full-size stand-in
-    from engine.worldgen import generate_corpus
+    from engine.corpus import grown_corpus
 
-    return Index(generate_corpus("grown", {"core": "dataroom-core", "size": 400, "seed": 7}))
+    return Index(grown_corpus("grown", {"core": "dataroom-core", "size": 400, "seed": 7}))
 
 
 def test_default_sizes_fit_the_corpus():

@@ -1,0 +1,83 @@
+"""The passage, the unit every retriever ranks, and how text is cut into passages. Its own module,
+below the corpus loaders, the document readers and the world generator that all make passages, so
+none of them imports another."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+from .errors import PathLensError
+
+
+@dataclass(frozen=True)
+class Passage:
+    id: str
+    doc_id: str
+    title: str
+    text: str
+    metadata: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
+class ChunkConfig:
+    """Paragraph packing: chunks of whole paragraphs up to `max_chars`; a paragraph
+    longer than that is cut into word-aligned windows. Each chunk after the first of a
+    document starts with the last `overlap_chars` (word-aligned) of the one before."""
+
+    max_chars: int = 1000
+    overlap_chars: int = 100
+
+    def __post_init__(self) -> None:
+        if self.max_chars < 50:
+            raise PathLensError(f"chunk size must be at least 50 characters, got {self.max_chars}")
+        if not 0 <= self.overlap_chars < self.max_chars // 2:
+            raise PathLensError(
+                f"chunk overlap must be in [0, {self.max_chars // 2}), got {self.overlap_chars}"
+            )
+
+
+def _pack(items: list[str], size: int, sep: str) -> list[str]:
+    """Greedily join consecutive items with `sep` into strings of at most `size` characters."""
+    out, cur = [], ""
+    for item in items:
+        if cur and len(cur) + len(sep) + len(item) > size:
+            out.append(cur)
+            cur = item
+        else:
+            cur = f"{cur}{sep}{item}" if cur else item
+    if cur:
+        out.append(cur)
+    return out
+
+
+def _tail(text: str, n: int) -> str:
+    if n == 0 or len(text) <= n:
+        return "" if n == 0 else text
+    cut = text[-n:]
+    space = cut.find(" ")
+    return cut[space + 1 :] if space >= 0 else cut
+
+
+def chunk_text(text: str, config: ChunkConfig = ChunkConfig()) -> list[str]:
+    paragraphs = [re.sub(r"\s+", " ", p).strip() for p in re.split(r"\n\s*\n", text)]
+    pieces: list[str] = []
+    body = config.max_chars - config.overlap_chars  # room left after the overlap prefix
+    for p in paragraphs:
+        if p:
+            # a paragraph longer than a chunk is cut into word-aligned windows
+            pieces.extend(_pack(p.split(), body, " ") if len(p) > body else [p])
+    chunks = _pack(pieces, body, "\n\n")
+    out = chunks[:1]
+    for prev, nxt in zip(chunks, chunks[1:]):
+        tail = _tail(prev, config.overlap_chars)
+        out.append(f"{tail} {nxt}" if tail else nxt)
+    return out
+
+
+# ---------------------------------------------------------------- loaders
+
+
+__all__ = ["ChunkConfig", "Passage", "chunk_text"]
