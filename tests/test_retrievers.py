@@ -57,6 +57,14 @@ def test_tfidf_equals_an_independent_reference():
     assert r.search(q, 2)[0].passage_id == "d0"
 
 
+def test_tfidf_over_passages_without_a_word_scores_nothing():
+    r = TfidfRetriever(["a", "b"], [[], []])
+    assert r.scores("limited partner").tolist() == [0.0, 0.0]
+    assert r.search("limited partner", 2) == ()
+    r = TfidfRetriever(["a", "b"], [["fund"], []])
+    assert r.search("fund fund", 2)[0].passage_id == "a" and r.scores("nothing here")[0] == 0.0
+
+
 def test_rrf_against_hand_computed_fusion():
     class Fixed:
         def __init__(self, name, ids):
