@@ -15,10 +15,11 @@ from typing import Sequence
 from .corpus import bundled_manifest, bundled_names, citation, load_corpus
 from .errors import NoSeedError, PathLensError
 from .catalog import CATALOG, DEFAULT_RETRIEVER, PARAMS, stages_for
-from .graph_retriever import GraphParams, GraphRetriever, HybridParams
+from .graph_retriever import GraphParams
+from .seeding import HybridParams
 from .index import Index, SearchConfig, check_retriever, search_config
-from .jsonout import answer_json, config_json, hit_json
-from .retrievers import RRFConfig, RRFRetriever, check_k, check_query
+from .jsonout import answer_json, config_json
+from .retrievers import RRFConfig, check_k, check_query
 
 CLI_DEFAULT_CORPUS = "dataroom"  # the full-size data room
 
@@ -242,43 +243,29 @@ def cmd_query(args) -> None:
     retriever = index.retriever(name, config)
     if k > len(corpus):
         print(f"note: k={k} is larger than the corpus; showing all {len(corpus)} passages", file=sys.stderr)
-    if isinstance(retriever, GraphRetriever):
-        gold = frozenset()
-        answer = retriever.explain(args.question, k, texts=texts, gold=gold)
-        out = {"corpus": corpus.name, "config": config_json(config), **answer_json(answer, by_id)}
-        if args.json:
-            print(json.dumps(out, indent=2))
-            return
-        print("seeds: " + ", ".join(f"{s.label} ({s.source}, {s.weight:.3f})" for s in answer.seeds))
-        for e in answer.explanations:
-            print(f"{e.hit.rank:>2}. {e.hit.score:.5f}  {e.hit.passage_id}  {_snippet(texts[e.hit.passage_id])}")
-            print(f"      from {citation(by_id[e.hit.passage_id])}")
-            for p in e.paths:
-                print(f"      via {p.words()}  (mass {p.mass:.2e})")
-        print("residuals: " + " ".join(f"{r:.2e}" for r in answer.residuals))
-        return
-    notes: tuple[str, ...] = ()
-    if isinstance(retriever, RRFRetriever):
-        hits, notes = retriever.search_with_notes(args.question, k)
-    else:
-        hits = retriever.search(args.question, k)
-    why = retriever.explain_hits(args.question, [h.passage_id for h in hits]) if hits else {}
+    answer = retriever.answer(args.question, k)
+    if answer.no_seed:
+        raise NoSeedError(answer.notes[0])
     if args.json:
-        print(json.dumps({"corpus": corpus.name, "retriever": name, "query": args.question,
-                          "config": config_json(config), "notes": list(notes),
-                          "hits": [{**hit_json(h, by_id[h.passage_id]),
-                                    "explanation": asdict(why[h.passage_id]) if h.passage_id in why else None}
-                                   for h in hits]}, indent=2))
+        print(json.dumps({"corpus": corpus.name, "config": config_json(config), **answer_json(answer, by_id)},
+                         indent=2))
         return
-    for n in notes:
+    for n in answer.notes:
         print(f"note: {n}")
-    if not hits:
+    if answer.walk is not None:
+        print("seeds: " + ", ".join(f"{s.label} ({s.source}, {s.weight:.3f})" for s in answer.walk.seeds))
+    if not answer.hits:
         print("no passage shares a term with the query")
-    for h in hits:
-        print(f"{h.rank:>2}. {h.score:.4f}  {h.passage_id}  {_snippet(texts[h.passage_id])}")
+    for h in answer.hits:
+        print(f"{h.rank:>2}. {h.score:.5f}  {h.passage_id}  {_snippet(texts[h.passage_id])}")
         print(f"      from {citation(by_id[h.passage_id])}")
-        if h.passage_id in why:
-            print(f"      why: {why[h.passage_id].words()}")
+        why = answer.why.get(h.passage_id)
+        if answer.walk is not None:  # a walk says why by its evidence paths, each with its mass
+            print("\n".join(f"      via {p.words()}  (mass {p.mass:.2e})" for p in why.paths))
+        elif why is not None:
+            print(f"      why: {why.words()}")
+    if answer.walk is not None:
+        print("residuals: " + " ".join(f"{r:.2e}" for r in answer.walk.residuals))
 
 
 def cmd_report(args) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from .corpus import Corpus, LabeledQuery, page_key
-from .errors import NoSeedError, PathLensError
+from .errors import PathLensError
 from .index import Index, SearchConfig, check_retriever
 from .metrics import BootstrapCI, mean_metrics, metric_names, paired_bootstrap, per_query
 
@@ -95,22 +95,9 @@ def judged(corpus: Corpus, queries: Sequence[LabeledQuery],
 def run_queries(index: Index, name: str, queries: Sequence[LabeledQuery], depth: int,
                 config: SearchConfig = SearchConfig()) -> tuple[dict[str, dict[str, float]], tuple[str, ...]]:
     retriever = index.retriever(check_retriever(name), config)
-    batch = getattr(retriever, "search_batch", None)
-    if batch is not None:  # graph retrievers: one batched PPR for all queries
-        answers = batch([q.text for q in queries], depth)
-    else:
-        answers = []
-        for q in queries:
-            try:
-                answers.append(retriever.search(q.text, depth))
-            except NoSeedError as e:
-                answers.append(e)
-    run, no_seed = {}, []
-    for q, hits in zip(queries, answers):
-        if isinstance(hits, NoSeedError):
-            hits = ()
-            no_seed.append(q.id)
-        run[q.id] = {h.passage_id: h.score for h in hits}
+    answers = retriever.answer_batch([q.text for q in queries], depth)  # batched where the retriever can
+    run = {q.id: {h.passage_id: h.score for h in a.hits} for q, a in zip(queries, answers)}
+    no_seed = [q.id for q, a in zip(queries, answers) if a.no_seed]
     return run, tuple(no_seed)
 
 

@@ -112,6 +112,11 @@ class EntityGraph:
         return max((len(t) for t in self.entity_tokens), default=0)
 
     @cached_property
+    def passage_index(self) -> dict[str, int]:
+        """passage id → its row; built once per graph."""
+        return {p: i for i, p in enumerate(self.passage_ids)}
+
+    @cached_property
     def entity_index(self) -> dict[str, int]:
         """entity key → its column; built once per graph and shared, so callers only read it."""
         return {e: j for j, e in enumerate(self.entities)}

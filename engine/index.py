@@ -24,9 +24,9 @@ from .entities import BUILDERS, Extraction, entity_key, extract, filter_mentions
 from .errors import PathLensError
 from .graph import EntityGraph, build_graph
 from .catalog import PARAMS, RETRIEVERS, spec  # noqa: F401  (RETRIEVERS re-exported)
-from .graph_retriever import GraphParams, GraphRetriever, HybridParams, PassageSeeder
+from .graph_retriever import GraphParams, GraphRetriever
 from .retrievers import BM25Retriever, DenseRetriever, RRFConfig, RRFRetriever, Retriever, TfidfRetriever
-from .seeding import Seeder
+from .seeding import HybridParams, PassageSeeder, Seeder
 from .text import tokenize
 
 Progress = Callable[[str, float], None]  # (stage, seconds it took)

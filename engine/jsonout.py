@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-
 from typing import Mapping
 
 from .corpus import Passage, citation, page_number
-from .graph_retriever import GraphAnswer
-from .retrievers import Hit
+from .graph_explain import GraphAnswer, HitExplanation
+from .retrievers import Answer, Hit
 
 
 def config_json(config) -> dict:
@@ -24,29 +23,46 @@ def hit_json(hit: Hit, passage: Passage | None = None) -> dict:
     return out
 
 
-def answer_json(answer: GraphAnswer, passages: Mapping[str, Passage]) -> dict:
+def explanation_json(why) -> dict | None:
+    """One hit's explanation: per-seed contributions, shares and evidence paths for a graph walk,
+    the dataclass's own fields (terms, sentences, votes) otherwise."""
+    if why is None:
+        return None
+    if isinstance(why, HitExplanation):
+        return {"seed_contributions": dict(why.contributions), "seed_shares": dict(why.seed_shares),
+                "evidence_paths": [{"path": p.words(), "nodes": list(p.node_ids), "mass": p.mass} for p in why.paths],
+                "matched_entities": list(why.matched_entities)}
+    return asdict(why)
+
+
+def walk_json(walk: GraphAnswer) -> dict:
+    """What a graph walk adds to an answer: its seeds, the names it did and did not find, its
+    residuals and the subgraph (structure only; labels and hover text are the renderer's)."""
     return {
-        "retriever": answer.retriever,
-        "query": answer.query,
-        "query_entities": list(answer.query_entities),
-        "unmatched": list(answer.unmatched),
+        "query_entities": list(walk.query_entities),
+        "unmatched": list(walk.unmatched),
         "ambiguous_terms": [{"term": a.term, "meanings": [{"doc": d, "name": n} for d, n in a.meanings]}
-                            for a in answer.ambiguous],
-        "seeds": [asdict(s) for s in answer.seeds],
-        "passage_seeds": [asdict(p) for p in answer.passage_seeds],
-        "aliases_used": [asdict(s) for s in answer.seeds if s.source == "alias"],
-        "hits": [
-            {
-                **hit_json(e.hit, passages.get(e.hit.passage_id)),
-                "seed_contributions": dict(e.contributions),
-                "seed_shares": dict(e.seed_shares),
-                "evidence_paths": [{"path": p.words(), "nodes": list(p.node_ids), "mass": p.mass} for p in e.paths],
-                "matched_entities": list(e.matched_entities),
-            }
-            for e in answer.explanations
-        ],
-        "residuals": list(answer.residuals),
-        "iterations": answer.iterations,
-        "subgraph": {"nodes": [asdict(n) for n in answer.nodes], "edges": [asdict(e) for e in answer.edges]},
+                            for a in walk.ambiguous],
+        "seeds": [asdict(s) for s in walk.seeds],
+        "passage_seeds": [asdict(p) for p in walk.passage_seeds],
+        "aliases_used": [asdict(s) for s in walk.seeds if s.source == "alias"],
+        "residuals": list(walk.residuals),
+        "iterations": walk.iterations,
+        "subgraph": {"nodes": [asdict(n) for n in walk.nodes], "edges": [asdict(e) for e in walk.edges]},
     }
 
+
+def answer_json(answer: Answer, passages: Mapping[str, Passage]) -> dict:
+    """Any retriever's answer in one shape: hits with their citation, text and explanation, the
+    answer's notes, and (graph retrievers) the walk's fields beside them."""
+    out = {
+        "retriever": answer.retriever,
+        "query": answer.question,
+        "notes": list(answer.notes),
+        "no_seed": answer.no_seed,
+        "hits": [{**hit_json(h, passages.get(h.passage_id)), "explanation": explanation_json(answer.why.get(h.passage_id))}
+                 for h in answer.hits],
+    }
+    if answer.walk is not None:
+        out.update(walk_json(answer.walk))
+    return out

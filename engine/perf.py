@@ -171,7 +171,6 @@ def _igraph_fresh(size: int, edges: list[tuple[int, int]], s: np.ndarray, proces
 
 def query_latency(index: Index, queries: list[str]) -> dict:
     from . import dense, entities
-    from .graph_retriever import GraphRetriever
     from .render import subgraph_html
 
     out = {}
@@ -212,10 +211,7 @@ def query_latency(index: Index, queries: list[str]) -> dict:
             continue
         heaviest = max(seeds, key=lambda s: s.weight).entity
         t0 = time.perf_counter()
-        try:
-            index.without(entities=[heaviest]).retriever(DEFAULT_RETRIEVER, config).explain(q, 5)
-        except NoSeedError:
-            pass
+        index.without(entities=[heaviest]).retriever(DEFAULT_RETRIEVER, config).answer(q, 5)
         times.append(time.perf_counter() - t0)
     if times:
         out[f"what-if: {DEFAULT_RETRIEVER} without its heaviest seed (graph rebuilt, explained)"] = {
@@ -225,15 +221,11 @@ def query_latency(index: Index, queries: list[str]) -> dict:
     def page_answer(q: str) -> None:
         dense.forget_queries()
         entities.forget_queries()
-        for name in RETRIEVERS:
-            r = index.retriever(name, config)
-            if isinstance(r, GraphRetriever) and name == DEFAULT_RETRIEVER:
-                try:
-                    subgraph_html(r.explain(q, 5, texts=texts))
-                except Exception:
-                    pass
-            else:
-                _search(r, q)
+        for name in RETRIEVERS:  # the page's default view is explained and drawn; the rest only rank
+            answer = index.retriever(name, config).answer(q, 5 if name == DEFAULT_RETRIEVER else 10,
+                                                          explain=name == DEFAULT_RETRIEVER)
+            if answer.walk is not None:
+                subgraph_html(answer.walk, texts=texts)
 
     times = []
     for q in queries:

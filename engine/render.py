@@ -20,7 +20,7 @@ import json
 import re
 from functools import lru_cache
 
-from .graph_retriever import GraphAnswer
+from .graph_explain import GraphAnswer, SubgraphNode
 
 COLORS = {"seed": "#d62728", "alias": "#ff9896", "passage-seed": "#ff7f0e", "hit": "#1f77b4", "bridge": "#2ca02c",
           "bridge-passage": "#aec7e8"}
@@ -75,17 +75,33 @@ def layout(answer: GraphAnswer) -> dict[str, tuple[int, int]]:
     return pos
 
 
-def node_label(node, rank: dict[str, int], titles: dict[str, str]) -> str:
-    """Passages: rank, short document title and which part of the document (two passages of one
-    document must not read alike); entities: their name."""
+def node_label(node: SubgraphNode, rank: dict[str, int], titles: dict[str, str],
+               gold: frozenset[str] = frozenset()) -> str:
+    """Passages: a star when gold, rank, short document title and which part of the document (two
+    passages of one document must not read alike); entities: their name."""
     if node.id.startswith("p:"):
         pid = node.id[2:]
         doc, _, part = pid.rpartition("#")
         name = _short(titles.get(pid) or doc or pid, MAX_LABEL)
         where = f" · part {int(part) + 1}" if doc and part.isdigit() else ""
         head = f"#{rank[node.id]} " if node.id in rank else ""
-        return ("★ " if node.gold else "") + head + name + where
+        return ("★ " if pid in gold else "") + head + name + where
     return _short(node.label)
+
+
+def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str]) -> str:
+    """What a node says on hover (plain text; vis-network shows string titles as text): its role,
+    its PPR mass, and who it is — a seed's rule and weight, a passage's id, dense cosine and text."""
+    head = f"{ROLE_WORDS.get(node.kind, node.kind)} · PPR mass {node.mass:.3g}\n"
+    if node.id.startswith("e:"):
+        seed = next((s for s in answer.seeds if s.entity == node.id[2:]), None)
+        if seed is None:
+            return head + f"{node.label} — bridging entity"
+        return head + f"{seed.label} — {seed.source} seed ({seed.rule}), weight {seed.weight:.3f}"
+    pid = node.id[2:]
+    cosine = next((p.cosine for p in answer.passage_seeds if p.passage_id == pid), None)
+    extra = f" — dense seed, cosine {cosine:.3f}" if cosine is not None else ""
+    return head + f"{pid}{extra}\n{texts.get(pid, '')[:400]}"
 
 
 def _safe_json(value) -> str:
@@ -103,20 +119,23 @@ def _legend() -> str:
             '</div>')
 
 
-def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str] | None = None) -> str:
-    """The page; `height` covers the canvas and the legend strip under it (about 60 px)."""
+def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str] | None = None,
+                  texts: dict[str, str] | None = None, gold: frozenset[str] = frozenset()) -> str:
+    """The page; `height` covers the canvas and the legend strip under it (about 60 px). `titles`
+    and `texts` (passage id → document title, text) label and describe passages; `gold` passages
+    get a star and a thick border."""
     from pyvis.network import Network
 
-    titles = titles or {}
+    titles, texts = titles or {}, texts or {}
     net = Network(height=f"{height - 60}px", width="100%", directed=True, cdn_resources="in_line")
     net.templateEnv = _template_env(net.template_dir)
     rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
     pos = layout(answer)
     for n in answer.nodes:
         shape = "box" if n.id.startswith("p:") else "ellipse"
-        title = f"{ROLE_WORDS.get(n.kind, n.kind)} · PPR mass {n.mass:.3g}\n{n.title}"
-        net.add_node(n.id, label=node_label(n, rank, titles), title=title, shape=shape, x=pos[n.id][0], y=pos[n.id][1],
-                     color=COLORS.get(n.kind, "#999999"), borderWidth=3 if n.gold else 1,
+        net.add_node(n.id, label=node_label(n, rank, titles, gold), title=hover_text(n, answer, texts), shape=shape,
+                     x=pos[n.id][0], y=pos[n.id][1], color=COLORS.get(n.kind, "#999999"),
+                     borderWidth=3 if n.id[2:] in gold and n.id.startswith("p:") else 1,
                      font={"color": "#ffffff" if n.kind in ("seed", "hit", "bridge") else "#222222"})
     # edges follow the walk (seed → … → hit); path edges get a width by the heaviest path mass through them
     path_mass: dict[tuple[str, str], float] = {}

@@ -21,11 +21,10 @@ from typing import Iterable
 from urllib.parse import urlencode
 
 from .corpus import citation
-from .errors import NoSeedError
-from .graph_retriever import GraphAnswer, GraphRetriever
+from .graph_explain import GraphAnswer
 from .index import Index, SearchConfig
 from .render import COLORS, ROLE_WORDS, layout, node_label, subgraph_html
-from .retrievers import RRFRetriever, check_k, check_query
+from .retrievers import check_k, check_query
 from .text import tokenize
 
 
@@ -116,7 +115,7 @@ def _table(headers: list[str], rows: list[list[object]]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def _svg(answer: GraphAnswer, titles: dict[str, str]) -> str:
+def _svg(answer: GraphAnswer, titles: dict[str, str], gold: frozenset[str]) -> str:
     """The evidence graph as a static picture, in the same layered layout."""
     pos = layout(answer)
     if not pos:
@@ -134,7 +133,7 @@ def _svg(answer: GraphAnswer, titles: dict[str, str]) -> str:
         parts.append(f'<line x1="{xa}" y1="{ya}" x2="{xb}" y2="{yb}" stroke="#444" stroke-width="1.5"/>')
     for n in answer.nodes:
         x, y = pos[n.id]
-        label = html.escape(node_label(n, rank, titles))
+        label = html.escape(node_label(n, rank, titles, gold))
         color = COLORS.get(n.kind, "#999999")
         shape = (f'<rect x="{x - half_w + 10}" y="{y - 13}" width="{2 * half_w - 20}" height="26" rx="4" fill="{color}"/>'
                  if n.id.startswith("p:") else f'<ellipse cx="{x}" cy="{y}" rx="{half_w - 40}" ry="14" fill="{color}"/>')
@@ -156,20 +155,8 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
     titles = {p.id: p.title for p in corpus.passages}
     cites = {p.id: citation(p) for p in corpus.passages}
     gold = next((frozenset(q.gold) for q in corpus.queries if q.text.strip() == question), frozenset())
-    retriever = index.retriever(view.retriever, view.config)
-    answer, notes, why = None, (), {}
-    try:
-        if isinstance(retriever, GraphRetriever):
-            answer = retriever.explain(question, k, gold=gold, texts=texts)
-            hits = answer.hits
-        elif isinstance(retriever, RRFRetriever):
-            hits, notes = retriever.search_with_notes(question, k)
-        else:
-            hits = retriever.search(question, k)
-        if answer is None and hits:
-            why = retriever.explain_hits(question, [h.passage_id for h in hits])
-    except NoSeedError as e:
-        hits, notes = (), (str(e),)
+    answer = index.retriever(view.retriever, view.config).answer(question, k)
+    walk, hits = answer.walk, answer.hits
     g, hy = view.config.graph, view.config.hybrid
     params = [["corpus", view.corpus], ["passages", f"{len(corpus):,}"], ["retriever", view.retriever],
               ["k", k], ["α (teleport probability)", g.alpha], ["iteration cap", g.iterations],
@@ -191,37 +178,36 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
            "<h2>How it was asked</h2>", _table(["parameter", "value"], params),
            f"<p class='meta'>Reproduce this view in PathLens: append <code>{html.escape(view.link())}</code> to the "
            f"app's address. Write this report again: <code>{html.escape(view.command())}</code></p>"]
-    for n in notes:
+    for n in answer.notes:
         out.append(f"<p><strong>Note:</strong> {html.escape(n)}</p>")
     seed_label: dict[str, str] = {}
-    if answer is not None:
-        seed_label = {f"e:{s.entity}": s.label for s in answer.seeds}
-        seed_label.update({f"p:{p.passage_id}": f"dense similarity ({p.passage_id})" for p in answer.passage_seeds})
+    if walk is not None:
+        seed_label = {f"e:{s.entity}": s.label for s in walk.seeds}
+        seed_label.update({f"p:{p.passage_id}": f"dense similarity ({p.passage_id})" for p in walk.passage_seeds})
         out.append("<h2>Seeds: where the walk restarts</h2>")
-        if answer.seeds:
+        if walk.seeds:
             out.append(_table(["entity", "rule", "weight", "passages it occurs in", "from"],
                               [[s.label, s.rule if s.source == "query" else f"alias ({s.rule})", f"{s.weight:.4f}",
-                                s.passages, s.via] for s in answer.seeds]))
-        if answer.passage_seeds:
+                                s.passages, s.via] for s in walk.seeds]))
+        if walk.passage_seeds:
             out.append(_table(["passage seed", "title", "cosine", "weight"],
                               [[p.passage_id, titles[p.passage_id], f"{p.cosine:.3f}", f"{p.weight:.4f}"]
-                               for p in answer.passage_seeds]))
-        for amb in answer.ambiguous:
+                               for p in walk.passage_seeds]))
+        for amb in walk.ambiguous:
             out.append(f"<p><strong>Ambiguous:</strong> “{html.escape(amb.term)}” is defined in "
                        f"{len({d for d, _ in amb.meanings})} documents as different names; none was seeded for it.</p>")
         out.append("<h2>Evidence graph</h2><p class='meta'>Left to right: seeds, the passages they lead to, bridging "
                    "entities, further passages. " + " · ".join(f"<span style='color:{COLORS[r]}'>■</span> "
                                                               f"{html.escape(ROLE_WORDS[r])}" for r in COLORS) + "</p>")
-        page = subgraph_html(answer, titles=titles, height=560)
+        page = subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=560)
         out.append(f"<iframe sandbox='allow-scripts' height='580' srcdoc=\"{html.escape(page, quote=True)}\">"
                    "</iframe>")
-        out.append("<p class='meta'>The same graph as a static picture:</p>" + _svg(answer, titles))
-    explained = {e.hit.passage_id: e for e in answer.explanations} if answer is not None else {}
+        out.append("<p class='meta'>The same graph as a static picture:</p>" + _svg(walk, titles, gold))
     out.append(f"<h2>Top {len(hits)} passage{'s' if len(hits) != 1 else ''} · {html.escape(view.retriever)}</h2>")
     if not hits:
         out.append("<p>No passage was returned.</p>")
     for h in hits:
-        e = explained.get(h.passage_id)
+        e = answer.why.get(h.passage_id) if walk is not None else None  # a walk's per-seed shares and paths
         mark = " · <span class='gold'>★ gold</span>" if h.passage_id in gold else ""
         out.append(f"<div class='hit'><div><strong>{h.rank}.</strong> <code>{html.escape(h.passage_id)}</code> · "
                    f"{html.escape(cites[h.passage_id])} · score {h.score:.5g}{mark}</div>")
@@ -232,8 +218,8 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
             out.append(f"<div class='meta'>Seed shares: {shares}</div>")
             for p in e.paths:
                 out.append(f"<div class='meta'>Evidence path: {html.escape(p.words())} (mass {p.mass:.2e})</div>")
-        elif h.passage_id in why:
-            out.append(f"<div class='meta'>Why: {html.escape(why[h.passage_id].words())}</div>")
+        elif h.passage_id in answer.why:
+            out.append(f"<div class='meta'>Why: {html.escape(answer.why[h.passage_id].words())}</div>")
         terms = marked_terms(e.matched_entities if e is not None else None, texts[h.passage_id], question)
         out.append(f"<p>{highlight(texts[h.passage_id], terms)}</p></div>")
     out.append("</body></html>")

@@ -1,14 +1,16 @@
 """The retriever protocol and the non-graph retrievers: BM25, TF-IDF, dense, RRF.
 
-Every retriever is built once over a corpus and then answers `search(query, k)` with a
-ranked tuple of `Hit`s. Ties are broken by corpus order, so rankings are deterministic.
+Every retriever is built once over a corpus. `search(query, k)` ranks: a tuple of `Hit`s, ties
+broken by corpus order, so rankings are deterministic. `answer(question, k)` gives the one
+`Answer` every caller reads (hits, notes, explanations), and `answer_batch` many at once.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from typing import Callable, Protocol, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 from rank_bm25 import BM25Okapi
@@ -92,15 +94,50 @@ class Explanation(Protocol):
     def words(self) -> str: ...
 
 
+@dataclass(frozen=True, eq=False)
+class Answer:
+    """One question's answer, in the same shape from every retriever: what the Query page, the
+    `query` command, the report and evaluation read, so none of them asks which retriever it has."""
+
+    retriever: str
+    question: str
+    hits: tuple[Hit, ...]
+    notes: tuple[str, ...] = ()  # what the reader should know: no seed, a fused member that found nothing
+    no_seed: bool = False  # the graph walk had nowhere to start; `hits` is empty and a note says why
+    why: Mapping[str, Explanation] = field(default_factory=lambda: MappingProxyType({}))  # per hit, when explained
+    walk: "GraphAnswer | None" = None  # graph retrievers, when explained: seeds, shares, paths, subgraph
+
+
 class Retriever(Protocol):
-    """Every retriever ranks; `explain_hits` says, in the retriever's own terms, why each of the
-    given passages scored as it did (a retriever may leave a passage out: nothing to say)."""
+    """Every retriever ranks (`search`), answers (`answer`, `answer_batch`), and says in its own
+    terms why each of the given passages scored as it did (`explain_hits`; a retriever may leave a
+    passage out: nothing to say)."""
 
     name: str
 
     def search(self, query: str, k: int) -> tuple[Hit, ...]: ...
 
+    def answer(self, question: str, k: int, explain: bool = True) -> Answer: ...
+
+    def answer_batch(self, questions: Sequence[str], k: int) -> tuple[Answer, ...]: ...
+
     def explain_hits(self, query: str, passage_ids: Sequence[str]) -> dict[str, Explanation]: ...
+
+
+class Answers:
+    """The answer forms a retriever gets for free: `answer` ranks with `search` and explains the
+    hits with `explain_hits`; `answer_batch` (no explanations) is a plain loop. A retriever that
+    can do better (a batched product, notes of its own) overrides either."""
+
+    name: str
+
+    def answer(self, question: str, k: int, explain: bool = True) -> Answer:
+        hits = self.search(question, k)
+        why = self.explain_hits(question, [h.passage_id for h in hits]) if explain and hits else {}
+        return Answer(self.name, question, hits, why=MappingProxyType(why))
+
+    def answer_batch(self, questions: Sequence[str], k: int) -> tuple[Answer, ...]:
+        return tuple(self.answer(q, k, explain=False) for q in questions)
 
 
 MAX_QUERY_CHARS = 2000
@@ -149,7 +186,7 @@ def hits_from_scores(name: str, ids: Sequence[str], scores: np.ndarray, k: int,
 # ---------------------------------------------------------------- BM25
 
 
-class BM25Retriever:
+class BM25Retriever(Answers):
     """BM25 with rank-bm25's BM25Okapi statistics (k1=1.5, b=0.75, epsilon=0.25) over
     `text.tokenize` tokens, scored as a sparse product.
 
@@ -199,12 +236,14 @@ class BM25Retriever:
         return self.scores_batch([query])[0][:, 0]
 
     def search(self, query: str, k: int) -> tuple[Hit, ...]:
-        return self.search_batch([query], k)[0]
+        return self.answer_batch([query], k)[0].hits
 
-    def search_batch(self, queries: Sequence[str], k: int) -> list[tuple[Hit, ...]]:
+    def answer_batch(self, questions: Sequence[str], k: int) -> tuple[Answer, ...]:
+        """All questions as one passage × term product; each answer's hits equal `search`'s."""
         k = check_k(k)
-        S, keep = self.scores_batch(queries)
-        return [hits_from_scores(self.name, self.ids, S[:, j], k, keep[:, j]) for j in range(len(queries))]
+        S, keep = self.scores_batch(questions)
+        return tuple(Answer(self.name, q, hits_from_scores(self.name, self.ids, S[:, j], k, keep[:, j]))
+                     for j, q in enumerate(questions))
 
     def explain_hits(self, query: str, passage_ids: Sequence[str]) -> dict[str, LexicalExplanation]:
         """Each matched term's part of each passage's score: its count in the question times its
@@ -230,7 +269,7 @@ def _given_tokens(tokens: Sequence[str]) -> Sequence[str]:
     return tokens
 
 
-class TfidfRetriever:
+class TfidfRetriever(Answers):
     """Cosine over L2-normalised TF-IDF vectors: raw term counts times the smoothed idf
     ln((1 + N) / (1 + df)) + 1, the closed-pool lexical baseline. scikit-learn's CountVectorizer and
     TfidfTransformer (its TfidfVectorizer in two steps, so the raw counts stay for the explanation)
@@ -290,7 +329,7 @@ class TfidfRetriever:
 # ---------------------------------------------------------------- dense
 
 
-class DenseRetriever:
+class DenseRetriever(Answers):
     """all-MiniLM-L6-v2 embeddings, L2-normalised, ranked by cosine (a dot product)."""
 
     name = "dense"
@@ -318,12 +357,14 @@ class DenseRetriever:
         ranked = sorted(zip(pos.tolist(), sims.tolist()), key=lambda ps: (-ps[1], ps[0]))
         return tuple(Hit(self.ids[i], float(s), r, self.name) for r, (i, s) in enumerate(ranked, start=1))
 
-    def search_batch(self, queries: Sequence[str], k: int) -> list[tuple[Hit, ...]]:
-        """Exact, always: evaluation reads this, and its numbers must not depend on an approximation."""
+    def answer_batch(self, questions: Sequence[str], k: int) -> tuple[Answer, ...]:
+        """Exact, always: evaluation reads this, and its numbers must not depend on an approximation.
+        The questions are encoded together; one product per question, as `scores` does."""
         k = check_k(k)
-        q = self._encode([check_query(x) for x in queries])
-        # one product per question, as `scores` does: the same bits as an exact search of each
-        return [hits_from_scores(self.name, self.ids, (self.embeddings @ row).astype(np.float64), k) for row in q]
+        q = self._encode([check_query(x) for x in questions])
+        return tuple(Answer(self.name, text, hits_from_scores(self.name, self.ids,
+                                                             (self.embeddings @ row).astype(np.float64), k))
+                     for text, row in zip(questions, q))
 
     def explain_hits(self, query: str, passage_ids: Sequence[str], top: int = 2) -> dict[str, DenseExplanation]:
         """The sentences of each passage most similar to the question, with their cosines. The
@@ -371,7 +412,7 @@ class RRFConfig:
             raise PathLensError(f"RRF depth must be at least 1, got {self.depth}")
 
 
-class RRFRetriever:
+class RRFRetriever(Answers):
     """Reciprocal Rank Fusion (Cormack et al., 2009): score(d) = Σ_r w_r / (k + rank_r(d)).
 
     A graph member that finds no query entity contributes nothing (`search_with_notes`
@@ -406,6 +447,11 @@ class RRFRetriever:
 
     def search(self, query: str, k: int) -> tuple[Hit, ...]:
         return self.search_with_notes(query, k)[0]
+
+    def answer(self, question: str, k: int, explain: bool = True) -> Answer:
+        hits, notes = self.search_with_notes(question, k)
+        why = self.explain_hits(question, [h.passage_id for h in hits]) if explain and hits else {}
+        return Answer(self.name, question, hits, notes, why=MappingProxyType(why))
 
     def explain_hits(self, query: str, passage_ids: Sequence[str]) -> dict[str, RRFExplanation]:
         """Each member's rank of each passage and its vote w / (k + rank); the votes sum to the

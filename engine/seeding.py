@@ -18,6 +18,9 @@ Without specificity every matched name weighs the same (the Aethel paper's unifo
 Defined terms are scoped to their document: when the question's term is defined in several
 documents as different names ("the Fund" in eighty fund reports), BCT does not spread the
 term over all of them; the seeding reports the ambiguity and which name each document means.
+
+Passage seeds (the hybrid retrievers) come from dense similarity to the question, optionally
+mixed with BM25 (`PassageSeeder`).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from .aliases import AliasTable
 from .entities import COMMON_CAPS
 from .errors import PathLensError
 from .graph import EntityGraph
-from .retrievers import check_query
+from .retrievers import BM25Retriever, DenseRetriever, check_query, top_k
 from .text import STOPWORDS, name_tokens
 
 RULES = ("extracted", "containment", "vocabulary")  # query rules, strongest first; aliases carry their table rule
@@ -204,3 +207,77 @@ class Seeder:
         for seed in seeds:
             s[self._index[seed.entity]] = seed.weight
         return s
+
+
+# ---------------------------------------------------------------- passage seeds (hybrid)
+
+
+@dataclass(frozen=True)
+class HybridParams:
+    """Passage seeds from dense similarity (the hybrid retrievers)."""
+
+    passage_weight: float = 0.75  # w: the passage seeds' share of the personalization vector
+    tau: float = 0.05  # τ: softmax temperature over cosines
+    top: int = 20  # how many of the most similar passages are seeded
+    lexical: float = 0.0  # λ: the share of passage seeds taken from BM25 instead of dense similarity
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.passage_weight <= 1:
+            raise PathLensError(f"passage-seed weight w must be between 0 and 1, got {self.passage_weight}")
+        if not 0 <= self.lexical <= 1:
+            raise PathLensError(f"lexical share λ must be between 0 and 1, got {self.lexical}")
+        if not self.tau > 0:
+            raise PathLensError(f"temperature τ must be positive, got {self.tau}")
+        if isinstance(self.top, bool) or not isinstance(self.top, (int, np.integer)) or self.top < 1:
+            raise PathLensError(f"passage seeds (top) must be a whole number of at least 1, got {self.top!r}")
+
+
+@dataclass(frozen=True)
+class PassageSeed:
+    passage_id: str
+    weight: float  # share of the personalization vector
+    cosine: float  # dense similarity to the question
+
+
+class PassageSeeder:
+    """The hybrid's passage seeds: a softmax at temperature τ over the top passages by cosine,
+    optionally mixed with a softmax over the top passages by BM25 (share λ).
+
+    BM25 scores have no fixed scale, so they are divided by the best one before the softmax,
+    whose temperature is then `LEXICAL_TAU`; each part's weights sum to its share."""
+
+    LEXICAL_TAU = 0.2  # over BM25 scores / the best score; chosen on the data room
+
+    def __init__(self, dense: DenseRetriever, params: HybridParams, bm25: BM25Retriever | None = None):
+        if params.lexical > 0 and bm25 is None:
+            raise PathLensError("lexical passage seeds (λ > 0) need the BM25 index")
+        self.dense = dense
+        self.bm25 = bm25
+        self.params = params
+
+    @staticmethod
+    def _softmax_top(scores: np.ndarray, top: int, tau: float) -> tuple[np.ndarray, np.ndarray]:
+        best = top_k(scores, top)
+        z = np.exp((scores[best] - scores[best[0]]) / tau)
+        return best, z / z.sum()
+
+    def seeds(self, query: str) -> tuple[PassageSeed, ...]:
+        c = self.dense.scores(query)
+        if c.size == 0:
+            return ()
+        lam = self.params.lexical
+        weight = np.zeros(c.size)
+        if lam < 1:
+            best, z = self._softmax_top(c, self.params.top, self.params.tau)
+            weight[best] += (1 - lam) * z
+        if lam > 0:
+            b = self.bm25.scores(query)
+            if b.max() > 0:
+                best, z = self._softmax_top(b / b.max(), self.params.top, self.LEXICAL_TAU)
+                weight[best] += lam * z
+            elif lam == 1:
+                return ()
+        weight /= weight.sum()
+        # in the order of weight, ties by corpus order, so the table reads best first
+        order = np.lexsort((np.arange(c.size), -weight))[:np.count_nonzero(weight)]
+        return tuple(PassageSeed(self.dense.ids[i], float(weight[i]), float(c[i])) for i in order)

@@ -9,8 +9,7 @@ import plotly.express as px
 import streamlit as st
 
 from engine.corpus import page_number
-from engine.errors import NoSeedError, PathLensError
-from engine.graph_retriever import GraphRetriever
+from engine.errors import PathLensError
 from engine.evaluate import evaluate
 from engine.catalog import CATALOG, PARAMS
 from engine.index import search_config
@@ -83,8 +82,12 @@ if question.strip():
     errors: dict[str, str] = {}
     for name in names:
         try:
-            rankings[name] = [h.passage_id for h in index.retriever(name, config).search(question, k)]
-        except (NoSeedError, PathLensError) as e:
+            answer = index.retriever(name, config).answer(question, k, explain=False)
+            if answer.no_seed:
+                errors[name] = answer.notes[0]
+            else:
+                rankings[name] = [h.passage_id for h in answer.hits]
+        except PathLensError as e:
             errors[name] = str(e)
         except Exception as e:  # one broken retriever must not take the others down
             errors[name] = f"{type(e).__name__}: {e}"
@@ -121,29 +124,14 @@ if question.strip():
         pick = st.selectbox("Passage ranked by some and not others", disagree, key="cmp_why",
                             format_func=lambda pid: f"{pid} — {titles[pid]}")
         for name in ok:
-            r = index.retriever(name, config)
             ranked = pick in rankings[name]
             where = f"rank {rankings[name].index(pick) + 1}" if ranked else f"not in its top {k}"
-            if isinstance(r, GraphRetriever):
-                try:
-                    full = {h.passage_id: h for h in r.search(question, len(corpus))}
-                except NoSeedError:
-                    full = {}
-                if ranked:
-                    e = next(x for x in r.explain(question, k).explanations if x.hit.passage_id == pick)
-                    labels = {f"e:{s.entity}": s.label for s in r.personalize(question).seeds}
-                    top = sorted(e.seed_shares, key=lambda sv: -sv[1])[:3]
-                    reason = "its seeds: " + ", ".join(
-                        f"{labels.get(sid, 'dense similarity')} {v:.0%}" for sid, v in top)
-                    if e.paths:
-                        reason += f"; path {e.paths[0].words()}"
-                elif pick in full:
-                    reason = f"the walk reaches it only at rank {full[pick].rank} (score {full[pick].score:.3g})"
-                else:
-                    reason = "the walk never reaches it from the question's seeds"
+            # every retriever says why in its own terms: term shares, nearest sentences, votes, seeds and paths
+            why = index.retriever(name, config).explain_hits(question, [pick]).get(pick)
+            if why is None:
+                reason = "it does not reach this passage at all (no shared word, no path from the question's seeds)"
             else:
-                why = r.explain_hits(question, [pick])
-                reason = why[pick].words() if pick in why else "no explanation"
+                reason = why.words()
             st.markdown(f"**{name}** · {where}")
             st.caption(reason)
 

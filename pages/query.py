@@ -10,13 +10,11 @@ import streamlit as st
 
 from engine.catalog import CATALOG, DEFAULT_RETRIEVER, PARAMS
 from engine.corpus import citation
-from engine.errors import NoSeedError, PathLensError
-from engine.graph_retriever import GraphRetriever
+from engine.errors import PathLensError
 from engine.index import search_config
 from engine.render import subgraph_html
-from engine.retrievers import MAX_QUERY_CHARS, RRFConfig, RRFRetriever
+from engine.retrievers import MAX_QUERY_CHARS, RRFConfig
 from engine.report import ReportView, build_report, marked_terms
-from engine.text import normalize_name, tokenize
 from ui.common import show_table, frame, downloads, ensure, escape_markdown, gold_of, highlight, param, param_in_range, set_params, stages_for
 
 # one selector entry per retriever without aliases; the BCT toggle turns ppr-X into bct-X
@@ -188,26 +186,17 @@ removed_passages = list(st.session_state.get("wi_passages", []))
 set_params(without=";".join(removed_entities) or None, without_passages=";".join(removed_passages) or None)
 try:
     view = index.without(removed_passages, removed_entities) if removed_entities or removed_passages else index
-    retriever = view.retriever(name, config)
-    if isinstance(retriever, GraphRetriever):
-        answer = retriever.explain(question, int(k), gold=gold, texts=texts)
-        hits, notes = answer.hits, ()
-    elif isinstance(retriever, RRFRetriever):
-        answer = None
-        hits, notes = retriever.search_with_notes(question, int(k))
-    else:
-        answer = None
-        hits, notes = retriever.search(question, int(k)), ()
-except NoSeedError as e:
-    st.warning(f"No hits. {e}.")
-    what_if_widgets([], [])
-    st.stop()
+    answer = view.retriever(name, config).answer(question, int(k))
 except PathLensError as e:
     st.error(str(e))
     what_if_widgets([], [])
     st.stop()
-
-for n in notes:
+hits, walk = answer.hits, answer.walk
+if answer.no_seed:
+    st.warning(f"No hits. {answer.notes[0]}.")
+    what_if_widgets([], [])
+    st.stop()
+for n in answer.notes:
     st.info(f"RRF member gave nothing: {n}")
 if not hits:
     st.warning(f"{name} returned no passage for this question (no passage shares a term or entity with it).")
@@ -215,15 +204,15 @@ if not hits:
 
 # ---------------------------------------------------------------- graph explanation
 seed_label: dict[str, str] = {}
-if answer is not None:
+if walk is not None:
     st.subheader("Seeds: where the walk restarts")
-    seed_label = {f"e:{s.entity}": s.label for s in answer.seeds}
-    seed_label.update({f"p:{p.passage_id}": f"dense similarity ({p.passage_id})" for p in answer.passage_seeds})
-    if answer.seeds:
+    seed_label = {f"e:{s.entity}": s.label for s in walk.seeds}
+    seed_label.update({f"p:{p.passage_id}": f"dense similarity ({p.passage_id})" for p in walk.passage_seeds})
+    if walk.seeds:
         seeds_df = pd.DataFrame([{"entity": s.label,
                                   "rule": s.rule if s.source == "query" else f"alias ({s.rule})",
                                   "weight": round(s.weight, 4),
-                                  "passages": s.passages, "from": s.via} for s in answer.seeds])
+                                  "passages": s.passages, "from": s.via} for s in walk.seeds])
         show_table(seeds_df, hide_index=True, width="stretch", column_config={
             "rule": st.column_config.TextColumn("rule", help="extracted: the extractor found the name; containment: "
                                                 "an extracted name inside or around a graph entity; vocabulary: a graph "
@@ -231,28 +220,27 @@ if answer is not None:
             "weight": st.column_config.NumberColumn("weight", help="share of the restart mass", format="%.4f"),
             "passages": st.column_config.NumberColumn("passages", help="passages the entity occurs in; seeds weigh "
                                                       "1 / this (specificity), so generic names weigh little")})
-    if answer.passage_seeds:
+    if walk.passage_seeds:
         source = ("most similar to the question by dense embeddings" if config.hybrid.lexical == 0 else
                   f"most similar to the question by dense embeddings ({1 - config.hybrid.lexical:.0%}) and by BM25 "
                   f"({config.hybrid.lexical:.0%})")
-        st.caption(f"Passage seeds: the {len(answer.passage_seeds)} passages {source} take "
-                   f"{sum(p.weight for p in answer.passage_seeds):.0%} of the restart mass, each in proportion to "
+        st.caption(f"Passage seeds: the {len(walk.passage_seeds)} passages {source} take "
+                   f"{sum(p.weight for p in walk.passage_seeds):.0%} of the restart mass, each in proportion to "
                    "a softmax of its similarity.")
         show_table(pd.DataFrame([{"passage": p.passage_id, "title": titles[p.passage_id],
                                     "cosine": round(p.cosine, 4), "weight": round(p.weight, 4)}
-                                   for p in answer.passage_seeds]), hide_index=True, width="stretch", height=200)
-    if answer.unmatched:
-        st.caption("Names in the question that are not in the graph: " + ", ".join(answer.unmatched))
-    covered = {t for s in answer.seeds for t in (s.entity.split() + s.via.split())}
-    ignored = [w for w in dict.fromkeys(tokenize(question)) if normalize_name(w) not in covered]
+                                   for p in walk.passage_seeds]), hide_index=True, width="stretch", height=200)
+    if walk.unmatched:
+        st.caption("Names in the question that are not in the graph: " + ", ".join(walk.unmatched))
+    ignored = walk.uncovered_words()
     if ignored:
-        reader = ("the passage seeds read them, through dense similarity" if answer.passage_seeds else
+        reader = ("the passage seeds read them, through dense similarity" if walk.passage_seeds else
                   "bm25 and dense read every word, and a hybrid graph retriever seeds passages from them")
-        steer = (f"they steer {name}'s walk only through its passage seeds" if answer.passage_seeds else
+        steer = (f"they steer {name}'s walk only through its passage seeds" if walk.passage_seeds else
                  f"they do not steer {name}'s walk at all")
         st.info(f"Words of the question that no entity seed covers, so {steer}: {', '.join(ignored)}. "
                 f"Here {reader}.")
-    for amb in answer.ambiguous:
+    for amb in walk.ambiguous:
         docs = sorted({d for d, _ in amb.meanings})
         listing = "; ".join(f"{doc} → {nm}" for doc, nm in amb.meanings[:12])
         more = f"; and {len(amb.meanings) - 12} more" if len(amb.meanings) > 12 else ""
@@ -263,18 +251,18 @@ if answer is not None:
     st.caption("Left to right: the question's seeds, the passages they lead to, the entities that bridge to "
                "further passages, and those passages. #n is a passage's rank; ★ marks a gold passage. Hover a "
                "node for its text; click a ranked passage to trace its paths; scroll to zoom.")
-    st.iframe(subgraph_html(answer, titles=titles, height=620), height=640)
+    st.iframe(subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=620), height=640)
     with st.expander("How the walk converged: the PPR residual per iteration"):
-        fig = go.Figure(go.Scatter(x=list(range(1, len(answer.residuals) + 1)), y=list(answer.residuals),
+        fig = go.Figure(go.Scatter(x=list(range(1, len(walk.residuals) + 1)), y=list(walk.residuals),
                                    mode="lines+markers", name="L1 change"))
         fig.update_layout(yaxis_type="log", xaxis_title="iteration", yaxis_title="‖pₜ₊₁ − pₜ‖₁", height=320,
                           margin=dict(l=10, r=10, t=10, b=10))
         st.plotly_chart(fig, width="stretch", key="residuals")
-        st.caption(f"{answer.iterations} iterations run at α = {alpha:.2f}; the change shrinks by about (1 − α) "
+        st.caption(f"{walk.iterations} iterations run at α = {alpha:.2f}; the change shrinks by about (1 − α) "
                    "each step, so a larger α converges faster and keeps the walk nearer its seeds.")
 
 # ---------------------------------------------------------------- what-if
-labels = [s.label for s in answer.seeds] + [n.label for n in answer.nodes if n.kind == "bridge"] if answer else []
+labels = [s.label for s in walk.seeds] + [n.label for n in walk.nodes if n.kind == "bridge"] if walk else []
 what_if_widgets(labels, [h.passage_id for h in hits])
 
 # rank arrows against the previous view of the same question (what-if, α, β or any other change)
@@ -300,11 +288,11 @@ if before is not None:
     if gone:
         st.caption("Gone from the top since the previous view: " + ", ".join(gone))
 rows = []
-explained = {e.hit.passage_id: e for e in answer.explanations} if answer is not None else {}
-# lexical, dense and RRF hits explain themselves in their own terms (term shares, nearest sentences, votes)
-why = retriever.explain_hits(question, [h.passage_id for h in hits]) if answer is None else {}
+# a walk explains a hit by per-seed shares and paths; lexical, dense and RRF hits in their own terms
+# (term shares, nearest sentences, votes)
+why = answer.why
 for h in hits:
-    e = explained.get(h.passage_id)
+    e = why.get(h.passage_id) if walk is not None else None
     row = {"rank": h.rank, "passage_id": h.passage_id, "score": h.score, "gold": h.passage_id in gold,
            "source": citation(passage_of[h.passage_id])}
     if e is not None:
@@ -322,7 +310,7 @@ for h in hits:
             dense_share = sum(v for s, v in shares if s.startswith("p:"))
             named = [f"{seed_label[s]} {v:.0%}" for s, v in shares if s.startswith("e:") and v >= 0.005]
             st.caption("Seed shares: " + ", ".join(named + ([f"dense similarity to the question {dense_share:.0%}"]
-                                                             if answer.passage_seeds else [])))
+                                                             if walk.passage_seeds else [])))
             top_seed, top_share = max(e.seed_shares, key=lambda sv: sv[1])
             owed = ("its own dense similarity to the question" if top_seed == f"p:{h.passage_id}"
                     else seed_label[top_seed])

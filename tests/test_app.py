@@ -203,7 +203,9 @@ def test_compare_page_side_by_side_and_metrics():
     pick = at.selectbox(key="cmp_why")
     assert pick.options and pick.options[0].startswith(pick.value + " — ")
     reasons = [c.value for c in at.caption]
-    assert any(r.startswith("its seeds:") or r.startswith("the walk") for r in reasons)  # a graph retriever's
+    # a graph retriever's: its rank in the walk, seed shares and heaviest path (or why it never arrives)
+    assert any(re.match(r"rank \d+ in the walk; its seeds: .+ \d+%", r) or r.startswith("it does not reach")
+               for r in reasons), reasons
     assert any("(×" in r and "idf" in r for r in reasons) or any(r == "no question word is in this passage"
                                                                   for r in reasons)  # bm25's terms
     at.button(key="run_eval").click().run()
@@ -347,9 +349,9 @@ def test_a_toy_retriever_added_through_the_catalog_alone_reaches_the_cli_and_the
     """Adding a retriever is one catalog entry plus its class: no other file changes."""
     from engine import catalog
     from engine.cli import main
-    from engine.retrievers import Hit, check_k
+    from engine.retrievers import Answers, Hit, check_k
 
-    class LongestFirst:
+    class LongestFirst(Answers):  # `Answers` gives it `answer` and `answer_batch` from `search`
         name = "longest"
 
         def __init__(self, index):

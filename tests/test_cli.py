@@ -67,7 +67,8 @@ def test_query_graph_json(capsys):
     assert code == 0
     data = json.loads(out)
     assert len(data["hits"]) == 3 and len(data["residuals"]) == 15
-    assert data["seeds"] and all("seed_shares" in h and "evidence_paths" in h for h in data["hits"])
+    assert data["seeds"] and all("seed_shares" in h["explanation"] and "evidence_paths" in h["explanation"]
+                                 for h in data["hits"])
     assert data["config"]["graph"]["alpha"] == 0.2
 
 

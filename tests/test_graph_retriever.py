@@ -85,7 +85,7 @@ def test_search_scores_are_bit_identical_to_the_full_ppr_of_explain(tiny, name, 
         except NoSeedError:
             continue
         assert hits == r.explain(q, 5).hits
-        assert r.search_batch([q], 5)[0] == hits
+        assert r.answer_batch([q], 5)[0].hits == hits
 
 
 def _fresh_ppr(graph, node: str, alpha: float, iterations: int) -> np.ndarray:
@@ -239,7 +239,7 @@ def test_evidence_paths_are_the_heaviest_of_every_one_and_two_hop_path(core_inde
 def test_hybrid_contributions_of_entity_and_passage_seeds_sum_to_the_score(tiny):
     """The hybrid seeds entities and passages; each hit's score still splits exactly over both
     kinds of seed: Σᵢ sᵢ·PPR(seedᵢ)[hit] = score to 1e-12, PPR(seedᵢ) run afresh per seed."""
-    from engine.graph_retriever import HybridParams
+    from engine.seeding import HybridParams
 
     config = SearchConfig(hybrid=HybridParams(passage_weight=0.6, tau=0.1, top=3))
     r = Index(tiny).retriever("hybrid-regex", config)
@@ -259,7 +259,7 @@ def test_hybrid_contributions_of_entity_and_passage_seeds_sum_to_the_score(tiny)
         assert sum(c for _, c in e.contributions) == pytest.approx(e.hit.score, abs=1e-12, rel=0)
     # search (the half-cost kernel) and the batch agree with the full iteration to the last bit
     assert r.search("Who lends to Brightwater Logistics?", 5) == ans.hits
-    assert r.search_batch(["Who lends to Brightwater Logistics?", "nothing named"], 5)[0] == ans.hits
+    assert r.answer_batch(["Who lends to Brightwater Logistics?", "nothing named"], 5)[0].hits == ans.hits
 
 
 def test_hybrid_seeds_every_question_and_paths_start_at_passage_seeds(tiny):

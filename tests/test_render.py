@@ -13,19 +13,35 @@ def hostile_answer():
              "Brightwater Logistics hired Elliot Park </script><script>alert(2)</script>."]
     corpus = Corpus("evil", tuple(Passage(f"p{i}", f"d{i}", "", t) for i, t in enumerate(texts)), ())
     r = Index(corpus).retriever("ppr-regex")
-    return r.explain("Calder Bank", 2, texts={p.id: p.text for p in corpus.passages})
+    return r.explain("Calder Bank", 2), {p.id: p.text for p in corpus.passages}
 
 
 def test_subgraph_html_is_self_contained_escaped_and_repeatable():
-    ans = hostile_answer()
-    page = subgraph_html(ans)
-    assert page == subgraph_html(ans)  # the shared template environment changes nothing between renders
+    ans, texts = hostile_answer()
+    page = subgraph_html(ans, texts=texts)
+    assert page == subgraph_html(ans, texts=texts)  # the shared template environment changes nothing between renders
     assert "vis-network" in page or "vis.Network" in page
     assert not re.search(r'(?:src|href)="https?://', page)  # nothing fetched from the network
     for node in ans.nodes:
         assert node.id in page
     assert "<img src=x" not in page and "</script><script>alert(2)" not in page
     assert "alert(1)" in page  # the text is there, but only as inert, escaped data
+
+
+def test_hover_text_and_gold_marks_are_the_renderers():
+    from engine.render import hover_text, node_label
+
+    ans, texts = hostile_answer()
+    nodes = {n.id: n for n in ans.nodes}
+    seed = nodes["e:calder bank"]
+    assert hover_text(seed, ans, texts).startswith("question entity (seed) · PPR mass ")
+    assert "Calder Bank — query seed (" in hover_text(seed, ans, texts)
+    hit = nodes["p:p0"]
+    assert hover_text(hit, ans, texts).endswith("p0\n" + texts["p0"][:400])
+    assert node_label(hit, {"p:p0": 1}, {}, frozenset({"p0"})) == "★ #1 p0"
+    assert node_label(hit, {"p:p0": 1}, {}) == "#1 p0"
+    page = subgraph_html(ans, texts=texts, gold=frozenset({"p0"}))
+    assert '"label": "\\u2605 #1 p0"' in page  # the star, as JSON writes it
 
 
 def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys):

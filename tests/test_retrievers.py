@@ -41,7 +41,7 @@ def test_bm25_scores_equal_rank_bm25():
 def test_bm25_batch_is_bit_identical_to_single_queries():
     r = BM25Retriever(IDS, [tokenize(d) for d in DOCS])
     queries = ["leverage covenant", "limited partner capital", "weather", "nothing matches"]
-    assert r.search_batch(queries, 3) == [r.search(q, 3) for q in queries]
+    assert [a.hits for a in r.answer_batch(queries, 3)] == [r.search(q, 3) for q in queries]
     assert r.search("nothing matches", 3) == ()
 
 
@@ -268,5 +268,5 @@ def test_dense_search_uses_the_ann_index_and_evaluation_stays_exact(core_index):
     q = "Which bank is administrative agent on the Brightwater credit facility?"
     assert [(h.passage_id, round(h.score, 5)) for h in approx.search(q, 5)] == \
         [(h.passage_id, round(h.score, 5)) for h in exact.search(q, 5)]  # a small graph is searched whole
-    batch = approx.search_batch([q, "Who is the CFO?"], 5)
-    assert batch[0] == exact.search(q, 5) and batch[1] == exact.search("Who is the CFO?", 5)  # exact, bit for bit
+    batch = approx.answer_batch([q, "Who is the CFO?"], 5)
+    assert batch[0].hits == exact.search(q, 5) and batch[1].hits == exact.search("Who is the CFO?", 5)  # exact, bit for bit

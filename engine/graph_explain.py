@@ -1,0 +1,242 @@
+"""Why a graph retriever ranked each passage: per-seed shares, evidence paths, the subgraph they span.
+
+PPR is linear in its seed vector, so every hit's score is exactly Σᵢ sᵢ·PPR(seedᵢ)[hit]: the same
+iterations run from each one-hot seed give each seed's contribution, entity and passage seeds alike
+(tested to 1e-12 against the score). Evidence paths are the heaviest one- and two-hop routes from a
+seed to a hit, read off the graph's CSR blocks (checked against a brute-force enumeration). The
+subgraph is structure only, nodes by role with their PPR mass and edges marked when on a path; its
+labels, hover text, gold marks and colours are the renderer's (engine.render).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import numpy as np
+
+from .retrievers import Hit, check_k
+from .seeding import PassageSeed, Seed
+from .text import normalize_name, tokenize
+
+
+def _top_candidates(masses: np.ndarray, valid: np.ndarray, keep: int) -> np.ndarray:
+    """Indices of the valid masses that can still be among the `keep` heaviest, ties at the
+    cut included, so a hub entity's thousands of passages never become path objects."""
+    idx = np.flatnonzero(valid)
+    if keep < 1:
+        return idx[:0]
+    if idx.size > keep:
+        kth = np.partition(masses[idx], idx.size - keep)[idx.size - keep]
+        idx = idx[masses[idx] >= kth]
+    return idx
+
+
+@dataclass(frozen=True)
+class EvidencePath:
+    nodes: tuple[str, ...]  # display labels along the path: seed, passage[, bridge, passage]
+    node_ids: tuple[str, ...]  # "e:<key>" / "p:<passage id>"
+    mass: float  # seed weight × product of transition probabilities along the path
+
+    def words(self) -> str:
+        return " → ".join(self.nodes)
+
+
+@dataclass(frozen=True)
+class HitExplanation:
+    hit: Hit
+    contributions: tuple[tuple[str, float], ...]  # (seed node id, sᵢ·PPR(seedᵢ)[hit]); sums to the score
+    paths: tuple[EvidencePath, ...]
+    matched_entities: tuple[str, ...]  # display forms of seed/alias entities in this passage
+    seed_names: tuple[str, ...] = ()  # each contribution's seed as a reader names it, in the same order
+
+    @property
+    def passage_id(self) -> str:
+        return self.hit.passage_id
+
+    @property
+    def score(self) -> float:
+        return self.hit.score
+
+    def words(self) -> str:
+        """In one line, as the other retrievers' explanations: its rank in the whole walk, the seeds
+        it owes most to, and its heaviest evidence path."""
+        top = sorted(zip(self.seed_names, self.seed_shares), key=lambda x: -x[1][1])[:3]
+        seeds = (f"rank {self.hit.rank} in the walk; its seeds: "
+                 + ", ".join(f"{name} {share:.0%}" for name, (_, share) in top if share >= 0.005))
+        return seeds + (f"; path {self.paths[0].words()}" if self.paths else "; no evidence path within two hops")
+
+    @property
+    def seed_shares(self) -> tuple[tuple[str, float], ...]:
+        """Each seed's share of the score (contributions over their sum)."""
+        total = sum(c for _, c in self.contributions)
+        return tuple((nid, c / total if total else 0.0) for nid, c in self.contributions)
+
+
+@dataclass(frozen=True)
+class SubgraphNode:
+    id: str
+    label: str
+    kind: str  # "seed", "alias", "passage-seed", "hit", "bridge-passage", "bridge"
+    mass: float  # its PPR mass in the walk
+
+
+@dataclass(frozen=True)
+class SubgraphEdge:
+    source: str
+    target: str
+    on_path: bool
+
+
+@dataclass(frozen=True, eq=False)
+class GraphAnswer:
+    retriever: str
+    query: str
+    hits: tuple[Hit, ...]
+    seeds: tuple[Seed, ...]
+    passage_seeds: tuple[PassageSeed, ...]
+    query_entities: tuple[str, ...]
+    unmatched: tuple[str, ...]
+    ambiguous: tuple  # seeding.AmbiguousTerm
+    explanations: tuple[HitExplanation, ...]
+    residuals: tuple[float, ...]
+    iterations: int
+    nodes: tuple[SubgraphNode, ...]
+    edges: tuple[SubgraphEdge, ...]
+
+    def uncovered_words(self) -> tuple[str, ...]:
+        """Words of the question that no entity seed covers: they steer the walk only through its
+        passage seeds, if it has any. Single letters (the "s" of a possessive) are not words here."""
+        covered = {t for s in self.seeds for t in (s.entity.split() + s.via.split())}
+        return tuple(w for w in dict.fromkeys(tokenize(self.query)) if len(w) > 1 and normalize_name(w) not in covered)
+
+
+def explain_walk(retriever, query: str, k: int, paths_per_hit: int = 3) -> GraphAnswer:
+    """Seeds, each of the top k hits' per-seed contributions and evidence paths, and the subgraph
+    they span, for a `graph_retriever.GraphRetriever` (not imported: that module imports this one).
+    Raises NoSeedError as its `search` does."""
+    k = check_k(k)
+    pers, result = retriever.run(query)
+    hits = retriever.hits_from(result.scores, k)
+    explanations, bridges, on_path_edges = _explain(retriever, pers, result, hits, paths_per_hit)
+    nodes, edges = _subgraph(retriever.graph, pers, hits, bridges, on_path_edges, result.scores)
+    return GraphAnswer(retriever.name, query, hits, pers.seeds, pers.passage_seeds, pers.seeding.query_entities,
+                       pers.seeding.unmatched, pers.seeding.ambiguous, explanations, result.residuals,
+                       result.iterations, nodes, edges)
+
+
+def explain_passages(retriever, query: str, passage_ids, paths_per_hit: int = 3) -> dict[str, "HitExplanation"]:
+    """The same explanation for any passages, ranked or not (each with its rank in the whole walk);
+    a passage the walk never reaches has nothing to explain and is left out."""
+    pers, result = retriever.run(query)
+    reached = {h.passage_id: h for h in retriever.hits_from(result.scores, retriever.graph.n_passages)}
+    hits = [reached[p] for p in dict.fromkeys(passage_ids) if p in reached]
+    explanations, _, _ = _explain(retriever, pers, result, hits, paths_per_hit)
+    return {e.hit.passage_id: e for e in explanations}
+
+
+def _explain(retriever, pers, result, hits, paths_per_hit):
+    """Per-seed contributions and the heaviest evidence paths of each hit; also the bridge entities
+    and edges on those paths (what the subgraph draws)."""
+    g, n, m = retriever.graph, retriever.graph.n_passages, len(retriever.graph.entities)
+    index = g.entity_index
+    e_cols = [index[s.entity] for s in pers.seeds]
+    p_rows = [g.passage_index[p.passage_id] for p in pers.passage_seeds]
+    b = len(e_cols) + len(p_rows)
+    # PPR is linear in s: the same iterations from each one-hot seed give p = Σ wᵢ·PPR(seedᵢ)
+    S_e, S_p = np.zeros((m, b)), np.zeros((n, b))
+    S_e[e_cols, range(len(e_cols))] = 1.0
+    S_p[p_rows, range(len(e_cols), b)] = 1.0
+    per_seed = retriever.passage_scores(S_e, S_p if p_rows else None, result.iterations)
+    weights = np.array([s.weight for s in pers.seeds] + [p.weight for p in pers.passage_seeds])
+    seed_ids = [f"e:{s.entity}" for s in pers.seeds] + [f"p:{p.passage_id}" for p in pers.passage_seeds]
+    seed_names = tuple([s.label for s in pers.seeds] + [f"dense similarity ({p.passage_id})" for p in pers.passage_seeds])
+    # to_p[i, b]: probability of stepping entity b → passage i; to_e[b, i]: passage i → entity b
+    to_p, to_e = g.blocks
+    to_e_csc = to_e.tocsc()
+    seed_keys = {s.entity for s in pers.seeds}
+    from_seed = [to_p[:, j].toarray().ravel() for j in e_cols]
+    explanations, on_path_edges, bridges = [], set(), {}
+    for hit in hits:
+        i = g.passage_index[hit.passage_id]
+        contrib = weights * per_seed[i]
+        mentioned = to_p.indices[to_p.indptr[i]:to_p.indptr[i + 1]]
+        into_hit = to_p.data[to_p.indptr[i]:to_p.indptr[i + 1]]
+        into_by_entity = dict(zip(mentioned.tolist(), into_hit.tolist()))  # to_p[i, b], without scipy's per-item indexing
+        paths = []
+        for s, w_s, j, m1 in zip(pers.seeds, weights, e_cols, from_seed):
+            if m1[i]:
+                paths.append(EvidencePath((s.label, hit.passage_id), (f"e:{s.entity}", f"p:{hit.passage_id}"),
+                                          float(w_s * m1[i])))
+            # seed → passage P1 → bridge entity b → this passage
+            for bj, w_bi in zip(mentioned, into_hit):
+                if bj == j:
+                    continue
+                p1s = to_e.indices[to_e.indptr[bj]:to_e.indptr[bj + 1]]
+                masses = w_s * m1[p1s] * to_e.data[to_e.indptr[bj]:to_e.indptr[bj + 1]] * w_bi
+                for v in _top_candidates(masses, (masses > 0) & (p1s != i), paths_per_hit):
+                    p1 = p1s[v]
+                    paths.append(EvidencePath(
+                        (s.label, g.passage_ids[p1], g.display[bj], hit.passage_id),
+                        (f"e:{s.entity}", f"p:{g.passage_ids[p1]}", f"e:{g.entities[bj]}", f"p:{hit.passage_id}"),
+                        float(masses[v])))
+        # passage seed P0 → entity b → this passage (the dense match leads to the hit through b)
+        for ps, w_s, r0 in zip(pers.passage_seeds, weights[len(e_cols):], p_rows):
+            if r0 == i:
+                continue
+            out_b = to_e_csc.indices[to_e_csc.indptr[r0]:to_e_csc.indptr[r0 + 1]]
+            out_w = to_e_csc.data[to_e_csc.indptr[r0]:to_e_csc.indptr[r0 + 1]]
+            for bj, w_b in zip(out_b, out_w):
+                into = into_by_entity.get(int(bj), 0.0)
+                if into:
+                    paths.append(EvidencePath(
+                        (ps.passage_id, g.display[bj], hit.passage_id),
+                        (f"p:{ps.passage_id}", f"e:{g.entities[bj]}", f"p:{hit.passage_id}"),
+                        float(w_s * w_b * into)))
+        paths.sort(key=lambda pth: (-pth.mass, pth.node_ids))
+        top = tuple(paths[:paths_per_hit])
+        for pth in top:
+            on_path_edges.update(zip(pth.node_ids, pth.node_ids[1:]))
+            for nid, label in zip(pth.node_ids, pth.nodes):
+                if nid.startswith("e:") and nid[2:] not in seed_keys:
+                    bridges[nid] = label
+        matched = tuple(g.display[j] for j in mentioned if g.entities[j] in seed_keys)
+        explanations.append(HitExplanation(hit, tuple((sid, float(c)) for sid, c in zip(seed_ids, contrib)),
+                                           top, matched, seed_names))
+    return tuple(explanations), bridges, on_path_edges
+
+
+def _subgraph(g, pers, hits, bridges, on_path, scores) -> tuple[tuple[SubgraphNode, ...], tuple[SubgraphEdge, ...]]:
+    """The seeds, hits, bridge entities and path passages, with the graph's edges among them."""
+    n = g.n_passages
+    index = g.entity_index
+    nodes: dict[str, SubgraphNode] = {}
+    for s in pers.seeds:
+        nid = f"e:{s.entity}"
+        nodes[nid] = SubgraphNode(nid, s.label, "seed" if s.source == "query" else "alias",
+                                  float(scores[n + index[s.entity]]))
+    hit_ids = {h.passage_id for h in hits}
+    seeded = {p.passage_id: p for p in pers.passage_seeds}
+    # passages on evidence paths (not only hits) are kept so each path is drawn whole
+    passage_ids = [h.passage_id for h in hits] + sorted(
+        {a[2:] for e in on_path for a in e if a.startswith("p:")} - hit_ids)
+    for pid in passage_ids:
+        nid = f"p:{pid}"
+        kind = "hit" if pid in hit_ids else "passage-seed" if pid in seeded else "bridge-passage"
+        nodes[nid] = SubgraphNode(nid, pid, kind, float(scores[g.passage_index[pid]]))
+    for nid, label in sorted(bridges.items()):
+        if nid not in nodes:
+            nodes[nid] = SubgraphNode(nid, label, "bridge", float(scores[n + index[nid[2:]]]))
+    edges = []
+    inc = g.incidence
+    ents = {nid: index[nid[2:]] for nid in nodes if nid.startswith("e:")}
+    for pid in passage_ids:
+        i = g.passage_index[pid]
+        row = set(inc.indices[inc.indptr[i]:inc.indptr[i + 1]].tolist())
+        for nid, j in ents.items():
+            if j in row:
+                pair = (nid, f"p:{pid}")
+                edges.append(SubgraphEdge(nid, f"p:{pid}", pair in on_path or pair[::-1] in on_path))
+    return tuple(nodes.values()), tuple(edges)
+
+
+__all__ = ["EvidencePath", "GraphAnswer", "HitExplanation", "SubgraphEdge", "SubgraphNode", "explain_passages",
+           "explain_walk"]
