@@ -59,6 +59,21 @@ def compare(result: EvalResult, a: str, b: str, resamples: int = 10_000, seed: i
             for m in metric_names(result.ks)]
 
 
+def compare_by_kind(result: EvalResult, queries: Sequence[LabeledQuery], a: str, b: str, metric: str,
+                    resamples: int = 10_000, seed: int = 42) -> list[tuple[str, int, BootstrapCI]]:
+    """(kind, questions, CI) of a − b on one metric: over all questions, then each kind of question."""
+    for name in (a, b):
+        if name not in result.results:
+            raise PathLensError(f"{name!r} was not evaluated; evaluated: {', '.join(result.results)}")
+    out = []
+    for kind in ["all"] + sorted({q.kind for q in queries}):
+        ids = [q.id for q in queries if kind == "all" or q.kind == kind]
+        out.append((kind, len(ids), paired_bootstrap([result.results[a].per_query[i][metric] for i in ids],
+                                                     [result.results[b].per_query[i][metric] for i in ids],
+                                                     metric=metric, names=(a, b), resamples=resamples, seed=seed)))
+    return out
+
+
 def check_ks(ks: Sequence[int]) -> tuple[int, ...]:
     if not ks:
         raise PathLensError("give at least one cut-off k")
@@ -130,4 +145,4 @@ def evaluate(index: Index, retrievers: Sequence[str], ks: Sequence[int] = (1, 3,
     return EvalResult(index.corpus.name, len(index.corpus), len(queries), ks, config, results)
 
 
-__all__ = ["evaluate", "compare", "EvalResult", "RetrieverResult", "run_queries", "judged", "check_ks", "MRR_DEPTH"]
+__all__ = ["evaluate", "compare", "compare_by_kind", "EvalResult", "RetrieverResult", "run_queries", "judged", "check_ks", "MRR_DEPTH"]

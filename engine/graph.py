@@ -17,7 +17,7 @@ from scipy import sparse
 
 from .entities import Extraction
 from .ppr import column_normalize
-from .text import name_tokens
+from .text import name_tokens, normalize_name
 
 
 def link_passages(texts: Sequence[str], entities: Sequence[str]) -> sparse.csr_matrix:
@@ -120,6 +120,25 @@ class EntityGraph:
     def entity_index(self) -> dict[str, int]:
         """entity key → its column; built once per graph and shared, so callers only read it."""
         return {e: j for j, e in enumerate(self.entities)}
+
+    def find_entities(self, text: str, limit: int = 50) -> list[int]:
+        """Entities whose key contains `text` folded as keys are (case, accents, punctuation), in
+        graph order: the Corpus page's entity search."""
+        key = normalize_name(text)
+        return [j for j, e in enumerate(self.entities) if key and key in e][:limit]
+
+    def passages_of(self, entity: int) -> list[int]:
+        """Rows of the passages that mention entity column `entity`, ascending."""
+        col = self.incidence[:, entity]
+        return sorted(int(i) for i in col.nonzero()[0])
+
+    def co_occurring(self, entity: int, top: int = 15) -> list[tuple[int, int]]:
+        """(entity column, passages shared) of the entities that share the most passages with
+        `entity`, most first, ties in graph order; only those sharing at least one."""
+        shared = np.asarray(self.incidence[self.passages_of(entity)].sum(axis=0)).ravel()
+        shared[entity] = 0
+        order = np.argsort(-shared, kind="stable")[:top]
+        return [(int(j), int(shared[j])) for j in order if shared[j] > 0]
 
     def stats(self, top: int = 10) -> GraphStats:
         p_deg = np.asarray(self.incidence.sum(axis=1)).ravel()

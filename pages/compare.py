@@ -10,10 +10,10 @@ import streamlit as st
 
 from engine.corpus import page_number
 from engine.errors import PathLensError
-from engine.evaluate import evaluate
+from engine.evaluate import compare_by_kind, evaluate
 from engine.catalog import CATALOG, PARAMS
 from engine.index import search_config
-from engine.metrics import metric_names, paired_bootstrap
+from engine.metrics import metric_names
 from ui.common import show_table, frame, downloads, ensure, escape_markdown, gold_of, param, set_params, stages_for
 
 st.title("Compare retrievers")
@@ -182,14 +182,9 @@ if eval_key in evaluations:
         b = b2.selectbox("B", names, index=1, key="ci_b")
         metric = b3.selectbox("Metric", metrics, key="ci_metric")
         qids = [q.id for q in corpus.queries]
-        rows = []
-        for kind in ["all"] + sorted({q.kind for q in corpus.queries}):
-            ids = [q.id for q in corpus.queries if kind == "all" or q.kind == kind]
-            ci = paired_bootstrap([result.results[a].per_query[i][metric] for i in ids],
-                                  [result.results[b].per_query[i][metric] for i in ids],
-                                  metric=metric, names=(a, b), resamples=10_000, seed=42)
-            rows.append({"queries": kind, "n": len(ids), f"Δ {metric} (A − B)": ci.mean_diff,
-                         "95% CI low": ci.low, "95% CI high": ci.high, "P(Δ ≤ 0)": ci.p_not_better})
+        rows = [{"queries": kind, "n": n, f"Δ {metric} (A − B)": ci.mean_diff, "95% CI low": ci.low,
+                 "95% CI high": ci.high, "P(Δ ≤ 0)": ci.p_not_better}
+                for kind, n, ci in compare_by_kind(result, corpus.queries, a, b, metric)]
         ci_df = pd.DataFrame(rows)
         show_table(ci_df, hide_index=True, width="stretch")
         downloads(ci_df, "pathlens-bootstrap", key="ci")

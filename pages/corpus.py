@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import asdict
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from engine.entities import BUILDERS
-from engine.text import normalize_name
 from ui.common import show_table, frame, downloads, ensure, param, set_params
 
 st.title("Corpus & graph")
@@ -125,20 +123,15 @@ downloads(alias_df, f"pathlens-aliases-{builder}", key="aliases")
 st.subheader("Find an entity")
 needle = st.text_input("Entity name (or part of one)", key="entity_search")
 if needle.strip():
-    key = normalize_name(needle)
-    matches = [j for j, e in enumerate(graph.entities) if key and key in e][:50]
+    matches = graph.find_entities(needle)
     if not matches:
         st.warning(f"No {builder} entity contains “{needle}”.")
     else:
         pick = st.selectbox("Entity", matches, format_func=lambda j: graph.display[j], key="entity_pick")
-        inc = graph.incidence.tocsc()
-        rows = inc[:, pick].nonzero()[0]
+        rows = graph.passages_of(pick)
         st.markdown(f"**{graph.display[pick]}** appears in {len(rows)} passage(s).")
         show_table(pd.DataFrame([{"passage_id": graph.passage_ids[i], "text": corpus.passages[i].text[:300]}
                                    for i in rows]), hide_index=True, width="stretch")
-        neighbours = np.asarray(graph.incidence[rows].sum(axis=0)).ravel()
-        neighbours[pick] = 0
-        top = np.argsort(-neighbours, kind="stable")[:15]
         st.markdown("Neighbours (entities sharing passages with it):")
-        show_table(pd.DataFrame([{"entity": graph.display[j], "shared passages": int(neighbours[j])}
-                                   for j in top if neighbours[j] > 0]), hide_index=True, width="stretch")
+        show_table(pd.DataFrame([{"entity": graph.display[j], "shared passages": n}
+                                 for j, n in graph.co_occurring(pick)]), hide_index=True, width="stretch")

@@ -47,3 +47,17 @@ def test_batched_graph_search_is_bit_identical_to_single_queries(core_corpus):
                 assert got.no_seed and got.notes == (str(e),)
                 continue
             assert got.hits == expected and not got.no_seed  # same ids, same float scores, same ranks
+
+
+def test_compare_by_kind_is_the_bootstrap_of_each_kinds_questions(core_corpus):
+    from engine.evaluate import compare_by_kind
+    from engine.metrics import paired_bootstrap
+
+    res = evaluate(Index(core_corpus), ["bm25", "ppr-regex"], (1, 5))
+    rows = compare_by_kind(res, core_corpus.queries, "bm25", "ppr-regex", "hr@1", resamples=500, seed=3)
+    assert [(kind, n) for kind, n, _ in rows] == [("all", 40), ("multi-hop", 20), ("single-hop", 20)]
+    multi = [q.id for q in core_corpus.queries if q.kind == "multi-hop"]
+    ref = paired_bootstrap([res.results["bm25"].per_query[i]["hr@1"] for i in multi],
+                           [res.results["ppr-regex"].per_query[i]["hr@1"] for i in multi],
+                           metric="hr@1", names=("bm25", "ppr-regex"), resamples=500, seed=3)
+    assert rows[1][2] == ref

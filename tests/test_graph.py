@@ -34,3 +34,18 @@ def test_restrict_keeps_only_entities_of_kept_passages():
     assert g.passage_ids == ("c", "b")
     assert g.entities == ("brightwater", "elliot park")
     assert g.incidence.toarray().tolist() == [[0, 1], [1, 1]]
+
+
+def test_entity_search_passages_and_neighbours_by_hand():
+    texts = ["Calder Bank lends to Brightwater.", "Brightwater hired Elliot Park.", "Elliot Park and Calder Bank met.",
+             "Brightwater, Calder Bank and Elliot Park."]
+    ex = filter_mentions("regex", [[Mention("Calder Bank", "NAME"), Mention("Brightwater", "NAME")],
+                                   [Mention("Elliot Park", "NAME")], [], []])
+    g = build_graph(ex, ["a", "b", "c", "d"], texts)
+    assert g.entities == ("brightwater", "calder bank", "elliot park")
+    assert g.find_entities("BANK") == [1] and g.find_entities("r") == [0, 1, 2] and g.find_entities("  ") == []
+    assert g.find_entities("Élliot") == [2]  # folded as keys are
+    assert g.passages_of(0) == [0, 1, 3] and g.passages_of(1) == [0, 2, 3]
+    # brightwater shares a and d with calder bank, b and d with elliot park: a tie, kept in graph order
+    assert g.co_occurring(0) == [(1, 2), (2, 2)]
+    assert g.co_occurring(1, top=1) == [(0, 2)]
