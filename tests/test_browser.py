@@ -366,20 +366,27 @@ def test_eight_concurrent_sessions_each_get_their_own_results(app_url):
     assert results[-1] == 0
 
 
-def test_cancelled_sweep_leaves_the_app_usable(app_url, browser):
-    page = open_page(browser, app_url + "/sweep?corpus=dataroom")
-    page.get_by_label("Resamples per size").fill("20")  # a long sweep, so the cancel lands mid-way
+def run_then_cancel(page, field: str, value: str, button: str, progress: str) -> None:
+    """Fill `field`, press `button`, wait until the progress text shows a third item done, press Cancel."""
+    page.get_by_label(field).fill(value)
     page.keyboard.press("Enter")
     wait_idle(page)
-    page.get_by_role("button", name="Run sweep").click()
+    page.get_by_role("button", name=button).click()
     deadline = time.time() + 240
     while time.time() < deadline:
-        m = re.search(r"trial (\d+) of", page.locator("body").inner_text())
+        m = re.search(progress, page.locator("body").inner_text())
         if m and int(m.group(1)) >= 3:
             break
         time.sleep(0.2)
+    else:
+        raise AssertionError(f"no progress matching {progress!r}")
     page.get_by_role("button", name="Cancel").click()
     wait_idle(page)
+
+
+def test_cancelled_sweep_leaves_the_app_usable(app_url, browser):
+    page = open_page(browser, app_url + "/sweep?corpus=dataroom")
+    run_then_cancel(page, "Resamples per size", "20", "Run sweep", r"trial (\d+) of")  # long: the cancel lands mid-way
     assert page.get_by_text(re.compile(r"Sweep cancelled after \d+ trials")).count() == 1
     no_exception(page)
     page.get_by_role("link", name=re.compile("Query")).first.click()
@@ -394,19 +401,7 @@ def test_a_cancelled_benchmark_shows_what_it_finished(app_url, browser):
         pytest.skip(f"{musique} is absent: the shared data lies beside the checkout in CI")
     page = open_page(browser, app_url + "/benchmarks?" + urlencode({"format": "musique", "mode": "closed",
                                                                     "sample": 0, "retrievers": "bm25,ppr-regex"}))
-    page.get_by_label("File path (JSON or JSON Lines)").fill(str(musique))
-    page.keyboard.press("Enter")
-    wait_idle(page)
-    page.get_by_role("button", name="Run benchmark").click()
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        m = re.search(r"question (\d+) of 292", page.locator("body").inner_text())
-        if m and int(m.group(1)) >= 3:
-            break
-        time.sleep(0.2)
-    assert m, "no progress per question"
-    page.get_by_role("button", name="Cancel").click()
-    wait_idle(page)
+    run_then_cancel(page, "File path (JSON or JSON Lines)", str(musique), "Run benchmark", r"question (\d+) of 292")
     warning = page.get_by_text(re.compile(r"Benchmark cancelled after \d+ of 292 questions"))
     assert warning.count() == 1
     n = int(re.search(r"after (\d+) of", warning.inner_text()).group(1))
