@@ -29,7 +29,6 @@ from .retrievers import BM25Retriever, DenseRetriever, RRFConfig, RRFRetriever, 
 from .seeding import HybridParams, PassageSeeder, Seeder
 from .text import tokenize
 
-Progress = Callable[[str, float], None]  # (stage, seconds it took)
 
 
 @dataclass(frozen=True)
@@ -65,7 +64,7 @@ def check_retriever(name: str) -> str:
 
 
 class Index:
-    def __init__(self, corpus: Corpus, on_stage: Progress | None = None, cache: DiskCache | None = None):
+    def __init__(self, corpus: Corpus, cache: DiskCache | None = None):
         self.corpus = corpus
         self.cache = cache
         self.ids = tuple(p.id for p in corpus.passages)
@@ -77,7 +76,6 @@ class Index:
         self._locks: dict[str, threading.Lock] = {}
         self._locks_lock = threading.Lock()
         self._progress = threading.local()  # the progress callback of the build running in this thread
-        self._on_stage = on_stage
         self.timings: dict[str, float] = {}
         self.removed_entities: frozenset[str] = frozenset()  # what-if: keys taken out of every graph
 
@@ -107,8 +105,6 @@ class Index:
                     value.setflags(write=False)
                 self._parts[key] = value
                 self.timings[key] = time.perf_counter() - t0
-                if self._on_stage:
-                    self._on_stage(key, self.timings[key])
             return self._parts[key]
 
     def build(self, stage: str, progress: Callable[[str, int, int], None] | None = None) -> None:

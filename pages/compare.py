@@ -14,7 +14,7 @@ from engine.evaluate import compare_by_kind, evaluate
 from engine.catalog import CATALOG, PARAMS
 from engine.index import search_config
 from engine.metrics import metric_names
-from ui.common import show_table, frame, downloads, ensure, escape_markdown, gold_of, param, set_params, stages_for
+from ui.common import show_table, frame, downloads, ensure, fresh_area, escape_markdown, gold_of, param, set_params, stages_for
 
 st.title("Compare retrievers")
 index = frame()
@@ -64,138 +64,139 @@ config = search_config(values, corpus)
 if not names:
     st.warning("Choose at least one retriever.")
     st.stop()
-if not ensure(index, stages_for(names, config.rrf.members)):
-    st.stop()
+with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no stale results under a build
+    if not ensure(index, stages_for(names, config.rrf.members)):
+        st.stop()
 
-# ---------------------------------------------------------------- one question, side by side
-titles = {p.id: p.title or p.doc_id for p in corpus.passages}
-pages = {p.id: page_number(p) for p in corpus.passages}
-
-
-def short_title(title: str, n: int = 48) -> str:
-    return title if len(title) <= n else title[: n - 1].rstrip() + "…"
+    # ---------------------------------------------------------------- one question, side by side
+    titles = {p.id: p.title or p.doc_id for p in corpus.passages}
+    pages = {p.id: page_number(p) for p in corpus.passages}
 
 
-if question.strip():
-    gold = gold_of(index, question)
-    rankings: dict[str, list[str]] = {}
-    errors: dict[str, str] = {}
-    for name in names:
-        try:
-            answer = index.retriever(name, config).answer(question, k, explain=False)
-            if answer.no_seed:
-                errors[name] = answer.notes[0]
-            else:
-                rankings[name] = [h.passage_id for h in answer.hits]
-        except PathLensError as e:
-            errors[name] = str(e)
-        except Exception as e:  # one broken retriever must not take the others down
-            errors[name] = f"{type(e).__name__}: {e}"
-    cols = st.columns(len(names))
-    for col, name in zip(cols, names):
-        with col:
-            st.markdown(f"**{name}**")
-            if name in errors:
-                st.error(errors[name])
-                continue
-            if not rankings[name]:
-                st.caption("no hits")
-            for rank, pid in enumerate(rankings[name], start=1):
-                elsewhere = [f"{o}:{rankings[o].index(pid) + 1}" if pid in rankings[o] else f"{o}:–"
-                             for o in names if o != name and o in rankings]
-                mark = " · ★ gold" if pid in gold else ""
-                _, _, part = pid.rpartition("#")
-                where = (f" · page {pages[pid]}" if pages[pid] else f" · part {int(part) + 1}" if part.isdigit()
-                         else "")
-                # a short title reads in a narrow column; the id follows for the exact passage
-                st.markdown(f"{rank}. **{escape_markdown(short_title(titles[pid]))}**{where}{mark}")
-                st.caption(" · ".join([pid] + elsewhere))
-    ok = [n for n in names if n in rankings]
-    if len(ok) >= 2:
-        overlap = pd.DataFrame([[len(set(rankings[a]) & set(rankings[b])) for b in ok] for a in ok], index=ok,
-                               columns=ok)
-        st.caption(f"Overlap of the top {k} (passages in common)")
-        show_table(overlap, width="stretch")
-    # why they disagree: one passage that some retrievers rank and others do not, each retriever's reason
-    union = list(dict.fromkeys(pid for n in ok for pid in rankings[n]))
-    disagree = [pid for pid in union if len({pid in rankings[n] for n in ok}) > 1]
-    if len(ok) >= 2 and disagree:
-        st.subheader("Why they disagree")
-        pick = st.selectbox("Passage ranked by some and not others", disagree, key="cmp_why",
-                            format_func=lambda pid: f"{pid} — {titles[pid]}")
-        for name in ok:
-            ranked = pick in rankings[name]
-            where = f"rank {rankings[name].index(pick) + 1}" if ranked else f"not in its top {k}"
-            # every retriever says why in its own terms: term shares, nearest sentences, votes, seeds and paths
-            why = index.retriever(name, config).explain_hits(question, [pick]).get(pick)
-            if why is None:
-                reason = "it does not reach this passage at all (no shared word, no path from the question's seeds)"
-            else:
-                reason = why.words()
-            st.markdown(f"**{name}** · {where}")
-            st.caption(reason)
+    def short_title(title: str, n: int = 48) -> str:
+        return title if len(title) <= n else title[: n - 1].rstrip() + "…"
 
-# ---------------------------------------------------------------- the labeled query set
-st.header("Labeled query set")
-if not corpus.queries:
-    st.info("This corpus has no labeled queries, so there is nothing to score.")
-    st.stop()
-by_page = sum(1 for q in corpus.queries if q.gold_pages)
-st.caption(f"{len(corpus.queries)} labeled queries"
-           + (f"; {by_page} name their gold by page, and are scored by page: any passage on a gold page is a "
-              "hit, and a page counts once, at its first passage in the ranking." if by_page else "."))
-ks = (1, 3, 5)
-# an evaluation is kept per (corpus, retrievers, parameters): widgets that change none of them
-# (the CI pair, its metric) reuse it instead of evaluating again
-eval_key = (corpus.fingerprint, tuple(names), config)
-evaluations = st.session_state.setdefault("evaluations", {})
-if st.button("Evaluate all labeled queries", key="run_eval", type="primary") and eval_key not in evaluations:
-    progress = st.progress(0.0, text="evaluating…")
-    done = []
 
-    def tick(name: str) -> None:
-        done.append(name)
-        progress.progress(len(done) / len(names), text=f"evaluating {name}…")
+    if question.strip():
+        gold = gold_of(index, question)
+        rankings: dict[str, list[str]] = {}
+        errors: dict[str, str] = {}
+        for name in names:
+            try:
+                answer = index.retriever(name, config).answer(question, k, explain=False)
+                if answer.no_seed:
+                    errors[name] = answer.notes[0]
+                else:
+                    rankings[name] = [h.passage_id for h in answer.hits]
+            except PathLensError as e:
+                errors[name] = str(e)
+            except Exception as e:  # one broken retriever must not take the others down
+                errors[name] = f"{type(e).__name__}: {e}"
+        cols = st.columns(len(names))
+        for col, name in zip(cols, names):
+            with col:
+                st.markdown(f"**{name}**")
+                if name in errors:
+                    st.error(errors[name])
+                    continue
+                if not rankings[name]:
+                    st.caption("no hits")
+                for rank, pid in enumerate(rankings[name], start=1):
+                    elsewhere = [f"{o}:{rankings[o].index(pid) + 1}" if pid in rankings[o] else f"{o}:–"
+                                 for o in names if o != name and o in rankings]
+                    mark = " · ★ gold" if pid in gold else ""
+                    _, _, part = pid.rpartition("#")
+                    where = (f" · page {pages[pid]}" if pages[pid] else f" · part {int(part) + 1}" if part.isdigit()
+                             else "")
+                    # a short title reads in a narrow column; the id follows for the exact passage
+                    st.markdown(f"{rank}. **{escape_markdown(short_title(titles[pid]))}**{where}{mark}")
+                    st.caption(" · ".join([pid] + elsewhere))
+        ok = [n for n in names if n in rankings]
+        if len(ok) >= 2:
+            overlap = pd.DataFrame([[len(set(rankings[a]) & set(rankings[b])) for b in ok] for a in ok], index=ok,
+                                   columns=ok)
+            st.caption(f"Overlap of the top {k} (passages in common)")
+            show_table(overlap, width="stretch")
+        # why they disagree: one passage that some retrievers rank and others do not, each retriever's reason
+        union = list(dict.fromkeys(pid for n in ok for pid in rankings[n]))
+        disagree = [pid for pid in union if len({pid in rankings[n] for n in ok}) > 1]
+        if len(ok) >= 2 and disagree:
+            st.subheader("Why they disagree")
+            pick = st.selectbox("Passage ranked by some and not others", disagree, key="cmp_why",
+                                format_func=lambda pid: f"{pid} — {titles[pid]}")
+            for name in ok:
+                ranked = pick in rankings[name]
+                where = f"rank {rankings[name].index(pick) + 1}" if ranked else f"not in its top {k}"
+                # every retriever says why in its own terms: term shares, nearest sentences, votes, seeds and paths
+                why = index.retriever(name, config).explain_hits(question, [pick]).get(pick)
+                if why is None:
+                    reason = "it does not reach this passage at all (no shared word, no path from the question's seeds)"
+                else:
+                    reason = why.words()
+                st.markdown(f"**{name}** · {where}")
+                st.caption(reason)
 
-    evaluations.clear()  # keep one: results of other settings are stale on this page
-    evaluations[eval_key] = evaluate(index, names, ks, config, on_retriever=tick)
-    st.session_state["evaluation_count"] = st.session_state.get("evaluation_count", 0) + 1
-    progress.empty()
-if eval_key in evaluations:
-    result = evaluations[eval_key]
-    metrics = metric_names(ks)
-    table = pd.DataFrame([{"retriever": n, "kind": "all", **{m: r.means[m] for m in metrics}}
-                          for n, r in result.results.items()]
-                         + [{"retriever": n, "kind": kind, **{m: v[m] for m in metrics}}
-                            for n, r in result.results.items() for kind, v in r.by_kind.items()])
-    show_table(table.style.format({m: "{:.3f}" for m in metrics}), hide_index=True, width="stretch")
-    downloads(table, "pathlens-metrics", key="metrics")
-    long = table.melt(id_vars=["retriever", "kind"], value_vars=metrics, var_name="metric")
-    fig = px.bar(long[long["kind"] == "all"], x="metric", y="value", color="retriever", barmode="group",
-                 range_y=[0, 1])
-    st.plotly_chart(fig, width="stretch", key="metrics_chart")
+    # ---------------------------------------------------------------- the labeled query set
+    st.header("Labeled query set")
+    if not corpus.queries:
+        st.info("This corpus has no labeled queries, so there is nothing to score.")
+        st.stop()
+    by_page = sum(1 for q in corpus.queries if q.gold_pages)
+    st.caption(f"{len(corpus.queries)} labeled queries"
+               + (f"; {by_page} name their gold by page, and are scored by page: any passage on a gold page is a "
+                  "hit, and a page counts once, at its first passage in the ranking." if by_page else "."))
+    ks = (1, 3, 5)
+    # an evaluation is kept per (corpus, retrievers, parameters): widgets that change none of them
+    # (the CI pair, its metric) reuse it instead of evaluating again
+    eval_key = (corpus.fingerprint, tuple(names), config)
+    evaluations = st.session_state.setdefault("evaluations", {})
+    if st.button("Evaluate all labeled queries", key="run_eval", type="primary") and eval_key not in evaluations:
+        progress = st.progress(0.0, text="evaluating…")
+        done = []
 
-    if len(names) >= 2:
-        st.subheader("Paired bootstrap 95% CI")
-        b1, b2, b3 = st.columns(3)
-        a = b1.selectbox("A", names, index=0, key="ci_a")
-        b = b2.selectbox("B", names, index=1, key="ci_b")
-        metric = b3.selectbox("Metric", metrics, key="ci_metric")
-        qids = [q.id for q in corpus.queries]
-        rows = [{"queries": kind, "n": n, f"Δ {metric} (A − B)": ci.mean_diff, "95% CI low": ci.low,
-                 "95% CI high": ci.high, "P(Δ ≤ 0)": ci.p_not_better}
-                for kind, n, ci in compare_by_kind(result, corpus.queries, a, b, metric)]
-        ci_df = pd.DataFrame(rows)
-        show_table(ci_df, hide_index=True, width="stretch")
-        downloads(ci_df, "pathlens-bootstrap", key="ci")
+        def tick(name: str) -> None:
+            done.append(name)
+            progress.progress(len(done) / len(names), text=f"evaluating {name}…")
 
-    st.subheader("Per query")
-    per = pd.DataFrame([{"id": q.id, "kind": q.kind, "question": q.text,
-                         **{n: result.results[n].per_query[q.id]["mrr"] for n in names},
-                         "open": "/?" + urlencode({"corpus": corpus.name, "q": q.text,
-                                                        "retriever": names[0] if names[0] != "rrf" else "bm25"})}
-                        for q in corpus.queries])
-    st.caption("Reciprocal rank of the first gold passage per retriever; “open” shows the query on the Query page.")
-    show_table(per, hide_index=True, width="stretch",
-                 column_config={"open": st.column_config.LinkColumn("open", display_text="open in Query")})
-    downloads(per, "pathlens-per-query", key="perq")
+        evaluations.clear()  # keep one: results of other settings are stale on this page
+        evaluations[eval_key] = evaluate(index, names, ks, config, on_retriever=tick)
+        st.session_state["evaluation_count"] = st.session_state.get("evaluation_count", 0) + 1
+        progress.empty()
+    if eval_key in evaluations:
+        result = evaluations[eval_key]
+        metrics = metric_names(ks)
+        table = pd.DataFrame([{"retriever": n, "kind": "all", **{m: r.means[m] for m in metrics}}
+                              for n, r in result.results.items()]
+                             + [{"retriever": n, "kind": kind, **{m: v[m] for m in metrics}}
+                                for n, r in result.results.items() for kind, v in r.by_kind.items()])
+        show_table(table.style.format({m: "{:.3f}" for m in metrics}), hide_index=True, width="stretch")
+        downloads(table, "pathlens-metrics", key="metrics")
+        long = table.melt(id_vars=["retriever", "kind"], value_vars=metrics, var_name="metric")
+        fig = px.bar(long[long["kind"] == "all"], x="metric", y="value", color="retriever", barmode="group",
+                     range_y=[0, 1])
+        st.plotly_chart(fig, width="stretch", key="metrics_chart")
+
+        if len(names) >= 2:
+            st.subheader("Paired bootstrap 95% CI")
+            b1, b2, b3 = st.columns(3)
+            a = b1.selectbox("A", names, index=0, key="ci_a")
+            b = b2.selectbox("B", names, index=1, key="ci_b")
+            metric = b3.selectbox("Metric", metrics, key="ci_metric")
+            qids = [q.id for q in corpus.queries]
+            rows = [{"queries": kind, "n": n, f"Δ {metric} (A − B)": ci.mean_diff, "95% CI low": ci.low,
+                     "95% CI high": ci.high, "P(Δ ≤ 0)": ci.p_not_better}
+                    for kind, n, ci in compare_by_kind(result, corpus.queries, a, b, metric)]
+            ci_df = pd.DataFrame(rows)
+            show_table(ci_df, hide_index=True, width="stretch")
+            downloads(ci_df, "pathlens-bootstrap", key="ci")
+
+        st.subheader("Per query")
+        per = pd.DataFrame([{"id": q.id, "kind": q.kind, "question": q.text,
+                             **{n: result.results[n].per_query[q.id]["mrr"] for n in names},
+                             "open": "/?" + urlencode({"corpus": corpus.name, "q": q.text,
+                                                            "retriever": names[0] if names[0] != "rrf" else "bm25"})}
+                            for q in corpus.queries])
+        st.caption("Reciprocal rank of the first gold passage per retriever; “open” shows the query on the Query page.")
+        show_table(per, hide_index=True, width="stretch",
+                     column_config={"open": st.column_config.LinkColumn("open", display_text="open in Query")})
+        downloads(per, "pathlens-per-query", key="perq")

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.entities import BUILDERS
-from ui.common import show_table, frame, downloads, ensure, param, set_params
+from ui.common import show_table, frame, downloads, ensure, fresh_area, param, set_params
 
 st.title("Corpus & graph")
 index = frame()
@@ -59,79 +59,80 @@ with tab_q:
         st.caption("This corpus has no labeled queries.")
 
 st.header("Entity graph")
-if not ensure(index, [f"{part}:{b}" for b in BUILDERS for part in ("extraction", "graph")]):
-    st.stop()
-builder_stats = {b: index.graph(b).stats(top=15) for b in BUILDERS}
-both = pd.DataFrame([{"builder": b, "raw mentions": index.extraction(b).raw_mentions,
-                      "kept entities": index.extraction(b).kept, "edges": builder_stats[b].edges,
-                      "isolated passages": builder_stats[b].isolated_passages,
-                      "mean passage degree": round(builder_stats[b].passage_degree["mean"], 2)}
-                     for b in BUILDERS])
-show_table(both, hide_index=True, width="stretch")
-downloads(both, "pathlens-builders", key="builders")
-builder = st.radio("Graph builder", BUILDERS, horizontal=True, key="builder",
-                   index=BUILDERS.index(param("builder", "regex")) if param("builder", "regex") in BUILDERS else 0,
-                   help="regex: capitalised names, tickers, hyphenated and defined terms · ner: spaCy en_core_web_sm "
-                        "entities after the filter")
-set_params(builder=builder)
-if not ensure(index, [f"extraction:{builder}", f"graph:{builder}", f"aliases:{builder}"]):
-    st.stop()
-ex, graph, aliases = index.extraction(builder), index.graph(builder), index.aliases(builder)
-stats = builder_stats[builder]
+with fresh_area(index, [f"{p}:{b}" for b in BUILDERS for p in ("extraction", "graph")], "corpus"):  # no stale graph under a build
+    if not ensure(index, [f"{part}:{b}" for b in BUILDERS for part in ("extraction", "graph")]):
+        st.stop()
+    builder_stats = {b: index.graph(b).stats(top=15) for b in BUILDERS}
+    both = pd.DataFrame([{"builder": b, "raw mentions": index.extraction(b).raw_mentions,
+                          "kept entities": index.extraction(b).kept, "edges": builder_stats[b].edges,
+                          "isolated passages": builder_stats[b].isolated_passages,
+                          "mean passage degree": round(builder_stats[b].passage_degree["mean"], 2)}
+                         for b in BUILDERS])
+    show_table(both, hide_index=True, width="stretch")
+    downloads(both, "pathlens-builders", key="builders")
+    builder = st.radio("Graph builder", BUILDERS, horizontal=True, key="builder",
+                       index=BUILDERS.index(param("builder", "regex")) if param("builder", "regex") in BUILDERS else 0,
+                       help="regex: capitalised names, tickers, hyphenated and defined terms · ner: spaCy en_core_web_sm "
+                            "entities after the filter")
+    set_params(builder=builder)
+    if not ensure(index, [f"extraction:{builder}", f"graph:{builder}", f"aliases:{builder}"]):
+        st.stop()
+    ex, graph, aliases = index.extraction(builder), index.graph(builder), index.aliases(builder)
+    stats = builder_stats[builder]
 
-s1, s2, s3, s4 = st.columns(4)
-s1.metric("Entities", f"{stats.entities:,}")
-s2.metric("Edges", f"{stats.edges:,}")
-s3.metric("Isolated passages", f"{stats.isolated_passages:,}")
-s4.metric("Mean passage degree", f"{stats.passage_degree['mean']:.1f}")
-if stats.edges == 0:
-    st.warning(f"The {builder} builder found no entity in any passage: the graph retrievers are disabled for this "
-               "corpus. BM25, TF-IDF and dense retrieval still work.")
+    s1, s2, s3, s4 = st.columns(4)
+    s1.metric("Entities", f"{stats.entities:,}")
+    s2.metric("Edges", f"{stats.edges:,}")
+    s3.metric("Isolated passages", f"{stats.isolated_passages:,}")
+    s4.metric("Mean passage degree", f"{stats.passage_degree['mean']:.1f}")
+    if stats.edges == 0:
+        st.warning(f"The {builder} builder found no entity in any passage: the graph retrievers are disabled for this "
+                   "corpus. BM25, TF-IDF and dense retrieval still work.")
 
-st.subheader("Extraction filter")
-f1, f2, f3 = st.columns(3)
-f1.metric("Raw mentions", f"{ex.raw_mentions:,}")
-f2.metric("Distinct raw names", f"{ex.raw_unique:,}")
-f3.metric("Kept entities", f"{ex.kept:,}")
-dropped = pd.DataFrame([{"reason": r, "distinct names dropped": n, "examples": " · ".join(ex.dropped_examples[r])}
-                        for r, n in ex.dropped.items()])
-if len(dropped):
-    show_table(dropped, hide_index=True, width="stretch")
-    downloads(dropped, f"pathlens-dropped-{builder}", key="dropped")
-else:
-    st.caption("Nothing was dropped.")
-
-c1, c2 = st.columns(2)
-with c1:
-    st.subheader("Largest entities")
-    largest = pd.DataFrame(stats.largest_entities, columns=["entity", "passages"])
-    show_table(largest, hide_index=True, width="stretch")
-    downloads(largest, f"pathlens-largest-{builder}", key="largest")
-with c2:
-    st.subheader("Degrees")
-    show_table(pd.DataFrame({"passages": stats.passage_degree, "entities": stats.entity_degree}).T,
-                 width="stretch")
-
-st.subheader("Alias table (BCT)")
-position = graph.entity_index
-alias_df = pd.DataFrame([{**asdict(a), "entity": graph.display[position[a.entity]],
-                          "alias": graph.display[position[a.alias]]} for a in aliases.rows],
-                        columns=["entity", "alias", "rule", "passage_id"])
-show_table(alias_df, hide_index=True, width="stretch", height=260)
-downloads(alias_df, f"pathlens-aliases-{builder}", key="aliases")
-
-st.subheader("Find an entity")
-needle = st.text_input("Entity name (or part of one)", key="entity_search")
-if needle.strip():
-    matches = graph.find_entities(needle)
-    if not matches:
-        st.warning(f"No {builder} entity contains “{needle}”.")
+    st.subheader("Extraction filter")
+    f1, f2, f3 = st.columns(3)
+    f1.metric("Raw mentions", f"{ex.raw_mentions:,}")
+    f2.metric("Distinct raw names", f"{ex.raw_unique:,}")
+    f3.metric("Kept entities", f"{ex.kept:,}")
+    dropped = pd.DataFrame([{"reason": r, "distinct names dropped": n, "examples": " · ".join(ex.dropped_examples[r])}
+                            for r, n in ex.dropped.items()])
+    if len(dropped):
+        show_table(dropped, hide_index=True, width="stretch")
+        downloads(dropped, f"pathlens-dropped-{builder}", key="dropped")
     else:
-        pick = st.selectbox("Entity", matches, format_func=lambda j: graph.display[j], key="entity_pick")
-        rows = graph.passages_of(pick)
-        st.markdown(f"**{graph.display[pick]}** appears in {len(rows)} passage(s).")
-        show_table(pd.DataFrame([{"passage_id": graph.passage_ids[i], "text": corpus.passages[i].text[:300]}
-                                   for i in rows]), hide_index=True, width="stretch")
-        st.markdown("Neighbours (entities sharing passages with it):")
-        show_table(pd.DataFrame([{"entity": graph.display[j], "shared passages": n}
-                                 for j, n in graph.co_occurring(pick)]), hide_index=True, width="stretch")
+        st.caption("Nothing was dropped.")
+
+    c1, c2 = st.columns(2)
+    with c1:
+        st.subheader("Largest entities")
+        largest = pd.DataFrame(stats.largest_entities, columns=["entity", "passages"])
+        show_table(largest, hide_index=True, width="stretch")
+        downloads(largest, f"pathlens-largest-{builder}", key="largest")
+    with c2:
+        st.subheader("Degrees")
+        show_table(pd.DataFrame({"passages": stats.passage_degree, "entities": stats.entity_degree}).T,
+                     width="stretch")
+
+    st.subheader("Alias table (BCT)")
+    position = graph.entity_index
+    alias_df = pd.DataFrame([{**asdict(a), "entity": graph.display[position[a.entity]],
+                              "alias": graph.display[position[a.alias]]} for a in aliases.rows],
+                            columns=["entity", "alias", "rule", "passage_id"])
+    show_table(alias_df, hide_index=True, width="stretch", height=260)
+    downloads(alias_df, f"pathlens-aliases-{builder}", key="aliases")
+
+    st.subheader("Find an entity")
+    needle = st.text_input("Entity name (or part of one)", key="entity_search")
+    if needle.strip():
+        matches = graph.find_entities(needle)
+        if not matches:
+            st.warning(f"No {builder} entity contains “{needle}”.")
+        else:
+            pick = st.selectbox("Entity", matches, format_func=lambda j: graph.display[j], key="entity_pick")
+            rows = graph.passages_of(pick)
+            st.markdown(f"**{graph.display[pick]}** appears in {len(rows)} passage(s).")
+            show_table(pd.DataFrame([{"passage_id": graph.passage_ids[i], "text": corpus.passages[i].text[:300]}
+                                       for i in rows]), hide_index=True, width="stretch")
+            st.markdown("Neighbours (entities sharing passages with it):")
+            show_table(pd.DataFrame([{"entity": graph.display[j], "shared passages": n}
+                                     for j, n in graph.co_occurring(pick)]), hide_index=True, width="stretch")

@@ -15,7 +15,7 @@ from engine.index import search_config
 from engine.render import subgraph_html
 from engine.retrievers import MAX_QUERY_CHARS, RRFConfig
 from engine.report import ReportView, build_report, marked_terms
-from ui.common import show_table, frame, downloads, ensure, escape_markdown, gold_of, highlight, param, param_in_range, set_params, stages_for
+from ui.common import show_table, frame, downloads, ensure, fresh_area, escape_markdown, gold_of, highlight, param, param_in_range, set_params, stages_for
 
 # one selector entry per retriever without aliases; the BCT toggle turns ppr-X into bct-X
 BCT_OF = {f"ppr-{s.builder}": n for n, s in CATALOG.items() if s.aliases}
@@ -164,177 +164,178 @@ except PathLensError as e:
     st.stop()
 if k > len(corpus):
     st.info(f"k = {k} is larger than the corpus; showing all {len(corpus)} passages.")
-if not ensure(index, stages_for([name], config.rrf.members)):
-    st.stop()
-gold = gold_of(index, question)
+with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no stale answer under a build
+    if not ensure(index, stages_for([name], config.rrf.members)):
+        st.stop()
+    gold = gold_of(index, question)
 
-def what_if_widgets(entity_options: list[str], passage_options: list[str]) -> None:
-    """The what-if panel; drawn below the answer (or below the error its choices caused)."""
-    with st.expander("What if… take out an entity or a passage", expanded=bool(removed_entities or removed_passages)):
-        st.caption("Rank again as if the extractor had never found these entities, or the corpus lacked these "
-                   "passages. The arrows on the passages below compare with the view before your last change.")
-        w1, w2 = st.columns(2)
-        w1.multiselect("Take out entities", sorted(set(entity_options) | set(removed_entities)), key="wi_entities",
-                       help="Their nodes and links leave the graph; the walk is rerun exactly.")
-        w2.multiselect("Take out passages", sorted(set(passage_options) | set(removed_passages)), key="wi_passages",
-                       help="The passage leaves the corpus: the graph, BM25 and the dense index.")
-
-
-# what-if: entities and passages taken out (widgets below the answer; their state is read here)
-removed_entities = list(st.session_state.get("wi_entities", []))
-removed_passages = list(st.session_state.get("wi_passages", []))
-set_params(without=";".join(removed_entities) or None, without_passages=";".join(removed_passages) or None)
-try:
-    view = index.without(removed_passages, removed_entities) if removed_entities or removed_passages else index
-    answer = view.retriever(name, config).answer(question, int(k))
-except PathLensError as e:
-    st.error(str(e))
-    what_if_widgets([], [])
-    st.stop()
-hits, walk = answer.hits, answer.walk
-if answer.no_seed:
-    st.warning(f"No hits. {answer.notes[0]}.")
-    what_if_widgets([], [])
-    st.stop()
-for n in answer.notes:
-    st.info(f"RRF member gave nothing: {n}")
-if not hits:
-    st.warning(f"{name} returned no passage for this question (no passage shares a term or entity with it).")
-    st.stop()
-
-# ---------------------------------------------------------------- graph explanation
-seed_label: dict[str, str] = {}
-if walk is not None:
-    st.subheader("Seeds: where the walk restarts")
-    seed_label = {f"e:{s.entity}": s.label for s in walk.seeds}
-    seed_label.update({f"p:{p.passage_id}": f"dense similarity ({p.passage_id})" for p in walk.passage_seeds})
-    if walk.seeds:
-        seeds_df = pd.DataFrame([{"entity": s.label,
-                                  "rule": s.rule if s.source == "query" else f"alias ({s.rule})",
-                                  "weight": round(s.weight, 4),
-                                  "passages": s.passages, "from": s.via} for s in walk.seeds])
-        show_table(seeds_df, hide_index=True, width="stretch", column_config={
-            "rule": st.column_config.TextColumn("rule", help="extracted: the extractor found the name; containment: "
-                                                "an extracted name inside or around a graph entity; vocabulary: a graph "
-                                                "entity named in the question; otherwise an alias rule (BCT)"),
-            "weight": st.column_config.NumberColumn("weight", help="share of the restart mass", format="%.4f"),
-            "passages": st.column_config.NumberColumn("passages", help="passages the entity occurs in; seeds weigh "
-                                                      "1 / this (specificity), so generic names weigh little")})
-    if walk.passage_seeds:
-        source = ("most similar to the question by dense embeddings" if config.hybrid.lexical == 0 else
-                  f"most similar to the question by dense embeddings ({1 - config.hybrid.lexical:.0%}) and by BM25 "
-                  f"({config.hybrid.lexical:.0%})")
-        st.caption(f"Passage seeds: the {len(walk.passage_seeds)} passages {source} take "
-                   f"{sum(p.weight for p in walk.passage_seeds):.0%} of the restart mass, each in proportion to "
-                   "a softmax of its similarity.")
-        show_table(pd.DataFrame([{"passage": p.passage_id, "title": titles[p.passage_id],
-                                    "cosine": round(p.cosine, 4), "weight": round(p.weight, 4)}
-                                   for p in walk.passage_seeds]), hide_index=True, width="stretch", height=200)
-    if walk.unmatched:
-        st.caption("Names in the question that are not in the graph: " + ", ".join(walk.unmatched))
-    ignored = walk.uncovered_words()
-    if ignored:
-        reader = ("the passage seeds read them, through dense similarity" if walk.passage_seeds else
-                  "bm25 and dense read every word, and a hybrid graph retriever seeds passages from them")
-        steer = (f"they steer {name}'s walk only through its passage seeds" if walk.passage_seeds else
-                 f"they do not steer {name}'s walk at all")
-        st.info(f"Words of the question that no entity seed covers, so {steer}: {', '.join(ignored)}. "
-                f"Here {reader}.")
-    for amb in walk.ambiguous:
-        docs = sorted({d for d, _ in amb.meanings})
-        listing = "; ".join(f"{doc} → {nm}" for doc, nm in amb.meanings[:12])
-        more = f"; and {len(amb.meanings) - 12} more" if len(amb.meanings) > 12 else ""
-        names = {nm for _, nm in amb.meanings}
-        st.warning(f"“{amb.term}” is ambiguous: {len(docs)} documents define it, as {len(names)} different names, "
-                   f"so none of them was seeded for it. Name the one you mean. Definitions: {listing}{more}.")
-    st.subheader("Evidence graph")
-    st.caption("Left to right: the question's seeds, the passages they lead to, the entities that bridge to "
-               "further passages, and those passages. #n is a passage's rank; ★ marks a gold passage. Hover a "
-               "node for its text; click a ranked passage to trace its paths; scroll to zoom.")
-    st.iframe(subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=620), height=640)
-    with st.expander("How the walk converged: the PPR residual per iteration"):
-        fig = go.Figure(go.Scatter(x=list(range(1, len(walk.residuals) + 1)), y=list(walk.residuals),
-                                   mode="lines+markers", name="L1 change"))
-        fig.update_layout(yaxis_type="log", xaxis_title="iteration", yaxis_title="‖pₜ₊₁ − pₜ‖₁", height=320,
-                          margin=dict(l=10, r=10, t=10, b=10))
-        st.plotly_chart(fig, width="stretch", key="residuals")
-        st.caption(f"{walk.iterations} iterations run at α = {alpha:.2f}; the change shrinks by about (1 − α) "
-                   "each step, so a larger α converges faster and keeps the walk nearer its seeds.")
-
-# ---------------------------------------------------------------- what-if
-labels = [s.label for s in walk.seeds] + [n.label for n in walk.nodes if n.kind == "bridge"] if walk else []
-what_if_widgets(labels, [h.passage_id for h in hits])
-
-# rank arrows against the previous view of the same question (what-if, α, β or any other change)
-view_key = (corpus.name, question.strip())
-previous = st.session_state.get("previous_view")
-before = previous[1] if previous and previous[0] == view_key else None
-st.session_state["previous_view"] = (view_key, [h.passage_id for h in hits])
+    def what_if_widgets(entity_options: list[str], passage_options: list[str]) -> None:
+        """The what-if panel; drawn below the answer (or below the error its choices caused)."""
+        with st.expander("What if… take out an entity or a passage", expanded=bool(removed_entities or removed_passages)):
+            st.caption("Rank again as if the extractor had never found these entities, or the corpus lacked these "
+                       "passages. The arrows on the passages below compare with the view before your last change.")
+            w1, w2 = st.columns(2)
+            w1.multiselect("Take out entities", sorted(set(entity_options) | set(removed_entities)), key="wi_entities",
+                           help="Their nodes and links leave the graph; the walk is rerun exactly.")
+            w2.multiselect("Take out passages", sorted(set(passage_options) | set(removed_passages)), key="wi_passages",
+                           help="The passage leaves the corpus: the graph, BM25 and the dense index.")
 
 
-def arrow(pid: str, rank: int) -> str:
-    if before is None:
-        return ""
-    if pid not in before:
-        return " · new"
-    moved = before.index(pid) + 1 - rank
-    return f" · ↑{moved}" if moved > 0 else f" · ↓{-moved}" if moved < 0 else " · ="
+    # what-if: entities and passages taken out (widgets below the answer; their state is read here)
+    removed_entities = list(st.session_state.get("wi_entities", []))
+    removed_passages = list(st.session_state.get("wi_passages", []))
+    set_params(without=";".join(removed_entities) or None, without_passages=";".join(removed_passages) or None)
+    try:
+        view = index.without(removed_passages, removed_entities) if removed_entities or removed_passages else index
+        answer = view.retriever(name, config).answer(question, int(k))
+    except PathLensError as e:
+        st.error(str(e))
+        what_if_widgets([], [])
+        st.stop()
+    hits, walk = answer.hits, answer.walk
+    if answer.no_seed:
+        st.warning(f"No hits. {answer.notes[0]}.")
+        what_if_widgets([], [])
+        st.stop()
+    for n in answer.notes:
+        st.info(f"RRF member gave nothing: {n}")
+    if not hits:
+        st.warning(f"{name} returned no passage for this question (no passage shares a term or entity with it).")
+        st.stop()
+
+    # ---------------------------------------------------------------- graph explanation
+    seed_label: dict[str, str] = {}
+    if walk is not None:
+        st.subheader("Seeds: where the walk restarts")
+        seed_label = {f"e:{s.entity}": s.label for s in walk.seeds}
+        seed_label.update({f"p:{p.passage_id}": f"dense similarity ({p.passage_id})" for p in walk.passage_seeds})
+        if walk.seeds:
+            seeds_df = pd.DataFrame([{"entity": s.label,
+                                      "rule": s.rule if s.source == "query" else f"alias ({s.rule})",
+                                      "weight": round(s.weight, 4),
+                                      "passages": s.passages, "from": s.via} for s in walk.seeds])
+            show_table(seeds_df, hide_index=True, width="stretch", column_config={
+                "rule": st.column_config.TextColumn("rule", help="extracted: the extractor found the name; containment: "
+                                                    "an extracted name inside or around a graph entity; vocabulary: a graph "
+                                                    "entity named in the question; otherwise an alias rule (BCT)"),
+                "weight": st.column_config.NumberColumn("weight", help="share of the restart mass", format="%.4f"),
+                "passages": st.column_config.NumberColumn("passages", help="passages the entity occurs in; seeds weigh "
+                                                          "1 / this (specificity), so generic names weigh little")})
+        if walk.passage_seeds:
+            source = ("most similar to the question by dense embeddings" if config.hybrid.lexical == 0 else
+                      f"most similar to the question by dense embeddings ({1 - config.hybrid.lexical:.0%}) and by BM25 "
+                      f"({config.hybrid.lexical:.0%})")
+            st.caption(f"Passage seeds: the {len(walk.passage_seeds)} passages {source} take "
+                       f"{sum(p.weight for p in walk.passage_seeds):.0%} of the restart mass, each in proportion to "
+                       "a softmax of its similarity.")
+            show_table(pd.DataFrame([{"passage": p.passage_id, "title": titles[p.passage_id],
+                                        "cosine": round(p.cosine, 4), "weight": round(p.weight, 4)}
+                                       for p in walk.passage_seeds]), hide_index=True, width="stretch", height=200)
+        if walk.unmatched:
+            st.caption("Names in the question that are not in the graph: " + ", ".join(walk.unmatched))
+        ignored = walk.uncovered_words()
+        if ignored:
+            reader = ("the passage seeds read them, through dense similarity" if walk.passage_seeds else
+                      "bm25 and dense read every word, and a hybrid graph retriever seeds passages from them")
+            steer = (f"they steer {name}'s walk only through its passage seeds" if walk.passage_seeds else
+                     f"they do not steer {name}'s walk at all")
+            st.info(f"Words of the question that no entity seed covers, so {steer}: {', '.join(ignored)}. "
+                    f"Here {reader}.")
+        for amb in walk.ambiguous:
+            docs = sorted({d for d, _ in amb.meanings})
+            listing = "; ".join(f"{doc} → {nm}" for doc, nm in amb.meanings[:12])
+            more = f"; and {len(amb.meanings) - 12} more" if len(amb.meanings) > 12 else ""
+            names = {nm for _, nm in amb.meanings}
+            st.warning(f"“{amb.term}” is ambiguous: {len(docs)} documents define it, as {len(names)} different names, "
+                       f"so none of them was seeded for it. Name the one you mean. Definitions: {listing}{more}.")
+        st.subheader("Evidence graph")
+        st.caption("Left to right: the question's seeds, the passages they lead to, the entities that bridge to "
+                   "further passages, and those passages. #n is a passage's rank; ★ marks a gold passage. Hover a "
+                   "node for its text; click a ranked passage to trace its paths; scroll to zoom.")
+        st.iframe(subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=620), height=640)
+        with st.expander("How the walk converged: the PPR residual per iteration"):
+            fig = go.Figure(go.Scatter(x=list(range(1, len(walk.residuals) + 1)), y=list(walk.residuals),
+                                       mode="lines+markers", name="L1 change"))
+            fig.update_layout(yaxis_type="log", xaxis_title="iteration", yaxis_title="‖pₜ₊₁ − pₜ‖₁", height=320,
+                              margin=dict(l=10, r=10, t=10, b=10))
+            st.plotly_chart(fig, width="stretch", key="residuals")
+            st.caption(f"{walk.iterations} iterations run at α = {alpha:.2f}; the change shrinks by about (1 − α) "
+                       "each step, so a larger α converges faster and keeps the walk nearer its seeds.")
+
+    # ---------------------------------------------------------------- what-if
+    labels = [s.label for s in walk.seeds] + [n.label for n in walk.nodes if n.kind == "bridge"] if walk else []
+    what_if_widgets(labels, [h.passage_id for h in hits])
+
+    # rank arrows against the previous view of the same question (what-if, α, β or any other change)
+    view_key = (corpus.name, question.strip())
+    previous = st.session_state.get("previous_view")
+    before = previous[1] if previous and previous[0] == view_key else None
+    st.session_state["previous_view"] = (view_key, [h.passage_id for h in hits])
 
 
-# ---------------------------------------------------------------- ranked passages
-st.subheader(f"Top {len(hits)} passage{'s' if len(hits) != 1 else ''} · {name}")
-if before is not None:
-    gone = [pid for pid in before if pid not in {h.passage_id for h in hits}]
-    if gone:
-        st.caption("Gone from the top since the previous view: " + ", ".join(gone))
-rows = []
-# a walk explains a hit by per-seed shares and paths; lexical, dense and RRF hits in their own terms
-# (term shares, nearest sentences, votes)
-why = answer.why
-for h in hits:
-    e = why.get(h.passage_id) if walk is not None else None
-    row = {"rank": h.rank, "passage_id": h.passage_id, "score": h.score, "gold": h.passage_id in gold,
-           "source": citation(passage_of[h.passage_id])}
-    if e is not None:
-        row["seed shares"] = "; ".join(f"{seed_label[s]}: {v:.0%}" for s, v in e.seed_shares if v >= 0.005)
-        row["evidence paths"] = " | ".join(p.words() for p in e.paths)
-    elif h.passage_id in why:
-        row["why"] = why[h.passage_id].words()
-    rows.append(row)
-    mark = " · ★ gold" if h.passage_id in gold else ""
-    with st.container(border=True):
-        st.markdown(f"**{h.rank}.** `{h.passage_id}` · score {h.score:.5g}{mark}{arrow(h.passage_id, h.rank)}")
-        st.caption(f"From {escape_markdown(row['source'])}")
+    def arrow(pid: str, rank: int) -> str:
+        if before is None:
+            return ""
+        if pid not in before:
+            return " · new"
+        moved = before.index(pid) + 1 - rank
+        return f" · ↑{moved}" if moved > 0 else f" · ↓{-moved}" if moved < 0 else " · ="
+
+
+    # ---------------------------------------------------------------- ranked passages
+    st.subheader(f"Top {len(hits)} passage{'s' if len(hits) != 1 else ''} · {name}")
+    if before is not None:
+        gone = [pid for pid in before if pid not in {h.passage_id for h in hits}]
+        if gone:
+            st.caption("Gone from the top since the previous view: " + ", ".join(gone))
+    rows = []
+    # a walk explains a hit by per-seed shares and paths; lexical, dense and RRF hits in their own terms
+    # (term shares, nearest sentences, votes)
+    why = answer.why
+    for h in hits:
+        e = why.get(h.passage_id) if walk is not None else None
+        row = {"rank": h.rank, "passage_id": h.passage_id, "score": h.score, "gold": h.passage_id in gold,
+               "source": citation(passage_of[h.passage_id])}
         if e is not None:
-            shares = sorted(e.seed_shares, key=lambda sv: -sv[1])
-            dense_share = sum(v for s, v in shares if s.startswith("p:"))
-            named = [f"{seed_label[s]} {v:.0%}" for s, v in shares if s.startswith("e:") and v >= 0.005]
-            st.caption("Seed shares: " + ", ".join(named + ([f"dense similarity to the question {dense_share:.0%}"]
-                                                             if walk.passage_seeds else [])))
-            top_seed, top_share = max(e.seed_shares, key=lambda sv: sv[1])
-            owed = ("its own dense similarity to the question" if top_seed == f"p:{h.passage_id}"
-                    else seed_label[top_seed])
-            st.caption(f"The seed this passage owes most to: {owed} ({top_share:.0%} of its score).")
-            for p in e.paths:
-                st.caption(f"Evidence path: {p.words()} (mass {p.mass:.2e})")
+            row["seed shares"] = "; ".join(f"{seed_label[s]}: {v:.0%}" for s, v in e.seed_shares if v >= 0.005)
+            row["evidence paths"] = " | ".join(p.words() for p in e.paths)
         elif h.passage_id in why:
-            st.caption(f"Why: {why[h.passage_id].words()}")
-        terms = marked_terms(e.matched_entities if e is not None else None, texts[h.passage_id], question)
-        st.html(f"<div class='passage'>{highlight(texts[h.passage_id], terms)}</div>")
+            row["why"] = why[h.passage_id].words()
+        rows.append(row)
+        mark = " · ★ gold" if h.passage_id in gold else ""
+        with st.container(border=True):
+            st.markdown(f"**{h.rank}.** `{h.passage_id}` · score {h.score:.5g}{mark}{arrow(h.passage_id, h.rank)}")
+            st.caption(f"From {escape_markdown(row['source'])}")
+            if e is not None:
+                shares = sorted(e.seed_shares, key=lambda sv: -sv[1])
+                dense_share = sum(v for s, v in shares if s.startswith("p:"))
+                named = [f"{seed_label[s]} {v:.0%}" for s, v in shares if s.startswith("e:") and v >= 0.005]
+                st.caption("Seed shares: " + ", ".join(named + ([f"dense similarity to the question {dense_share:.0%}"]
+                                                                 if walk.passage_seeds else [])))
+                top_seed, top_share = max(e.seed_shares, key=lambda sv: sv[1])
+                owed = ("its own dense similarity to the question" if top_seed == f"p:{h.passage_id}"
+                        else seed_label[top_seed])
+                st.caption(f"The seed this passage owes most to: {owed} ({top_share:.0%} of its score).")
+                for p in e.paths:
+                    st.caption(f"Evidence path: {p.words()} (mass {p.mass:.2e})")
+            elif h.passage_id in why:
+                st.caption(f"Why: {why[h.passage_id].words()}")
+            terms = marked_terms(e.matched_entities if e is not None else None, texts[h.passage_id], question)
+            st.html(f"<div class='passage'>{highlight(texts[h.passage_id], terms)}</div>")
 
-table = pd.DataFrame(rows)
-show_table(table, hide_index=True, width="stretch")
-downloads(table, f"pathlens-{name}-hits", key="hits")
+    table = pd.DataFrame(rows)
+    show_table(table, hide_index=True, width="stretch")
+    downloads(table, f"pathlens-{name}-hits", key="hits")
 
 
-def evidence_report() -> str:
-    """Built only when the button is pressed: the same file `python -m engine report` writes."""
-    view = ReportView(corpus.name, question.strip(), name, int(k), config, tuple(removed_entities),
-                      tuple(removed_passages))
-    return build_report(index, view, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    def evidence_report() -> str:
+        """Built only when the button is pressed: the same file `python -m engine report` writes."""
+        view = ReportView(corpus.name, question.strip(), name, int(k), config, tuple(removed_entities),
+                          tuple(removed_passages))
+        return build_report(index, view, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 
 
-st.download_button("Download the evidence report (HTML)", data=evidence_report, file_name="evidence-report.html",
-                   mime="text/html", key="report", type="primary", on_click="ignore",
-                   help="One self-contained file to hand over: the question, every parameter, the ranked passages, "
-                        "seeds, shares, evidence paths and the evidence graph; it opens offline.")
+    st.download_button("Download the evidence report (HTML)", data=evidence_report, file_name="evidence-report.html",
+                       mime="text/html", key="report", type="primary", on_click="ignore",
+                       help="One self-contained file to hand over: the question, every parameter, the ranked passages, "
+                            "seeds, shares, evidence paths and the evidence graph; it opens offline.")

@@ -34,9 +34,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start_app(log_name: str = "streamlit.log"):
+def _start_app(log_name: str = "streamlit.log", cache_dir: str | None = None):
     port = _free_port()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", **({"PATHLENS_CACHE_DIR": cache_dir} if cache_dir else {})}
     (ROOT / "test-output").mkdir(exist_ok=True)
     log = open(ROOT / "test-output" / log_name, "w")
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
@@ -561,6 +561,35 @@ def test_a_fresh_server_whose_first_request_is_a_deep_link_shows_the_whole_page(
         # CDN, as a Material page icon fetched before) fails the test
         assert all(re.fullmatch(re.escape(url) + r"/compare/_stcore/(health|host-config)", u) for u in bad), bad
         assert len(errors) == len(bad)
+        page.context.close()
+    finally:
+        _stop_app(proc)
+
+
+def test_a_build_never_runs_under_the_last_views_results(browser, tmp_path):
+    """Switching to a retriever whose index parts are not built yet: while they build, the page shows
+    the build's progress and nothing of the previous view (not even greyed), then the new answer."""
+    proc, url = _start_app("streamlit-stale.log", cache_dir=str(tmp_path / "cache"))  # nothing built yet
+    try:
+        page = open_page(browser, url + "/?" + urlencode({"corpus": "dataroom-core", "retriever": "ppr-regex"}))
+        assert page.get_by_text("Top 5 passages · ppr-regex").count() == 1
+        choose(page, "Retriever", "ppr-ner")  # spaCy NER over the corpus: a build of a few seconds
+        seen_build, leaked = False, []
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            text = page.locator("[data-testid=stMain]").inner_text()
+            if "Building the index of dataroom-core" in text:
+                seen_build = True
+                leaked += [t for t in ("Top 5 passages · ppr-regex", "Seeds: where the walk restarts",
+                                       "Evidence graph") if t in text]
+            if "Top 5 passages · ppr-ner" in text:
+                break
+            time.sleep(0.1)
+        assert seen_build, "the build's progress was never on screen"
+        assert not leaked, f"the previous view showed under the build: {sorted(set(leaked))}"
+        wait_idle(page)
+        assert len(hits(page)) == 5 and page.get_by_text("Top 5 passages · ppr-regex").count() == 0
+        no_exception(page)
         page.context.close()
     finally:
         _stop_app(proc)

@@ -288,6 +288,21 @@ def sidebar_corpus() -> Index | None:
         return None
 
 
+def fresh_area(index: Index, stages: Iterable[str], key: str):
+    """Where a page draws what depends on `stages` of its index, so that a build never runs under the
+    last view's results (another corpus's, or another configuration's), greyed but on screen.
+
+    Streamlit keeps a block's old children until the run that rewrites them ends, but an element
+    written where a block was removes it at once. So the area is one of two slots: when a build is
+    needed, the results move to the other slot (a fresh block) and an empty element takes the old
+    one; otherwise they stay in their slot, and a rerun replaces them in place, without flicker."""
+    missing = any(s not in index.built() for s in stages)
+    flipped = st.session_state.get(f"fresh_area_{key}", False) ^ missing
+    st.session_state[f"fresh_area_{key}"] = flipped
+    first, second = st.empty(), st.empty()
+    return (first if flipped else second).container()
+
+
 def ensure(index: Index, stages: Iterable[str]) -> bool:
     """Build the named index components, showing each stage's progress the first time.
 
