@@ -22,10 +22,10 @@ chromium:
 	@test -x /usr/bin/chromium || { $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
-# The encoder's ONNX graph is exported from the packaged weights once per cache directory (engine/dense.py);
+# The encoder's ONNX graph is exported from the packaged weights once per cache directory (engine/store/dense.py);
 # doing it here keeps that first-run export out of the first question.
 run: $(VENV)/.installed
-	HF_HUB_OFFLINE=1 $(PY) -c "from engine import dense; dense.load_encoder()"
+	HF_HUB_OFFLINE=1 $(PY) -c "from engine.store import dense; dense.load_encoder()"
 	HF_HUB_OFFLINE=1 $(PY) -m streamlit run app.py --server.port $(PORT)
 
 test: $(VENV)/.installed-test chromium

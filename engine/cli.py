@@ -12,14 +12,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Sequence
 
-from .corpus import bundled_manifest, bundled_names, citation, load_corpus
+from .ingest.corpus import bundled_manifest, bundled_names, citation, load_corpus
 from .errors import NoSeedError, PathLensError
 from .catalog import CATALOG, DEFAULT_RETRIEVER, PARAMS, stages_for
-from .graph_retriever import GraphParams
-from .seeding import HybridParams
-from .index import Index, SearchConfig, check_retriever, search_config
-from .jsonout import answer_json, config_json
-from .retrievers import RRFConfig, check_k, check_query
+from .retrieve.graph_retriever import GraphParams
+from .retrieve.seeding import HybridParams
+from .build.index import Index, SearchConfig, check_retriever, search_config
+from .explain.jsonout import answer_json, config_json
+from .retrieve.retrievers import RRFConfig, check_k, check_query
 
 CLI_DEFAULT_CORPUS = "dataroom"  # the full-size data room
 
@@ -181,7 +181,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _index(corpus) -> Index:
     """An index that reads and writes the on-disk cache; rejected cache files are reported."""
-    from .cache import DiskCache
+    from .store.cache import DiskCache
 
     def report(event) -> None:
         if event.kind == "rejected":
@@ -271,7 +271,7 @@ def cmd_query(args) -> None:
 def cmd_report(args) -> None:
     from datetime import datetime, timezone
 
-    from .report import ReportView, build_report
+    from .explain.report import ReportView, build_report
 
     check_query(args.question)
     name, k = check_retriever(args.retriever), check_k(args.k)
@@ -292,7 +292,7 @@ def cmd_report(args) -> None:
 
 
 def cmd_eval(args) -> None:
-    from .evaluate import evaluate
+    from .evaluate.evaluate import evaluate
 
     names, ks, _ = _names(args.retrievers), _ints(args.k), _config(args)
     corpus = _load(args.corpus, args.queries)
@@ -329,7 +329,7 @@ def _pair(text: str, names: Sequence[str]) -> tuple[str, str] | None:
 def _compare_json(result, pair) -> dict:
     if pair is None:
         return {}
-    from .evaluate import compare
+    from .evaluate.evaluate import compare
 
     return {"compare": {"a": pair[0], "b": pair[1], "resamples": 10_000, "seed": 42, "level": 0.95,
                         "metrics": {c.metric: {"mean_diff": c.mean_diff, "low": c.low, "high": c.high,
@@ -340,7 +340,7 @@ def _compare_json(result, pair) -> dict:
 def _print_compare(result, pair) -> None:
     if pair is None:
         return
-    from .evaluate import compare
+    from .evaluate.evaluate import compare
 
     print(f"\n{pair[0]} − {pair[1]}: paired bootstrap over {result.n_queries} questions (10,000 resamples, seed 42)")
     print(_table(["metric", "difference", "95% CI low", "95% CI high", "P(diff ≤ 0)"],
@@ -392,9 +392,9 @@ def _progress_line():
 
 
 def cmd_bench(args) -> None:
-    from .benchmarks import run_bench
+    from .evaluate.benchmarks import run_bench
 
-    from .cache import DiskCache
+    from .store.cache import DiskCache
 
     names = _names(args.retrievers)
     pair = _pair(args.compare, names)
@@ -410,10 +410,10 @@ def cmd_bench(args) -> None:
 
 
 def cmd_sweep(args) -> None:
-    from .sweep import SweepConfig, default_sizes, gold_positions, run_sweep
+    from .evaluate.sweep import SweepConfig, default_sizes, gold_positions, run_sweep
 
     if args.file or args.format:
-        from .benchmarks import load_questions, open_corpus, sample
+        from .evaluate.benchmarks import load_questions, open_corpus, sample
 
         if not (args.file and args.format):
             raise PathLensError("a benchmark sweep needs both --format and --file")
@@ -446,7 +446,7 @@ def cmd_sweep(args) -> None:
 
 
 def cmd_perf(args) -> None:
-    from . import perf
+    from .evaluate import perf
 
     try:
         import igraph  # noqa: F401

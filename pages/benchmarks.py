@@ -8,10 +8,10 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from engine.benchmarks import FORMATS, MODES, run_bench
+from engine.evaluate.benchmarks import FORMATS, MODES, run_bench
 from engine.jobs import Job
 from engine.errors import PathLensError
-from engine.metrics import metric_names
+from engine.evaluate.metrics import metric_names
 from engine.catalog import CATALOG
 from ui.common import (cancel_job, downloads, frame, list_param, save_upload, seed_from_url, set_params, show_table,
                        watch_job)

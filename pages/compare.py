@@ -8,12 +8,12 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from engine.corpus import page_number
+from engine.ingest.corpus import page_number
 from engine.errors import PathLensError
-from engine.evaluate import compare_by_kind, evaluate
+from engine.evaluate.evaluate import compare_by_kind, evaluate
 from engine.catalog import CATALOG, PARAMS
-from engine.index import search_config
-from engine.metrics import metric_names
+from engine.build.index import search_config
+from engine.evaluate.metrics import metric_names
 from ui.common import show_table, frame, downloads, ensure, fresh_area, escape_markdown, gold_of, param, set_params, stages_for
 
 st.title("Compare retrievers")

@@ -8,7 +8,7 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from engine.entities import BUILDERS
+from engine.graph.entities import BUILDERS
 from ui.common import show_table, frame, downloads, ensure, fresh_area, param, set_params
 
 st.title("Corpus & graph")

@@ -9,12 +9,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.catalog import CATALOG, DEFAULT_RETRIEVER, PARAMS
-from engine.corpus import citation
+from engine.ingest.corpus import citation
 from engine.errors import PathLensError
-from engine.index import search_config
-from engine.render import subgraph_html
-from engine.retrievers import MAX_QUERY_CHARS, RRFConfig
-from engine.report import ReportView, build_report, marked_terms
+from engine.build.index import search_config
+from engine.explain.render import subgraph_html
+from engine.retrieve.retrievers import MAX_QUERY_CHARS, RRFConfig
+from engine.explain.report import ReportView, build_report, marked_terms
 from ui.common import show_table, frame, downloads, ensure, fresh_area, escape_markdown, gold_of, highlight, param, param_in_range, set_params, stages_for
 
 # one selector entry per retriever without aliases; the BCT toggle turns ppr-X into bct-X

@@ -7,11 +7,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.errors import PathLensError
-from engine.metrics import metric_names
+from engine.evaluate.metrics import metric_names
 from engine.catalog import CATALOG
-from engine.index import search_config
+from engine.build.index import search_config
 from engine.jobs import Job
-from engine.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
+from engine.evaluate.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
 from ui.common import (cancel_job, downloads, ensure, frame, list_param, param, seed_from_url, set_params, show_table,
                        stages_for, watch_job)
 

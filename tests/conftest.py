@@ -11,8 +11,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # tests (and the app processes they start) keep their index cache out of the checkout
 os.environ["PATHLENS_CACHE_DIR"] = tempfile.mkdtemp(prefix="pathlens-test-cache-")
 
-from engine.corpus import Corpus, LabeledQuery, Passage, load_corpus  # noqa: E402
-from engine.index import Index  # noqa: E402
+from engine.ingest.corpus import Corpus, LabeledQuery, Passage, load_corpus  # noqa: E402
+from engine.build.index import Index  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,5 @@
-from engine.corpus import Corpus, Passage
-from engine.index import Index
+from engine.ingest.corpus import Corpus, Passage
+from engine.build.index import Index
 
 
 def index_of(*texts):

@@ -120,8 +120,8 @@ def test_query_page_names_an_ambiguous_defined_term_on_the_full_data_room():
 
 
 def test_query_page_weighted_rrf_members_and_weights():
-    from engine.index import Index, search_config
-    from engine.corpus import load_corpus
+    from engine.build.index import Index, search_config
+    from engine.ingest.corpus import load_corpus
 
     q = "Who is the largest investor in the fund that owns Solano Foods?"
     at = start(params={"q": q, "retriever": "rrf", "members": "bm25,dense", "weights": "2,0.5"})
@@ -218,7 +218,7 @@ def test_compare_page_side_by_side_and_metrics():
     per = next(d.value for d in at.dataframe if "open" in getattr(d.value, "columns", []))
     assert len(per) == 40 and per["open"].str.startswith("/?").all()
     # the CI is the paired bootstrap of the per-query values shown (here reciprocal ranks, bm25 − ppr-regex)
-    from engine.metrics import paired_bootstrap
+    from engine.evaluate.metrics import paired_bootstrap
 
     ref = paired_bootstrap(list(per["bm25"]), list(per["ppr-regex"]), resamples=10_000, seed=42)
     at.selectbox(key="ci_metric").set_value("mrr").run()
@@ -294,7 +294,7 @@ def test_benchmarks_page_with_fixture_file():
 
 
 def test_compare_page_shows_a_crashing_retriever_in_its_own_column(monkeypatch):
-    from engine.index import Index
+    from engine.build.index import Index
 
     real = Index.retriever
 
@@ -349,7 +349,7 @@ def test_a_toy_retriever_added_through_the_catalog_alone_reaches_the_cli_and_the
     """Adding a retriever is one catalog entry plus its class: no other file changes."""
     from engine import catalog
     from engine.cli import main
-    from engine.retrievers import Answers, Hit, check_k
+    from engine.retrieve.retrievers import Answers, Hit, check_k
 
     class LongestFirst(Answers):  # `Answers` gives it `answer` and `answer_batch` from `search`
         name = "longest"
@@ -380,7 +380,7 @@ def test_a_toy_retriever_added_through_the_catalog_alone_reaches_the_cli_and_the
 
 
 def test_every_label_and_column_the_pages_show_is_in_the_glossary():
-    from engine.glossary import definition, lookup
+    from engine.explain.glossary import definition, lookup
 
     seen: set[str] = set()
 
@@ -441,8 +441,8 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     gone = [pid for pid in before if pid not in after]
     assert any(c.value == "Gone from the top since the previous view: " + ", ".join(gone) for c in at.caption)
     # the same what-if through the engine, as the CLI's --without runs it
-    from engine.corpus import load_corpus
-    from engine.index import Index, search_config
+    from engine.ingest.corpus import load_corpus
+    from engine.build.index import Index, search_config
 
     corpus = load_corpus("dataroom-core")
     idx = Index(corpus)

@@ -1,6 +1,6 @@
 import pytest
 
-from engine.benchmarks import closed_corpus, load_questions, open_corpus, run_bench, sample
+from engine.evaluate.benchmarks import closed_corpus, load_questions, open_corpus, run_bench, sample
 from engine.errors import PathLensError
 from tests.conftest import ROOT
 

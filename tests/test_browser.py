@@ -207,7 +207,7 @@ def test_click_to_idle_on_the_query_page(app_url, browser):
 
     page = open_page(browser, app_url + "/?corpus=dataroom-core")
     assert len(hits(page)) == 5
-    from engine.corpus import load_corpus
+    from engine.ingest.corpus import load_corpus
 
     queries = load_corpus("dataroom-core").queries
     times: dict[str, list[float]] = {"α change": [], "retriever switch": [], "example pick": []}
@@ -304,9 +304,9 @@ def test_eight_concurrent_sessions_each_get_their_own_results(app_url):
 
     from playwright.async_api import async_playwright
 
-    from engine.corpus import load_corpus
-    from engine.graph_retriever import GraphParams
-    from engine.index import Index, SearchConfig
+    from engine.ingest.corpus import load_corpus
+    from engine.retrieve.graph_retriever import GraphParams
+    from engine.build.index import Index, SearchConfig
 
     q1 = MULTI_HOP
     q2 = "Who is the Managing Partner of the general partner of the fund that owns Kestrel Health Systems?"
@@ -457,7 +457,7 @@ LAYOUT_JS = """() => {
 
 @pytest.mark.parametrize("k", [5, 10])
 def test_evidence_graph_labels_never_overlap_and_the_layout_is_fixed(app_url, browser, k):
-    from engine.corpus import load_corpus
+    from engine.ingest.corpus import load_corpus
 
     questions = [q.text for q in load_corpus("dataroom-core").queries if q.kind == "multi-hop"][:3]
     for i, (q, retriever) in enumerate(zip(questions, ("hybrid-ner", "ppr-regex", "bct-ner"))):

@@ -4,8 +4,8 @@ import threading
 
 import pytest
 
-from engine.build import BuildStatus, build_in_background
-from engine.index import Index
+from engine.build.build import BuildStatus, build_in_background
+from engine.build.index import Index
 from tests.conftest import make_corpus
 
 
@@ -64,7 +64,7 @@ def test_a_query_on_built_parts_does_not_wait_for_another_parts_build(core_corpu
 
 
 def test_a_killed_build_resumes_from_the_stages_already_on_disk(core_corpus, tmp_path):
-    from engine.cache import DiskCache
+    from engine.store.cache import DiskCache
 
     first = Index(core_corpus, cache=DiskCache(tmp_path))
     first.build("tokens")

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from engine.cache import MAGIC, DiskCache
-from engine.index import Index
+from engine.store.cache import MAGIC, DiskCache
+from engine.build.index import Index
 from tests.conftest import make_corpus
 
 TEXTS = ["Calder Bank lends to Brightwater Logistics.", "Brightwater Logistics hired Elliot Park."]
@@ -16,11 +16,11 @@ def test_second_index_reads_every_component_from_disk(tmp_path, monkeypatch):
     assert {e.kind for e in cache.events} == {"stored"}
 
     # a warm start must not run the extractor or the encoder again
-    import engine.dense
-    import engine.index
+    import engine.store.dense
+    import engine.build.index
 
-    monkeypatch.setattr(engine.index, "extract", lambda *a: pytest.fail("re-ran extraction"))
-    monkeypatch.setattr(engine.dense, "encode", lambda *a, **k: pytest.fail("re-encoded"))
+    monkeypatch.setattr(engine.build.index, "extract", lambda *a: pytest.fail("re-ran extraction"))
+    monkeypatch.setattr(engine.store.dense, "encode", lambda *a, **k: pytest.fail("re-encoded"))
     warm_cache = DiskCache(tmp_path)
     warm = Index(make_corpus(TEXTS), cache=warm_cache)
     assert warm.retriever("ppr-regex").search("Calder Bank", 2) == hits
@@ -37,14 +37,14 @@ def test_changed_corpus_misses(tmp_path):
 
 
 def test_a_new_extractor_version_rebuilds_only_that_builders_extraction_and_graph(tmp_path, monkeypatch):
-    import engine.cache
-    import engine.entities
+    import engine.store.cache
+    import engine.graph.entities
 
     first = Index(make_corpus(TEXTS), cache=DiskCache(tmp_path))
     first.graph("regex")
     first.tokens()
-    monkeypatch.setitem(engine.entities.EXTRACTOR_VERSIONS, "regex", 99)
-    engine.cache.versions.cache_clear()
+    monkeypatch.setitem(engine.graph.entities.EXTRACTOR_VERSIONS, "regex", 99)
+    engine.store.cache.versions.cache_clear()
     try:
         again = DiskCache(tmp_path)
         idx = Index(make_corpus(TEXTS), cache=again)
@@ -54,7 +54,7 @@ def test_a_new_extractor_version_rebuilds_only_that_builders_extraction_and_grap
         assert ("extraction:regex", "stored") in kinds and ("graph:regex", "stored") in kinds
         assert ("tokens", "hit") in kinds
     finally:
-        engine.cache.versions.cache_clear()
+        engine.store.cache.versions.cache_clear()
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "foreign", "garbage"])
@@ -102,7 +102,7 @@ def test_a_killed_writer_never_leaves_a_readable_half_file(tmp_path):
 
     from tests.conftest import ROOT
 
-    code = ("import numpy as np, sys; sys.path.insert(0, %r); from engine.cache import DiskCache; "
+    code = ("import numpy as np, sys; sys.path.insert(0, %r); from engine.store.cache import DiskCache; "
             "c = DiskCache(%r); print('go', flush=True); "
             "c.store('fp', 'embeddings', np.arange(40_000_000, dtype=np.float64))") % (str(ROOT), str(tmp_path))
     for delay in (0.05, 0.3, 0.8):

@@ -32,7 +32,7 @@ def test_eval_json_shape(capsys):
 
 
 def test_compare_prints_the_paired_bootstrap_ci_of_every_metric(capsys):
-    from engine.metrics import paired_bootstrap
+    from engine.evaluate.metrics import paired_bootstrap
 
     code, out, err = run(capsys, "eval", "--corpus", "dataroom-core", "--retrievers", "bm25,ppr-regex",
                          "--k", "1,5", "--compare", "ppr-regex,bm25", "--json")

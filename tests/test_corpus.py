@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from engine.corpus import ChunkConfig, Corpus, Passage, chunk_text, load_corpus, load_folder, load_jsonl
+from engine.ingest.corpus import ChunkConfig, Corpus, Passage, chunk_text, load_corpus, load_folder, load_jsonl
 from engine.errors import PathLensError
 
 
@@ -85,7 +85,7 @@ def test_bundled_core_corpus(core_corpus):
 
 
 def test_every_gold_passage_holds_the_fact_its_query_asks_for(core_corpus):
-    from engine.corpus import CORPORA_DIR
+    from engine.ingest.corpus import CORPORA_DIR
 
     texts = {p.id: p.text for p in core_corpus.passages}
     rows = [json.loads(line) for line in (CORPORA_DIR / "dataroom-core" / "queries.jsonl").read_text().splitlines()]

@@ -6,11 +6,11 @@ import zipfile
 
 import pytest
 
-from engine.corpus import citation, load_corpus, load_sources, parse_queries
-from engine.documents import (SourceFile, document_passages, identity, page_lines_chunks, read_document,
+from engine.ingest.corpus import citation, load_corpus, load_sources, parse_queries
+from engine.ingest.documents import (SourceFile, document_passages, identity, page_lines_chunks, read_document,
                               strip_running_lines, zip_members)
 from engine.errors import PathLensError
-from engine.evaluate import judged
+from engine.evaluate.evaluate import judged
 from pdfmaker import encrypt, make_pdf, text_page
 
 

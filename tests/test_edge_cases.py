@@ -2,10 +2,10 @@
 
 import pytest
 
-from engine.corpus import ChunkConfig, chunk_text
+from engine.ingest.corpus import ChunkConfig, chunk_text
 from engine.errors import NoSeedError, PathLensError
-from engine.evaluate import evaluate
-from engine.index import Index
+from engine.evaluate.evaluate import evaluate
+from engine.build.index import Index
 from tests.conftest import make_corpus
 
 

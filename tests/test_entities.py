@@ -1,6 +1,6 @@
 import pytest
 
-from engine.entities import Mention, drop_reason, entity_key, extract_ner, extract_regex, filter_mentions
+from engine.graph.entities import Mention, drop_reason, entity_key, extract_ner, extract_regex, filter_mentions
 from engine.text import normalize_name
 
 

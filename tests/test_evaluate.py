@@ -1,5 +1,5 @@
-from engine.evaluate import evaluate
-from engine.index import Index
+from engine.evaluate.evaluate import evaluate
+from engine.build.index import Index
 
 
 def test_evaluate_tiny_by_hand(tiny):
@@ -15,7 +15,7 @@ def test_evaluate_tiny_by_hand(tiny):
 
 
 def test_graph_retriever_without_seed_counts_as_miss(tiny):
-    from engine.corpus import Corpus, LabeledQuery
+    from engine.ingest.corpus import Corpus, LabeledQuery
 
     c = Corpus("t", tiny.passages, (LabeledQuery("q", "what about the weather?", ("p4",), "single-hop"),))
     r = evaluate(Index(c), ["ppr-regex"], [1]).results["ppr-regex"]
@@ -50,8 +50,8 @@ def test_batched_graph_search_is_bit_identical_to_single_queries(core_corpus):
 
 
 def test_compare_by_kind_is_the_bootstrap_of_each_kinds_questions(core_corpus):
-    from engine.evaluate import compare_by_kind
-    from engine.metrics import paired_bootstrap
+    from engine.evaluate.evaluate import compare_by_kind
+    from engine.evaluate.metrics import paired_bootstrap
 
     res = evaluate(Index(core_corpus), ["bm25", "ppr-regex"], (1, 5))
     rows = compare_by_kind(res, core_corpus.queries, "bm25", "ppr-regex", "hr@1", resamples=500, seed=3)

@@ -1,7 +1,7 @@
 import numpy as np
 
-from engine.entities import Mention, filter_mentions
-from engine.graph import build_graph, link_passages
+from engine.graph.entities import Mention, filter_mentions
+from engine.graph.entity_graph import build_graph, link_passages
 
 
 def test_substring_adjacency_joins_nested_names_on_token_boundaries():

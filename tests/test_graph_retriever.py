@@ -2,9 +2,9 @@ import numpy as np
 import pytest
 
 from engine.errors import NoSeedError, PathLensError
-from engine.graph_retriever import GraphParams
-from engine.entities import entity_key
-from engine.index import Index, SearchConfig
+from engine.retrieve.graph_retriever import GraphParams
+from engine.graph.entities import entity_key
+from engine.build.index import Index, SearchConfig
 from tests.conftest import make_corpus
 
 
@@ -90,7 +90,7 @@ def test_search_scores_are_bit_identical_to_the_full_ppr_of_explain(tiny, name, 
 
 def _fresh_ppr(graph, node: str, alpha: float, iterations: int) -> np.ndarray:
     """PPR from a one-hot seed on one node, by the full iteration: the independent reference."""
-    from engine.ppr import personalized_pagerank
+    from engine.graph.ppr import personalized_pagerank
 
     n = graph.n_passages
     s = np.zeros(graph.W.shape[0])
@@ -239,7 +239,7 @@ def test_evidence_paths_are_the_heaviest_of_every_one_and_two_hop_path(core_inde
 def test_hybrid_contributions_of_entity_and_passage_seeds_sum_to_the_score(tiny):
     """The hybrid seeds entities and passages; each hit's score still splits exactly over both
     kinds of seed: Σᵢ sᵢ·PPR(seedᵢ)[hit] = score to 1e-12, PPR(seedᵢ) run afresh per seed."""
-    from engine.seeding import HybridParams
+    from engine.retrieve.seeding import HybridParams
 
     config = SearchConfig(hybrid=HybridParams(passage_weight=0.6, tau=0.1, top=3))
     r = Index(tiny).retriever("hybrid-regex", config)
@@ -275,7 +275,7 @@ def test_hybrid_seeds_every_question_and_paths_start_at_passage_seeds(tiny):
 
 
 def test_an_ambiguous_defined_term_is_reported_not_spread_over_every_fund():
-    from engine.corpus import load_corpus
+    from engine.ingest.corpus import load_corpus
 
     q = "Which limited partners committed capital to the Fund?"
     full = Index(load_corpus("dataroom")).retriever("bct-regex")
@@ -296,8 +296,8 @@ def test_what_if_without_an_entity_equals_a_fresh_ppr_on_a_graph_rebuilt_without
     without that entity would: the reference links the texts again and runs the full iteration."""
     from dataclasses import replace as dc_replace
 
-    from engine.graph import build_graph
-    from engine.ppr import personalized_pagerank
+    from engine.graph.entity_graph import build_graph
+    from engine.graph.ppr import personalized_pagerank
 
     idx = Index(tiny)
     q = "How is Calder Bank related to Elliot Park and Brightwater Logistics?"

@@ -1,7 +1,7 @@
 import gc
 import weakref
 
-from engine.entities import load_nlp
+from engine.graph.entities import load_nlp
 from engine.heap import settle
 
 

@@ -10,26 +10,53 @@ from tests.conftest import ROOT
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
-    """(level, module) of every import in a file, including those inside functions."""
+    """(level, dotted name) of everything a file imports, including inside functions; a name imported
+    from a module reads as module.name, which resolves to the module when it is not one itself."""
     out = []
     for node in ast.walk(ast.parse(path.read_text("utf-8"))):
         if isinstance(node, ast.Import):
             out += [(0, a.name) for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.module:
-                out.append((node.level, node.module))
-            else:  # from . import x
-                out += [(node.level, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):  # each name, as it may be a module ("from ..store import dense")
+            out += [(node.level, f"{node.module}.{a.name}" if node.module else a.name) for a in node.names]
     return out
 
 
+LAYERS = ("base", "ingest", "graph", "store", "retrieve", "build", "explain", "evaluate", "cli")  # bottom to top
+TOP = {"cli": "cli", "__main__": "cli"}  # the other top-level modules are the base every layer may use
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT / "engine").with_suffix("")
+    return ".".join(p for p in rel.parts if p != "__init__") or "__init__"
+
+
+def _layer(module: str) -> str:
+    head = module.split(".")[0]
+    return head if "." in module or head in LAYERS else TOP.get(head, "base")
+
+
+def _resolve(importer: str, level: int, target: str, is_package: bool) -> str:
+    """The engine module an import names, from the importing module's dotted name."""
+    if level == 0:
+        return target[len("engine."):]
+    base = importer.split(".")[: -level if not is_package else len(importer.split(".")) - level + 1]
+    return ".".join([*base, target] if target else base)
+
+
 def _engine_graph() -> dict[str, set[str]]:
-    mods = {p.stem: p for p in (ROOT / "engine").glob("*.py")}
+    paths = {_module_name(p): p for p in (ROOT / "engine").rglob("*.py")}
     graph = {}
-    for name, path in mods.items():
-        deps = {m.split(".")[0] for level, m in _imports(path) if level == 1}
-        deps |= {m.split(".")[1] for level, m in _imports(path) if level == 0 and m.startswith("engine.")}
-        graph[name] = deps & set(mods) - {name}
+    for name, path in paths.items():
+        deps = set()
+        for level, target in _imports(path):
+            if level == 0 and not target.startswith("engine."):
+                continue
+            module = _resolve(name, level, target, path.name == "__init__.py")
+            while module and module not in paths:  # "from .store import dense" names a module of a package
+                module = module.rpartition(".")[0]
+            if module and module != name:
+                deps.add(module)
+        graph[name] = deps
     return graph
 
 
@@ -61,12 +88,27 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_engine_modules_import_one_another_without_a_cycle():
     graph = _engine_graph()
-    assert "worldgen" in graph["corpus"] and "passage" in graph["worldgen"]  # the graph is really read
+    assert "ingest.worldgen" in graph["ingest.corpus"] and "ingest.passage" in graph["ingest.worldgen"]  # really read
+    assert "store.dense" in graph["evaluate.perf"]  # "from ..store import dense" resolves to the module
     assert _cycle(graph) is None
 
 
+def test_every_import_points_down_the_layers():
+    graph = _engine_graph()
+    assert {_layer(m) for m in graph} == set(LAYERS)  # every layer has modules, and no module is outside one
+    upward = [(m, d) for m, deps in graph.items() for d in deps
+              if m != "__init__" and LAYERS.index(_layer(d)) > LAYERS.index(_layer(m))]
+    assert upward == []
+
+
+def test_each_sub_package_says_what_it_is():
+    for layer in LAYERS[1:-1]:
+        doc = ast.get_docstring(ast.parse((ROOT / "engine" / layer / "__init__.py").read_text("utf-8")))
+        assert doc and doc.lower().startswith(layer) and len(doc.split()) >= 25, layer
+
+
 def test_the_engine_never_imports_streamlit():
-    for path in sorted((ROOT / "engine").glob("*.py")):
+    for path in sorted((ROOT / "engine").rglob("*.py")):
         assert not [m for _, m in _imports(path) if m.split(".")[0] == "streamlit"], path.name
 
 
@@ -88,3 +130,16 @@ def test_the_pages_folder_holds_only_page_scripts():
         assert path.suffix == ".py" or path.name == "__pycache__", path.name
         if path.suffix == ".py":
             assert "st.title(" in path.read_text("utf-8"), path.name  # a page draws its own title
+
+
+def test_the_makefiles_commands_name_modules_that_exist():
+    """`make run` exports the encoder before the app starts; a module that moved must not break it."""
+    import re
+    import subprocess
+    import sys
+
+    snippets = re.findall(r'-c "([^"]+)"', (ROOT / "Makefile").read_text("utf-8"))
+    assert snippets
+    for code in snippets:
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]

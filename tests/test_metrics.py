@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from engine.errors import PathLensError
-from engine.metrics import (all_found, hit_rate, mean_metrics, paired_bootstrap, per_query, ranking, recall,
+from engine.evaluate.metrics import (all_found, hit_rate, mean_metrics, paired_bootstrap, per_query, ranking, recall,
                             reciprocal_rank)
 
 

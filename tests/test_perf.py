@@ -3,7 +3,7 @@ agrees with igraph's PRPACK and networkx on the same graph."""
 
 import pytest
 
-from engine.perf import growth, ppr_kernel, table
+from engine.evaluate.perf import growth, ppr_kernel, table
 
 
 def test_ppr_kernel_agrees_with_igraph_and_networkx(core_index):
@@ -30,7 +30,7 @@ def test_growth_fits_an_exponent_over_sizes():
 
 
 def test_table_renders_a_report(core_index):
-    from engine.perf import query_latency
+    from engine.evaluate.perf import query_latency
 
     report = {"corpus": "dataroom-core", "ppr_kernel": ppr_kernel(core_index, "regex", "Calder Bank"),
               "query_latency": query_latency(core_index, [q.text for q in core_index.corpus.queries[:3]]),
@@ -41,7 +41,7 @@ def test_table_renders_a_report(core_index):
 
 
 def test_a_failed_section_is_recorded_and_the_rest_still_run(monkeypatch):
-    from engine import perf
+    from engine.evaluate import perf
 
     def boom(*_):
         raise RuntimeError("spaCy went away")
@@ -70,7 +70,7 @@ def test_a_bad_corpus_fails_before_anything_is_measured(tmp_path, capsys):
 
 
 def test_sections_run_only_what_is_named(monkeypatch):
-    from engine import perf
+    from engine.evaluate import perf
     from engine.errors import PathLensError
 
     calls = []

@@ -3,8 +3,8 @@ import pytest
 from scipy import sparse
 
 from engine.errors import PathLensError
-from engine.graph import build_from_incidence
-from engine.ppr import (bipartite_passage_scores, column_normalize, personalized_pagerank,
+from engine.graph.entity_graph import build_from_incidence
+from engine.graph.ppr import (bipartite_passage_scores, column_normalize, personalized_pagerank,
                         personalized_pagerank_batch)
 
 

@@ -2,9 +2,9 @@
 
 import re
 
-from engine.corpus import Corpus, Passage
-from engine.index import Index
-from engine.render import subgraph_html
+from engine.ingest.corpus import Corpus, Passage
+from engine.build.index import Index
+from engine.explain.render import subgraph_html
 
 
 def hostile_answer():
@@ -29,7 +29,7 @@ def test_subgraph_html_is_self_contained_escaped_and_repeatable():
 
 
 def test_hover_text_and_gold_marks_are_the_renderers():
-    from engine.render import hover_text, node_label
+    from engine.explain.render import hover_text, node_label
 
     ans, texts = hostile_answer()
     nodes = {n.id: n for n in ans.nodes}
@@ -48,8 +48,8 @@ def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys
     import json as _json
 
     from engine.cli import main
-    from engine.index import search_config
-    from engine.report import ReportView, build_report
+    from engine.build.index import search_config
+    from engine.explain.report import ReportView, build_report
 
     evil = '<img src=x onerror="alert(1)"> Brightwater Logistics'
     texts = [f"Calder Bank lends to Brightwater Logistics. {evil}",
@@ -76,7 +76,7 @@ def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys
     assert main(["report", q, "--corpus", "dataroom-core", "--retriever", "hybrid-regex", "--k", "4",
                  "--out", str(out)]) == 0
     written = out.read_text("utf-8")
-    from engine.corpus import load_corpus
+    from engine.ingest.corpus import load_corpus
 
     core = load_corpus("dataroom-core")
     same = build_report(Index(core), ReportView("dataroom-core", q, "hybrid-regex", 4, search_config({}, core)), "X")

@@ -6,7 +6,7 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from engine.errors import PathLensError
-from engine.retrievers import BM25Retriever, DenseRetriever, Hit, RRFConfig, RRFRetriever, TfidfRetriever, top_k
+from engine.retrieve.retrievers import BM25Retriever, DenseRetriever, Hit, RRFConfig, RRFRetriever, TfidfRetriever, top_k
 from engine.text import tokenize
 
 DOCS = [
@@ -105,7 +105,7 @@ def test_bad_query_and_k():
 
 
 def test_dense_with_the_real_model():
-    from engine import dense
+    from engine.store import dense
 
     docs = ["The borrower breached its leverage covenant.", "A recipe for apple pie.", "Quarterly fund report."]
     emb = dense.encode(docs)
@@ -119,7 +119,7 @@ def test_dense_with_the_real_model():
 
 
 def test_bm25_rankings_match_rank_bm25_on_the_data_room(core_corpus):
-    from engine.index import Index
+    from engine.build.index import Index
 
     idx = Index(core_corpus)
     tokens = [list(t) for t in idx.tokens()]
@@ -135,7 +135,7 @@ def test_bm25_rankings_match_rank_bm25_on_the_data_room(core_corpus):
 
 def test_the_onnx_encoder_matches_the_torch_reference(core_corpus):
     # the engine encodes with an ONNX export of the weights; sentence-transformers on torch is the reference
-    from engine import dense
+    from engine.store import dense
 
     texts = [p.text for p in core_corpus.passages] + [q.text for q in core_corpus.queries] + ["", "x", "word " * 400]
     onnx, torch_ = dense.encode(texts), dense.encode_torch(texts)
@@ -150,7 +150,7 @@ def test_loading_the_bi_encoder_leaves_numpy_blas_one_thread():
     # OpenBLAS threads beside the encoder's threads oversubscribe two cores (see dense._single_thread_blas)
     from threadpoolctl import threadpool_info
 
-    from engine import dense
+    from engine.store import dense
 
     dense.load_encoder()
     blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
@@ -194,7 +194,7 @@ def test_tfidf_term_contributions_sum_to_the_cosine(core_index):
 
 
 def test_rrf_votes_sum_to_the_fused_score(core_index):
-    from engine.index import search_config
+    from engine.build.index import search_config
 
     config = search_config({}, rrf_members=("bm25", "ppr-regex", "tfidf"), rrf_weights=(1.0, 2.0, 0.5))
     r = core_index.retriever("rrf", config)
@@ -213,7 +213,7 @@ def test_rrf_votes_sum_to_the_fused_score(core_index):
 
 
 def test_dense_explanation_gives_the_passage_sentences_nearest_the_question(core_index):
-    from engine import dense
+    from engine.store import dense
     from engine.text import split_sentences
 
     texts = dict(zip(core_index.ids, core_index.texts))  # what was encoded: the title line and the text
@@ -233,13 +233,13 @@ def test_dense_explanation_gives_the_passage_sentences_nearest_the_question(core
     assert any("Leverage" in m.sentence for m in ex[hits[0].passage_id].sentences)
 
 
-# ---------------------------------------------------------------- dense search at scale (engine.ann)
+# ---------------------------------------------------------------- dense search at scale (engine.store.ann)
 
 
 def test_the_hnsw_index_finds_the_exact_neighbours_of_clustered_vectors_and_pickles():
     import pickle
 
-    from engine.ann import HnswIndex
+    from engine.store.ann import HnswIndex
 
     rng = np.random.default_rng(3)
     centres = rng.standard_normal((50, 64))
@@ -260,7 +260,7 @@ def test_the_hnsw_index_finds_the_exact_neighbours_of_clustered_vectors_and_pick
 
 
 def test_dense_search_uses_the_ann_index_and_evaluation_stays_exact(core_index):
-    from engine.ann import HnswIndex
+    from engine.store.ann import HnswIndex
 
     exact = core_index.dense()
     assert exact.ann is None  # 29 passages: exact

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.benchmarks import run_bench
+from engine.evaluate.benchmarks import run_bench
 from tests.conftest import ROOT
 
 DATA = ROOT.parent / "shared" / "data"
@@ -38,7 +38,7 @@ def _filings():
 
 
 def test_the_filings_ingest_page_by_page_with_rows_kept_and_running_lines_dropped():
-    from engine.corpus import load_corpus
+    from engine.ingest.corpus import load_corpus
 
     corpus = load_corpus(str(_filings()), queries=str(QUESTIONS))
     by_id = {p.id: p for p in corpus.passages}

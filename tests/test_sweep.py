@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
 
-from engine.corpus import load_corpus
+from engine.ingest.corpus import load_corpus
 from engine.errors import PathLensError
-from engine.index import Index
-from engine.sweep import DEFAULT_SIZES, SweepConfig, default_sizes, resolve_sizes, run_sweep, subsample
+from engine.build.index import Index
+from engine.evaluate.sweep import DEFAULT_SIZES, SweepConfig, default_sizes, resolve_sizes, run_sweep, subsample
 
 
 def test_subsample_keeps_gold_has_size_and_is_seeded():
@@ -29,7 +29,7 @@ def test_sizes_are_checked():
 @pytest.fixture(scope="module")
 def grown():
     # the core plus generated passages: a small full-size stand-in
-    from engine.corpus import grown_corpus
+    from engine.ingest.corpus import grown_corpus
 
     return Index(grown_corpus("grown", {"core": "dataroom-core", "size": 400, "seed": 7}))
 
@@ -61,7 +61,7 @@ def test_sweep_trials_and_json(grown):
 
 
 def test_sweep_full_size_equals_plain_eval(grown):
-    from engine.evaluate import evaluate
+    from engine.evaluate.evaluate import evaluate
 
     res = run_sweep(grown, SweepConfig(sizes=("full",), resamples=1, retrievers=("bm25",), metric="mrr"))
     assert res.trials[0].value == evaluate(grown, ["bm25"], (1, 3, 5)).results["bm25"].means["mrr"]
@@ -88,7 +88,7 @@ def test_bad_metric(grown):
 
 
 def test_generator_is_deterministic_and_sized():
-    from engine.worldgen import generate_passages
+    from engine.ingest.worldgen import generate_passages
 
     a, b = generate_passages(300, 7), generate_passages(300, 7)
     assert a == b and len(a) == 300 and len({p.id for p in a}) == 300

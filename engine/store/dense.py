@@ -58,7 +58,7 @@ def load_model():
     """The sentence-transformers (torch) model: the reference, and the source of the ONNX export."""
     from sentence_transformers import SentenceTransformer
 
-    from .heap import settle
+    from ..heap import settle
 
     model = SentenceTransformer(str(_model_dir()), device="cpu")
     _single_thread_blas()
@@ -164,7 +164,7 @@ class OnnxEncoder:
 @lru_cache(maxsize=1)
 def load_encoder() -> OnnxEncoder:
     """The engine's encoder; exports the ONNX graph on first use on this machine (a few seconds)."""
-    from .heap import settle
+    from ..heap import settle
 
     target = onnx_path()
     with _export_lock:

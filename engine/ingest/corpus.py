@@ -14,11 +14,11 @@ from typing import Iterable, Mapping, Sequence
 
 from .documents import (DOCUMENT_SUFFIXES, DroppedLine, Problem, SourceFile, document_passages, read_document,
                         zip_members)
-from .errors import PathLensError
+from ..errors import PathLensError
 from .passage import ChunkConfig, Passage, chunk_text
 from .worldgen import generate_passages
 
-CORPORA_DIR = Path(__file__).resolve().parent.parent / "corpora"
+CORPORA_DIR = Path(__file__).resolve().parents[2] / "corpora"  # beside engine/
 QUERY_KINDS = ("single-hop", "multi-hop")
 MAX_FILE_BYTES = 50 * 1024 * 1024  # a corpus file larger than this is refused, not read
 
@@ -133,7 +133,7 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
     """A corpus from files of any supported kind, in name order; zips are opened and their files read.
 
     .txt/.md files are chunked by paragraphs (ids `name#NNNN`), .jsonl files hold passages, and
-    documents (PDF, DOCX, HTML) become page-cited passages (see `engine.documents`). A file that
+    documents (PDF, DOCX, HTML) become page-cited passages (see `engine.ingest.documents`). A file that
     cannot be read is skipped and named in `Corpus.report`; the corpus fails only if nothing is left.
     A `queries.jsonl` among the files (at the top of a zip or folder) supplies the labeled questions.
     """
@@ -284,7 +284,7 @@ def parse_queries(text: str, where: str, passages: Sequence[Passage]) -> tuple[L
     """Labeled questions, one JSON object a line: `id`, `text`, `gold`, optional `kind`.
 
     A gold entry is a passage id, or `{"doc": "APPLE_2022_10K.pdf", "page": 28}`: any passage on
-    that page counts as a hit (evaluation scores such a question by pages; see engine.evaluate).
+    that page counts as a hit (evaluation scores such a question by pages; see engine.evaluate.evaluate).
     Bad gold is named by line and field.
     """
     ids = {p.id for p in passages}
@@ -381,7 +381,7 @@ def load_bundled(name: str) -> Corpus:
 
 
 def grown_corpus(name: str, manifest: dict) -> Corpus:
-    """The bundled core `manifest['core']` plus passages of the seeded world generator (engine.worldgen)
+    """The bundled core `manifest['core']` plus passages of the seeded world generator (engine.ingest.worldgen)
     up to `manifest['size']` in all."""
     core = load_bundled(manifest["core"])
     extra = generate_passages(max(0, int(manifest["size"]) - len(core)), int(manifest.get("seed", 7)))
@@ -391,7 +391,7 @@ def grown_corpus(name: str, manifest: dict) -> Corpus:
 def manifest_defaults(name: str, manifest: dict) -> Mapping[str, float]:
     """A manifest's "search" section: parameter defaults tuned on that corpus, each checked
     against the catalog's range."""
-    from .catalog import PARAMS
+    from ..catalog import PARAMS
 
     out = {}
     for key, value in (manifest.get("search") or {}).items():

@@ -20,8 +20,8 @@ from typing import Mapping, Sequence
 
 
 from .entities import COMMON_CAPS, CONNECTORS, DEFINED_RE, entity_key
-from .graph import EntityGraph
-from .text import name_tokens
+from .entity_graph import EntityGraph
+from ..text import name_tokens
 
 RULES = ("defined term", "nested name", "acronym", "corporate suffix")
 _SKIP_IN_ACRONYM = frozenset(CONNECTORS) | {"the"}

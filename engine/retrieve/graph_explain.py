@@ -5,7 +5,7 @@ iterations run from each one-hot seed give each seed's contribution, entity and 
 (tested to 1e-12 against the score). Evidence paths are the heaviest one- and two-hop routes from a
 seed to a hit, read off the graph's CSR blocks (checked against a brute-force enumeration). The
 subgraph is structure only, nodes by role with their PPR mass and edges marked when on a path; its
-labels, hover text, gold marks and colours are the renderer's (engine.render).
+labels, hover text, gold marks and colours are the renderer's (engine.explain.render).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 
 from .retrievers import Hit, check_k
 from .seeding import PassageSeed, Seed
-from .text import normalize_name, tokenize
+from ..text import normalize_name, tokenize
 
 
 def _top_candidates(masses: np.ndarray, valid: np.ndarray, keep: int) -> np.ndarray:

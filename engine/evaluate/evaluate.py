@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from .corpus import Corpus, LabeledQuery, page_key
-from .errors import PathLensError
-from .index import Index, SearchConfig, check_retriever
+from ..ingest.corpus import Corpus, LabeledQuery, page_key
+from ..errors import PathLensError
+from ..build.index import Index, SearchConfig, check_retriever
 from .metrics import BootstrapCI, mean_metrics, metric_names, paired_bootstrap, per_query
 
 MRR_DEPTH = 10  # rankings are read this deep (or to the largest k), so MRR is MRR@10
@@ -33,7 +33,7 @@ class EvalResult:
     results: dict[str, RetrieverResult]
 
     def to_json(self) -> dict:
-        from .jsonout import config_json
+        from ..explain.jsonout import config_json
 
         return {
             "corpus": self.corpus,

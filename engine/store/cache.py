@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-CACHE_VERSION = 1  # bump when a cached component's layout or meaning changes
+CACHE_VERSION = 2  # 2: modules moved into sub-packages (pickled class paths changed); bump when a cached component's layout or meaning changes
 MAGIC = b"PATHLENS-CACHE\n"
 PERSISTED = ("tokens", "embeddings", "ann", "extraction:regex", "extraction:ner", "graph:regex", "graph:ner")
 
 
 def default_dir() -> Path:
     env = os.environ.get("PATHLENS_CACHE_DIR")
-    return Path(env) if env else Path(__file__).resolve().parent.parent / ".pathlens-cache"
+    return Path(env) if env else Path(__file__).resolve().parents[2] / ".pathlens-cache"
 
 
 @lru_cache(maxsize=None)
@@ -53,7 +53,7 @@ def versions(component: str) -> str:
                   f"transformers{v('transformers')}", f"onnx{v('onnx')}", f"ort{v('onnxruntime')}",
                   f"tokenizers{v('tokenizers')}"]
     if component.startswith(("extraction:", "graph:")):
-        from .entities import EXTRACTOR_VERSIONS
+        from ..graph.entities import EXTRACTOR_VERSIONS
 
         parts.append(f"extractor{EXTRACTOR_VERSIONS[component.split(':')[1]]}")
     if component.endswith(":ner"):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Mapping
 
-from .corpus import Passage, citation, page_number
-from .graph_explain import GraphAnswer, HitExplanation
-from .retrievers import Answer, Hit
+from ..ingest.corpus import Passage, citation, page_number
+from ..retrieve.graph_explain import GraphAnswer, HitExplanation
+from ..retrieve.retrievers import Answer, Hit
 
 
 def config_json(config) -> dict:

@@ -20,7 +20,7 @@ import json
 import re
 from functools import lru_cache
 
-from .graph_explain import GraphAnswer, SubgraphNode
+from ..retrieve.graph_explain import GraphAnswer, SubgraphNode
 
 COLORS = {"seed": "#d62728", "alias": "#ff9896", "passage-seed": "#ff7f0e", "hit": "#1f77b4", "bridge": "#2ca02c",
           "bridge-passage": "#aec7e8"}

@@ -15,19 +15,19 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from . import dense
-from .cache import PERSISTED, DiskCache
-from .aliases import AliasTable, build_alias_table
-from .ann import ANN_MIN_PASSAGES, HnswIndex
-from .corpus import Corpus
-from .entities import BUILDERS, Extraction, entity_key, extract, filter_mentions, query_keys
-from .errors import PathLensError
-from .graph import EntityGraph, build_graph
-from .catalog import PARAMS, RETRIEVERS, spec  # noqa: F401  (RETRIEVERS re-exported)
-from .graph_retriever import GraphParams, GraphRetriever
-from .retrievers import BM25Retriever, DenseRetriever, RRFConfig, RRFRetriever, Retriever, TfidfRetriever
-from .seeding import HybridParams, PassageSeeder, Seeder
-from .text import tokenize
+from ..store import dense
+from ..store.cache import PERSISTED, DiskCache
+from ..graph.aliases import AliasTable, build_alias_table
+from ..store.ann import ANN_MIN_PASSAGES, HnswIndex
+from ..ingest.corpus import Corpus
+from ..graph.entities import BUILDERS, Extraction, entity_key, extract, filter_mentions, query_keys
+from ..errors import PathLensError
+from ..graph.entity_graph import EntityGraph, build_graph
+from ..catalog import PARAMS, RETRIEVERS, spec  # noqa: F401  (RETRIEVERS re-exported)
+from ..retrieve.graph_retriever import GraphParams, GraphRetriever
+from ..retrieve.retrievers import BM25Retriever, DenseRetriever, RRFConfig, RRFRetriever, Retriever, TfidfRetriever
+from ..retrieve.seeding import HybridParams, PassageSeeder, Seeder
+from ..text import tokenize
 
 
 
@@ -202,7 +202,7 @@ class Index:
         return DenseRetriever(self.ids, self.embeddings(), dense.encode_queries, self.texts, ann)
 
     def ann(self) -> HnswIndex:
-        """The HNSW graph over the embeddings (engine.ann): dense search past ANN_MIN_PASSAGES."""
+        """The HNSW graph over the embeddings (engine.store.ann): dense search past ANN_MIN_PASSAGES."""
         return self._get("ann", lambda: HnswIndex.build(self.embeddings()))
 
     @property

@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 
-from .cache import DiskCache
-from .corpus import Corpus, LabeledQuery, Passage, read_json_lines, read_text
-from .errors import PathLensError
+from ..store.cache import DiskCache
+from ..ingest.corpus import Corpus, LabeledQuery, Passage, read_json_lines, read_text
+from ..errors import PathLensError
 from .evaluate import EvalResult, RetrieverResult, check_ks, evaluate
-from .catalog import stages_for
-from .index import Index, SearchConfig, check_retriever
+from ..catalog import stages_for
+from ..build.index import Index, SearchConfig, check_retriever
 from .metrics import mean_metrics
 
 FORMATS = ("musique", "hotpotqa", "2wiki")

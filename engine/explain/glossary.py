@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .catalog import CATALOG
+from ..catalog import CATALOG
 
 TERMS: dict[str, str] = {
     # ---- retrieval and the graph

@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from .errors import PathLensError
+from ..errors import PathLensError
 from .passage import ChunkConfig, Passage, chunk_text
 
 DOCUMENT_SUFFIXES = (".pdf", ".docx", ".html", ".htm")

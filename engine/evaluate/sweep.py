@@ -14,10 +14,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .errors import PathLensError
+from ..errors import PathLensError
 from .evaluate import check_ks, evaluate
-from .catalog import stages_for
-from .index import Index, SearchConfig, check_retriever
+from ..catalog import stages_for
+from ..build.index import Index, SearchConfig, check_retriever
 
 DEFAULT_SIZES = ("100", "500", "1000", "2000", "full")
 

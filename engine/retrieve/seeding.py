@@ -30,12 +30,12 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from .aliases import AliasTable
-from .entities import COMMON_CAPS
-from .errors import PathLensError
-from .graph import EntityGraph
+from ..graph.aliases import AliasTable
+from ..graph.entities import COMMON_CAPS
+from ..errors import PathLensError
+from ..graph.entity_graph import EntityGraph
 from .retrievers import BM25Retriever, DenseRetriever, check_query, top_k
-from .text import STOPWORDS, name_tokens
+from ..text import STOPWORDS, name_tokens
 
 RULES = ("extracted", "containment", "vocabulary")  # query rules, strongest first; aliases carry their table rule
 _FUNCTION_WORDS = STOPWORDS | COMMON_CAPS

@@ -5,7 +5,7 @@ would die with that page's script run the moment its user clicks elsewhere, and 
 the same corpus would start it again. So a build runs in a thread of its own, registered per
 (index, stages): whoever asks for the same components gets the same job and reads its progress.
 The job outlives the page that started it; a killed process loses only the stage in flight, since
-each finished stage is on disk (see engine.cache) and the next build reads it back.
+each finished stage is on disk (see engine.store.cache) and the next build reads it back.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import weakref
 from dataclasses import dataclass
 from typing import Sequence
 
-from .errors import PathLensError
+from ..errors import PathLensError
 from .index import Index
-from .jobs import seconds_left
+from ..jobs import seconds_left
 
 
 @dataclass(frozen=True)

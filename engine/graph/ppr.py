@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from .errors import PathLensError
+from ..errors import PathLensError
 
 MAX_ITERATIONS = 1000
 

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from typing import Iterable
 from urllib.parse import urlencode
 
-from .corpus import citation
-from .graph_explain import GraphAnswer
-from .index import Index, SearchConfig
+from ..ingest.corpus import citation
+from ..retrieve.graph_explain import GraphAnswer
+from ..build.index import Index, SearchConfig
 from .render import COLORS, ROLE_WORDS, layout, node_label, subgraph_html
-from .retrievers import check_k, check_query
-from .text import tokenize
+from ..retrieve.retrievers import check_k, check_query
+from ..text import tokenize
 
 
 def highlight(text: str, terms: Iterable[str]) -> str:

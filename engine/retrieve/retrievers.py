@@ -16,8 +16,8 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 from scipy import sparse
 
-from .errors import NoSeedError, PathLensError
-from .text import split_sentences, tokenize
+from ..errors import NoSeedError, PathLensError
+from ..text import split_sentences, tokenize
 
 
 @dataclass(frozen=True)
@@ -338,7 +338,7 @@ class DenseRetriever(Answers):
                  texts: Sequence[str] = (), ann=None):
         if embeddings.shape[0] != len(ids):
             raise PathLensError("dense retriever: one embedding per passage is needed")
-        self.ann = ann  # an HnswIndex over `embeddings` on large corpora (engine.ann), or None: exact
+        self.ann = ann  # an HnswIndex over `embeddings` on large corpora (engine.store.ann), or None: exact
         self.ids = list(ids)
         self.embeddings = embeddings
         self.texts = tuple(texts)  # the encoded texts, for explanations

@@ -17,7 +17,7 @@ from scipy import sparse
 
 from .entities import Extraction
 from .ppr import column_normalize
-from .text import name_tokens, normalize_name
+from ..text import name_tokens, normalize_name
 
 
 def link_passages(texts: Sequence[str], entities: Sequence[str]) -> sparse.csr_matrix:

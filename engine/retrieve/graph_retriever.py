@@ -5,8 +5,8 @@
 its LLM): the top passages by cosine c get s_p ∝ exp((c − c_max)/τ), and the personalization
 vector is (w·s_p, (1−w)·s_e), or all passage seeds when the question has no entity seed.
 
-Seeding lives in engine.seeding (entity seeds, aliases, the hybrid's passage seeds) and the
-explanation of a walk in engine.graph_explain; this module puts the seeds into one
+Seeding lives in engine.retrieve.seeding (entity seeds, aliases, the hybrid's passage seeds) and the
+explanation of a walk in engine.retrieve.graph_explain; this module puts the seeds into one
 personalization vector and ranks.
 """
 
@@ -18,9 +18,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .errors import NoSeedError, PathLensError
-from .graph import EntityGraph
-from .ppr import PPRResult, bipartite_passage_scores, check_params, personalized_pagerank
+from ..errors import NoSeedError, PathLensError
+from ..graph.entity_graph import EntityGraph
+from ..graph.ppr import PPRResult, bipartite_passage_scores, check_params, personalized_pagerank
 from .graph_explain import GraphAnswer, HitExplanation, explain_passages, explain_walk
 from .retrievers import Answer, Answers, Hit, check_k, check_query, top_k
 from .seeding import PassageSeed, PassageSeeder, Seed, Seeder, Seeding, SeedingParams
@@ -169,7 +169,7 @@ class GraphRetriever(Answers):
 
     def answer(self, question: str, k: int, explain: bool = True) -> Answer:
         """The ranked hits; explained, also the walk (seeds, per-seed shares, evidence paths,
-        subgraph; engine.graph_explain), whose per-hit explanations fill `why`."""
+        subgraph; engine.retrieve.graph_explain), whose per-hit explanations fill `why`."""
         try:
             if not explain:
                 return Answer(self.name, question, self.search(question, k))

@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass
 
 from .passage import Passage
-from .errors import PathLensError
+from ..errors import PathLensError
 
 PREFIXES = ("Aspen", "Birchwood", "Cobalt", "Driftwood", "Ember", "Falconer", "Granite", "Harrow", "Ironwood",
             "Kittering", "Lantern", "Meridian", "Nimbus", "Oakmont", "Pinecrest", "Quillon", "Redwater", "Summitry",
