@@ -9,16 +9,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # models come from installed packa
 
 import streamlit as st  # noqa: E402
 
-from ui.common import FAVICON  # noqa: E402
+from ui.common import FAVICON, PAGES  # noqa: E402
 
 st.set_page_config(page_title="PathLens", page_icon=FAVICON, layout="wide")
 
-PAGES = [
-    st.Page("pages/query.py", title="Query", icon=":material/search:", url_path="query", default=True),
-    st.Page("pages/corpus.py", title="Corpus & graph", icon=":material/hub:", url_path="corpus"),
-    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
-    st.Page("pages/sweep.py", title="Scale sweep", icon=":material/show_chart:", url_path="sweep"),
-    st.Page("pages/benchmarks.py", title="Benchmarks", icon=":material/science:", url_path="benchmarks"),
-]
-
-st.navigation(PAGES).run()
+# each page draws its frame (menu, corpus picker, glossary; ui.frame), so Streamlit's own menu is hidden
+st.navigation([st.Page(path, title=title, icon=icon, url_path=url, default=url == "query")
+               for path, title, icon, url in PAGES], position="hidden").run()

@@ -550,7 +550,16 @@ def test_a_fresh_server_whose_first_request_is_a_deep_link_shows_the_whole_page(
         sidebar = page.locator("[data-testid=stSidebar]")
         assert sidebar.get_by_text("PathLens", exact=True).count() == 1
         assert sidebar.get_by_text("Glossary: what the words mean").count() == 1
+        # the menu names the pages, as it does once app.py has run, not their scripts' file names
+        menu = [t.strip() for t in sidebar.get_by_role("link").all_inner_texts()]
+        assert [m.split("\n")[-1].strip() for m in menu] == ["Query", "Corpus & graph", "Compare", "Scale sweep",
+                                                              "Benchmarks"], menu
+        page.screenshot(path=str(SHOTS / "fresh-deep-link.png"))
         no_exception(page)
+        sidebar.get_by_role("link", name="Scale sweep").click()  # the menu works in this mode too
+        page.wait_for_function("() => document.querySelector('[data-testid=stMain] h1')?.innerText === 'Scale sweep'",
+                               timeout=120_000)
+        wait_idle(page)  # leaving mid-run would cut off the favicon the run just served (a 404 of our own making)
         page.goto(url + "/")
         page.wait_for_selector("[data-testid=stMain] h1", timeout=120_000)
         wait_idle(page)

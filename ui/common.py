@@ -34,7 +34,12 @@ def frame() -> Index | None:
     Each page draws its own frame, so a page looks the same whether Streamlit runs it through
     app.py's `st.navigation` or on its own (its pages-folder mode, which it uses for the first
     request of a fresh server and in its test harness)."""
-    st.set_page_config(page_title="PathLens", page_icon=FAVICON, layout="wide")
+    # no page icon here: app.py sets ours once per run (a second one replaced the first while the browser could
+    # still be fetching it: a 404); a fresh server's pages-folder mode shows Streamlit's own, served locally
+    st.set_page_config(page_title="PathLens", layout="wide")
+    for path, title, icon, _ in PAGES:  # drawn here, not by Streamlit, so both ways of running a page show it
+        st.sidebar.page_link(path, label=title, icon=icon)
+    st.sidebar.divider()
     st.sidebar.title("PathLens")
     st.sidebar.caption("Graph-augmented retrieval you can explain.")
     index = sidebar_corpus()
@@ -42,6 +47,14 @@ def frame() -> Index | None:
     return index
 
 
+# (script, title, icon, URL path) of each page, in menu order: app.py registers them with st.navigation and
+# `frame()` draws their links. Streamlit's own menu is off (client.showSidebarNavigation): a fresh server runs a
+# deep link's first request in its pages-folder mode, whose menu would list the scripts' file names.
+PAGES = [("pages/query.py", "Query", ":material/search:", "query"),
+         ("pages/corpus.py", "Corpus & graph", ":material/hub:", "corpus"),
+         ("pages/compare.py", "Compare", ":material/compare_arrows:", "compare"),
+         ("pages/sweep.py", "Scale sweep", ":material/show_chart:", "sweep"),
+         ("pages/benchmarks.py", "Benchmarks", ":material/science:", "benchmarks")]
 # a local picture: a Material-symbol page icon makes the browser fetch the favicon from a font CDN
 FAVICON = str(Path(__file__).resolve().parent / "favicon.png")
 DEFAULT_CORPUS = "dataroom-core"  # the app opens on the hand-written core: it builds in seconds
