@@ -643,15 +643,17 @@ def test_uploaded_filings_build_with_progress_and_answers_cite_their_page(app_ur
     page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": q}))
     inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
     inputs.nth(1).set_input_files(str(questions))
+    broken = tmp_path / "BROKEN_SCAN.pdf"
+    broken.write_bytes(b"%PDF-1.4\n" + bytes(range(256)) * 8)  # not a readable PDF: left out, the rest builds
     inputs.nth(0).set_input_files([str(FILINGS / "INTEL_2022Q4_EARNINGS.pdf"),
-                                   str(FILINGS / "MCDONALDS_2023Q1_EARNINGS.pdf")])
+                                   str(FILINGS / "MCDONALDS_2023Q1_EARNINGS.pdf"), str(broken)])
     # the build shows its stages while it runs
     page.wait_for_selector("text=Building the index", timeout=60_000)
     page.wait_for_selector('[data-testid="stMain"] >> text=score', timeout=240_000)
     wait_idle(page)
     no_exception(page)
     main = page.locator("[data-testid=stMain]").inner_text()
-    assert "Index of 2 uploaded files ready" in main
+    assert "Index of 3 uploaded files ready" in main
     cites = re.findall(r"From INTEL 2022 Q4 EARNINGS, page (\d+) of INTEL_2022Q4_EARNINGS\.pdf", main)
     assert "1" in cites, main[:2000]  # the release's first page states the quarter's revenue
     page.screenshot(path=str(SHOTS / "filings-query.png"), full_page=True)
@@ -668,6 +670,18 @@ def test_uploaded_filings_build_with_progress_and_answers_cite_their_page(app_ur
     wait_idle(page, timeout=300)
     no_exception(page)
     page.screenshot(path=str(SHOTS / "filings-compare.png"), full_page=True)
+    # the Corpus page lists the running lines it dropped, per document, with the pages they were on
+    page.get_by_role("link", name=re.compile("Corpus")).first.click()
+    page.wait_for_selector("[data-testid=stMain] h1 >> text=Corpus & graph", timeout=60_000)
+    wait_idle(page, timeout=300)
+    page.get_by_role("tab", name="Documents").click()
+    section = page.get_by_text("Running headers, footers and page numbers dropped")
+    section.wait_for(timeout=30_000)
+    tables = page.locator('[data-testid="stTabs"] [data-testid="stDataFrame"]')
+    assert tables.count() >= 3  # the documents, the file left out, what was dropped from the documents
+    assert page.get_by_text("Left out", exact=True).count() == 1
+    page.screenshot(path=str(SHOTS / "filings-corpus.png"), full_page=True)
+    no_exception(page)
     page.context.close()
 
 
