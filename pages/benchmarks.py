@@ -13,8 +13,24 @@ from engine.jobs import Job
 from engine.errors import PathLensError
 from engine.evaluate.metrics import metric_names
 from engine.catalog import CATALOG
-from ui.common import (cancel_job, downloads, frame, list_param, save_upload, seed_from_url, set_params, show_table,
-                       watch_job)
+from ui.common import (cancel_job, downloads, frame, list_param, param, save_upload, seed_from_url, set_params,
+                       show_table, watch_job)
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # beside the checkout, when it is there
+
+
+def shared_files() -> set[str]:
+    """Benchmark files directly in the shared data folder: the only files a link may name."""
+    return {p.name for p in SHARED.glob("*.json*") if p.is_file()} if SHARED.is_dir() else set()
+
+
+def shared_name(path_text: str) -> str | None:
+    """The name a link may carry for this path: a file directly in the shared data folder, else None."""
+    if not path_text.strip():
+        return None
+    path = Path(path_text.strip()).expanduser()
+    return path.name if path.name in shared_files() and path.resolve().parent == SHARED.resolve() else None
+
 
 frame()  # the sidebar stays in place; benchmarks bring their own file
 st.title("Benchmarks")
@@ -33,7 +49,13 @@ c1, c2 = st.columns(2)
 fmt = c1.selectbox("Format", FORMATS, key="bm_format")
 mode = c2.radio("Mode", MODES, horizontal=True, key="bm_mode",
                 format_func=lambda m: {"closed": "closed pool", "open": "open corpus"}[m])
-path_text = st.text_input("File path (JSON or JSON Lines)", key="bm_path")
+# a file in the shared data folder beside the checkout may be named in a link (by its name alone); any other path
+# stays out of it, since a shared link must not make the server read files of its choosing
+if "bm_path" not in st.session_state:
+    linked = param("file", "")
+    st.session_state["bm_path"] = str(SHARED / linked) if linked in shared_files() else ""
+path_text = st.text_input("File path (JSON or JSON Lines)", key="bm_path",
+                          help=f"Files in {SHARED} can be shared in the page's link; other paths are not put in it.")
 upload = st.file_uploader("…or upload the file", type=["jsonl", "json"], key="bm_upload")
 c3, c4 = st.columns(2)
 sample_n = int(c3.number_input("Sample size (0 = all questions)", 0, 100_000, key="bm_sample"))
@@ -42,6 +64,11 @@ names = st.multiselect("Retrievers", list(CATALOG), key="bm_retrievers")
 set_params(format=fmt, mode=mode, sample=sample_n, seed=seed, retrievers=",".join(names) or None)
 
 run = st.button("Run benchmark", type="primary", key="bm_run")
+# a link to a benchmark that ran on a shared file (ran=1) runs it again on open, once per session
+if (param("ran", "") == "1" and not st.session_state.get("bm_ran_from_link_done") and path_text.strip()
+        and "bench_result" not in st.session_state):
+    run = True
+st.session_state["bm_ran_from_link_done"] = True
 st.button("Cancel", key="bm_cancel", on_click=cancel_job, args=("bench_job",),
           help="Stops a running benchmark after the question in flight; the questions finished are shown.")
 if run:
@@ -62,6 +89,7 @@ if run:
         st.session_state["bench_job"] = Job("bench", lambda progress, stop: run_bench(
             *args, on_progress=progress, should_stop=stop)).start()
         st.session_state.pop("bench_result", None)
+        st.session_state["bench_file"] = shared_name(path_text) if upload is None else None
     except PathLensError as e:
         st.error(str(e))
 
@@ -75,6 +103,8 @@ if job is not None:
         (st.warning if job.status().cancelled else st.error)(str(e))
 
 result = st.session_state.get("bench_result")
+set_params(file=shared_name(path_text),
+           ran=1 if result is not None and st.session_state.get("bench_file") == shared_name(path_text) else None)
 if result is not None:
     st.subheader(f"{result.format} · {'closed pool' if result.mode == 'closed' else 'open corpus'} · "
                  f"{result.n_questions} questions · {result.n_passages:,} passages")

@@ -14,7 +14,8 @@ from engine.evaluate.evaluate import compare_by_kind, evaluate
 from engine.catalog import CATALOG, PARAMS
 from engine.build.index import search_config
 from engine.evaluate.metrics import metric_names
-from ui.common import show_table, frame, downloads, ensure, fresh_area, escape_markdown, gold_of, param, set_params, stages_for
+from ui.common import (downloads, ensure, escape_markdown, frame, fresh_area, gold_of, param, seed_from_url, set_params,
+                       show_table, stages_for)
 
 st.title("Compare retrievers")
 index = frame()
@@ -43,21 +44,26 @@ def _default(name: str):
     return corpus.defaults.get(name, PARAMS[name].default)
 
 
+# the parameters come from the link when it carries them (checked against the widget's range), else the defaults
+for key, name, spec, low, high, cast in (("cmp_alpha", "alpha", "alpha", 0.01, 0.99, float),
+                                         ("cmp_w", "w", "passage_weight", 0.0, 1.0, float),
+                                         ("cmp_tau", "tau", "tau", 0.005, 1.0, float),
+                                         ("cmp_top", "top", "top", 1, 200, int),
+                                         ("cmp_lexical", "lex", "lexical", 0.0, 1.0, float)):
+    seed_from_url(key, name, cast(_default(spec)), lambda v, lo=low, hi=high: lo <= v <= hi, cast)
 with st.expander("Graph and hybrid parameters"):
     p1, p2, p3, p4, p5 = st.columns(5)
-    alpha = p1.slider(PARAMS["alpha"].label, 0.01, 0.99, _default("alpha"), 0.01, key="cmp_alpha",
-                      help=PARAMS["alpha"].help)
-    w = p2.slider(PARAMS["passage_weight"].label, 0.0, 1.0, _default("passage_weight"), 0.05, key="cmp_w",
-                  help=PARAMS["passage_weight"].help)
-    tau = p3.number_input(PARAMS["tau"].label, 0.005, 1.0, _default("tau"), 0.005, format="%.3f", key="cmp_tau",
+    alpha = p1.slider(PARAMS["alpha"].label, 0.01, 0.99, step=0.01, key="cmp_alpha", help=PARAMS["alpha"].help)
+    w = p2.slider(PARAMS["passage_weight"].label, 0.0, 1.0, step=0.05, key="cmp_w", help=PARAMS["passage_weight"].help)
+    tau = p3.number_input(PARAMS["tau"].label, 0.005, 1.0, step=0.005, format="%.3f", key="cmp_tau",
                           help=PARAMS["tau"].help)
-    top = p4.number_input(PARAMS["top"].label, 1, 200, _default("top"), 1, key="cmp_top", help=PARAMS["top"].help)
-    lexical = p5.slider(PARAMS["lexical"].label, 0.0, 1.0, _default("lexical"), 0.05, key="cmp_lexical",
-                        help=PARAMS["lexical"].help)
+    top = p4.number_input(PARAMS["top"].label, 1, 200, step=1, key="cmp_top", help=PARAMS["top"].help)
+    lexical = p5.slider(PARAMS["lexical"].label, 0.0, 1.0, step=0.05, key="cmp_lexical", help=PARAMS["lexical"].help)
     if corpus.defaults:
         st.caption("Defaults tuned on this corpus: " + ", ".join(f"{PARAMS[n].label} = {v}"
                                                                  for n, v in corpus.defaults.items()))
-set_params(retrievers=",".join(names), q=question.strip() or None, k=k)
+set_params(retrievers=",".join(names), q=question.strip() or None, k=k, alpha=alpha, w=w, tau=tau, top=top,
+           lex=lexical)
 values = {"alpha": alpha, "passage_weight": w, "tau": float(tau), "top": int(top), "lexical": lexical}
 config = search_config(values, corpus)
 
@@ -150,7 +156,11 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
     # (the CI pair, its metric) reuse it instead of evaluating again
     eval_key = (corpus.fingerprint, tuple(names), config)
     evaluations = st.session_state.setdefault("evaluations", {})
-    if st.button("Evaluate all labeled queries", key="run_eval", type="primary") and eval_key not in evaluations:
+    # a link to an evaluated view (eval=1) evaluates again on open, once per session
+    from_link = param("eval", "") == "1" and not st.session_state.get("cmp_eval_from_link_done")
+    st.session_state["cmp_eval_from_link_done"] = True
+    if (st.button("Evaluate all labeled queries", key="run_eval", type="primary") or from_link) \
+            and eval_key not in evaluations:
         progress = st.progress(0.0, text="evaluating…")
         done = []
 
@@ -162,6 +172,9 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         evaluations[eval_key] = evaluate(index, names, ks, config, on_retriever=tick)
         st.session_state["evaluation_count"] = st.session_state.get("evaluation_count", 0) + 1
         progress.empty()
+    set_params(eval=1 if eval_key in evaluations else None)
+    if eval_key not in evaluations:
+        set_params(a=None, b=None, metric=None)  # no CI on screen, none in the link
     if eval_key in evaluations:
         result = evaluations[eval_key]
         metrics = metric_names(ks)
@@ -179,9 +192,16 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         if len(names) >= 2:
             st.subheader("Paired bootstrap 95% CI")
             b1, b2, b3 = st.columns(3)
-            a = b1.selectbox("A", names, index=0, key="ci_a")
-            b = b2.selectbox("B", names, index=1, key="ci_b")
+            seed_from_url("ci_a", "a", names[0], lambda v: v in names)
+            seed_from_url("ci_b", "b", names[1], lambda v: v in names)
+            seed_from_url("ci_metric", "metric", metrics[0], lambda v: v in metrics)
+            for key, fallback in (("ci_a", names[0]), ("ci_b", names[1])):  # a pair member taken off the list
+                if st.session_state[key] not in names:
+                    st.session_state[key] = fallback
+            a = b1.selectbox("A", names, key="ci_a")
+            b = b2.selectbox("B", names, key="ci_b")
             metric = b3.selectbox("Metric", metrics, key="ci_metric")
+            set_params(a=a, b=b, metric=metric)
             qids = [q.id for q in corpus.queries]
             rows = [{"queries": kind, "n": n, f"Δ {metric} (A − B)": ci.mean_diff, "95% CI low": ci.low,
                      "95% CI high": ci.high, "P(Δ ≤ 0)": ci.p_not_better}

@@ -86,6 +86,10 @@ def chart(trials: list[Trial]) -> go.Figure:
 
 
 run = st.button("Run sweep", type="primary", key="sw_run")
+# a link to a swept view (ran=1) runs the sweep again on open, once per session
+if param("ran", "") == "1" and not st.session_state.get("sw_ran_from_link_done") and "sweep" not in st.session_state:
+    run = True
+st.session_state["sw_ran_from_link_done"] = True
 st.button("Cancel", key="sw_cancel", on_click=cancel_job, args=("sweep_job",),
           help="Stops the running sweep after the trial in flight; finished trials stay on the chart.")
 plot = st.empty()
@@ -135,6 +139,7 @@ if job is not None:
         status.error(str(e))
 
 state = st.session_state.get("sweep")
+set_params(ran=1 if state and state["key"] == key and state["trials"] and "sweep_job" not in st.session_state else None)
 if state and state["key"][0] == corpus.name and state["trials"]:
     trials = state["trials"]
     if job is None:

@@ -368,7 +368,7 @@ def test_eight_concurrent_sessions_each_get_their_own_results(app_url):
 
 def run_then_cancel(page, field: str, value: str, button: str, progress: str) -> None:
     """Fill `field`, press `button`, wait until the progress text shows a third item done, press Cancel."""
-    page.get_by_label(field).fill(value)
+    page.get_by_label(field, exact=True).fill(value)
     page.keyboard.press("Enter")
     wait_idle(page)
     page.get_by_role("button", name=button).click()
@@ -716,3 +716,45 @@ def test_a_link_to_each_page_reproduces_its_view(app_url, browser, path, params,
             assert box.first.input_value() == value, name
     page.screenshot(path=str(SHOTS / f"link-{path.strip('/')}.png"), full_page=True)
     page.context.close()
+
+
+def test_a_link_to_an_evaluated_view_evaluates_it_again_on_open(app_url, browser):
+    """Compare (evaluation and CI pair), Sweep and Benchmarks (a file of the shared data folder): a copied link
+    of a view with results opens with those results, computed again, and the link's settings in place."""
+    compare = {"corpus": "dataroom-core", "retrievers": "bm25,ppr-regex", "alpha": "0.3", "eval": "1",
+               "a": "ppr-regex", "b": "bm25", "metric": "mrr"}
+    page = open_page(browser, app_url + "/compare?" + urlencode(compare))
+    page.get_by_text("Paired bootstrap 95% CI").wait_for(timeout=120_000)
+    wait_idle(page)
+    no_exception(page)
+    assert page.get_by_role("combobox", name="A", exact=True).input_value() == "ppr-regex"
+    assert page.get_by_role("combobox", name="B", exact=True).input_value() == "bm25"
+    assert page.get_by_role("combobox", name="Metric", exact=True).input_value() == "mrr"
+    assert page.get_by_text("Δ mrr (A − B)").count() >= 1
+    from urllib.parse import parse_qs, urlparse
+
+    kept = {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+    assert {k: kept.get(k) for k in compare} == compare, kept
+    page.context.close()
+
+    sweep = {"corpus": "dataroom", "resamples": "1", "retrievers": "bm25,tfidf", "metric": "mrr", "ran": "1"}
+    page = open_page(browser, app_url + "/sweep?" + urlencode(sweep))
+    page.get_by_text(re.compile(r"Sweep finished: \d+ trials")).wait_for(timeout=120_000)
+    wait_idle(page)
+    no_exception(page)
+    assert page.locator(".js-plotly-plot").count() >= 1 and "ran=1" in page.url
+    page.context.close()
+
+    shared = ROOT.parent / "shared" / "data" / "musique_ans_dev_292.jsonl"
+    if not shared.is_file():
+        pytest.skip(f"{shared} is absent: the shared data lies beside the checkout in CI")
+    bench = {"format": "musique", "mode": "closed", "sample": "5", "seed": "3", "retrievers": "bm25",
+             "file": shared.name, "ran": "1"}
+    page = open_page(browser, app_url + "/benchmarks?" + urlencode(bench))
+    page.get_by_text("musique · closed pool · 5 questions").wait_for(timeout=120_000)
+    wait_idle(page)
+    no_exception(page)
+    assert page.get_by_label("File path (JSON or JSON Lines)", exact=True).input_value() == str(shared)
+    assert f"file={shared.name}" in page.url and "ran=1" in page.url
+    page.context.close()
+
