@@ -15,11 +15,9 @@ from typing import Sequence
 from .ingest.corpus import bundled_manifest, bundled_names, citation, load_corpus
 from .errors import NoSeedError, PathLensError
 from .catalog import CATALOG, DEFAULT_RETRIEVER, PARAMS, stages_for
-from .retrieve.graph_retriever import GraphParams
-from .retrieve.seeding import HybridParams
 from .build.index import Index, SearchConfig, check_retriever, search_config
 from .explain.jsonout import answer_json, config_json
-from .retrieve.retrievers import RRFConfig, check_k, check_query
+from .retrieve.retrievers import check_k, check_query
 
 CLI_DEFAULT_CORPUS = "dataroom"  # the full-size data room
 

@@ -202,7 +202,6 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
             b = b2.selectbox("B", names, key="ci_b")
             metric = b3.selectbox("Metric", metrics, key="ci_metric")
             set_params(a=a, b=b, metric=metric)
-            qids = [q.id for q in corpus.queries]
             rows = [{"queries": kind, "n": n, f"Δ {metric} (A − B)": ci.mean_diff, "95% CI low": ci.low,
                      "95% CI high": ci.high, "P(Δ ≤ 0)": ci.p_not_better}
                     for kind, n, ci in compare_by_kind(result, corpus.queries, a, b, metric)]

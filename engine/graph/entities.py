@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import threading
-import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
