@@ -13,8 +13,8 @@ from engine.jobs import Job
 from engine.errors import PathLensError
 from engine.evaluate.metrics import metric_names
 from engine.catalog import CATALOG
-from ui.common import (cancel_job, downloads, frame, list_param, param, save_upload, seed_from_url, set_params,
-                       show_table, watch_job)
+from ui.common import (asked_by_link, cancel_job, downloads, frame, list_param, param, save_upload, seed_from_url,
+                       set_params, show_table, watch_job)
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # beside the checkout, when it is there
 
@@ -38,7 +38,7 @@ st.caption("Closed pool: each question gets a fresh index over its own paragraph
            "paragraphs of all questions are pooled into one index. The file stays where it is; uploads are kept "
            "in the app's own temporary folder.")
 
-# a link reproduces the settings; the file path is not put in it (a shared link must not make the server read files)
+# a link reproduces the settings; of the file, only a shared-data file's name goes in it (see `shared_name`)
 seed_from_url("bm_format", "format", FORMATS[0], lambda v: v in FORMATS)
 seed_from_url("bm_mode", "mode", MODES[0], lambda v: v in MODES)
 seed_from_url("bm_sample", "sample", 50, lambda v: 0 <= v <= 100_000, int)
@@ -56,6 +56,7 @@ if "bm_path" not in st.session_state:
     st.session_state["bm_path"] = str(SHARED / linked) if linked in shared_files() else ""
 path_text = st.text_input("File path (JSON or JSON Lines)", key="bm_path",
                           help=f"Files in {SHARED} can be shared in the page's link; other paths are not put in it.")
+linkable = shared_name(path_text)  # the name a link may carry for this file, or None
 upload = st.file_uploader("…or upload the file", type=["jsonl", "json"], key="bm_upload")
 c3, c4 = st.columns(2)
 sample_n = int(c3.number_input("Sample size (0 = all questions)", 0, 100_000, key="bm_sample"))
@@ -64,11 +65,8 @@ names = st.multiselect("Retrievers", list(CATALOG), key="bm_retrievers")
 set_params(format=fmt, mode=mode, sample=sample_n, seed=seed, retrievers=",".join(names) or None)
 
 run = st.button("Run benchmark", type="primary", key="bm_run")
-# a link to a benchmark that ran on a shared file (ran=1) runs it again on open, once per session
-if (param("ran", "") == "1" and not st.session_state.get("bm_ran_from_link_done") and path_text.strip()
-        and "bench_result" not in st.session_state):
-    run = True
-st.session_state["bm_ran_from_link_done"] = True
+# a link to a benchmark that ran on a shared file (ran=1) runs it again on open
+run = asked_by_link("ran", "benchmarks") and bool(linkable) and "bench_result" not in st.session_state or run
 st.button("Cancel", key="bm_cancel", on_click=cancel_job, args=("bench_job",),
           help="Stops a running benchmark after the question in flight; the questions finished are shown.")
 if run:
@@ -89,7 +87,7 @@ if run:
         st.session_state["bench_job"] = Job("bench", lambda progress, stop: run_bench(
             *args, on_progress=progress, should_stop=stop)).start()
         st.session_state.pop("bench_result", None)
-        st.session_state["bench_file"] = shared_name(path_text) if upload is None else None
+        st.session_state["bench_file"] = linkable if upload is None else None
     except PathLensError as e:
         st.error(str(e))
 
@@ -103,8 +101,8 @@ if job is not None:
         (st.warning if job.status().cancelled else st.error)(str(e))
 
 result = st.session_state.get("bench_result")
-set_params(file=shared_name(path_text),
-           ran=1 if result is not None and st.session_state.get("bench_file") == shared_name(path_text) else None)
+set_params(file=linkable, ran=1 if result is not None and linkable and st.session_state.get("bench_file") == linkable
+           else None)
 if result is not None:
     st.subheader(f"{result.format} · {'closed pool' if result.mode == 'closed' else 'open corpus'} · "
                  f"{result.n_questions} questions · {result.n_passages:,} passages")

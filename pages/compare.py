@@ -14,7 +14,7 @@ from engine.evaluate.evaluate import compare_by_kind, evaluate
 from engine.catalog import CATALOG, PARAMS
 from engine.build.index import search_config
 from engine.evaluate.metrics import metric_names
-from ui.common import (downloads, ensure, escape_markdown, frame, fresh_area, gold_of, param, seed_from_url, set_params,
+from ui.common import (asked_by_link, downloads, ensure, escape_markdown, frame, fresh_area, gold_of, param, seed_from_url, set_params,
                        show_table, stages_for)
 
 st.title("Compare retrievers")
@@ -156,9 +156,8 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
     # (the CI pair, its metric) reuse it instead of evaluating again
     eval_key = (corpus.fingerprint, tuple(names), config)
     evaluations = st.session_state.setdefault("evaluations", {})
-    # a link to an evaluated view (eval=1) evaluates again on open, once per session
-    from_link = param("eval", "") == "1" and not st.session_state.get("cmp_eval_from_link_done")
-    st.session_state["cmp_eval_from_link_done"] = True
+    # a link to an evaluated view (eval=1) evaluates again on open
+    from_link = asked_by_link("eval", "compare")
     if (st.button("Evaluate all labeled queries", key="run_eval", type="primary") or from_link) \
             and eval_key not in evaluations:
         progress = st.progress(0.0, text="evaluating…")

@@ -12,7 +12,7 @@ from engine.catalog import CATALOG
 from engine.build.index import search_config
 from engine.jobs import Job
 from engine.evaluate.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
-from ui.common import (cancel_job, downloads, ensure, frame, list_param, param, seed_from_url, set_params, show_table,
+from ui.common import (asked_by_link, cancel_job, downloads, ensure, frame, list_param, param, seed_from_url, set_params, show_table,
                        stages_for, watch_job)
 
 st.title("Scale sweep")
@@ -86,10 +86,8 @@ def chart(trials: list[Trial]) -> go.Figure:
 
 
 run = st.button("Run sweep", type="primary", key="sw_run")
-# a link to a swept view (ran=1) runs the sweep again on open, once per session
-if param("ran", "") == "1" and not st.session_state.get("sw_ran_from_link_done") and "sweep" not in st.session_state:
-    run = True
-st.session_state["sw_ran_from_link_done"] = True
+# a link to a swept view (ran=1) runs the sweep again on open
+run = asked_by_link("ran", "sweep") and "sweep" not in st.session_state or run
 st.button("Cancel", key="sw_cancel", on_click=cancel_job, args=("sweep_job",),
           help="Stops the running sweep after the trial in flight; finished trials stay on the chart.")
 plot = st.empty()

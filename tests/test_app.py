@@ -452,3 +452,15 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     assert after == [h.passage_id for h in ref.search(q, 5)]
     at.multiselect(key="wi_entities").set_value([]).run()
     assert [line.split("`")[1] for line in hit_lines(at)] == before
+
+
+def test_a_link_to_an_evaluated_compare_view_evaluates_once_on_open():
+    at = start("pages/compare.py", params={"retrievers": "bm25,ppr-regex", "eval": "1", "a": "ppr-regex",
+                                            "b": "bm25", "metric": "mrr"})
+    metrics = next(d.value for d in at.dataframe if "hr@1" in getattr(d.value, "columns", []))
+    assert set(metrics["retriever"]) == {"bm25", "ppr-regex"}
+    assert (at.selectbox(key="ci_a").value, at.selectbox(key="ci_b").value, at.selectbox(key="ci_metric").value) \
+        == ("ppr-regex", "bm25", "mrr")
+    assert at.session_state["evaluation_count"] == 1
+    at.selectbox(key="ci_metric").set_value("hr@1").run()  # the user's change stands; the link asks no more
+    assert at.session_state["evaluation_count"] == 1 and at.query_params["metric"] == "hr@1"

@@ -116,6 +116,15 @@ def seed_from_url(key: str, name: str, default, valid=lambda v: True, cast=str) 
     st.session_state[key] = value if value is not None and valid(value) else default
 
 
+def asked_by_link(name: str, page: str) -> bool:
+    """True on `page`'s first run in this session when its link says `name=1` (a view with results, to be
+    computed again on open); False afterwards, so the user's own clicks decide from then on."""
+    done = f"asked_by_link_{page}"
+    first = not st.session_state.get(done)
+    st.session_state[done] = True
+    return first and param(name, "") == "1"
+
+
 def list_param(raw: str, allowed) -> list:
     return [x for x in raw.split(",") if x in allowed]
 
