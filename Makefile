@@ -13,7 +13,7 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
 	touch $@
 
-$(VENV)/.installed-test: $(VENV)/.installed requirements-test.txt
+$(VENV)/.installed-test: $(VENV)/.installed requirements-test.txt requirements-bench.txt requirements-ray.txt
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements-test.txt
 	touch $@
 

@@ -18,6 +18,7 @@ from .catalog import CATALOG, DEFAULT_RETRIEVER, PARAMS, stages_for
 from .build.index import Index, SearchConfig, check_retriever, search_config
 from .explain.jsonout import answer_json, config_json
 from .retrieve.retrievers import check_k, check_query
+from .store.cache import PERSISTED
 
 CLI_DEFAULT_CORPUS = "dataroom"  # the full-size data room
 
@@ -170,6 +171,19 @@ def _parser() -> argparse.ArgumentParser:
                     help="generated corpus sizes for the growth rows (e.g. 1000,10000,100000,1000000)")
     pf.add_argument("--json", action="store_true")
 
+    bd = sub.add_parser("build", help="build a corpus's index into the on-disk cache, here or on a Ray cluster")
+    bd.add_argument("--corpus", default=None, help="a bundled corpus, or a folder, zip or file of documents")
+    bd.add_argument("--ray", default=None, metavar="ADDRESS",
+                    help="run extraction and encoding as Ray tasks: 'auto' (the cluster this machine joined), "
+                         "HOST:6379, ray://HOST:10001, or 'local' (a Ray instance on this machine)")
+    bd.add_argument("--cpus", type=int, default=None, help="with --ray local: CPUs of the local instance")
+    bd.add_argument("--shard", type=int, default=256, help="with --ray: passages per task (default 256)")
+    bd.add_argument("--stages", default="", help="components to build (default all that are cached): "
+                    + ", ".join(PERSISTED))
+    bd.add_argument("--cache-dir", default=None,
+                    help="where to write the cache (default $PATHLENS_CACHE_DIR, else .pathlens-cache)")
+    bd.add_argument("--json", action="store_true")
+
     g = sub.add_parser("graph", help="graph statistics and extraction filter counts")
     g.add_argument("--corpus", default=None)
     g.add_argument("--builder", default="regex", choices=None)
@@ -220,7 +234,7 @@ def cmd_list(args) -> dict:
         print("Bundled corpora:")
         for c in out["corpora"]:
             print(f"  {c['name']:<16} {c['description']}")
-        print("\nSubcommands: query, report, eval, graph, bench, sweep, perf (python -m engine SUBCOMMAND --help)")
+        print("\nSubcommands: query, report, eval, graph, build, bench, sweep, perf (python -m engine SUBCOMMAND --help)")
     return out
 
 
@@ -443,6 +457,92 @@ def cmd_sweep(args) -> None:
     print(_table(["retriever"] + [str(s) for s in res.sizes], rows))
 
 
+def build_stages(corpus, names: str = "") -> list[str]:
+    """The cached components a build makes, in build order: `names` (comma-separated), or every one
+    the catalog's retrievers read (the HNSW graph only past ANN_MIN_PASSAGES, where dense search uses it)."""
+    from .store.ann import ANN_MIN_PASSAGES
+
+    if names:
+        chosen = [x.strip() for x in names.split(",") if x.strip()]
+        for name in chosen:
+            if name not in PERSISTED:
+                raise PathLensError(f"--stages: unknown component {name!r}; choose from {', '.join(PERSISTED)}")
+        return chosen
+    out = [s for s in stages_for(list(CATALOG)) if s in PERSISTED]
+    return out + (["ann"] if len(corpus.passages) >= ANN_MIN_PASSAGES else [])
+
+
+def _progress_bars():
+    """`progress(stage, done, total)` as one tqdm bar per stage on stderr, and a function closing them."""
+    from tqdm import tqdm
+
+    bars: dict[str, tqdm] = {}
+
+    def show(stage: str, done: int, total: int) -> None:
+        if stage not in bars:
+            for bar in bars.values():
+                bar.close()
+            bars[stage] = tqdm(total=total, desc=stage, unit="passage", file=sys.stderr, mininterval=0.5,
+                               dynamic_ncols=True)
+        bars[stage].update(done - bars[stage].n)
+
+    def close() -> None:
+        for bar in bars.values():
+            bar.close()
+
+    return show, close
+
+
+def cmd_build(args) -> None:
+    import time
+
+    from .store.cache import DiskCache
+
+    if args.cpus is not None and args.cpus < 1:
+        raise PathLensError(f"--cpus must be at least 1, got {args.cpus}")
+    if args.shard < 1:
+        raise PathLensError(f"--shard must be at least 1, got {args.shard}")
+    if args.cpus is not None and args.ray is None:
+        raise PathLensError("--cpus sizes a local Ray instance: give it with --ray local")
+    corpus = _load(args.corpus)
+    stages = build_stages(corpus, args.stages)
+    cache = DiskCache(Path(args.cache_dir) if args.cache_dir else None)
+    compute, started_ray = None, False
+    if args.ray is not None:
+        from .build import ray_build
+
+        started_ray = ray_build.connect(args.ray, args.cpus)
+        compute = ray_build.RayCompute(ray_build.RayConfig(shard=args.shard))
+    index = Index(corpus, cache=cache, **({"compute": compute} if compute else {}))
+    show, close = _progress_bars()
+    rows = []
+    t_all = time.perf_counter()
+    try:
+        for stage in stages:
+            t0 = time.perf_counter()
+            index.build(stage, progress=show)
+            close()
+            came_from = "cache" if any(e.component == stage and e.kind == "hit" for e in cache.events) else "built"
+            rows.append({"stage": stage, "seconds": round(time.perf_counter() - t0, 3), "from": came_from})
+            if not args.json:
+                print(f"{stage:<18} {rows[-1]['seconds']:>8.2f} s  ({came_from})", file=sys.stderr)
+    finally:
+        close()
+        if started_ray:
+            import ray
+
+            ray.shutdown()
+    out = {"corpus": corpus.name, "passages": len(corpus.passages), "cache_dir": str(cache.directory),
+           "where": f"ray {args.ray}" if args.ray else "local", "stages": rows,
+           "seconds": round(time.perf_counter() - t_all, 3),
+           "rejected": [f"{e.component}: {e.detail}" for e in cache.events if e.kind == "rejected"]}
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return
+    print(f"{corpus.name}: {len(corpus.passages):,} passages built {out['where']} in {out['seconds']:.1f} s "
+          f"into {cache.directory}")
+
+
 def cmd_perf(args) -> None:
     from .evaluate import perf
 
@@ -469,7 +569,7 @@ def cmd_perf(args) -> None:
 
 
 COMMANDS = {"list": cmd_list, "query": cmd_query, "report": cmd_report, "eval": cmd_eval, "graph": cmd_graph, "bench": cmd_bench,
-            "sweep": cmd_sweep, "perf": cmd_perf}
+            "sweep": cmd_sweep, "perf": cmd_perf, "build": cmd_build}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

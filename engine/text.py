@@ -46,6 +46,7 @@ _POSSESSIVE = re.compile(r"(\w)['’]s\b")
 # combining marks belong to their word: Devanagari's vowel signs are marks, and `\w` lacks them
 _NON_WORD = re.compile(rf"[^\w{char_class(frozenset({'Mn', 'Mc', 'Me'}))}]+", re.UNICODE)
 # Letters that carry their accent in the letter itself, so NFKD does not split them off.
+_COMBINING = re.compile("[\u0300-\u036f]")
 _UNSPLIT = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ß": "ss", "æ": "ae", "œ": "oe", "ı": "i", "þ": "th"})
 
 
@@ -54,8 +55,10 @@ def fold_accents(text: str) -> str:
 
     Only the Combining Diacritical Marks block (U+0300–U+036F) is dropped after NFKD, so
     the vowel signs of Indic and other scripts, which are letters of their own, stay."""
+    if text.isascii():  # nothing to fold (most text, and the hot path of linking a corpus)
+        return text
     decomposed = unicodedata.normalize("NFKD", text.translate(_UNSPLIT))
-    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not 0x300 <= ord(c) <= 0x36F))
+    return unicodedata.normalize("NFC", _COMBINING.sub("", decomposed))
 
 
 def normalize_name(text: str) -> str:
@@ -65,7 +68,8 @@ def normalize_name(text: str) -> str:
 
     "NorthRiver's" -> "northriver"; "L.P." -> "l p"; "Fee-Related  Earnings" -> "fee related earnings".
     """
-    text = unicodedata.normalize("NFKC", text)
+    if not text.isascii():  # NFKC leaves ASCII as it is
+        text = unicodedata.normalize("NFKC", text)
     text = _POSSESSIVE.sub(r"\1", text)
     text = _NON_WORD.sub(" ", fold_accents(text.lower())).replace("_", " ")
     return " ".join(text.split())

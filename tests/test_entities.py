@@ -117,3 +117,19 @@ def test_us_is_an_acronym_not_a_pronoun():
     assert "US Army" in {m.text for m in extract_regex(["It joined the US Army in 1942."])[0]}
     mentions = extract_ner(["The US imposed tariffs on steel in 2018."])[0]
     assert "us" in filter_mentions("ner", [mentions]).entities
+
+
+def test_name_keys_take_the_ascii_shortcut_only_where_unicode_normalisation_is_a_no_op():
+    import unicodedata
+
+    from engine.text import fold_accents, normalize_name
+
+    def slow_fold(text: str) -> str:  # the rule written out, without the shortcut
+        decomposed = unicodedata.normalize("NFKD", text.translate(str.maketrans({"ø": "o", "ß": "ss"})))
+        return unicodedata.normalize("NFC", "".join(c for c in decomposed if not 0x300 <= ord(c) <= 0x36F))
+
+    for text in ["NorthRiver's Fund IV, L.P.", "plain ascii", "Wilfried Gröbner", "Ørsted", "Straße", "ﬁnance",
+                 "Café  Zürich", "हिन्दी"]:
+        assert fold_accents(text.lower()) == slow_fold(text.lower())
+    assert normalize_name("ﬁnance Café") == "finance cafe"  # NFKC still applied to non-ASCII
+    assert normalize_name("NorthRiver's  Fee-Related Earnings") == "northriver fee related earnings"

@@ -49,3 +49,20 @@ def test_entity_search_passages_and_neighbours_by_hand():
     # brightwater shares a and d with calder bank, b and d with elliot park: a tie, kept in graph order
     assert g.co_occurring(0) == [(1, 2), (2, 2)]
     assert g.co_occurring(1, top=1) == [(0, 2)]
+
+
+def test_linking_matches_a_brute_force_substring_reference():
+    """Every (passage, key) pair by the rule itself: the key's tokens occur consecutively among the
+    passage's name tokens. Random texts over a tiny vocabulary make nested and overlapping keys common."""
+    import random
+
+    from engine.text import name_tokens
+
+    rng = random.Random(3)
+    words = ["North", "River", "IV", "LP", "Fund", "Calder", "Bank", "of", "the"]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 14))) for _ in range(300)]
+    keys = sorted({" ".join(rng.choice(words).lower() for _ in range(rng.randint(1, 4))) for _ in range(60)})
+    got = link_passages(texts, keys).toarray()
+    want = [[1.0 if f" {k} " in f" {' '.join(name_tokens(t))} " else 0.0 for k in keys] for t in texts]
+    assert got.tolist() == want
+    assert 0 < got.sum() < got.size

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -63,10 +63,34 @@ def check_retriever(name: str) -> str:
     return spec(name).name
 
 
+Progress = Callable[[int, int], None] | None  # (passages done, total)
+
+
+class Compute(Protocol):
+    """Where an index's per-passage stages run: extraction with its filter, and encoding.
+
+    `LocalCompute` runs them in this process; `engine.build.ray_build.RayCompute` on a Ray cluster.
+    Everything built from their results (graphs, alias tables, the cache files) is the same code
+    either way, so the two can differ only where these two calls do, and tests hold them equal."""
+
+    def extraction(self, builder: str, texts: Sequence[str], on_batch: Progress) -> Extraction: ...
+
+    def embeddings(self, texts: Sequence[str], on_batch: Progress) -> np.ndarray: ...
+
+
+class LocalCompute:
+    def extraction(self, builder: str, texts: Sequence[str], on_batch: Progress) -> Extraction:
+        return filter_mentions(builder, extract(builder, texts, on_batch=on_batch))
+
+    def embeddings(self, texts: Sequence[str], on_batch: Progress) -> np.ndarray:
+        return dense.encode(list(texts), on_batch=on_batch)
+
+
 class Index:
-    def __init__(self, corpus: Corpus, cache: DiskCache | None = None):
+    def __init__(self, corpus: Corpus, cache: DiskCache | None = None, compute: Compute = LocalCompute()):
         self.corpus = corpus
         self.cache = cache
+        self.compute = compute
         self.ids = tuple(p.id for p in corpus.passages)
         self._doc_of = {p.id: p.doc_id for p in corpus.passages}
         self.texts = tuple(f"{p.title}\n{p.text}" if p.title and p.title not in p.text else p.text
@@ -113,7 +137,7 @@ class Index:
         `progress(stage, done, total)` hears how many passages the long stages (embeddings, NER) have done."""
         kind, _, arg = stage.partition(":")
         builders = {"tokens": self.tokens, "embeddings": self.embeddings, "bm25": self.bm25, "tfidf": self.tfidf,
-                    "extraction": self.extraction, "graph": self.graph, "aliases": self.aliases}
+                    "extraction": self.extraction, "graph": self.graph, "aliases": self.aliases, "ann": self.ann}
         if kind not in builders:
             raise PathLensError(f"unknown index component {stage!r}")
         self._progress.fn = progress
@@ -145,17 +169,14 @@ class Index:
         return self._get("tokens", lambda: tuple(tuple(tokenize(t)) for t in self.texts))
 
     def embeddings(self) -> np.ndarray:
-        return self._get("embeddings", lambda: dense.encode(list(self.texts), on_batch=self._tick("embeddings")))
+        return self._get("embeddings", lambda: self.compute.embeddings(self.texts, self._tick("embeddings")))
 
     def extraction(self, builder: str) -> Extraction:
         if builder not in BUILDERS:
             raise PathLensError(f"unknown graph builder {builder!r}; choose one of {', '.join(BUILDERS)}")
         key = f"extraction:{builder}"
 
-        def build() -> Extraction:
-            return filter_mentions(builder, extract(builder, self.texts, on_batch=self._tick(key)))
-
-        return self._get(key, build)
+        return self._get(key, lambda: self.compute.extraction(builder, self.texts, self._tick(key)))
 
     def graph(self, builder: str) -> EntityGraph:
         def build() -> EntityGraph:

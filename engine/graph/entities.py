@@ -116,16 +116,20 @@ _LOWER_WORD = re.compile(r"(?<![\w'’-])[^\W\d_][\w'’-]*")
 
 def lowercase_words(texts: Sequence[str]) -> frozenset[str]:
     """Words a corpus writes in lower case somewhere, with the English stop words: the
-    capitalised forms of these at a sentence start are taken as ordinary words."""
+    capitalised forms of these at a sentence start are taken as ordinary words. The union of
+    its values over parts of a corpus is its value over the whole."""
     seen = {w for t in texts for w in _LOWER_WORD.findall(t) if w[0].islower()}
     return frozenset(seen) | STOPWORDS | COMMON_CAPS
 
 
-def extract_regex(texts: Sequence[str], corpus: bool = True) -> list[list[Mention]]:
+def extract_regex(texts: Sequence[str], corpus: bool = True,
+                  common: frozenset[str] | None = None) -> list[list[Mention]]:
     """Regex mentions per text. `corpus=False` reads a question: no corpus-wide casing evidence,
-    so a lone capitalised word at a sentence start is never a name."""
-    common = lowercase_words(texts) if corpus else None
-    return [_regex_mentions(t, common) for t in texts]
+    so a lone capitalised word at a sentence start is never a name. `common` gives the corpus's
+    `lowercase_words` when `texts` are only part of it (a shard of a distributed build)."""
+    if corpus and common is None:
+        common = lowercase_words(texts)
+    return [_regex_mentions(t, common if corpus else None) for t in texts]
 
 
 _nlp_lock = threading.Lock()
@@ -215,29 +219,71 @@ class Extraction:
         return len(self.entities)
 
 
-def filter_mentions(builder: str, per_passage: Iterable[Sequence[Mention]]) -> Extraction:
+@dataclass(frozen=True)
+class MentionTally:
+    """What the filter made of the mentions of some passages. Tallies of disjoint sets of passages
+    add up (`merge_tallies`) to the tally of their union, so the filter can run in pieces, e.g.
+    one per shard of a distributed build, and still give the same Extraction."""
+
+    surfaces: Mapping[str, Counter]  # kept key -> surface form -> count
+    dropped: Mapping[str, frozenset[str]]  # reason -> the distinct names dropped for it
+    raw_mentions: int
+    seen: frozenset[str]  # distinct raw surface forms
+
+
+def tally_mentions(per_passage: Iterable[Sequence[Mention]]) -> MentionTally:
     surfaces: dict[str, Counter] = defaultdict(Counter)
     dropped: dict[str, set[str]] = defaultdict(set)
     raw, seen = 0, set()
+    verdicts: dict[Mention, tuple[str | None, str]] = {}  # a corpus repeats its names: judge each once
     for mentions in per_passage:
         for m in mentions:
             raw += 1
             seen.add(m.text)
-            reason = drop_reason(m)
+            verdict = verdicts.get(m)
+            if verdict is None:
+                reason = drop_reason(m)
+                verdict = verdicts[m] = (reason, "" if reason else entity_key(m.text))
+            reason, key = verdict
             if reason:
                 dropped[reason].add(m.text)
             else:
-                surfaces[entity_key(m.text)][m.text] += 1
-    display = {k: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for k, c in surfaces.items()}
+                surfaces[key][m.text] += 1
+    return MentionTally(dict(surfaces), {r: frozenset(v) for r, v in dropped.items()}, raw, frozenset(seen))
+
+
+def merge_tallies(tallies: Iterable[MentionTally]) -> MentionTally:
+    surfaces: dict[str, Counter] = defaultdict(Counter)
+    dropped: dict[str, set[str]] = defaultdict(set)
+    raw, seen = 0, set()
+    for t in tallies:
+        for key, counts in t.surfaces.items():
+            surfaces[key].update(counts)
+        for reason, names in t.dropped.items():
+            dropped[reason] |= names
+        raw += t.raw_mentions
+        seen |= t.seen
+    return MentionTally(dict(surfaces), {r: frozenset(v) for r, v in dropped.items()}, raw, frozenset(seen))
+
+
+def extraction_from(builder: str, tally: MentionTally) -> Extraction:
+    """The Extraction a tally amounts to; every choice in it (display form, order) depends only on
+    the counts, never on the order in which passages were tallied."""
+    display = {k: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+               for k, c in sorted(tally.surfaces.items())}  # sorted: the same pickle however tallied
     return Extraction(
         builder=builder,
-        entities=tuple(sorted(surfaces)),
+        entities=tuple(sorted(tally.surfaces)),
         display=display,
-        raw_mentions=raw,
-        raw_unique=len(seen),
-        dropped={r: len(v) for r, v in sorted(dropped.items())},
-        dropped_examples={r: tuple(sorted(v)[:8]) for r, v in sorted(dropped.items())},
+        raw_mentions=tally.raw_mentions,
+        raw_unique=len(tally.seen),
+        dropped={r: len(v) for r, v in sorted(tally.dropped.items())},
+        dropped_examples={r: tuple(sorted(v)[:8]) for r, v in sorted(tally.dropped.items())},
     )
+
+
+def filter_mentions(builder: str, per_passage: Iterable[Sequence[Mention]]) -> Extraction:
+    return extraction_from(builder, tally_mentions(per_passage))
 
 
 def query_keys(builder: str, query: str) -> list[str]:

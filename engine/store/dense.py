@@ -127,7 +127,7 @@ _export_lock = threading.Lock()
 class OnnxEncoder:
     """Tokenizer + ONNX Runtime session + mean pooling: one `encode` call, thread-safe."""
 
-    def __init__(self, model_file: Path, tokenizer_file: Path):
+    def __init__(self, model_file: Path, tokenizer_file: Path, threads: int = 0):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -136,14 +136,14 @@ class OnnxEncoder:
         self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest in the batch
         options = ort.SessionOptions()
         options.log_severity_level = 3  # warnings about unused initialisers are noise here
+        options.intra_op_num_threads = threads  # 0: one per core; a Ray task gets the cores it was given
         self.session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
 
     def encode(self, texts: list[str], batch_size: int = BATCH,
                on_batch: Callable[[int, int], None] | None = None) -> np.ndarray:
         texts = list(texts)
         out = np.zeros((len(texts), DIM), dtype=np.float32)
-        # longest first, as sentence-transformers does, so a batch pads to similar lengths
-        order = sorted(range(len(texts)), key=lambda i: (-len(texts[i]), i))
+        order = batch_order(texts)
         for start in range(0, len(order), batch_size):
             rows = order[start:start + batch_size]
             enc = self.tokenizer.encode_batch([texts[i] for i in rows])
@@ -161,27 +161,35 @@ class OnnxEncoder:
         return out
 
 
-@lru_cache(maxsize=1)
-def load_encoder() -> OnnxEncoder:
-    """The engine's encoder; exports the ONNX graph on first use on this machine (a few seconds)."""
+@lru_cache(maxsize=2)
+def load_encoder(threads: int = 0) -> OnnxEncoder:
+    """The engine's encoder, on `threads` threads (0: one per core); exports the ONNX graph on first
+    use on this machine (a few seconds)."""
     from ..heap import settle
 
     target = onnx_path()
     with _export_lock:
         if not target.exists():
             export_onnx(target)
-    encoder = OnnxEncoder(target, _model_dir() / "tokenizer.json")
+    encoder = OnnxEncoder(target, _model_dir() / "tokenizer.json", threads)
     _single_thread_blas()
     settle()
     return encoder
 
 
 def encode(texts: list[str], batch_size: int = BATCH,
-           on_batch: Callable[[int, int], None] | None = None) -> np.ndarray:
+           on_batch: Callable[[int, int], None] | None = None, threads: int = 0) -> np.ndarray:
     """Unit-length float32 embeddings, one row per text, in input order; `on_batch(done, total)` hears progress."""
     if not texts:
         return np.zeros((0, DIM), dtype=np.float32)
-    return load_encoder().encode(texts, batch_size, on_batch)
+    return load_encoder(threads).encode(texts, batch_size, on_batch)
+
+
+def batch_order(texts: list[str]) -> list[int]:
+    """The order `encode` batches texts in: longest first (as sentence-transformers does, so a batch
+    pads to similar lengths), ties by position. A distributed build cuts its shards from this order
+    at batch boundaries, so every batch, hence every embedding, is the one a local build makes."""
+    return sorted(range(len(texts)), key=lambda i: (-len(texts[i]), i))
 
 
 @lru_cache(maxsize=4096)

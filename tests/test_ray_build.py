@@ -1,0 +1,196 @@
+"""The distributed build (engine/build/ray_build.py) on a local Ray instance with two CPUs, against
+the local build of the same corpus: same cache entries, same values, also after a killed worker."""
+
+import json
+import os
+import signal
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.build.index import Index
+from engine.cli import main
+from engine.errors import PathLensError
+from engine.graph.entities import Mention, extraction_from, filter_mentions, merge_tallies, tally_mentions
+from engine.ingest.corpus import load_corpus
+from engine.store.cache import PERSISTED, DiskCache
+
+ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -r requirements-ray.txt")
+from engine.build import ray_build  # noqa: E402  (imports Ray lazily, but its tests need it)
+
+STAGES = ["tokens", "embeddings", "extraction:regex", "graph:regex", "extraction:ner", "graph:ner"]
+
+
+# ---------------------------------------------------------------- pieces, without Ray
+
+
+def test_shards_cover_every_position_once_at_batch_boundaries():
+    assert ray_build.shards(10, 4) == [range(0, 4), range(4, 8), range(8, 10)]
+    assert ray_build.shards(40, 20, align=16) == [range(0, 32), range(32, 40)]  # 20 rounds up to 32
+    assert ray_build.shards(5, 1, align=16) == [range(0, 5)]
+    assert ray_build.shards(0, 8) == []
+
+
+def test_tallies_of_parts_add_up_to_the_tally_of_the_whole():
+    a = [[Mention("Calder Bank", "NAME"), Mention("42", "CARDINAL")], [Mention("the Calder Bank", "NAME")]]
+    b = [[Mention("Calder Bank", "NAME"), Mention("Brightwater", "NAME")], [Mention("Page", "NAME")]]
+    whole = filter_mentions("regex", a + b)
+    merged = extraction_from("regex", merge_tallies([tally_mentions(b), tally_mentions(a)]))
+    assert merged == whole
+    assert whole.entities == ("brightwater", "calder bank")
+    assert whole.display["calder bank"] == "Calder Bank"  # 2 of 3 mentions
+    assert whole.raw_mentions == 6 and whole.raw_unique == 5
+    assert whole.dropped == {"numeric label": 1, "stop phrase": 1}
+
+
+# ---------------------------------------------------------------- on a local Ray instance
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    assert not ray.is_initialized()
+    assert ray_build.connect("local", cpus=2)  # ray.init(num_cpus=2, runtime_env=…)
+    assert ray.cluster_resources()["CPU"] == 2
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus("dataroom-core")
+
+
+@pytest.fixture(scope="module")
+def local_build(corpus, tmp_path_factory):
+    cache_dir = tmp_path_factory.mktemp("local-build")
+    index = Index(corpus, cache=DiskCache(cache_dir))
+    index.build_stages(STAGES)
+    return index, cache_dir
+
+
+def _same_as_local(index: Index, local: Index) -> None:
+    assert index.embeddings().shape == local.embeddings().shape == (len(local.ids), 384)
+    assert float(np.abs(index.embeddings() - local.embeddings()).max()) <= 1e-6
+    for builder in ("regex", "ner"):
+        assert index.extraction(builder) == local.extraction(builder)  # entities, display, counts
+        g, h = index.graph(builder), local.graph(builder)
+        assert g.entities == h.entities and g.passage_ids == h.passage_ids
+        assert (g.incidence != h.incidence).nnz == 0 and g.incidence.nnz > 0
+        assert index.aliases(builder).rows == local.aliases(builder).rows
+
+
+def test_the_cli_builds_on_ray_the_same_cache_files_as_locally(local_ray, corpus, local_build, tmp_path, capsys):
+    local, local_dir = local_build
+    # the fixture's instance is already up: --ray local joins it rather than starting another
+    assert main(["build", "--corpus", "dataroom-core", "--ray", "local", "--shard", "8",
+                 "--cache-dir", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["where"] == "ray local" and out["passages"] == len(corpus.passages) == 29
+    assert [s["stage"] for s in out["stages"]] == STAGES and {s["from"] for s in out["stages"]} == {"built"}
+    ray_files = sorted(p.name for p in tmp_path.glob("*.pkl"))
+    assert ray_files == sorted(p.name for p in local_dir.glob("*.pkl")) and len(ray_files) == len(STAGES)
+    for name in ray_files:  # the same entries, byte for byte
+        assert (tmp_path / name).read_bytes() == (local_dir / name).read_bytes(), name
+
+    # what the app does on opening the corpus: every component read from that cache, none built
+    warm = Index(corpus, cache=DiskCache(tmp_path))
+    warm.build_stages(STAGES)
+    assert {e.kind for e in warm.cache.events} == {"hit"}
+    _same_as_local(warm, local)
+
+
+class _Killer:
+    """Kills (SIGKILL) the first Ray worker seen running a build task, as a crashed machine would."""
+
+    TASKS = ("ray::_extract_task", "ray::_encode_task")
+
+    def __init__(self):
+        self.killed: list[tuple[int, str]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set() and not self.killed:
+            for entry in os.scandir("/proc"):
+                if not entry.name.isdigit():
+                    continue
+                try:
+                    title = Path(f"/proc/{entry.name}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+                except OSError:
+                    continue
+                task = next((t for t in self.TASKS if title.startswith(t)), None)
+                if task:
+                    os.kill(int(entry.name), signal.SIGKILL)
+                    self.killed.append((int(entry.name), task))
+                    return
+            time.sleep(0.005)
+
+
+@pytest.mark.parametrize("stage", ["embeddings", "extraction:ner"])
+def test_a_worker_killed_mid_build_is_retried_without_losing_or_repeating_passages(local_ray, corpus, local_build,
+                                                                                  stage):
+    local, _ = local_build
+    # 8 passages a shard: ~0.3–0.5 s of work each, a window the killer cannot miss
+    index = Index(corpus, compute=ray_build.RayCompute(ray_build.RayConfig(shard=8)))
+    with _Killer() as killer:
+        index.build(stage)
+    assert killer.killed, "no worker was seen running a build task"
+    built = index.embeddings() if stage == "embeddings" else index.extraction("ner")
+    if stage == "embeddings":
+        assert built.shape == (29, 384)
+        assert np.allclose(np.linalg.norm(built, axis=1), 1.0, atol=1e-5)  # no row left empty
+        assert float(np.abs(built - local.embeddings()).max()) <= 1e-6
+    else:
+        assert built == local.extraction("ner")  # a repeated shard would count its mentions twice
+        assert built.raw_mentions == local.extraction("ner").raw_mentions
+
+
+def test_a_shard_out_of_retries_fails_by_name(local_ray, corpus):
+    index = Index(corpus, compute=ray_build.RayCompute(ray_build.RayConfig(shard=8, max_retries=0)))
+    with _Killer() as killer, pytest.raises(PathLensError, match=r"Ray build, extraction:ner: shard \d of 4 failed"):
+        index.build("extraction:ner")
+    assert killer.killed
+    assert Counter(ray.get([ray.remote(lambda: 1).remote() for _ in range(2)])) == {1: 2}  # Ray still serves
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def test_the_local_build_shows_progress_and_then_reads_its_cache(tmp_path, capsys):
+    assert main(["build", "--corpus", "dataroom-core", "--cache-dir", str(tmp_path), "--stages",
+                 "tokens,embeddings,extraction:regex,graph:regex"]) == 0
+    out, err = capsys.readouterr()
+    assert "embeddings: 100%" in err and "29/29" in err  # tqdm's bar for the stage that reports passages
+    assert "dataroom-core: 29 passages built local in" in out
+    assert main(["build", "--corpus", "dataroom-core", "--cache-dir", str(tmp_path), "--json",
+                 "--stages", "tokens,embeddings,extraction:regex,graph:regex"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [s["from"] for s in out["stages"]] == ["cache"] * 4
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--ray", "127.0.0.1:9"], "--ray 127.0.0.1:9: no Ray head answers there"),
+    (["--ray", "nonsense"], "expected 'local', 'auto', HOST:PORT or ray://HOST:PORT"),
+    (["--cpus", "2"], "--cpus sizes a local Ray instance"),
+    (["--stages", "graph:foo"], "--stages: unknown component 'graph:foo'"),
+    (["--shard", "0"], "--shard must be at least 1"),
+])
+def test_bad_build_options_are_named(argv, message, capsys):
+    assert main(["build", "--corpus", "dataroom-core", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_every_cached_component_can_be_built_by_name():
+    assert set(STAGES) | {"ann"} == set(PERSISTED)
