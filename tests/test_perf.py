@@ -20,6 +20,8 @@ def test_growth_fits_an_exponent_over_sizes():
     g = growth(sizes=(100, 300))
     assert [r["passages"] for r in g["rows"]] == [100, 300]
     assert g["rows"][1]["graph_nodes"] > g["rows"][0]["graph_nodes"]
+    # the Query page's answer explains and draws, so it costs more than ranking alone
+    assert all(r["query_page_answer_p50_ms"] > r["ppr_regex_query_p50_ms"] > 0 for r in g["rows"])
     # the fitted exponent is the slope of log time against log size through the measured rows
     import math
 

@@ -89,6 +89,24 @@ def test_rrf_config_is_checked():
         RRFConfig(members=())
 
 
+def test_top_k_matches_a_full_sort_with_ties_and_masks():
+    rng = np.random.default_rng(11)
+    for trial in range(300):
+        n = int(rng.integers(0, 40))
+        scores = rng.integers(0, 5, n).astype(float)  # many ties
+        keep = rng.random(n) < 0.6 if trial % 2 else None
+        k = int(rng.integers(1, 45))
+        allowed = [i for i in range(n) if keep is None or keep[i]]
+        want = sorted(allowed, key=lambda i: (-scores[i], i))[:k]
+        assert top_k(scores, k, keep).tolist() == want
+    # past 65,536 scores the partition starts from a sampled floor: still exact, ties included
+    big = rng.integers(0, 50, 200_000).astype(float)
+    for keep in (None, big % 3 > 0, np.zeros(big.size, dtype=bool)):
+        allowed = np.arange(big.size) if keep is None else np.flatnonzero(keep)
+        want = sorted(allowed.tolist(), key=lambda i: (-big[i], i))[:25]
+        assert top_k(big, 25, keep).tolist() == want
+
+
 def test_top_k_breaks_ties_by_index_and_respects_mask():
     s = np.array([1.0, 3.0, 3.0, 2.0, 3.0])
     assert top_k(s, 2).tolist() == [1, 2]

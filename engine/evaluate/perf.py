@@ -342,6 +342,7 @@ def ann_section(index: Index, queries: list[str], synthetic: int = 100_000, k: i
 
 
 def growth(sizes=(1_000, 10_000, 100_000), seed: int = 7) -> dict:
+    from ..explain.render import subgraph_html
     from ..ingest.corpus import grown_corpus
 
     import resource
@@ -365,6 +366,16 @@ def growth(sizes=(1_000, 10_000, 100_000), seed: int = 7) -> dict:
             t1 = time.perf_counter()
             _search(r, q)
             times.append(time.perf_counter() - t1)
+        # the Query page's whole answer for this index's graph view: ppr-regex explained (seeds,
+        # per-seed shares, evidence paths, subgraph) and its evidence graph drawn as HTML
+        texts = {p.id: p.text for p in corpus.passages}
+        page_times = []
+        for q in queries[:20]:
+            t1 = time.perf_counter()
+            answer = r.answer(q, 5)
+            if answer.walk is not None:
+                subgraph_html(answer.walk, texts=texts)
+            page_times.append(time.perf_counter() - t1)
         bm = index.retriever("bm25")
         bm_times = []
         for q in queries[:10]:
@@ -374,6 +385,7 @@ def growth(sizes=(1_000, 10_000, 100_000), seed: int = 7) -> dict:
         rows.append({"passages": size, "generate_s": generate, "build_regex_graph_and_bm25_s": build,
                      "peak_rss_mb_so_far": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                      "ppr_regex_query_p50_ms": _pct(times, 50) * 1e3, "bm25_query_p50_ms": _pct(bm_times, 50) * 1e3,
+                     "query_page_answer_p50_ms": _pct(page_times, 50) * 1e3,
                      "graph_nodes": index.graph("regex").W.shape[0], "graph_edges": int(index.graph("regex").incidence.nnz)})
     x = np.log([r["passages"] for r in rows])
 
@@ -543,7 +555,8 @@ def _sweep_lines(d: dict) -> list[str]:
 def _growth_lines(g: dict) -> list[str]:
     lines = [f"  {r['passages']:>9,} passages: generated in {r.get('generate_s', float('nan')):.1f} s, "
              f"build {r['build_regex_graph_and_bm25_s']:.1f} s, peak RSS so far {r.get('peak_rss_mb_so_far', 0):.0f} MB, "
-             f"ppr-regex query p50 {r['ppr_regex_query_p50_ms']:.1f} ms, bm25 p50 {r['bm25_query_p50_ms']:.1f} ms"
+             f"ppr-regex query p50 {r['ppr_regex_query_p50_ms']:.1f} ms, bm25 p50 {r['bm25_query_p50_ms']:.1f} ms, "
+             f"Query page answer (ppr-regex explained and drawn) p50 {r.get('query_page_answer_p50_ms', float('nan')):.1f} ms"
              for r in g["rows"]]
     return lines + [f"  fitted exponents: build {g['exponent_build']:.2f}, ppr query {g['exponent_ppr_query']:.2f}, "
                     f"bm25 query {g['exponent_bm25_query']:.2f}"]

@@ -16,7 +16,7 @@ import numpy as np
 from scipy import sparse
 
 from .entities import Extraction
-from .ppr import column_normalize
+from .ppr import column_normalize, threaded
 from ..text import name_tokens, normalize_name
 
 
@@ -86,6 +86,41 @@ class EntityGraph:
         for `ppr.bipartite_passage_scores`. Computed once per graph."""
         n = self.n_passages
         return self.W[:n, n:].tocsr(), self.W[n:, :n].tocsr()
+
+    @cached_property
+    def walk_blocks(self) -> tuple:
+        """`blocks` as the walk multiplies them: split across cores on big graphs (`ppr.threaded`)."""
+        to_p, to_e = self.blocks
+        return threaded(to_p), threaded(to_e)
+
+    @cached_property
+    def walk_matrix(self):
+        """W as the explanation's full walk multiplies it (`ppr.threaded`)."""
+        return threaded(self.W)
+
+    @cached_property
+    def to_entities_csc(self) -> sparse.csc_matrix:
+        """The passage → entity block by column: the entities each passage leads to, for explanations."""
+        return self.blocks[1].tocsc()
+
+    @cached_property
+    def passage_rank(self) -> np.ndarray:
+        """Each passage's position in the order of passage ids (as strings): how evidence paths
+        break ties between equally heavy passages, as an array."""
+        rank = np.empty(self.n_passages, dtype=np.int64)
+        rank[np.argsort(np.array(self.passage_ids, dtype=str), kind="stable")] = np.arange(self.n_passages)
+        return rank
+
+    @cached_property
+    def _to_passages_csc(self) -> sparse.csc_matrix:
+        return self.blocks[0].tocsc()
+
+    def entity_column(self, j: int) -> np.ndarray:
+        """to_p[:, j] as a dense vector: the probability of stepping from entity j to each passage."""
+        col = self._to_passages_csc
+        out = np.zeros(self.n_passages)
+        out[col.indices[col.indptr[j]:col.indptr[j + 1]]] = col.data[col.indptr[j]:col.indptr[j + 1]]
+        return out
 
     @cached_property
     def entity_tokens(self) -> tuple[tuple[str, ...], ...]:

@@ -6,6 +6,9 @@ reaches a sink leaves the walk; scores then sum to less than 1, as they should.
 
 from __future__ import annotations
 
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +17,60 @@ from scipy import sparse
 from ..errors import PathLensError
 
 MAX_ITERATIONS = 1000
+# Below this many non-zeros a product takes tens of microseconds, less than handing it to threads.
+SPLIT_MIN_NNZ = 1_000_000
+
+
+class RowSplit:
+    """A CSR matrix cut into row blocks of about equal non-zeros, whose products with a vector or
+    a block of vectors run one block per thread.
+
+    Why: scipy's sparse product releases the GIL, and one product is bound by one core's memory
+    traffic, not by arithmetic. At a million passages the walk's two products took 6.7 and 10.9 ms
+    on one core and 3.9 and 4.7 ms on two (README, "1M"). Every row's sum is the same sum, in the
+    same order, as in the whole matrix, so the result is bit-identical to `A @ x`. The blocks are
+    views of A's arrays: no copy of the matrix."""
+
+    def __init__(self, A: sparse.csr_matrix, parts: int):
+        A = sparse.csr_matrix(A)
+        targets = np.arange(1, parts) * (A.nnz / parts)
+        bounds = np.unique(np.concatenate([[0], np.searchsorted(A.indptr, targets), [A.shape[0]]]))
+        self.shape = A.shape
+        self.bounds = tuple(int(b) for b in bounds)
+        self.blocks = tuple(
+            sparse.csr_matrix((A.data[A.indptr[a]:A.indptr[b]], A.indices[A.indptr[a]:A.indptr[b]],
+                               A.indptr[a:b + 1] - A.indptr[a]), shape=(b - a, A.shape[1]))
+            for a, b in zip(bounds[:-1], bounds[1:]))
+
+    def __matmul__(self, x: np.ndarray) -> np.ndarray:
+        out = np.empty((self.shape[0],) + x.shape[1:], dtype=np.result_type(self.blocks[0].dtype, x.dtype))
+
+        def part(i: int) -> None:  # each thread also copies its rows into place
+            out[self.bounds[i]:self.bounds[i + 1]] = self.blocks[i] @ x
+
+        rest = [_pool().submit(part, i) for i in range(1, len(self.blocks))]
+        part(0)
+        for f in rest:
+            f.result()
+        return out
+
+
+_pool_lock = threading.Lock()
+_pools: list[ThreadPoolExecutor] = []
+
+
+def _pool() -> ThreadPoolExecutor:
+    with _pool_lock:
+        if not _pools:
+            _pools.append(ThreadPoolExecutor(max(1, (os.cpu_count() or 1) - 1), thread_name_prefix="pathlens-ppr"))
+        return _pools[0]
+
+
+def threaded(A: sparse.csr_matrix, threads: int | None = None,
+             min_nnz: int = SPLIT_MIN_NNZ) -> "sparse.csr_matrix | RowSplit":
+    """A, or A as a RowSplit over `threads` (default: one per core) when it is big enough to gain."""
+    threads = threads or os.cpu_count() or 1
+    return RowSplit(A, threads) if threads > 1 and A.nnz >= min_nnz else A
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,11 +97,13 @@ def _iterate(W: sparse.csr_matrix, s: np.ndarray, alpha: float, iterations: int,
     damp = 1.0 - alpha
     p = s.copy()
     residuals = []
+    buf = np.empty_like(p)  # one buffer for every step's difference: fresh 8 MB arrays at 1M passages cost page faults
     for _ in range(iterations):
         nxt = W @ p
         nxt *= damp
         nxt += teleport
-        diff = np.abs(nxt - p).sum(axis=0)
+        np.subtract(nxt, p, out=buf)
+        diff = np.abs(buf, out=buf).sum(axis=0)
         residuals.append(float(np.max(diff)))
         p = nxt
         if tol is not None and residuals[-1] < tol:

@@ -18,15 +18,19 @@ from .seeding import PassageSeed, Seed
 from ..text import normalize_name, tokenize
 
 
-def _top_candidates(masses: np.ndarray, valid: np.ndarray, keep: int) -> np.ndarray:
-    """Indices of the valid masses that can still be among the `keep` heaviest, ties at the
-    cut included, so a hub entity's thousands of passages never become path objects."""
+def _top_candidates(masses: np.ndarray, valid: np.ndarray, keep: int, passages: np.ndarray,
+                    rank: np.ndarray) -> np.ndarray:
+    """Indices of the `keep` heaviest valid masses, ties broken by the rank of their passage's id
+    (`rank[passages[i]]`, as evidence paths break them), so a hub entity's thousands of equally
+    heavy passages never become path objects: those that lose the tie-break could never be shown."""
     idx = np.flatnonzero(valid)
     if keep < 1:
         return idx[:0]
     if idx.size > keep:
         kth = np.partition(masses[idx], idx.size - keep)[idx.size - keep]
         idx = idx[masses[idx] >= kth]
+        if idx.size > keep:
+            idx = idx[np.lexsort((rank[passages[idx]], -masses[idx]))[:keep]]
     return idx
 
 
@@ -151,9 +155,9 @@ def _explain(retriever, pers, result, hits, paths_per_hit):
     seed_names = tuple([s.label for s in pers.seeds] + [f"dense similarity ({p.passage_id})" for p in pers.passage_seeds])
     # to_p[i, b]: probability of stepping entity b → passage i; to_e[b, i]: passage i → entity b
     to_p, to_e = g.blocks
-    to_e_csc = to_e.tocsc()
+    to_e_csc = g.to_entities_csc
     seed_keys = {s.entity for s in pers.seeds}
-    from_seed = [to_p[:, j].toarray().ravel() for j in e_cols]
+    from_seed = [g.entity_column(j) for j in e_cols]
     explanations, on_path_edges, bridges = [], set(), {}
     for hit in hits:
         i = g.passage_index[hit.passage_id]
@@ -172,7 +176,7 @@ def _explain(retriever, pers, result, hits, paths_per_hit):
                     continue
                 p1s = to_e.indices[to_e.indptr[bj]:to_e.indptr[bj + 1]]
                 masses = w_s * m1[p1s] * to_e.data[to_e.indptr[bj]:to_e.indptr[bj + 1]] * w_bi
-                for v in _top_candidates(masses, (masses > 0) & (p1s != i), paths_per_hit):
+                for v in _top_candidates(masses, (masses > 0) & (p1s != i), paths_per_hit, p1s, g.passage_rank):
                     p1 = p1s[v]
                     paths.append(EvidencePath(
                         (s.label, g.passage_ids[p1], g.display[bj], hit.passage_id),

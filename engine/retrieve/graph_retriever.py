@@ -120,7 +120,7 @@ class GraphRetriever(Answers):
     def run(self, query: str) -> tuple[Personalization, PPRResult]:
         pers = self.personalize(query)
         p = self.params
-        return pers, personalized_pagerank(self.graph.W, self._full_vector(pers), p.alpha, p.iterations, p.tol)
+        return pers, personalized_pagerank(self.graph.walk_matrix, self._full_vector(pers), p.alpha, p.iterations, p.tol)
 
     def hits_from(self, scores: np.ndarray, k: int) -> tuple[Hit, ...]:
         """The top k passages of a PPR score vector (passages first), reached ones only."""
@@ -131,7 +131,7 @@ class GraphRetriever(Answers):
     def passage_scores(self, s_e: np.ndarray, s_p: np.ndarray | None, iterations: int) -> np.ndarray:
         """PPR passage scores for entity seeds (m,) or (m, b) and optional passage seeds (n,) or
         (n, b); bit-identical to those rows of `personalized_pagerank`, at half its cost."""
-        to_p, to_e = self.graph.blocks
+        to_p, to_e = self.graph.walk_blocks
         return bipartite_passage_scores(to_p, to_e, s_e, self.params.alpha, iterations, s_p)
 
     def search(self, query: str, k: int) -> tuple[Hit, ...]:
