@@ -512,7 +512,7 @@ def cmd_build(args) -> None:
         from .build import ray_build
 
         started_ray = ray_build.connect(args.ray, args.cpus)
-        compute = ray_build.RayCompute(ray_build.RayConfig(shard=args.shard))
+        compute = ray_build.ray_compute(ray_build.RayConfig(shard=args.shard))
     index = Index(corpus, cache=cache, **({"compute": compute} if compute else {}))
     show, close = _progress_bars()
     rows = []

@@ -4,8 +4,13 @@ import threading
 
 import pytest
 
+import json
+
 from engine.build.build import BuildStatus, build_in_background
 from engine.build.index import Index
+from engine.build.sharded import shards
+from engine.cli import main
+from engine.graph.entities import Mention, extraction_from, filter_mentions, merge_tallies, tally_mentions
 from tests.conftest import make_corpus
 
 
@@ -75,3 +80,59 @@ def test_a_killed_build_resumes_from_the_stages_already_on_disk(core_corpus, tmp
     assert job.wait(60) and job.status().error is None
     hits = {(e.component, e.kind) for e in again.cache.events}
     assert {("tokens", "hit"), ("extraction:regex", "hit"), ("graph:regex", "stored")} <= hits
+
+
+def test_worker_processes_build_what_one_process_builds_bit_for_bit(tmp_path):
+    """Past POOL_MIN_PASSAGES a local build runs NER and encoding on a pool of spawned processes over
+    shards (engine.build.sharded); forced here on the small core."""
+    import numpy as np
+
+    from engine.build.index import Index, LocalCompute
+    from engine.ingest.corpus import load_corpus
+    from engine.store.cache import DiskCache
+
+    corpus = load_corpus("dataroom-core")
+    one = Index(corpus, cache=DiskCache(tmp_path / "one"), compute=LocalCompute(processes=1))
+    pool = Index(corpus, cache=DiskCache(tmp_path / "pool"), compute=LocalCompute(processes=2, min_passages=1, shard=8))
+    ticks = []
+    for stage in ("embeddings", "extraction:ner", "graph:ner"):
+        one.build(stage)
+        pool.build(stage, progress=lambda s, done, total: ticks.append((s, done, total)))
+    assert np.array_equal(one.embeddings(), pool.embeddings())
+    assert one.extraction("ner") == pool.extraction("ner")
+    for name in sorted(p.name for p in (tmp_path / "one").glob("*.pkl")):  # the same cache files, byte for byte
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "pool" / name).read_bytes()
+    # progress comes per finished shard (8 passages, or 16 for encoding: whole batches), up to every passage
+    assert [t for t in ticks if t[0] == "extraction:ner"][-1] == ("extraction:ner", 29, 29)
+    assert len([t for t in ticks if t[0] == "extraction:ner"]) == 4 and ("embeddings", 29, 29) in ticks
+
+
+def test_shards_cover_every_position_once_at_batch_boundaries():
+    assert shards(10, 4) == [range(0, 4), range(4, 8), range(8, 10)]
+    assert shards(40, 20, align=16) == [range(0, 32), range(32, 40)]  # 20 rounds up to 32
+    assert shards(5, 1, align=16) == [range(0, 5)]
+    assert shards(0, 8) == []
+
+
+def test_tallies_of_parts_add_up_to_the_tally_of_the_whole():
+    a = [[Mention("Calder Bank", "NAME"), Mention("42", "CARDINAL")], [Mention("the Calder Bank", "NAME")]]
+    b = [[Mention("Calder Bank", "NAME"), Mention("Brightwater", "NAME")], [Mention("Page", "NAME")]]
+    whole = filter_mentions("regex", a + b)
+    merged = extraction_from("regex", merge_tallies([tally_mentions(b), tally_mentions(a)]))
+    assert merged == whole
+    assert whole.entities == ("brightwater", "calder bank")
+    assert whole.display["calder bank"] == "Calder Bank"  # 2 of 3 mentions
+    assert whole.raw_mentions == 6 and whole.raw_unique == 5
+    assert whole.dropped == {"numeric label": 1, "stop phrase": 1}
+
+
+def test_the_local_build_shows_progress_and_then_reads_its_cache(tmp_path, capsys):
+    assert main(["build", "--corpus", "dataroom-core", "--cache-dir", str(tmp_path), "--stages",
+                 "tokens,embeddings,extraction:regex,graph:regex"]) == 0
+    out, err = capsys.readouterr()
+    assert "embeddings: 100%" in err and "29/29" in err  # tqdm's bar for the stage that reports passages
+    assert "dataroom-core: 29 passages built local in" in out
+    assert main(["build", "--corpus", "dataroom-core", "--cache-dir", str(tmp_path), "--json",
+                 "--stages", "tokens,embeddings,extraction:regex,graph:regex"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [s["from"] for s in out["stages"]] == ["cache"] * 4

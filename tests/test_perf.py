@@ -36,10 +36,22 @@ def test_table_renders_a_report(core_index):
 
     report = {"corpus": "dataroom-core", "ppr_kernel": ppr_kernel(core_index, "regex", "Calder Bank"),
               "query_latency": query_latency(core_index, [q.text for q in core_index.corpus.queries[:3]]),
-              "cold_build": {"stages_s": {"tokens": 0.1}, "total_s": 0.1, "peak_rss_mb": 1.0},
+              "cold_build": {"stages_s": {"tokens": 0.1}, "total_s": 0.1, "peak_rss_mb": 1.0, "peak_rss_worker_mb": 2.0},
+              "cold_build_one_process": {"stages_s": {"tokens": 0.3}, "total_s": 0.3, "peak_rss_mb": 3.0},
               "warm_start": {"first_answer_s": 1.0, "peak_rss_mb": 1.0}}
     text = table(report)
     assert "PPR ranking kernel" in text and "full kernel" in text and "query_page_answer" in text and "bm25" in text
+    assert "cold build (s): tokens 0.1; total 0.1 s, peak RSS 1 MB (a worker process's 2 MB)" in text
+    assert "cold build in one process (s): tokens 0.3; total 0.3 s, peak RSS 3 MB" in text
+
+
+def test_a_one_process_build_measures_every_stage(tmp_path):
+    import time
+
+    from engine.evaluate.perf import STAGES, _in_child
+
+    r = _in_child("build-one-process", "dataroom-core", str(tmp_path), time.perf_counter())
+    assert set(STAGES) <= set(r["stages_s"]) and r["total_s"] >= sum(r["stages_s"][s] for s in STAGES) * 0.99
 
 
 def test_a_failed_section_is_recorded_and_the_rest_still_run(monkeypatch):

@@ -15,7 +15,6 @@ import pytest
 from engine.build.index import Index
 from engine.cli import main
 from engine.errors import PathLensError
-from engine.graph.entities import Mention, extraction_from, filter_mentions, merge_tallies, tally_mentions
 from engine.ingest.corpus import load_corpus
 from engine.store.cache import PERSISTED, DiskCache
 
@@ -23,28 +22,6 @@ ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -r re
 from engine.build import ray_build  # noqa: E402  (imports Ray lazily, but its tests need it)
 
 STAGES = ["tokens", "embeddings", "extraction:regex", "graph:regex", "extraction:ner", "graph:ner"]
-
-
-# ---------------------------------------------------------------- pieces, without Ray
-
-
-def test_shards_cover_every_position_once_at_batch_boundaries():
-    assert ray_build.shards(10, 4) == [range(0, 4), range(4, 8), range(8, 10)]
-    assert ray_build.shards(40, 20, align=16) == [range(0, 32), range(32, 40)]  # 20 rounds up to 32
-    assert ray_build.shards(5, 1, align=16) == [range(0, 5)]
-    assert ray_build.shards(0, 8) == []
-
-
-def test_tallies_of_parts_add_up_to_the_tally_of_the_whole():
-    a = [[Mention("Calder Bank", "NAME"), Mention("42", "CARDINAL")], [Mention("the Calder Bank", "NAME")]]
-    b = [[Mention("Calder Bank", "NAME"), Mention("Brightwater", "NAME")], [Mention("Page", "NAME")]]
-    whole = filter_mentions("regex", a + b)
-    merged = extraction_from("regex", merge_tallies([tally_mentions(b), tally_mentions(a)]))
-    assert merged == whole
-    assert whole.entities == ("brightwater", "calder bank")
-    assert whole.display["calder bank"] == "Calder Bank"  # 2 of 3 mentions
-    assert whole.raw_mentions == 6 and whole.raw_unique == 5
-    assert whole.dropped == {"numeric label": 1, "stop phrase": 1}
 
 
 # ---------------------------------------------------------------- on a local Ray instance
@@ -106,7 +83,7 @@ def test_the_cli_builds_on_ray_the_same_cache_files_as_locally(local_ray, corpus
 class _Killer:
     """Kills (SIGKILL) the first Ray worker seen running a build task, as a crashed machine would."""
 
-    TASKS = ("ray::_extract_task", "ray::_encode_task")
+    TASKS = ("ray::extract_task", "ray::encode_task")
 
     def __init__(self):
         self.killed: list[tuple[int, str]] = []
@@ -143,7 +120,7 @@ def test_a_worker_killed_mid_build_is_retried_without_losing_or_repeating_passag
                                                                                   stage):
     local, _ = local_build
     # 8 passages a shard: ~0.3–0.5 s of work each, a window the killer cannot miss
-    index = Index(corpus, compute=ray_build.RayCompute(ray_build.RayConfig(shard=8)))
+    index = Index(corpus, compute=ray_build.ray_compute(ray_build.RayConfig(shard=8)))
     with _Killer() as killer:
         index.build(stage)
     assert killer.killed, "no worker was seen running a build task"
@@ -158,7 +135,7 @@ def test_a_worker_killed_mid_build_is_retried_without_losing_or_repeating_passag
 
 
 def test_a_shard_out_of_retries_fails_by_name(local_ray, corpus):
-    index = Index(corpus, compute=ray_build.RayCompute(ray_build.RayConfig(shard=8, max_retries=0)))
+    index = Index(corpus, compute=ray_build.ray_compute(ray_build.RayConfig(shard=8, max_retries=0)))
     with _Killer() as killer, pytest.raises(PathLensError, match=r"Ray build, extraction:ner: shard \d of 4 failed"):
         index.build("extraction:ner")
     assert killer.killed
@@ -166,18 +143,6 @@ def test_a_shard_out_of_retries_fails_by_name(local_ray, corpus):
 
 
 # ---------------------------------------------------------------- the command line
-
-
-def test_the_local_build_shows_progress_and_then_reads_its_cache(tmp_path, capsys):
-    assert main(["build", "--corpus", "dataroom-core", "--cache-dir", str(tmp_path), "--stages",
-                 "tokens,embeddings,extraction:regex,graph:regex"]) == 0
-    out, err = capsys.readouterr()
-    assert "embeddings: 100%" in err and "29/29" in err  # tqdm's bar for the stage that reports passages
-    assert "dataroom-core: 29 passages built local in" in out
-    assert main(["build", "--corpus", "dataroom-core", "--cache-dir", str(tmp_path), "--json",
-                 "--stages", "tokens,embeddings,extraction:regex,graph:regex"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert [s["from"] for s in out["stages"]] == ["cache"] * 4
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -1,17 +1,11 @@
 """Index builds on a Ray cluster (`python -m engine build --ray ADDRESS`).
 
 The two stages that cost minutes per thousand passages, extraction (regex or spaCy NER, with the
-entity filter) and encoding, run as Ray tasks over shards of the corpus. Everything after them
+entity filter) and encoding, run as Ray tasks over shards of the corpus (`engine.build.sharded`,
+whose docstring says why the shards agree with one process bit for bit). Everything after them
 (linking passages to entities, graphs, alias tables, writing the on-disk cache) is the local
-build's own code fed with their results (`Index(corpus, cache, compute=RayCompute(...))`), so the
+build's own code fed with their results (`Index(corpus, cache, compute=ray_compute(...))`), so the
 cache a cluster writes is exactly what the app and the CLI read.
-
-Why the shards agree with a local build:
-- the filter is a sum of per-shard tallies (`entities.tally_mentions` / `merge_tallies`), and the
-  regex extractor's one corpus-wide input, the words the corpus writes in lower case, is a union
-  of per-shard sets computed first and sent to every shard;
-- encoding shards are cut from the encoder's own batch order (`dense.batch_order`) at batch
-  boundaries, so each batch holds the same texts as in a local build.
 
 Plain tasks rather than Ray Data: a shard is a list of strings in and one small value out, and
 tasks give each shard its own retry when a worker dies (`max_retries`), which is all this needs.
@@ -24,15 +18,11 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Sequence
-
-import numpy as np
+from typing import Callable
 
 from ..errors import PathLensError
-from ..graph.entities import Extraction, MentionTally, extract, extraction_from, lowercase_words, merge_tallies, tally_mentions
-from ..store import dense
 from ..store.cache import default_dir
-from .index import Progress
+from .sharded import Progress, ShardConfig, ShardedCompute
 
 ENGINE_DIR = Path(__file__).resolve().parents[1]
 
@@ -104,47 +94,18 @@ def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
                             f"start one with `ray start --head` on that machine") from None
 
 
-# ---------------------------------------------------------------- the tasks (run on workers)
-
-
-def _lowercase_task(texts: list[str]) -> frozenset[str]:
-    return lowercase_words(texts)
-
-
-def _extract_task(builder: str, texts: list[str], common: frozenset[str] | None) -> MentionTally:
-    if builder == "regex":
-        from ..graph.entities import extract_regex
-
-        return tally_mentions(extract_regex(texts, common=common))
-    return tally_mentions(extract(builder, texts))
-
-
-def _encode_task(texts: list[str], threads: int) -> np.ndarray:
-    return dense.encode(texts, threads=threads)
-
-
 @lru_cache(maxsize=None)
 def _remote(fn: Callable):
     return _ray().remote(fn)
 
 
-# ---------------------------------------------------------------- the driver
-
-
-def shards(n: int, size: int, align: int = 1) -> list[range]:
-    """Consecutive ranges covering 0..n, each `size` long (rounded up to a multiple of `align`)."""
-    size = max(align, -(-size // align) * align)
-    return [range(start, min(n, start + size)) for start in range(0, n, size)]
-
-
-class RayCompute:
-    """`engine.build.index.Compute` on a Ray cluster (joined by `connect` before use)."""
+class RayRunner:
+    """`sharded.Runner` on the Ray cluster this process joined (`connect`)."""
 
     def __init__(self, config: RayConfig = RayConfig()):
         self.config = config
 
-    def _run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: Progress) -> list:
-        """Results of fn(*call) for every call, in order, as Ray tasks; progress as they finish."""
+    def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: Progress) -> list:
         ray = _ray()
         remote = _remote(fn).options(max_retries=self.config.max_retries, num_cpus=self.config.cpus_per_task)
         refs = [remote.remote(*call) for call in calls]
@@ -167,31 +128,10 @@ class RayCompute:
                 on_batch(done, total)
         return results
 
-    def extraction(self, builder: str, texts: Sequence[str], on_batch: Progress) -> Extraction:
-        ray = _ray()
-        texts = list(texts)
-        parts = shards(len(texts), self.config.shard)
-        chunks = [texts[r.start:r.stop] for r in parts]
-        common = None
-        if builder == "regex":  # the corpus-wide input of the regex extractor, gathered first
-            common = frozenset().union(*self._run("lower-case words", _lowercase_task, [(c,) for c in chunks],
-                                                  [len(c) for c in chunks], None))
-            common = ray.put(common)
-        tallies = self._run(f"extraction:{builder}", _extract_task, [(builder, c, common) for c in chunks],
-                            [len(c) for c in chunks], on_batch)
-        return extraction_from(builder, merge_tallies(tallies))
 
-    def embeddings(self, texts: Sequence[str], on_batch: Progress) -> np.ndarray:
-        texts = list(texts)
-        order = dense.batch_order(texts)
-        parts = [order[r.start:r.stop] for r in shards(len(order), self.config.shard, dense.BATCH)]
-        blocks = self._run("embeddings", _encode_task,
-                           [([texts[i] for i in rows], self.config.cpus_per_task) for rows in parts],
-                           [len(rows) for rows in parts], on_batch)
-        out = np.zeros((len(texts), dense.DIM), dtype=np.float32)
-        for rows, block in zip(parts, blocks):
-            out[rows] = block
-        return out
+def ray_compute(config: RayConfig = RayConfig()) -> ShardedCompute:
+    """`engine.build.index.Compute` on the Ray cluster this process joined."""
+    return ShardedCompute(RayRunner(config), ShardConfig(config.shard, config.cpus_per_task), put=_ray().put)
 
 
-__all__ = ["RayCompute", "RayConfig", "connect", "runtime_env", "shards"]
+__all__ = ["RayConfig", "RayRunner", "connect", "ray_compute", "runtime_env"]

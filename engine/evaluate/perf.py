@@ -22,7 +22,7 @@ from ..store.cache import DiskCache
 from ..ingest.corpus import Corpus, load_corpus
 from ..errors import NoSeedError, PathLensError
 from ..catalog import DEFAULT_RETRIEVER, stages_for
-from ..build.index import Index, RETRIEVERS, search_config
+from ..build.index import Index, LocalCompute, RETRIEVERS, search_config
 
 ROOT = Path(__file__).resolve().parents[2]  # the project folder (engine/evaluate/perf.py)
 STAGES = ("tokens", "bm25", "tfidf", "embeddings", "extraction:regex", "graph:regex", "aliases:regex",
@@ -252,7 +252,8 @@ def _child(mode: str, spec: str, cache_dir: str) -> dict:
     """Run one measurement in a fresh interpreter, so peak memory and start-up are its own."""
     code = (f"import json,resource,sys,time; t0=time.perf_counter(); from engine.evaluate.perf import _in_child; "
             f"r=_in_child({mode!r},{spec!r},{cache_dir!r},t0); "
-            f"r['peak_rss_mb']=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024; print(json.dumps(r))")
+            f"r['peak_rss_mb']=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024; "
+            f"r['peak_rss_worker_mb']=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024; print(json.dumps(r))")
     return json.loads(_python(f"the {mode} process", code))
 
 
@@ -277,8 +278,9 @@ def _load_spec(spec: str) -> Corpus:
 
 def _in_child(mode: str, spec: str, cache_dir: str, t0: float) -> dict:
     corpus = _load_spec(spec)
-    index = Index(corpus, cache=DiskCache(Path(cache_dir)))
-    if mode == "build":
+    index = Index(corpus, cache=DiskCache(Path(cache_dir)),
+                  compute=LocalCompute(processes=1) if mode == "build-one-process" else LocalCompute())
+    if mode.startswith("build"):
         index.build_stages(STAGES)
         return {"stages_s": dict(index.timings), "total_s": time.perf_counter() - t0}
     query = (corpus.queries[0].text if corpus.queries else corpus.passages[0].title) or "fund"
@@ -412,7 +414,7 @@ def ner_setup(texts: list[str]) -> dict:
     return out
 
 
-SECTION_NAMES = ("fresh_app_first_answer", "cold_first_answer", "cold_build", "ann", "warm_start", "ner_setup_s", "ppr_kernel", "query_latency",
+SECTION_NAMES = ("fresh_app_first_answer", "cold_first_answer", "cold_build", "cold_build_one_process", "ann", "warm_start", "ner_setup_s", "ppr_kernel", "query_latency",
                  "default_sweep", "growth")
 
 
@@ -448,7 +450,11 @@ def run(spec: str, include_growth: bool = True, include_sweep: bool = True, log=
                 lambda: _child("warm", spec, empty))
     with tempfile.TemporaryDirectory(prefix="pathlens-perf-") as cache_dir:
         cold = not only or "cold_build" in only
-        section("cold_build", "cold build (fresh cache, own process)", lambda: _child("build", spec, cache_dir))
+        section("cold_build", "cold build (fresh cache, own process; NER and encoding on a process per core past "
+                "1,000 passages)", lambda: _child("build", spec, cache_dir))
+        with tempfile.TemporaryDirectory(prefix="pathlens-perf-") as other:
+            section("cold_build_one_process", "cold build in one process (fresh cache)",
+                    lambda: _child("build-one-process", spec, other))
         section("warm_start", "warm start to first answer (cache filled, own process)",
                 lambda: _child("warm", spec, cache_dir))
         index = Index(corpus, cache=DiskCache(Path(cache_dir) if cold else None))
@@ -515,9 +521,14 @@ def _latency_lines(q: dict) -> list[str]:
     return lines
 
 
-def _build_lines(cb: dict) -> list[str]:
-    return ["cold build (s): " + ", ".join(f"{s} {t:.1f}" for s, t in cb["stages_s"].items())
-            + f"; total {cb['total_s']:.1f} s, peak RSS {cb['peak_rss_mb']:.0f} MB"]
+def _build_lines(cb: dict, what: str = "cold build") -> list[str]:
+    return [f"{what} (s): " + ", ".join(f"{s} {t:.1f}" for s, t in cb["stages_s"].items())
+            + f"; total {cb['total_s']:.1f} s, peak RSS {cb['peak_rss_mb']:.0f} MB"
+            + (f" (a worker process's {cb['peak_rss_worker_mb']:.0f} MB)" if cb.get("peak_rss_worker_mb") else "")]
+
+
+def _one_process_lines(cb: dict) -> list[str]:
+    return _build_lines(cb, "cold build in one process")
 
 
 def _fresh_lines(fa: dict) -> list[str]:
@@ -563,6 +574,7 @@ def _growth_lines(g: dict) -> list[str]:
 
 
 SECTIONS = (("ppr_kernel", _kernel_lines), ("query_latency", _latency_lines), ("cold_build", _build_lines),
+            ("cold_build_one_process", _one_process_lines),
             ("fresh_app_first_answer", _fresh_lines), ("cold_first_answer", _cold_answer_lines), ("ann", _ann_lines), ("ner_setup_s", _ner_lines), ("warm_start", _warm_lines),
             ("default_sweep", _sweep_lines), ("growth", _growth_lines))
 
