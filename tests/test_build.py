@@ -136,3 +136,14 @@ def test_the_local_build_shows_progress_and_then_reads_its_cache(tmp_path, capsy
                  "--stages", "tokens,embeddings,extraction:regex,graph:regex"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [s["from"] for s in out["stages"]] == ["cache"] * 4
+
+
+def test_a_worker_process_that_dies_fails_the_stage_by_name():
+    import os
+
+    from engine.build.sharded import PoolRunner
+    from engine.errors import PathLensError
+
+    with pytest.raises(PathLensError, match=r"build, extraction:ner: the worker processes died or could not start"):
+        PoolRunner(2).run("extraction:ner", os._exit, [(3,), (3,)], [1, 1], None)
+    assert PoolRunner(2).run("tokens", len, [("ab",), ("abc",)], [1, 1], None) == [2, 3]  # results in call order

@@ -16,6 +16,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Callable, Protocol, Sequence
 
@@ -75,7 +76,15 @@ class PoolRunner:
                 i = futures[future]
                 try:
                     results[i] = future.result()
-                except Exception as e:  # noqa: BLE001 — a crashed worker is named, not swallowed
+                except BrokenProcessPool as e:
+                    for f in futures:
+                        f.cancel()
+                    raise PathLensError(
+                        f"build, {stage}: the worker processes died or could not start. A script that builds "
+                        "a large index must run under `if __name__ == \"__main__\":` (Python's rule for "
+                        "spawned processes, which import the script again), or build in one process with "
+                        "LocalCompute(processes=1)") from e
+                except Exception as e:  # noqa: BLE001 — a failed shard is named, not swallowed
                     for f in futures:
                         f.cancel()
                     raise PathLensError(f"build, {stage}: shard {i + 1} of {len(calls)} failed in a worker "
