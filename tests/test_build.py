@@ -147,3 +147,16 @@ def test_a_worker_process_that_dies_fails_the_stage_by_name():
     with pytest.raises(PathLensError, match=r"build, extraction:ner: the worker processes died or could not start"):
         PoolRunner(2).run("extraction:ner", os._exit, [(3,), (3,)], [1, 1], None)
     assert PoolRunner(2).run("tokens", len, [("ab",), ("abc",)], [1, 1], None) == [2, 3]  # results in call order
+
+
+def test_a_finished_build_does_not_keep_its_index_alive():
+    import gc
+    import weakref
+
+    index = Index(make_corpus(["Calder Bank lends to Brightwater.", "Brightwater owns Quarry Lane."]))
+    job = build_in_background(index, ["tokens", "extraction:regex"])
+    assert job.wait(60) and job.status().complete and job.status().stage is None
+    ref = weakref.ref(index)
+    del index
+    gc.collect()
+    assert ref() is None  # the app drops indexes it no longer shows; their jobs must not pin them

@@ -11,14 +11,12 @@ each finished stage is on disk (see engine.store.cache) and the next build reads
 from __future__ import annotations
 
 import threading
-import time
 import weakref
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..errors import PathLensError
 from .index import Index
-from ..jobs import seconds_left
+from ..jobs import Job, seconds_left
 
 
 @dataclass(frozen=True)
@@ -43,56 +41,37 @@ class BuildStatus:
 
 
 class BuildJob:
-    """Builds `stages` of `index` in a daemon thread; `status()` may be read from any thread."""
+    """Builds `stages` of `index` as a background `jobs.Job`; `status()` may be read from any thread."""
 
     def __init__(self, index: Index, stages: Sequence[str]):
-        self._index: Index | None = index  # dropped when done, so a finished job does not keep an index alive
         self.stages = tuple(stages)
-        self._lock = threading.Lock()
-        self._finished: list[str] = []
-        self._stage: str | None = None
-        self._started = 0.0
-        self._done = self._total = 0
-        self._error: str | None = None
-        self._complete = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"pathlens-build-{index.corpus.name}", daemon=True)
+        self._finished: list[str] = []  # appended by the job's thread only; read as a snapshot
+        held = [index]  # emptied when the work starts, so a finished job does not keep its index alive
+
+        def work(progress, should_stop) -> None:
+            index = held.pop()
+            for stage in self.stages:
+                progress(stage, 0, 0)  # the stage is in flight from here, whether or not it reports counts
+                index.build(stage, progress=progress)
+                self._finished.append(stage)
+
+        self._job = Job(f"build-{index.corpus.name}", work)
 
     def start(self) -> "BuildJob":
-        self._thread.start()
+        self._job.start()
         return self
 
-    def _progress(self, stage: str, done: int, total: int) -> None:
-        with self._lock:
-            if stage == self._stage:
-                self._done, self._total = done, total
-
-    def _run(self) -> None:
-        try:
-            index = self._index
-            for stage in self.stages:
-                with self._lock:
-                    self._stage, self._started, self._done, self._total = stage, time.perf_counter(), 0, 0
-                index.build(stage, progress=self._progress)
-                with self._lock:
-                    self._finished.append(stage)
-                    self._stage = None
-        except PathLensError as e:
-            self._error = str(e)
-        except Exception as e:  # noqa: BLE001 — reported to every reader of the job, never lost
-            self._error = f"{type(e).__name__}: {e}"
-        finally:
-            self._index = None
-            self._complete.set()
-
     def status(self) -> BuildStatus:
-        with self._lock:
-            return BuildStatus(self.stages, tuple(self._finished), self._stage, self._done, self._total,
-                               time.perf_counter() - self._started if self._stage else 0.0, self._error,
-                               self._complete.is_set())
+        s = self._job.status()
+        finished = tuple(self._finished)
+        in_flight = None if s.over or len(finished) == len(self.stages) else self.stages[len(finished)]
+        counting = in_flight is not None and s.step == in_flight  # counts of a stage just finished are not its successor's
+        return BuildStatus(self.stages, finished, in_flight, s.done if counting else 0, s.total if counting else 0,
+                           s.step_seconds if counting else 0.0, s.error, s.over)
 
     def wait(self, timeout: float | None = None) -> bool:
         """True once the build is over (built or failed)."""
-        return self._complete.wait(timeout)
+        return self._job.wait(timeout)
 
 
 # per index (weakly: an index the app has dropped takes its jobs with it), per stages
