@@ -2,5 +2,5 @@ import sys
 
 from .cli import main
 
-if __name__ == "__main__":  # never on import (a spawned worker process imports its parent's main module)
+if __name__ == "__main__":  # never on import
     sys.exit(main())

@@ -144,9 +144,15 @@ def test_a_worker_process_that_dies_fails_the_stage_by_name():
     from engine.build.sharded import PoolRunner
     from engine.errors import PathLensError
 
-    with pytest.raises(PathLensError, match=r"build, extraction:ner: the worker processes died or could not start"):
+    with pytest.raises(PathLensError, match=r"build, extraction:ner: shard [12] of 2 failed: the worker process "
+                                            r"died \(exit status 3\)"):
         PoolRunner(2).run("extraction:ner", os._exit, [(3,), (3,)], [1, 1], None)
-    assert PoolRunner(2).run("tokens", len, [("ab",), ("abc",)], [1, 1], None) == [2, 3]  # results in call order
+    with pytest.raises(PathLensError, match=r"build, tokens: shard 2 of 2 failed: TypeError: object of type 'int'"):
+        PoolRunner(2).run("tokens", len, [("ab",), (3,)], [1, 1], None)  # an error in a task is sent back, named
+    heard = []
+    assert PoolRunner(2).run("tokens", len, [("ab",), ("abc",), ("",)], [2, 3, 1],
+                             lambda done, total: heard.append((done, total))) == [2, 3, 0]  # results in call order
+    assert heard[-1] == (6, 6) and len(heard) == 3
 
 
 def test_a_finished_build_does_not_keep_its_index_alive():
@@ -160,3 +166,21 @@ def test_a_finished_build_does_not_keep_its_index_alive():
     del index
     gc.collect()
     assert ref() is None  # the app drops indexes it no longer shows; their jobs must not pin them
+
+
+def test_worker_processes_never_run_the_parents_main_script(tmp_path, monkeypatch):
+    """In the Streamlit server the main module is the page script running at that moment; a worker
+    that imported it again (as multiprocessing's spawned children do) would run the page."""
+    import sys
+    import types
+
+    from engine.build.sharded import PoolRunner
+
+    marker = tmp_path / "ran"
+    script = tmp_path / "page.py"
+    script.write_text(f"open({str(marker)!r}, 'w').write('the page ran in a worker')\n")
+    page = types.ModuleType("__main__")
+    page.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", page)
+    assert PoolRunner(2).run("tokens", len, [("ab",), ("abc",)], [1, 1], None) == [2, 3]
+    assert not marker.exists()

@@ -84,7 +84,7 @@ class Compute(Protocol):
 @dataclass(frozen=True)
 class LocalCompute:
     """This machine: in this process, or past POOL_MIN_PASSAGES on `processes` worker processes
-    (default one per core) over shards (`engine.build.sharded`), bit-identical either way (tested).
+    (default one per core) over shards (`engine.build.sharded.PoolRunner`), bit-identical either way (tested).
 
     Why processes: spaCy NER runs on one thread, and ONNX Runtime encodes a little faster as one
     single-threaded process per core than as one process on every core. On the 4,200-passage data

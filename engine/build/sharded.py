@@ -13,11 +13,13 @@ Why the shards agree with a build in one process, bit for bit (tested):
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
+import pickle
+import subprocess
+import sys
+import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
 import numpy as np
@@ -28,6 +30,7 @@ from ..graph.entities import Extraction, MentionTally, extract, extract_regex, e
 from ..store import dense
 
 Progress = Callable[[int, int], None] | None  # (passages done, total)
+ROOT = Path(__file__).resolve().parents[2]  # the folder holding the engine package: where workers start
 
 # ---------------------------------------------------------------- the tasks (run in workers)
 
@@ -60,38 +63,64 @@ class Runner(Protocol):
 
 
 class PoolRunner:
-    """Tasks on a pool of `processes` fresh interpreters (spawned, never forked: a build runs in a
-    thread of the Streamlit server, and forking a threaded process can copy a held lock)."""
+    """Tasks on `processes` fresh interpreters (`python -m engine.build.worker`), fed over pipes.
+
+    Not multiprocessing: its spawned children import the parent's main module again, and in the
+    Streamlit server (where builds run, in a thread) that is whichever page script is running, which
+    would then run in every worker; forking a threaded server is worse (a copied lock may be held)."""
 
     def __init__(self, processes: int):
         self.processes = processes
 
     def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: Progress) -> list:
         results: list = [None] * len(calls)
-        done, total = 0, sum(sizes)
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(self.processes, mp_context=context) as pool:
-            futures = {pool.submit(fn, *call): i for i, call in enumerate(calls)}
-            for future in as_completed(futures):
-                i = futures[future]
+        pending = iter(range(len(calls)))
+        lock = threading.Lock()
+        state = {"done": 0, "error": None}
+        total = sum(sizes)
+
+        def drive(worker: subprocess.Popen) -> None:
+            while True:
+                with lock:
+                    i = None if state["error"] else next(pending, None)
+                if i is None:
+                    return
                 try:
-                    results[i] = future.result()
-                except BrokenProcessPool as e:
-                    for f in futures:
-                        f.cancel()
-                    raise PathLensError(
-                        f"build, {stage}: the worker processes died or could not start. A script that builds "
-                        "a large index must run under `if __name__ == \"__main__\":` (Python's rule for "
-                        "spawned processes, which import the script again), or build in one process with "
-                        "LocalCompute(processes=1)") from e
-                except Exception as e:  # noqa: BLE001 — a failed shard is named, not swallowed
-                    for f in futures:
-                        f.cancel()
-                    raise PathLensError(f"build, {stage}: shard {i + 1} of {len(calls)} failed in a worker "
-                                        f"process: {type(e).__name__}: {e}") from e
-                done += sizes[i]
-                if on_batch:
-                    on_batch(done, total)
+                    pickle.dump((fn, calls[i]), worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                    worker.stdin.flush()
+                    ok, value = pickle.load(worker.stdout)
+                except (OSError, EOFError, pickle.UnpicklingError):
+                    ok, value = False, f"the worker process died (exit status {worker.wait()})"
+                with lock:
+                    if not ok:
+                        state["error"] = state["error"] or f"build, {stage}: shard {i + 1} of {len(calls)} failed: {value}"
+                        return
+                    results[i] = value
+                    state["done"] += sizes[i]
+                    if on_batch:
+                        on_batch(state["done"], total)
+
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        workers = [subprocess.Popen([sys.executable, "-m", "engine.build.worker"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, cwd=ROOT, env=env)
+                   for _ in range(min(self.processes, len(calls)))]
+        try:
+            threads = [threading.Thread(target=drive, args=(w,), daemon=True) for w in workers]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        finally:
+            for w in workers:
+                w.stdin.close()  # the worker's end of input: it exits
+            for w in workers:
+                try:
+                    w.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    w.kill()
+                w.stdout.close()
+        if state["error"]:
+            raise PathLensError(state["error"])
         return results
 
 
