@@ -172,3 +172,9 @@ def test_a_row_split_matrix_multiplies_bit_identically_on_threads():
     to_p, to_e = W[:400, 400:].tocsr(), W[400:, :400].tocsr()
     assert np.array_equal(bipartite_passage_scores(to_p, to_e, s[400:]),
                           bipartite_passage_scores(threaded(to_p, 3, 0), threaded(to_e, 3, 0), s[400:]))
+    # a block of seeds on split matrices walks column by column: the same numbers as the block product
+    S_e, S_p = rng.random((90, 3)), rng.random((400, 3))
+    for passages in (None, S_p):
+        block = bipartite_passage_scores(to_p, to_e, S_e, 0.15, 20, passages)
+        split = bipartite_passage_scores(threaded(to_p, 2, 0), threaded(to_e, 2, 0), S_e, 0.15, 20, passages)
+        assert block.shape == split.shape == (400, 3) and np.array_equal(block, split)
