@@ -191,15 +191,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _index(corpus) -> Index:
-    """An index that reads and writes the on-disk cache; rejected cache files are reported."""
+def _index(corpus, cache_dir: str | None = None, compute=None) -> Index:
+    """An index that reads and writes the on-disk cache (`cache_dir`, else the default); rejected
+    cache files are reported. `compute`: where extraction and encoding run (default: this machine)."""
+    from .build.index import LocalCompute
     from .store.cache import DiskCache
 
     def report(event) -> None:
         if event.kind == "rejected":
             print(f"note: cache {event.component}: {event.detail}", file=sys.stderr)
 
-    return Index(corpus, cache=DiskCache(on_event=report))
+    cache = DiskCache(Path(cache_dir) if cache_dir else None, on_event=report)
+    return Index(corpus, cache=cache, compute=compute or LocalCompute())
 
 
 def _snippet(text: str, n: int = 100) -> str:
@@ -496,8 +499,6 @@ def _progress_bars():
 def cmd_build(args) -> None:
     import time
 
-    from .store.cache import DiskCache
-
     if args.cpus is not None and args.cpus < 1:
         raise PathLensError(f"--cpus must be at least 1, got {args.cpus}")
     if args.shard < 1:
@@ -506,14 +507,14 @@ def cmd_build(args) -> None:
         raise PathLensError("--cpus sizes a local Ray instance: give it with --ray local")
     corpus = _load(args.corpus)
     stages = build_stages(corpus, args.stages)
-    cache = DiskCache(Path(args.cache_dir) if args.cache_dir else None)
     compute, started_ray = None, False
     if args.ray is not None:
         from .build import ray_build
 
         started_ray = ray_build.connect(args.ray, args.cpus)
         compute = ray_build.ray_compute(ray_build.RayConfig(shard=args.shard))
-    index = Index(corpus, cache=cache, **({"compute": compute} if compute else {}))
+    index = _index(corpus, args.cache_dir, compute)
+    cache = index.cache
     show, close = _progress_bars()
     rows = []
     t_all = time.perf_counter()

@@ -88,12 +88,12 @@ class LocalCompute:
 
     Why processes: spaCy NER runs on one thread, and ONNX Runtime encodes a little faster as one
     single-threaded process per core than as one process on every core. On the 4,200-passage data
-    room two processes took the build from 72.6 to ~57 s (README, "Builds")."""
+    room two processes took the cold build from 68.6 to 54.9 s (README, "Builds")."""
 
     processes: int = 0  # 0: one per core
     min_passages: int = POOL_MIN_PASSAGES
     # 64 passages a task: the filings' longest-first shards balance better over two processes than
-    # at 256 (encoding 40.5 against 43.5 s, NER 12.4 against 13.5 s)
+    # at 256 (encoding 40.5 against 43.5 s, NER 12.4 against 13.5 s; a throwaway timing of both stages)
     shard: int = 64
 
     def _pool(self, n: int) -> ShardedCompute | None:

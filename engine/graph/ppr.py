@@ -7,9 +7,9 @@ reaches a sink leaves the walk; scores then sum to less than 1, as they should.
 from __future__ import annotations
 
 import os
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy import sparse
@@ -55,15 +55,10 @@ class RowSplit:
         return out
 
 
-_pool_lock = threading.Lock()
-_pools: list[ThreadPoolExecutor] = []
-
-
+@lru_cache(maxsize=1)
 def _pool() -> ThreadPoolExecutor:
-    with _pool_lock:
-        if not _pools:
-            _pools.append(ThreadPoolExecutor(max(1, (os.cpu_count() or 1) - 1), thread_name_prefix="pathlens-ppr"))
-        return _pools[0]
+    """The threads that take every block but the first (the caller's thread takes that one)."""
+    return ThreadPoolExecutor(max(1, (os.cpu_count() or 1) - 1), thread_name_prefix="pathlens-ppr")
 
 
 def threaded(A: sparse.csr_matrix, threads: int | None = None,
@@ -97,7 +92,7 @@ def _iterate(W: sparse.csr_matrix, s: np.ndarray, alpha: float, iterations: int,
     damp = 1.0 - alpha
     p = s.copy()
     residuals = []
-    buf = np.empty_like(p)  # one buffer for every step's difference: fresh 8 MB arrays at 1M passages cost page faults
+    buf = np.empty_like(p)  # one buffer for every step's difference, not two new temporaries a step
     for _ in range(iterations):
         nxt = W @ p
         nxt *= damp
