@@ -161,7 +161,18 @@ def test_the_onnx_encoder_matches_the_torch_reference(core_corpus):
     cos = (onnx * torch_).sum(axis=1)
     assert cos.min() >= 0.9999, texts[int(cos.argmin())]
     np.testing.assert_array_equal(dense.encode(texts[::-1]), onnx[::-1])  # order and batching change nothing
+    # nor does padding: each text alone (no padding) gives the bits it gets in its padded batch
+    np.testing.assert_array_equal(np.vstack([dense.encode([t]) for t in texts[::7]]), onnx[::7])
     assert dense.onnx_path().exists() and dense.onnx_path().parent.parent == Path(os.environ["PATHLENS_CACHE_DIR"])
+
+
+def test_texts_are_batched_longest_first_in_word_pieces_not_characters():
+    from engine.store import dense
+
+    # 23 characters in 8 word pieces (ke ##st ##rel, three times, with [CLS] and [SEP]) against 21 in 13
+    texts = ["Kestrel Kestrel Kestrel", "a a a a a a a a a a a", "", "word " * 400, "a a a a a a a a a a a"]
+    assert dense.token_counts(texts) == [8, 13, 2, 256, 13]  # truncated at 256, as the encoder reads it
+    assert dense.batch_order(texts) == [3, 1, 4, 0, 2]  # ties by position
 
 
 def test_loading_the_bi_encoder_leaves_numpy_blas_one_thread():

@@ -186,10 +186,32 @@ def encode(texts: list[str], batch_size: int = BATCH,
 
 
 def batch_order(texts: list[str]) -> list[int]:
-    """The order `encode` batches texts in: longest first (as sentence-transformers does, so a batch
-    pads to similar lengths), ties by position. A distributed build cuts its shards from this order
-    at batch boundaries, so every batch, hence every embedding, is the one a local build makes."""
-    return sorted(range(len(texts)), key=lambda i: (-len(texts[i]), i))
+    """The order `encode` batches texts in: longest first in word pieces, ties by position, so a
+    batch pads little (0.4% of the data room's tokens are padding, against 5.7% when ordered by
+    characters, as sentence-transformers does: encoding ~5% faster). Padding changes no bit of an
+    embedding under ONNX Runtime (tested), so the order only sets the speed. A distributed build
+    cuts its shards from this order at batch boundaries."""
+    counts = token_counts(texts)
+    return sorted(range(len(texts)), key=lambda i: (-counts[i], i))
+
+
+def token_counts(texts: list[str]) -> list[int]:
+    """Word pieces of each text as the encoder reads it (special tokens in, truncated at 256)."""
+    tokenizer = _counting_tokenizer()
+    counts: list[int] = []
+    for start in range(0, len(texts), 4096):  # chunks: a million texts' encodings at once would take GBs
+        counts += [len(e.ids) for e in tokenizer.encode_batch_fast(texts[start:start + 4096])]
+    return counts
+
+
+@lru_cache(maxsize=1)
+def _counting_tokenizer():
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(_model_dir() / "tokenizer.json"))
+    tokenizer.enable_truncation(MAX_TOKENS)
+    tokenizer.no_padding()
+    return tokenizer
 
 
 @lru_cache(maxsize=4096)
