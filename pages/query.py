@@ -226,11 +226,18 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
                       f"most similar to the question by dense embeddings ({1 - config.hybrid.lexical:.0%}) and by BM25 "
                       f"({config.hybrid.lexical:.0%})")
             st.caption(f"Passage seeds: the {len(walk.passage_seeds)} passages {source} take "
-                       f"{sum(p.weight for p in walk.passage_seeds):.0%} of the restart mass, each in proportion to "
-                       "a softmax of its similarity.")
+                       f"{sum(p.weight for p in walk.passage_seeds):.0%} of the restart mass; the more similar a "
+                       "passage, the larger its share (a softmax of the similarity).")
             show_table(pd.DataFrame([{"passage": p.passage_id, "title": titles[p.passage_id],
-                                        "cosine": round(p.cosine, 4), "weight": round(p.weight, 4)}
-                                       for p in walk.passage_seeds]), hide_index=True, width="stretch", height=200)
+                                      "cosine": p.cosine, "weight": p.weight}
+                                     for p in walk.passage_seeds]), hide_index=True, width="stretch", height=200,
+                       column_config={
+                           "cosine": st.column_config.NumberColumn(
+                               "similarity", format="%.4f",
+                               help="cosine similarity of the passage's and the question's dense embeddings "
+                                    "(1: same meaning; near 0: unrelated)"),
+                           "weight": st.column_config.NumberColumn("weight", help="share of the restart mass",
+                                                                   format="%.4f")})
         if walk.unmatched:
             st.caption("Names in the question that are not in the graph: " + ", ".join(walk.unmatched))
         ignored = walk.uncovered_words()
