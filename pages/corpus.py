@@ -35,9 +35,12 @@ with tab_p:
     downloads(passages, "pathlens-passages", key="passages")
 with tab_d:
     titles = {p.doc_id: p.title for p in corpus.passages}
-    pages_of = {p.doc_id: p.metadata.get("pages", "") for p in corpus.passages}
-    show_table(pd.DataFrame([{"document": d, "title": titles[d], "pages": pages_of[d], "passages": n}
-                             for d, n in docs.items()]), hide_index=True, width="stretch")
+    # page counts are numbers (aligned as such); documents without pages (text, Markdown) leave the cell empty
+    pages_of = {p.doc_id: int(p.metadata["pages"]) for p in corpus.passages if "pages" in p.metadata}
+    documents = pd.DataFrame([{"document": d, "title": titles[d], "pages": pages_of.get(d), "passages": n}
+                              for d, n in docs.items()])
+    documents["pages"] = documents["pages"].astype("Int64")
+    show_table(documents, hide_index=True, width="stretch")
     if report.skipped:
         st.subheader("Left out")
         show_table(pd.DataFrame([{"file": p.file, "why left out": p.message} for p in report.skipped]), hide_index=True,

@@ -180,6 +180,9 @@ def test_corpus_page():
     passages = at.dataframe[0].value
     assert len(passages) == 29
     assert [m.value for m in at.metric][:3] == ["29", "10", "40"]
+    documents = next(d.value for d in at.dataframe if list(d.value.columns) == ["document", "title", "pages", "passages"])
+    # Markdown has no pages: empty cells in a numeric column (PDFs fill it), not strings
+    assert len(documents) == 10 and str(documents["pages"].dtype) == "Int64" and documents["pages"].isna().all()
     both = next(d.value for d in at.dataframe if "kept entities" in getattr(d.value, "columns", []))
     assert list(both["builder"]) == ["regex", "ner"] and (both["kept entities"] > 10).all()
     assert at.radio(key="builder").value == "regex"
