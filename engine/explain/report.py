@@ -190,8 +190,16 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
                               [[s.label, s.rule if s.source == "query" else f"alias ({s.rule})", f"{s.weight:.4f}",
                                 s.passages, s.via] for s in walk.seeds]))
         if walk.passage_seeds:
-            out.append(_table(["passage seed", "title", "cosine", "weight"],
-                              [[p.passage_id, titles[p.passage_id], f"{p.cosine:.3f}", f"{p.weight:.4f}"]
+            lexical = view.config.hybrid.lexical
+            source = ("closest in meaning to the question" if lexical == 0 else
+                      f"closest to the question in meaning (dense embeddings, {1 - lexical:.0%}) and in shared words "
+                      f"(BM25, {lexical:.0%})")
+            out.append(f"<p class='meta'>Passage seeds: the {len(walk.passage_seeds)} passages {source} take "
+                       f"{sum(p.weight for p in walk.passage_seeds):.0%} of the restart mass; the more similar a "
+                       "passage, the larger its share. Similarity is the cosine of the dense embeddings: 1 for the "
+                       "same meaning, near 0 for unrelated text.</p>")
+            out.append(_table(["passage seed", "title", "similarity", "weight"],
+                              [[p.passage_id, titles[p.passage_id], f"{p.cosine:.4f}", f"{p.weight:.4f}"]
                                for p in walk.passage_seeds]))
         for amb in walk.ambiguous:
             out.append(f"<p><strong>Ambiguous:</strong> “{html.escape(amb.term)}” is defined in "
