@@ -191,6 +191,8 @@ def batch_order(texts: list[str]) -> list[int]:
     characters, as sentence-transformers does: encoding ~5% faster). Padding changes no bit of an
     embedding under ONNX Runtime (tested), so the order only sets the speed. A distributed build
     cuts its shards from this order at batch boundaries."""
+    if len(texts) < 2:  # a question: nothing to order, so no second tokenization on the query path
+        return list(range(len(texts)))
     counts = token_counts(texts)
     return sorted(range(len(texts)), key=lambda i: (-counts[i], i))
 
