@@ -13,7 +13,7 @@ from engine.jobs import Job
 from engine.errors import PathLensError
 from engine.evaluate.metrics import metric_names
 from engine.catalog import CATALOG
-from ui.common import (asked_by_link, cancel_job, downloads, frame, list_param, param, save_upload, seed_from_url,
+from ui.common import (CancelButton, asked_by_link, cancel_job, downloads, frame, list_param, param, save_upload, seed_from_url,
                        set_params, show_table, watch_job)
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # beside the checkout, when it is there
@@ -67,8 +67,8 @@ set_params(format=fmt, mode=mode, sample=sample_n, seed=seed, retrievers=",".joi
 run = st.button("Run benchmark", type="primary", key="bm_run")
 # a link to a benchmark that ran on a shared file (ran=1) runs it again on open
 run = asked_by_link("ran", "benchmarks") and bool(linkable) and "bench_result" not in st.session_state or run
-st.button("Cancel", key="bm_cancel", on_click=cancel_job, args=("bench_job",),
-          help="Stops a running benchmark after the question in flight; the questions finished are shown.")
+cancel = CancelButton("bench_job", "bm_cancel", active=run or "bench_job" in st.session_state,
+                      help="Stops a running benchmark after the question in flight; the questions finished are shown.")
 if run:
     try:
         if upload is not None:
@@ -90,10 +90,12 @@ if run:
         st.session_state["bench_file"] = linkable if upload is None else None
     except PathLensError as e:
         st.error(str(e))
+        cancel.idle()  # nothing started
 
 job = st.session_state.get("bench_job")
 if job is not None:
     watch_job(job)
+    cancel.idle()
     del st.session_state["bench_job"]
     try:
         st.session_state["bench_result"] = job.result()

@@ -12,7 +12,7 @@ from engine.catalog import CATALOG
 from engine.build.index import search_config
 from engine.jobs import Job
 from engine.evaluate.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
-from ui.common import (asked_by_link, cancel_job, downloads, ensure, frame, list_param, param, seed_from_url, set_params, show_table,
+from ui.common import (CancelButton, asked_by_link, cancel_job, downloads, ensure, frame, list_param, param, seed_from_url, set_params, show_table,
                        stages_for, watch_job)
 
 st.title("Scale sweep")
@@ -52,7 +52,7 @@ if n < 2 * n_gold:
             f"its labeled questions, so sizes can only run from {n_gold} to {n} passages. The full data room "
             "(4,200 passages) shows how each retriever holds up as look-alike documents accumulate.")
     st.button("Sweep the full data room instead", key="sw_full", on_click=open_full_data_room)
-c1, c2, c3 = st.columns(3)
+c1, c2, c3 = st.columns([2, 1, 1])  # room for every size chip
 sizes = c1.multiselect("Sizes (the full corpus is always added)", options, key="sw_sizes",
                        help=f"No size below {n_gold}: every subsample keeps all gold passages of the labeled queries.")
 resamples = int(c2.number_input("Resamples per size", 1, 20, key="sw_resamples"))
@@ -82,20 +82,24 @@ def chart(trials: list[Trial]) -> go.Figure:
             fig.add_trace(go.Scatter(x=agg["size"], y=agg["mean"], mode="lines+markers", name=r))
     fig.update_layout(xaxis_type="log", xaxis_title="corpus size (passages)", yaxis_title=metric,
                       yaxis_range=[0, 1.02], height=430, margin=dict(l=10, r=10, t=10, b=10))
+    if len(df):  # ticks at the sizes swept, not a log axis's 2, 3, 4… between powers of ten
+        swept = sorted(df["size"].unique())
+        fig.update_xaxes(tickvals=swept, ticktext=[f"{int(v):,}" for v in swept])
     return fig
 
 
 run = st.button("Run sweep", type="primary", key="sw_run")
 # a link to a swept view (ran=1) runs the sweep again on open
 run = asked_by_link("ran", "sweep") and "sweep" not in st.session_state or run
-st.button("Cancel", key="sw_cancel", on_click=cancel_job, args=("sweep_job",),
-          help="Stops the running sweep after the trial in flight; finished trials stay on the chart.")
+cancel = CancelButton("sweep_job", "sw_cancel", active=run or "sweep_job" in st.session_state,
+                      help="Stops the running sweep after the trial in flight; finished trials stay on the chart.")
 plot = st.empty()
 status = st.empty()
 key = (corpus.name, config)
 
 if run:
     if not ensure(index, stages_for(names)):
+        cancel.idle()  # nothing started
         st.stop()
     trials: list[Trial] = []  # filled by the job's thread as trials finish; read here to draw them
 
@@ -127,6 +131,7 @@ if job is not None:
             plot.plotly_chart(chart(trials), width="stretch", key=f"sweep_live_{len(trials)}")
 
     watch_job(job, on_tick=redraw)
+    cancel.idle()
     del st.session_state["sweep_job"]
     try:
         result = job.result()
@@ -142,6 +147,8 @@ if state and state["key"][0] == corpus.name and state["trials"]:
     trials = state["trials"]
     if job is None:
         plot.plotly_chart(chart(trials), width="stretch", key="sweep_chart")
+    st.caption(f"Each line is a retriever's mean {state['key'][1].metric} over the resamples of a size; its shaded band runs from the "
+               "worst resample to the best. The last size is the whole corpus.")
     if not state["complete"]:
         status.warning(f"Sweep cancelled after {len(trials)} trials; the chart shows what finished.")
     result = SweepResult(corpus.name, n, tuple(sorted({t.size for t in trials})), state["key"][1], tuple(trials),

@@ -251,8 +251,12 @@ def test_sweep_page_runs_and_plots():
     table = at.dataframe[-1].value
     assert set(table["size"]) == {100, 4200} and set(table["retriever"]) == {"bm25", "ppr-regex"}
     assert list(table[table["size"] == 100]["resamples"]) == [2, 2]
-    traces = plotly_spec(at, -1)["data"]
-    assert {t["name"] for t in traces if not t["name"].endswith("spread")} == {"bm25", "ppr-regex"}
+    spec = plotly_spec(at, -1)
+    assert {t["name"] for t in spec["data"] if not t["name"].endswith("spread")} == {"bm25", "ppr-regex"}
+    # the size axis is labelled at the sizes swept, with thousands separators
+    assert list(spec["layout"]["xaxis"]["tickvals"]) == [100, 4200]
+    assert list(spec["layout"]["xaxis"]["ticktext"]) == ["100", "4,200"]
+    assert any("shaded band runs from the worst resample to the best" in c.value for c in at.caption)
 
 
 def test_sweep_page_says_when_a_corpus_is_too_small_and_resets_sizes_per_corpus():
@@ -272,24 +276,32 @@ def test_sweep_page_offers_only_sizes_that_hold_every_gold_passage():
     assert sizes.value == [26, 27, 28] and min(sizes.options, key=int) == "26"
     at.number_input(key="sw_resamples").set_value(1).run()
     at.multiselect(key="sw_retrievers").set_value(["bm25"]).run()
+    assert at.button(key="sw_cancel").disabled  # nothing runs: nothing to cancel
     at.button(key="sw_run").click().run()
     assert not at.exception and not at.error
     assert any("Sweep finished: 4 trials" in s.value for s in at.success)
+    # the Cancel drawn live for the run is greyed out in place when the sweep ends: one button, not live
+    cancels = [b for b in at.button if b.label == "Cancel"]
+    assert len(cancels) == 1 and cancels[0].disabled
     assert set(at.dataframe[-1].value["size"]) == {26, 27, 28, 29}
 
 
 def test_benchmarks_page_with_fixture_file():
     at = start("pages/benchmarks.py")
+    assert at.button(key="bm_cancel").disabled  # nothing runs: nothing to cancel
     at.text_input(key="bm_path").set_value(str(FIX / "musique.jsonl")).run()
     at.multiselect(key="bm_retrievers").set_value(["bm25", "ppr-regex"]).run()
     at.button(key="bm_run").click().run()
     assert not at.exception
+    cancels = [b for b in at.button if b.label == "Cancel"]
+    assert len(cancels) == 1 and cancels[0].disabled  # greyed out again when the benchmark ends
     table = at.dataframe[0].value
     assert list(table["retriever"]) == ["bm25", "ppr-regex"] and table.loc[0, "hr@1"] == 1.0
     assert len(plotly_spec(at)["data"]) == 2
     at.text_input(key="bm_path").set_value(str(FIX / "nope.jsonl")).run()
     at.button(key="bm_run").click().run()
     assert any("no file at" in e.value for e in at.error)
+    assert all(b.disabled for b in at.button if b.label == "Cancel")  # nothing started
     at.selectbox(key="bm_format").set_value("hotpotqa").run()
     at.text_input(key="bm_path").set_value(str(FIX / "musique.jsonl")).run()
     at.button(key="bm_run").click().run()

@@ -410,6 +410,22 @@ def cancel_job(key: str) -> None:
         job.cancel()
 
 
+class CancelButton:
+    """A Cancel button for the job kept under `job_key`, live only while there is something to stop:
+    greyed out on an idle page, and greyed out again in place when the job ends (the button was drawn
+    before the job ran, so without this it would stay live until the next rerun)."""
+
+    def __init__(self, job_key: str, widget_key: str, active: bool, help: str):
+        self.help = help
+        self.widget_key = widget_key
+        self.slot = st.empty()
+        self.slot.button("Cancel", key=widget_key, on_click=cancel_job, args=(job_key,), disabled=not active,
+                         help=help)
+
+    def idle(self) -> None:
+        self.slot.button("Cancel", key=f"{self.widget_key}_idle", disabled=True, help=self.help)
+
+
 def stages_for(retrievers: Iterable[str], rrf_members: Iterable[str] = ("bm25", "ppr-ner")) -> list[str]:
     """The index components the given retrievers need, in build order (from the catalog)."""
     return catalog_stages(list(retrievers), tuple(rrf_members))
