@@ -147,8 +147,8 @@ if state and state["key"][0] == corpus.name and state["trials"]:
     trials = state["trials"]
     if job is None:
         plot.plotly_chart(chart(trials), width="stretch", key="sweep_chart")
-    st.caption(f"Each line is a retriever's mean {state['key'][1].metric} over the resamples of a size; its shaded band runs from the "
-               "worst resample to the best. The last size is the whole corpus.")
+    st.caption(f"Each line is a retriever's mean {state['key'][1].metric} over the resamples of a size; its shaded "
+               "band runs from the worst resample to the best. The last size is the whole corpus.")
     if not state["complete"]:
         status.warning(f"Sweep cancelled after {len(trials)} trials; the chart shows what finished.")
     result = SweepResult(corpus.name, n, tuple(sorted({t.size for t in trials})), state["key"][1], tuple(trials),
