@@ -12,7 +12,7 @@ from engine.catalog import CATALOG, DEFAULT_RETRIEVER, PARAMS
 from engine.ingest.corpus import citation
 from engine.errors import PathLensError
 from engine.build.index import search_config
-from engine.explain.render import subgraph_html
+from engine.explain.render import passage_seed_summary, subgraph_html
 from engine.retrieve.retrievers import MAX_QUERY_CHARS, RRFConfig
 from engine.explain.report import ReportView, build_report, marked_terms
 from ui.common import show_table, frame, downloads, ensure, fresh_area, escape_markdown, gold_of, highlight, param, param_in_range, set_params, stages_for
@@ -222,12 +222,7 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
                 "passages": st.column_config.NumberColumn("passages", help="passages the entity occurs in; seeds weigh "
                                                           "1 / this (specificity), so generic names weigh little")})
         if walk.passage_seeds:
-            source = ("most similar to the question by dense embeddings" if config.hybrid.lexical == 0 else
-                      f"most similar to the question by dense embeddings ({1 - config.hybrid.lexical:.0%}) and by BM25 "
-                      f"({config.hybrid.lexical:.0%})")
-            st.caption(f"Passage seeds: the {len(walk.passage_seeds)} passages {source} take "
-                       f"{sum(p.weight for p in walk.passage_seeds):.0%} of the restart mass; the more similar a "
-                       "passage, the larger its share (a softmax of the similarity).")
+            st.caption(passage_seed_summary(walk, config.hybrid.lexical))
             show_table(pd.DataFrame([{"passage": p.passage_id, "title": titles[p.passage_id],
                                       "cosine": p.cosine, "weight": p.weight}
                                      for p in walk.passage_seeds]), hide_index=True, width="stretch", height=200,

@@ -48,6 +48,10 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     assert passage_seeds["weight"].sum() == pytest.approx(0.5, abs=1e-3)
     assert seeds["weight"].sum() == pytest.approx(0.5, abs=1e-3)
     assert any("dense similarity to the question" in c.value for c in at.caption)
+    # the passage seeds said in words (the same sentence as the evidence report's), with the data room's λ = 0.5
+    assert any(c.value.startswith(f"Passage seeds: the {len(passage_seeds)} passages closest to the question in "
+                                  "meaning (dense embeddings, 50%) and in shared words (BM25, 50%) take 50% of the "
+                                  "restart mass") for c in at.caption)
     assert any("Evidence path: Elliot Park → 04-brightwater-portfolio-update.md#0000 → Brightwater" in c.value
                for c in at.caption)
     assert len(at.get("iframe")) == 1  # the pyvis subgraph

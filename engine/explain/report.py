@@ -23,7 +23,7 @@ from urllib.parse import urlencode
 from ..ingest.corpus import citation
 from ..retrieve.graph_explain import GraphAnswer
 from ..build.index import Index, SearchConfig
-from .render import COLORS, ROLE_WORDS, layout, node_label, subgraph_html
+from .render import COLORS, ROLE_WORDS, layout, node_label, passage_seed_summary, subgraph_html
 from ..retrieve.retrievers import check_k, check_query
 from ..text import tokenize
 
@@ -190,14 +190,7 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
                               [[s.label, s.rule if s.source == "query" else f"alias ({s.rule})", f"{s.weight:.4f}",
                                 s.passages, s.via] for s in walk.seeds]))
         if walk.passage_seeds:
-            lexical = view.config.hybrid.lexical
-            source = ("closest in meaning to the question" if lexical == 0 else
-                      f"closest to the question in meaning (dense embeddings, {1 - lexical:.0%}) and in shared words "
-                      f"(BM25, {lexical:.0%})")
-            out.append(f"<p class='meta'>Passage seeds: the {len(walk.passage_seeds)} passages {source} take "
-                       f"{sum(p.weight for p in walk.passage_seeds):.0%} of the restart mass; the more similar a "
-                       "passage, the larger its share. Similarity is the cosine of the dense embeddings: 1 for the "
-                       "same meaning, near 0 for unrelated text.</p>")
+            out.append(f"<p class='meta'>{html.escape(passage_seed_summary(walk, view.config.hybrid.lexical))}</p>")
             out.append(_table(["passage seed", "title", "similarity", "weight"],
                               [[p.passage_id, titles[p.passage_id], f"{p.cosine:.4f}", f"{p.weight:.4f}"]
                                for p in walk.passage_seeds]))

