@@ -132,8 +132,12 @@ def _parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("eval", help="metrics over the corpus's labeled queries")
     e.add_argument("--corpus", default=None, help="a bundled corpus, or a folder, zip or file of documents")
-    e.add_argument("--queries", default=None, metavar="FILE",
-                   help="labeled questions (JSON lines) to use instead of any queries.jsonl beside the corpus")
+    e.add_argument("--queries", action="append", default=None, metavar="FILE",
+                   help="labeled questions (JSON lines) to use instead of any queries.jsonl beside the corpus; "
+                        "repeat to pool several files")
+    e.add_argument("--by", default="kind", metavar="FIELD",
+                   help="group the per-group tables by this field of the questions: kind (the default) or any "
+                        "extra field; a comma-separated value puts a question in each group it names")
     e.add_argument("--retrievers", default="bm25,tfidf,dense,rrf", help="comma-separated: " + ", ".join(CATALOG))
     e.add_argument("--k", default="1,3,5")
     e.add_argument("--json", action="store_true")
@@ -307,7 +311,8 @@ def cmd_report(args) -> None:
 
 
 def cmd_eval(args) -> None:
-    from .evaluate.evaluate import evaluate
+    from .evaluate.evaluate import evaluate, question_groups
+    from .evaluate.metrics import mean_metrics
 
     names, ks, _ = _names(args.retrievers), _ints(args.k), _config(args)
     corpus = _load(args.corpus, args.queries)
@@ -321,9 +326,9 @@ def cmd_eval(args) -> None:
     print(f"{result.corpus}: {result.n_passages} passages, {result.n_queries} labeled queries")
     rows = [[n] + [r.means[m] for m in metrics] for n, r in result.results.items()]
     print(_table(["retriever"] + metrics, rows))
-    for kind in sorted({k for r in result.results.values() for k in r.by_kind}):
-        print(f"\n{kind}:")
-        print(_table(["retriever"] + metrics, [[n] + [r.by_kind[kind][m] for m in metrics]
+    for label, ids in question_groups(corpus.queries, args.by).items():
+        print(f"\n{args.by} = {label} ({len(ids)} questions):")
+        print(_table(["retriever"] + metrics, [[n] + [v for v in mean_metrics(r.per_query, ids).values()]
                                                 for n, r in result.results.items()]))
     _print_compare(result, pair)
 

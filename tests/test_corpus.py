@@ -94,3 +94,20 @@ def test_every_gold_passage_holds_the_fact_its_query_asks_for(core_corpus):
         assert set(row["evidence"]) == set(row["gold"]), row["id"]
         for pid, fact in row["evidence"].items():
             assert fact in texts[pid], (row["id"], pid, fact)
+
+
+def test_query_kinds_are_free_labels_and_extra_fields_are_kept(tmp_path):
+    f = tmp_path / "c.jsonl"
+    f.write_text("\n".join(json.dumps({"id": i, "text": f"text {i}"}) for i in "ab"), encoding="utf-8")
+    rows = [{"id": "q1", "text": "?", "gold": ["a"], "kind": "metrics-generated", "answer": "$1,028 million",
+             "evidence": "Additions to property, plant and equipment (1,028)", "needs": ["year"]},
+            {"id": "q2", "text": "?", "gold": ["b"]}]
+    (tmp_path / "c.queries.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    q1, q2 = load_jsonl(f).queries
+    assert q1.kind == "metrics-generated" and q2.kind == "multi-hop"
+    assert dict(q1.extra) == {"answer": "$1,028 million", "evidence": "Additions to property, plant and equipment (1,028)",
+                              "needs": '["year"]'}
+    assert dict(q2.extra) == {}
+    (tmp_path / "c.queries.jsonl").write_text(json.dumps({"id": "q", "text": "?", "gold": ["a"], "kind": " "}))
+    with pytest.raises(PathLensError, match=r"line 1: field 'kind' must be a short non-empty label"):
+        load_jsonl(f)

@@ -74,6 +74,24 @@ def compare_by_kind(result: EvalResult, queries: Sequence[LabeledQuery], a: str,
     return out
 
 
+def question_groups(queries: Sequence[LabeledQuery], field: str = "kind") -> dict[str, list[str]]:
+    """Question ids by the value of one field: `kind`, or an extra field of the queries file.
+
+    An extra field's value is split at commas, so a question tagged "year,note" is in both groups;
+    questions without the field are left out. Groups come in label order.
+    """
+    out: dict[str, list[str]] = {}
+    for q in queries:
+        labels = [q.kind] if field == "kind" else [x.strip() for x in q.extra.get(field, "").split(",")]
+        for label in labels:
+            if label:
+                out.setdefault(label, []).append(q.id)
+    if not out:
+        raise PathLensError(f"no question has a field {field!r}; fields: kind"
+                            + "".join(f", {k}" for k in sorted({k for q in queries for k in q.extra})))
+    return dict(sorted(out.items()))
+
+
 def check_ks(ks: Sequence[int]) -> tuple[int, ...]:
     if not ks:
         raise PathLensError("give at least one cut-off k")
@@ -145,4 +163,4 @@ def evaluate(index: Index, retrievers: Sequence[str], ks: Sequence[int] = (1, 3,
     return EvalResult(index.corpus.name, len(index.corpus), len(queries), ks, config, results)
 
 
-__all__ = ["evaluate", "compare", "compare_by_kind", "EvalResult", "RetrieverResult", "run_queries", "judged", "check_ks", "MRR_DEPTH"]
+__all__ = ["evaluate", "question_groups", "compare", "compare_by_kind", "EvalResult", "RetrieverResult", "run_queries", "judged", "check_ks", "MRR_DEPTH"]

@@ -19,7 +19,6 @@ from .passage import ChunkConfig, Passage, chunk_text
 from .worldgen import generate_passages
 
 CORPORA_DIR = Path(__file__).resolve().parents[2] / "corpora"  # beside engine/
-QUERY_KINDS = ("single-hop", "multi-hop")
 MAX_FILE_BYTES = 50 * 1024 * 1024  # a corpus file larger than this is refused, not read
 
 
@@ -28,8 +27,10 @@ class LabeledQuery:
     id: str
     text: str
     gold: tuple[str, ...]  # every gold passage id (all passages of a gold page included)
-    kind: str = "multi-hop"
+    kind: str = "multi-hop"  # any label; evaluation reports every metric per kind
     gold_pages: tuple[str, ...] = ()  # pages named as gold (`doc#pN`): any passage on one is a hit
+    # fields beyond id/text/gold/kind (an answer, the evidence text): kept to be shown, never scored
+    extra: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True)
@@ -281,7 +282,8 @@ def citation(p: Passage) -> str:
 
 
 def parse_queries(text: str, where: str, passages: Sequence[Passage]) -> tuple[LabeledQuery, ...]:
-    """Labeled questions, one JSON object a line: `id`, `text`, `gold`, optional `kind`.
+    """Labeled questions, one JSON object a line: `id`, `text`, `gold`, optional `kind` (any label).
+    Other fields (an answer, the evidence text) are kept in `LabeledQuery.extra`.
 
     A gold entry is a passage id, or `{"doc": "APPLE_2022_10K.pdf", "page": 28}`: any passage on
     that page counts as a hit (evaluation scores such a question by pages; see engine.evaluate.evaluate).
@@ -336,12 +338,14 @@ def parse_queries(text: str, where: str, passages: Sequence[Passage]) -> tuple[L
                 raise PathLensError(f"{at}: field '{field_name}.page': page {page} of {doc} has no text, "
                                     "so no passage can be found there")
             page_gold.append(key)
-        kind = str(obj.get("kind", "multi-hop"))
-        if kind not in QUERY_KINDS:
-            raise PathLensError(f"{at}: field 'kind' must be one of {', '.join(QUERY_KINDS)}, got {kind!r}")
+        kind = obj.get("kind", "multi-hop")
+        if not isinstance(kind, str) or not kind.strip() or len(kind) > 80:
+            raise PathLensError(f"{at}: field 'kind' must be a short non-empty label, got {kind!r}")
+        extra = {str(k): v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+                 for k, v in obj.items() if k not in ("id", "text", "gold", "kind")}
         expanded = list(dict.fromkeys(passage_gold + [pid for key in page_gold for pid in on_page[key]]))
-        out.append(LabeledQuery(id=qid, text=qtext, gold=tuple(expanded), kind=kind,
-                                gold_pages=tuple(dict.fromkeys(page_gold))))
+        out.append(LabeledQuery(id=qid, text=qtext, gold=tuple(expanded), kind=kind.strip(),
+                                gold_pages=tuple(dict.fromkeys(page_gold)), extra=MappingProxyType(extra)))
     return tuple(out)
 
 
@@ -408,14 +412,24 @@ def manifest_defaults(name: str, manifest: dict) -> Mapping[str, float]:
 DEFAULT_CORPUS = "dataroom-core"
 
 
-def load_corpus(spec: str | None = None, queries: str | Path | None = None) -> Corpus:
+def load_corpus(spec: str | None = None, queries: str | Path | Sequence[str | Path] | None = None) -> Corpus:
     """A bundled corpus by name, or a folder, a zip or a single file (see CORPUS_SUFFIXES).
 
-    `queries` names a labeled-questions file that replaces any found beside the corpus.
+    `queries` names one labeled-questions file, or several read in order, that replace any found
+    beside the corpus (a benchmark's own file and a project's additions, say); ids must not repeat.
     """
     corpus = _load_spec(spec or DEFAULT_CORPUS)
     if queries is not None:
-        corpus = dataclasses.replace(corpus, queries=load_queries(Path(queries), corpus.passages))
+        files = [queries] if isinstance(queries, (str, Path)) else list(queries)
+        merged: list[LabeledQuery] = []
+        seen: dict[str, Path] = {}
+        for f in files:
+            for q in load_queries(Path(f), corpus.passages):
+                if q.id in seen:
+                    raise PathLensError(f"{f}: question id {q.id!r} is also in {seen[q.id]}")
+                seen[q.id] = Path(f)
+                merged.append(q)
+        corpus = dataclasses.replace(corpus, queries=tuple(merged))
     return corpus
 
 
