@@ -45,7 +45,15 @@ PARAMS: dict[str, ParamSpec] = {p.name: p for p in (
               "Hybrid: the share of the passage seeds taken from BM25's best passages instead of dense "
               "similarity's, for corpora whose passages look alike to the dense encoder."),
     ParamSpec("rrf_k", "RRF k", 60, 0, 1000, "Reciprocal Rank Fusion's constant: score = Σ weight / (k + rank)."),
+    *(ParamSpec(f"edge_{name}", f"{label} edge weight", 1.0, 0.0, 10.0,
+                f"Filings: how strongly the walk steps from a passage to {what}, against the other edge types.")
+      for name, label, what in (("filing", "Filing", "its filing and company"),
+                                ("section", "Section", "the statement, Item and note it stands in"),
+                                ("line_item", "Line-item", "the rows of its tables (“Total net sales”)"),
+                                ("xref", "Cross-reference", "the note or Item it refers to (“see Note 12”)"),
+                                ("entity", "Entity", "the names the regex extractor found in it"))),
 )}
+EDGE_PARAMS = tuple(p for p in PARAMS if p.startswith("edge_"))
 
 
 @dataclass(frozen=True)
@@ -103,6 +111,15 @@ CATALOG: dict[str, RetrieverSpec] = {s.name: s for s in [
     RetrieverSpec("dense", "dense", "Cosine similarity of all-MiniLM-L6-v2 sentence embeddings: matches meaning, "
                   "not words.", embeddings=True),
     *_graph_specs(),
+    RetrieverSpec("filing", "hybrid", "For filings: the question's company, fiscal period and statement, the lexicon's line "
+                  "items and the regex entities seed a graph of the filings' structure (filings, statements, notes, "
+                  "table rows, cross-references); dense passage seeds come from the scoped filings; hits are pages.",
+                  "regex", embeddings=True, params=_GRAPH_PARAMS + ("passage_weight", "tau", "top", "lexical") + EDGE_PARAMS,
+                  components=("tokens", "bm25", "structure"), make=lambda index, config: index.filing_retriever("filing", config)),
+    RetrieverSpec("filing-graph", "graph", "The filings retriever's walk without dense passage seeds: only the "
+                  "question's scope, the lexicon's line items and its entities seed the filing graph.",
+                  "regex", params=_GRAPH_PARAMS + EDGE_PARAMS, components=("structure",),
+                  make=lambda index, config: index.filing_retriever("filing-graph", config)),
     RetrieverSpec("rrf", "fusion", "Reciprocal Rank Fusion of its member retrievers' rankings.",
                   params=("rrf_k",)),
 ]}

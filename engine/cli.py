@@ -14,7 +14,9 @@ from typing import Sequence
 
 from .ingest.corpus import bundled_manifest, bundled_names, citation, load_corpus
 from .errors import NoSeedError, PathLensError
-from .catalog import CATALOG, DEFAULT_RETRIEVER, PARAMS, stages_for
+from .catalog import CATALOG, DEFAULT_RETRIEVER, EDGE_PARAMS, PARAMS, stages_for
+from .filings.scope import ScopeCorrection
+from .filings.structure import STATEMENTS
 from .build.index import Index, SearchConfig, check_retriever, search_config
 from .explain.jsonout import answer_json, config_json
 from .retrieve.retrievers import check_k, check_query
@@ -48,8 +50,11 @@ def _config(args, corpus=None) -> SearchConfig:
     """Flags the user gave, over the corpus's tuned defaults, over the catalog's."""
     members = tuple(_names(args.rrf_members)) if args.rrf_members else None
     weights = tuple(_floats(args.rrf_weights, "--rrf-weights")) if args.rrf_weights else ()
+    scope = ScopeCorrection(getattr(args, "company", None), getattr(args, "fiscal_year", None),
+                            getattr(args, "form", None), getattr(args, "statement", None))
     return search_config({name: getattr(args, name) for name in PARAMS}, corpus, tol=args.tol,
-                         vocabulary=args.seeding == "vocabulary", rrf_members=members, rrf_weights=weights)
+                         vocabulary=args.seeding == "vocabulary", rrf_members=members, rrf_weights=weights,
+                         scope=scope)
 
 
 def _floats(text: str, flag: str) -> list[float]:
@@ -84,6 +89,18 @@ def _add_search_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rrf-members", default="", help="RRF member retrievers (default bm25,ppr-ner)")
     p.add_argument("--rrf-weights", default="", help="RRF weights, one per member (weighted RRF); default all 1")
     add("--rrf-k", "rrf_k", int)
+    for name in EDGE_PARAMS:
+        add("--" + name.replace("_", "-"), name, float)
+
+
+def _add_scope_options(p: argparse.ArgumentParser) -> None:
+    """A correction of the scope the filings retriever reads off the question."""
+    p.add_argument("--company", default=None, help="filings: the company the question is about (name or ticker; "
+                                                   "'' clears what was read)")
+    p.add_argument("--fiscal-year", type=int, default=None, help="filings: the fiscal year (0 clears what was read)")
+    p.add_argument("--form", default=None, help="filings: the form, e.g. 10-K or 8-K ('' clears what was read)")
+    p.add_argument("--statement", default=None,
+                   help="filings: the statement (" + ", ".join(STATEMENTS) + "; '' clears what was read)")
 
 
 def _add_run_options(p: argparse.ArgumentParser, retrievers: str, file_required: bool) -> None:
@@ -118,6 +135,7 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--without-passage", action="append", default=[], metavar="PASSAGE_ID",
                    help="what-if: rank as if the corpus lacked this passage (repeatable)")
     _add_search_options(q)
+    _add_scope_options(q)
 
     r = sub.add_parser("report", help="write the self-contained HTML evidence report of one question")
     r.add_argument("question")
@@ -129,6 +147,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--without", action="append", default=[], metavar="ENTITY")
     r.add_argument("--without-passage", action="append", default=[], metavar="PASSAGE_ID")
     _add_search_options(r)
+    _add_scope_options(r)
 
     e = sub.add_parser("eval", help="metrics over the corpus's labeled queries")
     e.add_argument("--corpus", default=None, help="a bundled corpus, or a folder, zip or file of documents")

@@ -23,7 +23,12 @@ from ..ingest.corpus import Corpus
 from ..graph.entities import BUILDERS, Extraction, entity_key, extract, filter_mentions, query_keys
 from ..errors import PathLensError
 from ..graph.entity_graph import EntityGraph, build_graph
-from ..catalog import PARAMS, RETRIEVERS, spec  # noqa: F401  (RETRIEVERS re-exported)
+from ..catalog import EDGE_PARAMS, PARAMS, RETRIEVERS, spec  # noqa: F401  (RETRIEVERS re-exported)
+from ..filings.graph import EdgeWeights, FilingSeeder, filing_graph
+from ..filings.lexicon import lexicon_for
+from ..filings.scope import ScopeCorrection
+from ..filings.structure import FilingStructure, read_structure
+from ..retrieve.filing_retriever import FilingRetriever
 from ..retrieve.graph_retriever import GraphParams, GraphRetriever
 from ..retrieve.retrievers import BM25Retriever, DenseRetriever, RRFConfig, RRFRetriever, Retriever, TfidfRetriever
 from ..retrieve.seeding import HybridParams, PassageSeeder, Seeder
@@ -39,11 +44,13 @@ class SearchConfig:
     graph: GraphParams = GraphParams()
     rrf: RRFConfig = RRFConfig()
     hybrid: HybridParams = HybridParams()
+    edges: EdgeWeights = EdgeWeights()  # the filing graph's edge weights
+    scope: ScopeCorrection = ScopeCorrection()  # a user's correction of a question's scope (filings)
 
 
 def search_config(values: Mapping[str, object] = {}, corpus: Corpus | None = None, *, tol: float | None = None,
                   vocabulary: bool = True, rrf_members: tuple[str, ...] | None = None,
-                  rrf_weights: tuple[float, ...] = ()) -> SearchConfig:
+                  rrf_weights: tuple[float, ...] = (), scope: ScopeCorrection = ScopeCorrection()) -> SearchConfig:
     """A SearchConfig from catalog parameter values: the catalog's defaults, then the corpus's
     tuned defaults (`Corpus.defaults`), then `values` (what the user set; None means unset)."""
     v = {name: p.default for name, p in PARAMS.items()}
@@ -57,7 +64,9 @@ def search_config(values: Mapping[str, object] = {}, corpus: Corpus | None = Non
                           beta=float(v["beta"]), vocabulary=vocabulary, specificity=vocabulary),
         rrf=RRFConfig(members=rrf_members or RRFConfig().members, weights=rrf_weights, k=int(v["rrf_k"])),
         hybrid=HybridParams(passage_weight=float(v["passage_weight"]), tau=float(v["tau"]), top=int(v["top"]),
-                            lexical=float(v["lexical"])))
+                            lexical=float(v["lexical"])),
+        edges=EdgeWeights(**{name.removeprefix("edge_"): float(v[name]) for name in EDGE_PARAMS}),
+        scope=scope)
 
 
 def check_retriever(name: str) -> str:
@@ -167,7 +176,8 @@ class Index:
         `progress(stage, done, total)` hears how many passages the long stages (embeddings, NER) have done."""
         kind, _, arg = stage.partition(":")
         builders = {"tokens": self.tokens, "embeddings": self.embeddings, "bm25": self.bm25, "tfidf": self.tfidf,
-                    "extraction": self.extraction, "graph": self.graph, "aliases": self.aliases, "ann": self.ann}
+                    "extraction": self.extraction, "graph": self.graph, "aliases": self.aliases, "ann": self.ann,
+                    "structure": self.structure}
         if kind not in builders:
             raise PathLensError(f"unknown index component {stage!r}")
         self._progress.fn = progress
@@ -217,6 +227,24 @@ class Index:
 
     def aliases(self, builder: str) -> AliasTable:
         return self._get(f"aliases:{builder}", lambda: build_alias_table(self.graph(builder), self.texts))
+
+    def structure(self) -> FilingStructure:
+        """The filings' structure (engine.filings.structure): read off the passages, no model."""
+        return self._get("structure", lambda: read_structure(self.corpus.passages))
+
+    def filing_graph(self, weights: EdgeWeights) -> EntityGraph:
+        """The regex entity graph with the filings' structure added, at these edge weights."""
+        return self._get(f"filing-graph:{weights}", lambda: filing_graph(self.structure(), self.graph("regex"), weights))
+
+    def filing_retriever(self, name: str, config: SearchConfig) -> FilingRetriever:
+        graph = self.filing_graph(config.edges)
+        entity_seeder = Seeder(self.graph("regex"), lambda q: query_keys("regex", q), config.graph.seeding,
+                               doc_of=self.doc_of)
+        seeder = FilingSeeder(graph, self.structure(), entity_seeder, lexicon_for(self.corpus.lexicon), config.scope)
+        passages = None
+        if spec(name).embeddings:
+            passages = PassageSeeder(self.dense(), config.hybrid, self.bm25() if config.hybrid.lexical > 0 else None)
+        return FilingRetriever(name, seeder, config.graph, passages, self.corpus.passages)
 
     def bm25(self) -> BM25Retriever:
         return self._get("bm25", lambda: BM25Retriever(self.ids, self.tokens()))
@@ -301,7 +329,8 @@ class Index:
         else:  # only entities go: every other built part is shared as it is (no BM25 recount, no slicing)
             sub = Index(self.corpus)
             parts = dict(self._parts)
-            sub._parts = {key: value for key, value in parts.items() if not key.startswith("aliases:")}
+            sub._parts = {key: value for key, value in parts.items()
+                          if not key.startswith(("aliases:", "filing-graph:"))}  # rebuilt without the entities
         sub.removed_entities = self.removed_entities | frozenset(keys)
         graphs = {key: value for key, value in sub._parts.items() if key.startswith("graph:")}
         unknown = sorted(k for k in keys if graphs and not any(k in g.entity_index for g in graphs.values()))

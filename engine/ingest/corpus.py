@@ -50,6 +50,7 @@ class Corpus:
     # they replace the catalog's defaults, and anything a user sets replaces them
     defaults: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     report: IngestReport = IngestReport()
+    lexicon: str = ""  # the text of a lexicon.json at the corpus's top, extending the financial lexicon
 
     def __post_init__(self) -> None:
         if not self.passages:

@@ -105,6 +105,7 @@ class GraphAnswer:
     iterations: int
     nodes: tuple[SubgraphNode, ...]
     edges: tuple[SubgraphEdge, ...]
+    extra: object = None  # what a retriever adds to its walk (the filings retriever: its scope)
 
     def uncovered_words(self) -> tuple[str, ...]:
         """Words of the question that no entity seed covers: they steer the walk only through its

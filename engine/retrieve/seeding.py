@@ -257,14 +257,17 @@ class PassageSeeder:
 
     @staticmethod
     def _softmax_top(scores: np.ndarray, top: int, tau: float) -> tuple[np.ndarray, np.ndarray]:
-        best = top_k(scores, top)
+        best = top_k(scores, top, np.isfinite(scores))  # out-of-scope passages are -inf
         z = np.exp((scores[best] - scores[best[0]]) / tau)
         return best, z / z.sum()
 
-    def seeds(self, query: str) -> tuple[PassageSeed, ...]:
+    def seeds(self, query: str, within: np.ndarray | None = None) -> tuple[PassageSeed, ...]:
+        """The passage seeds of a question; `within`, a mask of passages, keeps them to those."""
         c = self.dense.scores(query)
         if c.size == 0:
             return ()
+        if within is not None:
+            c = np.where(within, c, -np.inf)
         lam = self.params.lexical
         weight = np.zeros(c.size)
         if lam < 1:
@@ -272,6 +275,8 @@ class PassageSeeder:
             weight[best] += (1 - lam) * z
         if lam > 0:
             b = self.bm25.scores(query)
+            if within is not None:
+                b = np.where(within, b, -np.inf)
             if b.max() > 0:
                 best, z = self._softmax_top(b / b.max(), self.params.top, self.LEXICAL_TAU)
                 weight[best] += lam * z

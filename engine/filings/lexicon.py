@@ -1,0 +1,124 @@
+"""The financial lexicon: analysts' words mapped to the statements and row labels filings print.
+
+Analysts write "capex", "PP&E" and "P&L"; a 10-K prints "Purchases of property, plant and
+equipment", "Property, plant and equipment, net" and "Consolidated Statements of Operations". The
+lexicon (`lexicon.json` beside this file) says which is which, and a data room may extend it with a
+`lexicon.json` of the same shape at its top (`Corpus.lexicon`). Phrases are matched as folded keys
+(`text.normalize_name`) on token boundaries, so "PP&E" is "pp e" and "D&A" is "d a".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from ..errors import PathLensError
+from ..text import normalize_name
+from .structure import STATEMENTS
+
+BUNDLED = Path(__file__).with_name("lexicon.json")
+
+
+@dataclass(frozen=True)
+class Term:
+    say: tuple[str, ...]  # folded phrases a question may use
+    rows: tuple[str, ...]  # folded row labels a filing prints for it
+    statement: str  # a key of structure.STATEMENTS, or ""
+    notes: tuple[str, ...]  # folded words of the titles of the notes that explain it
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    statements: dict[str, tuple[str, ...]]  # statement kind → folded phrases naming it
+    terms: tuple[Term, ...]
+    instructions: tuple[re.Pattern, ...]  # instruction text that must not steer the search
+
+    def strip_instructions(self, question: str) -> str:
+        """The question without its instruction text ("Round your answer to two decimal places.")."""
+        text = question
+        for pattern in self.instructions:
+            text = pattern.sub(" ", text)
+        text = " ".join(text.split())
+        return text or question
+
+    def statements_named(self, question: str) -> list[str]:
+        """Statement kinds the question names ("cash flow statement", "P&L"), in STATEMENTS order."""
+        folded = f" {normalize_name(question)} "
+        return [kind for kind, phrases in self.statements.items() if any(f" {p} " in folded for p in phrases)]
+
+    def terms_in(self, question: str) -> list[tuple[str, Term]]:
+        """(the phrase the question used, its term) for every term the question uses, a phrase inside a
+        longer matched phrase of another term left out ("operating income" is not also "income")."""
+        folded = f" {normalize_name(question)} "
+        found: list[tuple[str, Term]] = []
+        for term in self.terms:
+            said = [p for p in term.say if f" {p} " in folded]
+            if said:
+                found.append((max(said, key=len), term))
+        longest = [p for p, _ in found]
+        return [(p, t) for p, t in found
+                if not any(p != q and f" {p} " in f" {q} " for q in longest)]
+
+
+def _phrases(value, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(x, str) and x.strip() for x in value):
+        raise PathLensError(f"{where}: expected a list of non-empty strings")
+    return tuple(dict.fromkeys(normalize_name(x) for x in value if normalize_name(x)))
+
+
+def parse_lexicon(text: str, where: str) -> Lexicon:
+    """A lexicon from JSON text; every problem names `where` and the field."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise PathLensError(f"{where}: not valid JSON ({e.msg}, line {e.lineno})") from None
+    if not isinstance(data, dict):
+        raise PathLensError(f"{where}: expected a JSON object with 'statements', 'terms' and 'instructions'")
+    statements = {}
+    for kind, phrases in (data.get("statements") or {}).items():
+        if kind not in STATEMENTS:
+            raise PathLensError(f"{where}: field 'statements.{kind}': unknown statement; choose from "
+                                + ", ".join(STATEMENTS))
+        statements[kind] = _phrases(phrases, f"{where}: field 'statements.{kind}'")
+    terms = []
+    for i, entry in enumerate(data.get("terms") or []):
+        at = f"{where}: field 'terms[{i}]'"
+        if not isinstance(entry, dict) or "say" not in entry:
+            raise PathLensError(f"{at}: expected an object with 'say' and 'rows', 'statement' or 'notes'")
+        statement = entry.get("statement", "")
+        if statement and statement not in STATEMENTS:
+            raise PathLensError(f"{at}.statement: unknown statement {statement!r}; choose from " + ", ".join(STATEMENTS))
+        terms.append(Term(_phrases(entry["say"], f"{at}.say"), _phrases(entry.get("rows", []), f"{at}.rows"),
+                          statement, _phrases(entry.get("notes", []), f"{at}.notes")))
+    instructions = []
+    for i, pattern in enumerate(data.get("instructions") or []):
+        try:
+            instructions.append(re.compile(pattern, re.IGNORECASE))
+        except (re.error, TypeError) as e:
+            raise PathLensError(f"{where}: field 'instructions[{i}]': not a regular expression ({e})") from None
+    return Lexicon(statements, tuple(terms), tuple(instructions))
+
+
+def merge(base: Lexicon, extra: Lexicon) -> Lexicon:
+    """`base` extended by `extra`: more phrases per statement, more terms, more instruction patterns."""
+    statements = dict(base.statements)
+    for kind, phrases in extra.statements.items():
+        statements[kind] = tuple(dict.fromkeys(statements.get(kind, ()) + phrases))
+    return Lexicon(statements, base.terms + extra.terms, base.instructions + extra.instructions)
+
+
+@lru_cache(maxsize=1)
+def bundled() -> Lexicon:
+    return parse_lexicon(BUNDLED.read_text("utf-8"), "engine/filings/lexicon.json")
+
+
+@lru_cache(maxsize=16)
+def lexicon_for(extension: str = "", where: str = "lexicon.json") -> Lexicon:
+    """The bundled lexicon, extended by a data room's own lexicon.json text when it has one."""
+    return merge(bundled(), parse_lexicon(extension, where)) if extension.strip() else bundled()
+
+
+__all__ = ["Lexicon", "Term", "bundled", "lexicon_for", "merge", "parse_lexicon"]

@@ -1,0 +1,317 @@
+"""A filing's structure, read from its own pages: who filed it and for which period, its financial
+statements, Items and notes, the row labels of its tables, and its cross-references.
+
+Everything here is read off the passages of paged documents (PDFs), with no model: page headers
+name statements ("CONSOLIDATED STATEMENTS OF CASH FLOWS"), headings open Items ("Item 7.") and notes
+("NOTE 8 — LONG-TERM DEBT"), a line that starts with words and ends in figures is a table row
+("Additions to property, plant and equipment (1,028) (1,105)"), and "see Note 12" points at a note.
+The result is typed nodes and the passages each one touches; `engine.filings.graph` turns them into
+the walk's graph. A document that shows none of this (a Markdown memo) simply adds no nodes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..ingest.corpus import page_number
+from ..ingest.passage import Passage
+from ..text import STOPWORDS, normalize_name
+
+# Statements by the words of their page header. The income statement's pattern must not take the
+# comprehensive-income statement ("COMPREHENSIVE INCOME STATEMENTS").
+STATEMENTS: dict[str, tuple[str, re.Pattern]] = {
+    "income": ("Income statement", re.compile(
+        r"statements? of (?:consolidated )?(?:income|operations|earnings)\b(?! and comprehensive)"
+        r"|(?<!comprehensive )\bincome statements?\b")),
+    "comprehensive income": ("Statement of comprehensive income", re.compile(
+        r"statements? of (?:consolidated )?comprehensive (?:income|loss)|comprehensive income statements?")),
+    "balance sheet": ("Balance sheet", re.compile(
+        r"\bbalance sheets?\b|statements? of (?:consolidated )?financial (?:position|condition)")),
+    "cash flows": ("Statement of cash flows", re.compile(
+        r"statements? of (?:consolidated )?cash flows?|\bcash flows? statements?\b")),
+    "equity": ("Statement of equity", re.compile(
+        r"statements? of (?:consolidated )?(?:changes in )?(?:shareholders|stockholders)[’']? ?(?:equity|deficit)"
+        r"|statements? of (?:consolidated )?equity")),
+}
+HEADER_LINES = 6  # a statement names itself within a page's first lines
+MIN_FIGURES = 30  # a statement page is a table: at least this many figures (lines may run together)
+
+_NUMBER = r"\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\s?\)?%?"
+_ROW = re.compile(r"^(?P<label>[A-Za-z(][^\d$]{1,90}?)[\s:]*(?:\(\w\)\s*)*(?:\$\s*)?(?:—|–|-|" + _NUMBER + r")(?:\s|$)")
+_FIGURE = re.compile(r"(?<![\w.])\(?\d{1,3}(?:,\d{3})+\)?|(?<![\w.,])\(?\d+\)?(?![\w,])")
+_ENDS_IN_FIGURE = re.compile(_NUMBER + r"\s*$|[—–]\s*$")
+_ITEM = re.compile(r"^(?:part\s+[iv]+\s*[,.–—-]?\s*)?item\s+(\d{1,2}[a-c]?)\s*[.:—–-]*\s+([a-z].{2,100})$", re.IGNORECASE)
+_NOTE = re.compile(r"^note\s+(\d{1,2})\s*[—–:.\-]+\s*([a-z].{2,100})$", re.IGNORECASE)
+_TOC_TAIL = re.compile(r"\s\d{1,3}$")  # "Note 8 Long-Term Debt 59": a table of contents line
+_REFERENCE_WORDS = re.compile(r"\b(?:in|of|to) (?:the|our) (?:accompanying )?(?:notes|consolidated)\b|\bsee\b|\brefer",
+                              re.IGNORECASE)
+_XREF = re.compile(r"\b(?:see|refer to|in|to|under|within|described in|discussed in)\s+(?:the\s+)?"
+                   r"(?:(?P<part>part\s+[iv]+),?\s+)?(?P<kind>note|item)\s+(?P<num>\d{1,2}[a-c]?)\b", re.IGNORECASE)
+_MONTHS = frozenset("january february march april may june july august september october november december".split())
+# row labels too generic to say what a row is
+_GENERIC_LABELS = frozenset({"total", "net", "other", "page", "note", "item", "year", "years", "fiscal", "balance",
+                             "thereafter", "dollars", "millions", "in millions", "amount", "amounts", "change",
+                             "percent", "shares", "per share", "basic", "diluted", "total net", "net of tax"})
+_COVER_COMPANY_SKIP = re.compile(r"commission file|^\(?state or other|^\d", re.IGNORECASE)
+_CORPORATE_SUFFIX = re.compile(r"[,.]?\s+(?:inc|incorporated|corp|corporation|co|company|plc|ltd|llc|l\.?p|n\.?v|s\.?a)\b\.?$",
+                               re.IGNORECASE)
+_FORM = re.compile(r"\bForm\s+(10-K|10-Q|8-K|20-F|40-F|6-K)\b", re.IGNORECASE)
+_FY = re.compile(r"(?:fiscal year|year|quarterly period|quarter) ended [A-Za-z]+\.? \d{1,2}, ?(\d{4})", re.IGNORECASE)
+_DATED = re.compile(r"report dated [A-Za-z]+ \d{1,2}, ?(\d{4})", re.IGNORECASE)
+_YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
+_QUARTER = re.compile(r"(?<![A-Za-z])Q([1-4])(?![0-9])")
+_TICKER = re.compile(r"\b([A-Z]{1,5})\s+(?:The\s+)?(?:New York Stock Exchange|NYSE|Nasdaq|NASDAQ)\b")
+
+
+@dataclass(frozen=True)
+class Filing:
+    """Who filed a document, which form, and for which period: read off its cover and file name."""
+
+    doc_id: str
+    company: str  # as a reader names it: "Nike", "Lockheed Martin"
+    names: tuple[str, ...]  # folded, space-free keys a question may use: "nike", "lockheedmartin", "lockheed"
+    symbols: tuple[str, ...] = ()  # tickers and initials, matched only in capitals: "NKE", "AMD" (not "cost")
+    form: str = ""  # "10-K", "8-K", … or "" when the document does not say
+    fiscal_year: int | None = None
+    quarter: int | None = None
+
+    @property
+    def label(self) -> str:
+        """"Nike FY2019 10-K": what tells a company's filings apart."""
+        period = f"FY{self.fiscal_year}" if self.fiscal_year else ""
+        if self.quarter and self.fiscal_year:
+            period = f"Q{self.quarter} {self.fiscal_year}"
+        return " ".join(x for x in (self.company, period, self.form) if x)
+
+
+@dataclass(frozen=True)
+class Node:
+    """A node of the filing's structure. `kind` is one of KINDS; `doc_id` is "" for a company."""
+
+    key: str  # unique among the graph's nodes; never a folded name, so no question word matches it by accident
+    kind: str
+    label: str  # what a reader sees
+    doc_id: str
+    ref: str  # the statement's kind, the note's or Item's number, the row label's key, the company's key
+
+
+KINDS = ("company", "filing", "statement", "item", "note", "line item")
+EDGE_TYPES = ("filing", "section", "line item", "xref")  # how a passage touches a node; each has its weight
+
+
+@dataclass(frozen=True, eq=False)
+class FilingStructure:
+    filings: dict[str, Filing]  # doc id → its identity (paged documents only)
+    nodes: tuple[Node, ...]
+    edges: tuple[tuple[int, int, str], ...]  # (passage row, node, edge type), each pair once
+
+    def nodes_of(self, kind: str) -> list[int]:
+        return [i for i, n in enumerate(self.nodes) if n.kind == kind]
+
+
+def _bare_company(name: str) -> str:
+    """The company's name without "The" and corporate suffixes ("The Kraft Heinz Company" → "Kraft Heinz")."""
+    base = " ".join(name.split()).strip(" ,.")
+    while True:
+        shorter = _CORPORATE_SUFFIX.sub("", base).strip(" ,.")
+        if shorter == base or not shorter:
+            break
+        base = shorter
+    return re.sub(r"^the\s+", "", base, flags=re.IGNORECASE)
+
+
+def company_keys(name: str) -> tuple[list[str], list[str]]:
+    """(names, symbols) for a company: space-free folded keys ("Lockheed Martin Corporation" →
+    "lockheedmartin", and "lockheed", a distinctive first word), and the initials of a name of three
+    or more words ("Advanced Micro Devices" → "AMD"), which a question must write in capitals."""
+    words = normalize_name(_bare_company(name)).split()
+    if not words:
+        return [], []
+    keys = ["".join(words)]
+    if len(words) > 1 and len(words[0]) >= 5 and words[0] not in _COMMON_FIRST_WORDS:
+        keys.append(words[0])
+    symbols = ["".join(w[0] for w in words).upper()] if len(words) >= 3 else []
+    return list(dict.fromkeys(keys)), symbols
+
+
+# first words that name no company on their own
+_COMMON_FIRST_WORDS = frozenset({"american", "united", "general", "national", "first", "international", "global",
+                                 "western", "eastern", "northern", "southern", "pacific", "atlantic", "royal"})
+
+
+def _display_company(name: str) -> str:
+    base = _bare_company(name)
+    return base.title() if base.isupper() else base
+
+
+def read_filing(doc_id: str, title: str, cover: str) -> Filing:
+    """A filing's identity from its title (`engine.ingest.documents.identity`), its cover text and its
+    file name. The company is the cover's registrant, else the file name's first word."""
+    parts = [p.strip() for p in title.split(" · ")]
+    stem = re.sub(r"\.[A-Za-z0-9]+$", "", doc_id.rsplit("/", 1)[-1])
+    stem_words = [w for w in re.split(r"[_\-\s]+", stem) if w]
+    first = parts[0] if parts else stem
+    cover_company = "" if (not first or _COVER_COMPANY_SKIP.search(first) or re.search(r"\d", first)) else first
+    file_company = stem_words[0] if stem_words and not _YEAR.fullmatch(stem_words[0]) else ""
+    company = cover_company or file_company or stem
+    names, symbols = company_keys(company)
+    if file_company:
+        names.append(normalize_name(file_company).replace(" ", ""))
+    ticker = _TICKER.search(cover)
+    if ticker:
+        symbols.append(ticker.group(1))
+    form = _FORM.search(title) or _FORM.search(cover[:3000])
+    if form is None:
+        m = re.search(r"(?<![A-Za-z0-9])(10-?K|10-?Q|8-?K|20-?F)(?![A-Za-z0-9])", stem, re.IGNORECASE)
+        form_text = m.group(1).upper().replace("K", "-K").replace("Q", "-Q").replace("F", "-F").replace("--", "-") if m else ""
+    else:
+        form_text = form.group(1).upper()
+    year = None
+    for pattern in (_FY, _DATED):
+        m = pattern.search(title)
+        if m:
+            year = int(m.group(1))
+            break
+    if year is None:
+        m = _YEAR.search(stem)
+        year = int(m.group(1)) if m else None
+    quarter = _QUARTER.search(stem)
+    return Filing(doc_id, _display_company(company), tuple(dict.fromkeys(n for n in names if n)),
+                  tuple(dict.fromkeys(symbols)), form_text, year, int(quarter.group(1)) if quarter else None)
+
+
+def row_label(line: str) -> str | None:
+    """The label of a table row ("Additions to property, plant and equipment (1,028) (1,105)" →
+    its key "additions to property plant and equipment"), or None for a line that is not a row."""
+    m = _ROW.match(line.strip())
+    if not m or not _ENDS_IN_FIGURE.search(line.strip()):
+        return None
+    key = normalize_name(re.sub(r"\(\w\)$", "", m.group("label").strip()))
+    words = key.split()
+    if not words or len(words) > 12 or key in _GENERIC_LABELS or words[0] in _MONTHS or words[-1] in _MONTHS:
+        return None
+    if all(w in STOPWORDS for w in words) or (len(words) == 1 and len(key) < 4):
+        return None
+    return key
+
+
+def statement_of_page(text: str) -> str | None:
+    """The statement a page is, by its header, when the page is a table naming exactly one."""
+    lines = [l for l in text.split("\n") if l.strip()]
+    head = " ".join(lines[:HEADER_LINES]).lower()
+    if "we have audited" in head or "index to" in head or "table of contents" in head:
+        return None
+    found = [kind for kind, (_, pattern) in STATEMENTS.items() if pattern.search(head)]
+    if len(found) != 1:
+        return None
+    figures = len(_FIGURE.findall(text))
+    return found[0] if figures >= MIN_FIGURES else None
+
+
+def headings(text: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(Items, notes) that open on this page: (number, title) each, tables of contents and references left out."""
+    items, notes = [], []
+    for line in text.split("\n"):
+        line = " ".join(line.split())
+        if len(line) > 110 or _TOC_TAIL.search(line) or _REFERENCE_WORDS.search(line):
+            continue
+        m = _ITEM.match(line)
+        if m:
+            items.append((m.group(1).upper(), m.group(2).strip(" .")))
+            continue
+        m = _NOTE.match(line)
+        if m:
+            notes.append((str(int(m.group(1))), m.group(2).strip(" .")))
+    return items, notes
+
+
+def cross_references(text: str) -> list[tuple[str, str]]:
+    """("note", "12") or ("item", "7") for each reference in the text ("see Note 12", "refer to Item 7")."""
+    return list(dict.fromkeys((m.group("kind").lower(), m.group("num").upper()) for m in _XREF.finditer(text)))
+
+
+def _title(text: str) -> str:
+    text = " ".join(text.split())
+    return text if not text.isupper() else text.title()
+
+
+def read_structure(passages: Sequence[Passage]) -> FilingStructure:
+    """The structure of every paged document among `passages` (in corpus order; rows index them)."""
+    by_doc: dict[str, list[int]] = {}
+    for i, p in enumerate(passages):
+        if page_number(p) is not None:
+            by_doc.setdefault(p.doc_id, []).append(i)
+    nodes: list[Node] = []
+    index: dict[str, int] = {}
+    edges: dict[tuple[int, int], str] = {}
+
+    def node(key: str, kind: str, label: str, doc: str, ref: str) -> int:
+        if key not in index:
+            index[key] = len(nodes)
+            nodes.append(Node(key, kind, label, doc, ref))
+        return index[key]
+
+    def link(row: int, n: int, edge: str) -> None:
+        edges.setdefault((row, n), edge)  # the first (strongest) type a passage touches a node by
+
+    filings: dict[str, Filing] = {}
+    for doc, rows in by_doc.items():
+        cover = "\n".join(passages[i].text for i in rows if page_number(passages[i]) <= 2)
+        f = read_filing(doc, passages[rows[0]].title, cover)
+        filings[doc] = f
+        company = node(f"§company {f.names[0] if f.names else doc}", "company", f.company, "", f.names[0] if f.names else "")
+        filing = node(f"§filing {doc}", "filing", f.label, doc, doc)
+        pages: dict[int, list[int]] = {}
+        for i in rows:
+            pages.setdefault(page_number(passages[i]), []).append(i)
+        item: int | None = None
+        note: int | None = None
+        labels: dict[str, int] = {}
+        for number in sorted(pages):
+            page_rows = pages[number]
+            text = "\n".join(passages[i].text for i in page_rows)
+            sections: list[int] = [n for n in (item, note) if n is not None]
+            page_items, page_notes = headings(text)
+            for num, title in page_items:
+                item = node(f"§item {doc} {num}", "item", f"Item {num}. {_title(title)}", doc, num)
+                sections.append(item)
+                if num != "8":
+                    note = None  # the notes end where the next Item begins
+            for num, title in page_notes:
+                note = node(f"§note {doc} {num}", "note", f"Note {num} — {_title(title)}", doc, num)
+                sections.append(note)
+            kind = statement_of_page(text)
+            if kind is not None:
+                sections.append(node(f"§statement {doc} {kind}", "statement", STATEMENTS[kind][0], doc, kind))
+            for i in page_rows:
+                link(i, filing, "filing")
+                link(i, company, "filing")
+                for s in dict.fromkeys(sections):
+                    link(i, s, "section")
+                for line in passages[i].text.split("\n"):
+                    key = row_label(line)
+                    if key is not None:
+                        n = labels.get(key)
+                        if n is None:
+                            n = labels[key] = node(f"§row {doc} {key}", "line item", line_label(line), doc, key)
+                        link(i, n, "line item")
+        # cross-references point at a section of the same filing, once it is known
+        for i in rows:
+            for kind, num in cross_references(passages[i].text):
+                target = index.get(f"§{kind} {doc} {num}")
+                if target is not None:
+                    link(i, target, "xref")
+    ordered = tuple(sorted((r, n, t) for (r, n), t in edges.items()))
+    return FilingStructure(filings, tuple(nodes), ordered)
+
+
+def line_label(line: str) -> str:
+    """A row's label as printed, for display: "Additions to property, plant and equipment"."""
+    m = _ROW.match(line.strip())
+    return " ".join(m.group("label").split()).rstrip(" :$") if m else line.strip()
+
+
+__all__ = ["EDGE_TYPES", "Filing", "FilingStructure", "KINDS", "Node", "STATEMENTS", "company_keys",
+           "cross_references", "headings", "read_filing", "read_structure", "row_label", "statement_of_page"]

@@ -1,0 +1,127 @@
+"""The filings retriever: Personalized PageRank over the filing graph, answering with pages.
+
+It is the hybrid graph retriever (`graph_retriever.GraphRetriever`) on `engine.filings.graph`'s filing
+graph, with three differences that make it read filings as an analyst does:
+- the question's scope (company, fiscal period, form, statement; `engine.filings.scope`) seeds the
+  structure it names, and the dense passage seeds come from the scoped filings only, so "Nike FY2018"
+  is not answered from the 2019 10-K that repeats 2018 as a comparative;
+- instruction text ("Round your answer to two decimal places") is taken out before any word seeds;
+- hits are pages: a page scores as its best passage, and ranks once.
+
+Every hit's score is still exactly the sum of its seeds' contributions (the walk is the same), and
+each hit leads its evidence paths with its typed path: company → filing → statement or note → the
+line items it holds → the page, each hop a seed that contains the page, with its share.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import NoSeedError
+from ..filings.graph import FilingSeeder
+from ..filings.scope import Scope
+from ..ingest.corpus import Passage, page_key, page_number
+from .graph_explain import EvidencePath, GraphAnswer, HitExplanation
+from .graph_retriever import GraphParams, GraphRetriever, Personalization
+from .retrievers import Answer, Hit, check_query, top_k
+from .seeding import PassageSeeder
+
+PATH_ORDER = ("company", "filing", "statement", "item", "note", "line item")
+
+
+@dataclass(frozen=True)
+class FilingWalk:
+    """What the filings retriever adds to a graph walk: the scope it read and its words."""
+
+    scope: Scope
+    scope_words: str
+
+
+class FilingRetriever(GraphRetriever):
+    def __init__(self, name: str, seeder: FilingSeeder, params: GraphParams, passages: PassageSeeder | None,
+                 corpus_passages: Sequence[Passage]):
+        super().__init__(name, seeder, params, passages)  # type: ignore[arg-type]  (FilingSeeder is a Seeder)
+        self.filing_seeder = seeder
+        self._doc_of = [p.doc_id for p in corpus_passages]
+        self._page = [page_key(p) or p.id for p in corpus_passages]
+        self._page_number = [page_number(p) for p in corpus_passages]
+        self._rank_pages = any(page_number(p) is not None for p in corpus_passages)
+
+    def personalize(self, query: str) -> Personalization:
+        scope = self.filing_seeder.scope(check_query(query))
+        seeding = self.filing_seeder.seeding_for(scope)
+        passage_seeds = ()
+        if self.passages is not None:
+            within = self.filing_seeder.rows_of(scope.filings, self._doc_of.__getitem__)
+            passage_seeds = self.passages.seeds(scope.text, within)
+        if not passage_seeds and not seeding.seeds:
+            raise self._no_seed(seeding)
+        w = 0.0 if not passage_seeds else (self.passages.params.passage_weight if seeding.seeds else 1.0)
+        entity_seeds = tuple(replace(s, weight=s.weight * (1 - w)) for s in seeding.seeds if 1 - w > 0)
+        return Personalization(replace(seeding, seeds=entity_seeds),
+                               tuple(replace(p, weight=p.weight * w) for p in passage_seeds))
+
+    def hits_from(self, scores: np.ndarray, k: int) -> tuple[Hit, ...]:
+        """The top k pages (a page scores as its best passage, which stands for it), reached ones only;
+        passages of unpaged documents rank as themselves."""
+        if not self._rank_pages:
+            return super().hits_from(scores, k)
+        ps = scores[: self.graph.n_passages]
+        reached = int((ps > 0).sum())
+        depth = min(reached, 8 * k + 64)  # a page rarely has more than a few passages
+        while True:
+            best: dict[str, int] = {}
+            for i in top_k(ps, depth, ps > 0):
+                best.setdefault(self._page[i], int(i))
+            if len(best) >= k or depth >= reached:
+                break
+            depth = min(reached, depth * 4)
+        return tuple(Hit(self.graph.passage_ids[i], float(ps[i]), r, self.name)
+                     for r, i in enumerate(list(best.values())[:k], start=1))
+
+    def answer(self, question: str, k: int, explain: bool = True) -> Answer:
+        answer = super().answer(question, k, explain)
+        if answer.walk is None:
+            return answer
+        scope = self.filing_seeder.scope(question)
+        why = {pid: self._with_typed_path(e) for pid, e in answer.why.items()}
+        walk = replace(answer.walk, explanations=tuple(why[e.hit.passage_id] for e in answer.walk.explanations),
+                       extra=FilingWalk(scope, scope.words(self.filing_seeder.structure.filings)))
+        return replace(answer, why=MappingProxyType(why), walk=walk)
+
+    def typed_path(self, explanation: HitExplanation) -> EvidencePath:
+        """company → filing → statement/Item/note → line items → page: the hit's filing and company, then
+        every structure seed that contains the hit's passage, in that order, with the seeds' mass."""
+        structure = self.filing_seeder.structure
+        row = self.graph.passage_index[explanation.passage_id]
+        doc = self._doc_of[row]
+        filing = structure.filings.get(doc)
+        contributions = dict(explanation.contributions)
+        touched = set(self.graph.incidence[row].indices.tolist())
+        offset = len(self.graph.entities) - len(structure.nodes)
+        steps: list[tuple[int, str, str, float]] = []
+        for i, node in enumerate(structure.nodes):
+            col = offset + i
+            if col not in touched:
+                continue
+            seeded = f"e:{node.key}" in contributions
+            if node.kind in ("company", "filing") or seeded:
+                label = f"“{node.label}”" if node.kind == "line item" else node.label
+                steps.append((PATH_ORDER.index(node.kind), label, f"e:{node.key}", contributions.get(f"e:{node.key}", 0.0)))
+        steps.sort(key=lambda s: s[0])
+        page = self._page_number[row]
+        end = f"page {page}" if page else explanation.passage_id
+        if filing is None:
+            end = explanation.passage_id
+        return EvidencePath(tuple(s[1] for s in steps) + (end,), tuple(s[2] for s in steps) + (f"p:{explanation.passage_id}",),
+                            float(sum(s[3] for s in steps)))
+
+    def _with_typed_path(self, e: HitExplanation) -> HitExplanation:
+        return replace(e, paths=(self.typed_path(e),) + e.paths)
+
+
+__all__ = ["FilingRetriever", "FilingWalk"]
