@@ -154,6 +154,9 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--queries", action="append", default=None, metavar="FILE",
                    help="labeled questions (JSON lines) to use instead of any queries.jsonl beside the corpus; "
                         "repeat to pool several files")
+    e.add_argument("--unit", default="auto", choices=("auto", "passage", "page"),
+                   help="what rankings rank: pages (each page once, at its best passage), passages, or auto: pages "
+                        "when every question's gold is pages")
     e.add_argument("--by", default="kind", metavar="FIELD",
                    help="group the per-group tables by this field of the questions: kind (the default) or any "
                         "extra field; a comma-separated value puts a question in each group it names")
@@ -337,12 +340,12 @@ def cmd_eval(args) -> None:
     corpus = _load(args.corpus, args.queries)
     config = _config(args, corpus)
     pair = _pair(args.compare, names)
-    result = evaluate(_index(corpus), names, ks, config)
+    result = evaluate(_index(corpus), names, ks, config, unit=args.unit)
     if args.json:
         print(json.dumps({**result.to_json(), **_compare_json(result, pair)}, indent=2))
         return
     metrics = list(next(iter(result.results.values())).means)
-    print(f"{result.corpus}: {result.n_passages} passages, {result.n_queries} labeled queries")
+    print(f"{result.corpus}: {result.n_passages} passages, {result.n_queries} labeled queries, ranked by {result.unit}")
     rows = [[n] + [r.means[m] for m in metrics] for n, r in result.results.items()]
     print(_table(["retriever"] + metrics, rows))
     for label, ids in question_groups(corpus.queries, args.by).items():

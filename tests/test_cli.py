@@ -19,7 +19,7 @@ def test_eval_json_shape(capsys):
     code, out, _ = run(capsys, "eval", "--corpus", "dataroom-core", "--retrievers", "bm25,tfidf,ppr-regex", "--k", "1,3,5", "--json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"corpus", "n_passages", "n_queries", "config", "results"}
+    assert set(data) == {"corpus", "n_passages", "n_queries", "unit", "config", "results"}
     assert data["corpus"] == "dataroom-core" and data["n_queries"] == 40
     for name in ("bm25", "tfidf", "ppr-regex"):
         res = data["results"][name]

@@ -10,7 +10,7 @@ def test_evaluate_tiny_by_hand(tiny):
     assert r.per_query["q1"]["hr@1"] == 1.0
     assert set(r.by_kind) == {"single-hop", "multi-hop"}
     js = res.to_json()
-    assert set(js) == {"corpus", "n_passages", "n_queries", "config", "results"}
+    assert set(js) == {"corpus", "n_passages", "n_queries", "unit", "config", "results"} and js["unit"] == "passage"
     assert set(js["results"]["bm25"]) >= {"hr@1", "hr@3", "mrr", "recall@3", "all@3", "by_kind"}
 
 

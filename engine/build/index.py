@@ -24,11 +24,12 @@ from ..graph.entities import BUILDERS, Extraction, entity_key, extract, filter_m
 from ..errors import PathLensError
 from ..graph.entity_graph import EntityGraph, build_graph
 from ..catalog import EDGE_PARAMS, PARAMS, RETRIEVERS, spec  # noqa: F401  (RETRIEVERS re-exported)
-from ..filings.graph import EdgeWeights, FilingSeeder, filing_graph
+from ..filings.graph import EdgeWeights, filing_graph
 from ..filings.lexicon import lexicon_for
 from ..filings.scope import ScopeCorrection
 from ..filings.structure import FilingStructure, read_structure
 from ..retrieve.filing_retriever import FilingRetriever
+from ..retrieve.filing_seeding import FilingSeeder
 from ..retrieve.graph_retriever import GraphParams, GraphRetriever
 from ..retrieve.retrievers import BM25Retriever, DenseRetriever, RRFConfig, RRFRetriever, Retriever, TfidfRetriever
 from ..retrieve.seeding import HybridParams, PassageSeeder, Seeder

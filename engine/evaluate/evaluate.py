@@ -31,6 +31,7 @@ class EvalResult:
     ks: tuple[int, ...]
     config: SearchConfig
     results: dict[str, RetrieverResult]
+    unit: str = "passage"  # what the rankings rank: passages, or pages (each page once)
 
     def to_json(self) -> dict:
         from ..explain.jsonout import config_json
@@ -39,6 +40,7 @@ class EvalResult:
             "corpus": self.corpus,
             "n_passages": self.n_passages,
             "n_queries": self.n_queries,
+            "unit": self.unit,
             "config": {"k": list(self.ks), "depth": max(MRR_DEPTH, *self.ks), **config_json(self.config)},
             "results": {
                 name: {**r.means, "by_kind": r.by_kind, "no_seed": len(r.no_seed), "per_query": r.per_query}
@@ -125,31 +127,67 @@ def judged(corpus: Corpus, queries: Sequence[LabeledQuery],
     return units_run, qrels
 
 
+PAGE_DEPTH = 8  # ranking by pages reads this many times deeper in passages, so pages fill the depth
+
+
+def by_pages(corpus: Corpus, ranking: dict[str, float], depth: int) -> dict[str, float]:
+    """A passage ranking as a page ranking: each page ranks once, at its best passage, which stands for
+    it; passages of unpaged documents rank as themselves. Cut to `depth`."""
+    page_of = corpus.page_of
+    out: dict[str, float] = {}
+    seen: set[str] = set()
+    for pid, score in ranking.items():
+        unit = page_of.get(pid) or pid
+        if unit not in seen:
+            seen.add(unit)
+            out[pid] = score
+            if len(out) == depth:
+                break
+    return out
+
+
+def check_unit(unit: str, corpus: Corpus, queries: Sequence[LabeledQuery]) -> str:
+    """"passage", "page", or "auto": pages when every question's gold is pages, as people cite filings."""
+    if unit not in ("auto", "passage", "page"):
+        raise PathLensError(f"unit must be auto, passage or page, got {unit!r}")
+    if unit == "auto":
+        return "page" if queries and all(q.gold_pages for q in queries) else "passage"
+    return unit
+
+
 def run_queries(index: Index, name: str, queries: Sequence[LabeledQuery], depth: int,
-                config: SearchConfig = SearchConfig()) -> tuple[dict[str, dict[str, float]], tuple[str, ...]]:
+                config: SearchConfig = SearchConfig(), unit: str = "passage"
+                ) -> tuple[dict[str, dict[str, float]], tuple[str, ...]]:
+    """Each question's ranking to `depth`, in passages or (unit "page") pages."""
     retriever = index.retriever(check_retriever(name), config)
-    answers = retriever.answer_batch([q.text for q in queries], depth)  # batched where the retriever can
+    read = depth * PAGE_DEPTH if unit == "page" else depth
+    answers = retriever.answer_batch([q.text for q in queries], read)  # batched where the retriever can
     run = {q.id: {h.passage_id: h.score for h in a.hits} for q, a in zip(queries, answers)}
+    if unit == "page":
+        run = {qid: by_pages(index.corpus, ranking, depth) for qid, ranking in run.items()}
     no_seed = [q.id for q, a in zip(queries, answers) if a.no_seed]
     return run, tuple(no_seed)
 
 
 def evaluate(index: Index, retrievers: Sequence[str], ks: Sequence[int] = (1, 3, 5),
              config: SearchConfig = SearchConfig(), queries: Sequence[LabeledQuery] | None = None,
-             on_retriever: Callable[[str], None] | None = None) -> EvalResult:
+             on_retriever: Callable[[str], None] | None = None, unit: str = "auto") -> EvalResult:
+    """Every retriever over the labeled questions. `unit` "page" ranks pages (each once, at its best
+    passage) for every retriever alike; "auto" does so when every question's gold is pages."""
     ks = check_ks(ks)
     for r in retrievers:
         check_retriever(r)
     queries = tuple(index.corpus.queries if queries is None else queries)
     if not queries:
         raise PathLensError(f"corpus {index.corpus.name!r} has no labeled queries to evaluate")
+    unit = check_unit(unit, index.corpus, queries)
     depth = max(MRR_DEPTH, *ks)
     kinds = sorted({q.kind for q in queries})
     results = {}
     for name in retrievers:
         if on_retriever:
             on_retriever(name)
-        run, no_seed = run_queries(index, name, queries, depth, config)
+        run, no_seed = run_queries(index, name, queries, depth, config, unit)
         units_run, qrels = judged(index.corpus, queries, run)
         values = per_query(units_run, qrels, ks)
         results[name] = RetrieverResult(
@@ -160,7 +198,7 @@ def evaluate(index: Index, retrievers: Sequence[str], ks: Sequence[int] = (1, 3,
             run=run,
             no_seed=no_seed,
         )
-    return EvalResult(index.corpus.name, len(index.corpus), len(queries), ks, config, results)
+    return EvalResult(index.corpus.name, len(index.corpus), len(queries), ks, config, results, unit)
 
 
 __all__ = ["evaluate", "question_groups", "compare", "compare_by_kind", "EvalResult", "RetrieverResult", "run_queries", "judged", "check_ks", "MRR_DEPTH"]

@@ -85,14 +85,14 @@ def parse_lexicon(text: str, where: str) -> Lexicon:
         statements[kind] = _phrases(phrases, f"{where}: field 'statements.{kind}'")
     terms = []
     for i, entry in enumerate(data.get("terms") or []):
-        at = f"{where}: field 'terms[{i}]'"
+        at = f"{where}: field 'terms[{i}]"
         if not isinstance(entry, dict) or "say" not in entry:
-            raise PathLensError(f"{at}: expected an object with 'say' and 'rows', 'statement' or 'notes'")
+            raise PathLensError(f"{at}': expected an object with 'say' and 'rows', 'statement' or 'notes'")
         statement = entry.get("statement", "")
         if statement and statement not in STATEMENTS:
-            raise PathLensError(f"{at}.statement: unknown statement {statement!r}; choose from " + ", ".join(STATEMENTS))
-        terms.append(Term(_phrases(entry["say"], f"{at}.say"), _phrases(entry.get("rows", []), f"{at}.rows"),
-                          statement, _phrases(entry.get("notes", []), f"{at}.notes")))
+            raise PathLensError(f"{at}.statement': unknown statement {statement!r}; choose from " + ", ".join(STATEMENTS))
+        terms.append(Term(_phrases(entry["say"], f"{at}.say'"), _phrases(entry.get("rows", []), f"{at}.rows'"),
+                          statement, _phrases(entry.get("notes", []), f"{at}.notes'")))
     instructions = []
     for i, pattern in enumerate(data.get("instructions") or []):
         try:

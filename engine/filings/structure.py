@@ -39,7 +39,9 @@ HEADER_LINES = 6  # a statement names itself within a page's first lines
 MIN_FIGURES = 30  # a statement page is a table: at least this many figures (lines may run together)
 
 _NUMBER = r"\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\s?\)?%?"
-_ROW = re.compile(r"^(?P<label>[A-Za-z(][^\d$]{1,90}?)[\s:]*(?:\(\w\)\s*)*(?:\$\s*)?(?:—|–|-|" + _NUMBER + r")(?:\s|$)")
+# a table row: a label of words, then nothing but figures (a dash stands for zero) to the end of the line
+_ROW = re.compile(r"^(?P<label>[A-Za-z(][^\d$]{1,90}?)[\s:]*(?:(?:\$\s*)?(?:—|–|-|" + _NUMBER + r")\s*)+$")
+_ROW_NOTE = re.compile(r"\((?:see |refer to )?note \d{1,2}[a-z]?\)|\(\d\)|\([a-z]\)(?=\s)", re.IGNORECASE)
 _FIGURE = re.compile(r"(?<![\w.])\(?\d{1,3}(?:,\d{3})+\)?|(?<![\w.,])\(?\d+\)?(?![\w,])")
 _ENDS_IN_FIGURE = re.compile(_NUMBER + r"\s*$|[—–]\s*$")
 _ITEM = re.compile(r"^(?:part\s+[iv]+\s*[,.–—-]?\s*)?item\s+(\d{1,2}[a-c]?)\s*[.:—–-]*\s+([a-z].{2,100})$", re.IGNORECASE)
@@ -185,10 +187,10 @@ def read_filing(doc_id: str, title: str, cover: str) -> Filing:
 def row_label(line: str) -> str | None:
     """The label of a table row ("Additions to property, plant and equipment (1,028) (1,105)" →
     its key "additions to property plant and equipment"), or None for a line that is not a row."""
-    m = _ROW.match(line.strip())
-    if not m or not _ENDS_IN_FIGURE.search(line.strip()):
-        return None
-    key = normalize_name(re.sub(r"\(\w\)$", "", m.group("label").strip()))
+    m = _ROW.match(_ROW_NOTE.sub(" ", line).strip())
+    if not m or not re.search(r"\d", m.group(0)[len(m.group("label")):]):
+        return None  # a row has at least one figure, not only dashes
+    key = normalize_name(m.group("label"))
     words = key.split()
     if not words or len(words) > 12 or key in _GENERIC_LABELS or words[0] in _MONTHS or words[-1] in _MONTHS:
         return None
@@ -272,8 +274,11 @@ def read_structure(passages: Sequence[Passage]) -> FilingStructure:
         for number in sorted(pages):
             page_rows = pages[number]
             text = "\n".join(passages[i].text for i in page_rows)
-            sections: list[int] = [n for n in (item, note) if n is not None]
             page_items, page_notes = headings(text)
+            top_items, top_notes = headings("\n".join(text.split("\n")[:3]))
+            # a section that opens at the top of the page ends the one before it there
+            sections: list[int] = [n for n in (None if top_items else item, None if top_items or top_notes else note)
+                                   if n is not None]
             for num, title in page_items:
                 item = node(f"§item {doc} {num}", "item", f"Item {num}. {_title(title)}", doc, num)
                 sections.append(item)
@@ -309,8 +314,8 @@ def read_structure(passages: Sequence[Passage]) -> FilingStructure:
 
 def line_label(line: str) -> str:
     """A row's label as printed, for display: "Additions to property, plant and equipment"."""
-    m = _ROW.match(line.strip())
-    return " ".join(m.group("label").split()).rstrip(" :$") if m else line.strip()
+    m = _ROW.match(_ROW_NOTE.sub(" ", line).strip())
+    return " ".join(m.group("label").split()).rstrip(" :$—–-") if m else line.strip()
 
 
 __all__ = ["EDGE_TYPES", "Filing", "FilingStructure", "KINDS", "Node", "STATEMENTS", "company_keys",

@@ -83,6 +83,11 @@ class Corpus:
                 h.update(b"\x00")
         return h.hexdigest()[:16]
 
+    @cached_property
+    def page_of(self) -> dict[str, str]:
+        """passage id → `doc#pN` for the passages of paged documents; computed once."""
+        return {p.id: key for p in self.passages if (key := page_key(p))}
+
     def qrels(self) -> dict[str, dict[str, int]]:
         return {q.id: {g: 1 for g in q.gold} for q in self.queries}
 
@@ -104,6 +109,9 @@ def _title_of(text: str, fallback: str) -> str:
 
 
 CORPUS_SUFFIXES = (".txt", ".md", ".jsonl", ".zip") + DOCUMENT_SUFFIXES
+
+
+LEXICON_FILE = "lexicon.json"  # at a corpus's top: the data room's own additions to the financial lexicon
 
 
 def _is_queries_file(name: str) -> bool:
@@ -153,12 +161,15 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
             files.extend(members)
         else:
             files.append(src)
+    lexicon = ""
     for f in files:
         if _is_queries_file(f.name) and "/" not in f.name.strip("/") and queries is None:
             queries = f
+        if f.name.strip("/") == LEXICON_FILE:
+            lexicon = _decode(f)
     passages: list[Passage] = []
     for f in sorted(files, key=lambda f: f.name):
-        if _is_queries_file(f.name):
+        if _is_queries_file(f.name) or f.name.strip("/") == LEXICON_FILE:
             continue
         suffix = PurePosixPath(f.name).suffix.lower()
         try:
@@ -188,15 +199,16 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
         seen.add(p.id)
     labeled = parse_queries(_decode(queries), queries.name, passages) if queries else ()
     return Corpus(name=name, passages=tuple(passages), queries=labeled,
-                  report=IngestReport(tuple(problems), tuple(dropped)))
+                  report=IngestReport(tuple(problems), tuple(dropped)), lexicon=lexicon)
 
 
 def load_folder(folder: Path, name: str | None = None, config: ChunkConfig = ChunkConfig()) -> Corpus:
     """Every readable file under `folder` (see CORPUS_SUFFIXES), in sorted path order."""
     folder = Path(folder)
-    paths = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in CORPUS_SUFFIXES
+    paths = sorted(p for p in folder.rglob("*") if p.is_file()
+                   and (p.suffix.lower() in CORPUS_SUFFIXES or p.relative_to(folder).as_posix() == LEXICON_FILE)
                    and not any(part.startswith(".") for part in p.relative_to(folder).parts))
-    if not [p for p in paths if not _is_queries_file(p.name)]:
+    if not [p for p in paths if not _is_queries_file(p.name) and p.name != LEXICON_FILE]:
         raise PathLensError(f"{folder} holds no file PathLens reads ({', '.join(CORPUS_SUFFIXES)})")
     sources = []
     problems = []

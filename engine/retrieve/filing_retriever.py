@@ -22,10 +22,10 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import NoSeedError
-from ..filings.graph import FilingSeeder
 from ..filings.scope import Scope
 from ..ingest.corpus import Passage, page_key, page_number
 from .graph_explain import EvidencePath, GraphAnswer, HitExplanation
+from .filing_seeding import FilingSeeder
 from .graph_retriever import GraphParams, GraphRetriever, Personalization
 from .retrievers import Answer, Hit, check_query, top_k
 from .seeding import PassageSeeder

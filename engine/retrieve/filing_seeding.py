@@ -1,0 +1,120 @@
+"""Seeds on the filing graph (`engine.filings.graph`): where a question about filings starts its walk.
+
+A question seeds the structure its scope names (`engine.filings.scope.read_scope`): the scoped
+filings, the statements it names or implies, the line items the lexicon maps its words to ("capex" →
+"Additions to property, plant and equipment"), the notes whose titles it uses, and the regex entity
+graph's own seeds of its words without their instruction text. Each seed weighs its specificity,
+1 / the passages it touches, as entity seeds do (`seeding`), each labelled with its rule.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..filings.lexicon import Lexicon
+from ..filings.scope import Scope, ScopeCorrection, read_scope
+from ..filings.structure import FilingStructure
+from ..graph.entity_graph import EntityGraph
+from ..text import normalize_name
+from .seeding import Seed, Seeder, Seeding
+
+STRUCTURE_RULES = ("scope", "statement", "lexicon", "line item", "note", "reference")
+
+
+class FilingSeeder:
+    """A question's seeds on the filing graph: its scope's structure, then the entity seeds of its
+    words without their instruction text. Has the `Seeder` interface the walk reads (`graph`,
+    `seeding`, `vector`), plus `scope`."""
+
+    def __init__(self, graph: EntityGraph, structure: FilingStructure, entity_seeder: Seeder | None,
+                 lexicon: Lexicon, correction: ScopeCorrection = ScopeCorrection()):
+        self.graph = graph
+        self.structure = structure
+        self.entity_seeder = entity_seeder
+        self.lexicon = lexicon
+        self.correction = correction
+        offset = len(graph.entities) - len(structure.nodes)
+        self._column = {node.key: offset + i for i, node in enumerate(structure.nodes)}
+        self._by_doc: dict[tuple[str, str], list[int]] = {}  # (doc, kind) → structure node indices
+        for i, node in enumerate(structure.nodes):
+            self._by_doc.setdefault((node.doc_id, node.kind), []).append(i)
+
+    def scope(self, question: str) -> Scope:
+        return read_scope(question, self.structure.filings, self.lexicon, self.correction)
+
+    def _nodes(self, docs, kind: str) -> list[int]:
+        return [i for d in docs for i in self._by_doc.get((d, kind), ())]
+
+    def structure_matches(self, scope: Scope) -> list[tuple[int, str, str]]:
+        """(structure node, rule, what in the question matched it) for every structure seed."""
+        nodes = self.structure.nodes
+        docs = scope.filings or tuple(self.structure.filings)
+        out: list[tuple[int, str, str]] = []
+        for i in self._nodes(scope.filings, "filing"):
+            out.append((i, "scope", nodes[i].label))
+        for i in self._nodes(docs, "statement"):
+            if nodes[i].ref in scope.statements:
+                out.append((i, "statement", nodes[i].label))
+        folded = f" {normalize_name(scope.text)} "
+        rows = {row: said for said, term in scope.terms for row in term.rows}
+        notes = [(word, said) for said, term in scope.terms for word in term.notes]
+        for i in self._nodes(docs, "line item"):
+            key = nodes[i].ref
+            if key in rows:
+                out.append((i, "lexicon", rows[key]))
+            elif len(key.split()) > 1 and f" {key} " in folded:
+                out.append((i, "line item", key))
+        for i in self._nodes(docs, "note") + self._nodes(docs, "item"):
+            title = normalize_name(nodes[i].label.split(" — ", 1)[-1].split(". ", 1)[-1])
+            number = nodes[i].ref.lower()
+            said = next((s for w, s in notes if nodes[i].kind == "note" and f" {w} " in f" {title} "), None)
+            if said is not None:
+                out.append((i, "lexicon", said))
+            elif nodes[i].kind == "note" and len(title.split()) > 1 and f" {title} " in folded:
+                out.append((i, "note", title))
+            elif f" {nodes[i].kind} {number} " in folded:
+                out.append((i, "reference", f"{nodes[i].kind} {number}"))
+        return out
+
+    def seeding(self, question: str) -> Seeding:
+        return self.seeding_for(self.scope(question))
+
+    def seeding_for(self, scope: Scope) -> Seeding:
+        degree = self.graph.entity_degree
+        matched: dict[int, tuple[str, str]] = {}  # graph column → (via, rule)
+        for i, rule, via in self.structure_matches(scope):
+            matched.setdefault(self._column[self.structure.nodes[i].key], (via, rule))
+        entity_seeding = self.entity_seeder.seeding(scope.text) if self.entity_seeder is not None else None
+        if entity_seeding is not None:
+            index = self.graph.entity_index
+            for s in entity_seeding.seeds:
+                if s.entity in index:
+                    matched.setdefault(index[s.entity], (s.via, s.rule))
+        weights = {j: 1.0 / degree[j] for j in matched if degree[j] > 0}
+        total = sum(weights.values())
+        seeds = tuple(Seed(self.graph.entities[j], self.graph.display[j], w / total, "query", matched[j][0],
+                           matched[j][1], int(degree[j])) for j, w in sorted(weights.items()))
+        keys = entity_seeding.query_entities if entity_seeding else ()
+        unmatched = entity_seeding.unmatched if entity_seeding else ()
+        return Seeding(seeds, keys, unmatched)
+
+    def vector(self, seeds) -> np.ndarray:
+        s = np.zeros(len(self.graph.entities))
+        index = self.graph.entity_index
+        for seed in seeds:
+            s[index[seed.entity]] = seed.weight
+        return s
+
+    def rows_of(self, docs, doc_of: Callable[[int], str]) -> np.ndarray | None:
+        """A mask of the passages of `docs`, or None when the scope keeps every filing."""
+        if not docs:
+            return None
+        wanted = set(docs)
+        return np.fromiter((doc_of(i) in wanted for i in range(self.graph.n_passages)), dtype=bool,
+                           count=self.graph.n_passages)
+
+
+
+__all__ = ["FilingSeeder", "STRUCTURE_RULES"]

@@ -1,0 +1,226 @@
+"""The filing graph: structure read off pages, the question's scope, the lexicon, and the retriever
+that ranks pages over them, on a small hand-made data room of two years of one company's 10-K."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+import numpy as np
+import pytest
+
+from engine.build.index import Index, SearchConfig
+from engine.errors import PathLensError
+from engine.filings.graph import EdgeWeights
+from engine.filings.lexicon import bundled, lexicon_for, parse_lexicon
+from engine.filings.scope import ScopeCorrection, read_scope
+from engine.filings.structure import (cross_references, headings, read_filing, read_structure, row_label,
+                                      statement_of_page)
+from engine.ingest.corpus import Corpus, LabeledQuery, Passage
+
+
+def cover(year: int) -> str:
+    return (f"UNITED STATES SECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\n"
+            f"ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d)\nFor the fiscal year ended May 31, {year}\n"
+            "ACME WIDGETS, INC.\n(Exact name of registrant as specified in its charter)\n"
+            "Title of each class Trading Symbol Name of each exchange on which registered\n"
+            "Class B Common Stock ACMW New York Stock Exchange")
+
+
+def cash_flows(year: int, capex: int) -> str:
+    rows = [f"Net income {100 + year % 10} 90 80", f"Depreciation 40 {38} 35",
+            f"Additions to property, plant and equipment ({capex:,}) (1,105) (1,143)",
+            "Repurchase of common stock (4,254) (3,223) (3,238)", "Dividends — common and preferred (1,243) (1,133) (1,022)"]
+    rows += [f"Other operating item {i} {i} {i + 1} {i + 2}" for i in range(1, 8)]
+    return f"ACME WIDGETS, INC.\nCONSOLIDATED STATEMENTS OF CASH FLOWS\nYEAR ENDED MAY 31,\n(In millions) {year} {year - 1} {year - 2}\n" + "\n".join(rows)
+
+
+def balance_sheet(year: int) -> str:
+    rows = ["Inventories 5,261 5,055", "Property, plant and equipment, net 4,454 3,989",
+            "TOTAL ASSETS $ 22,536 $ 23,259", "Long-term debt (see Note 8) 3,468 3,471"]
+    rows += [f"Other balance item {i} {i},000 {i},100" for i in range(1, 12)]
+    return f"ACME WIDGETS, INC.\nCONSOLIDATED BALANCE SHEETS\nMAY 31,\n(In millions) {year} {year - 1}\n" + "\n".join(rows)
+
+
+def filing_pages(year: int, capex: int) -> list[str]:
+    return [
+        cover(year),
+        "ITEM 7. MANAGEMENT'S DISCUSSION AND ANALYSIS\nOur business grew. Our long-term debt is described in "
+        "Note 8 — Long-Term Debt in the accompanying Notes to the Consolidated Financial Statements.\n"
+        f"The widget market in fiscal {year} was strong.",
+        "ITEM 8. FINANCIAL STATEMENTS AND SUPPLEMENTARY DATA\nTable of contents\nConsolidated Statements of Income 40\n"
+        "Consolidated Balance Sheets 41\nConsolidated Statements of Cash Flows 42",
+        balance_sheet(year),
+        cash_flows(year, capex),
+        "NOTE 8 — LONG-TERM DEBT\nLong-term debt comprises the following notes.\n2.375% Notes due 2026 1,000 1,000\n"
+        "3.875% Notes due 2045 1,500 1,500",
+        "ITEM 9. CHANGES IN AND DISAGREEMENTS WITH ACCOUNTANTS\nNone.",
+    ]
+
+
+def passages_of(doc: str, pages: list[str]) -> list[Passage]:
+    title = f"ACME WIDGETS, INC. · Form 10-K · fiscal year ended May 31, {doc[5:9]} · ACME {doc[5:9]} 10-K"
+    return [Passage(f"{doc}#p{n}.0", doc, title, text, MappingProxyType({"page": str(n), "pages": str(len(pages))}))
+            for n, text in enumerate(pages, start=1)]
+
+
+@pytest.fixture(scope="module")
+def room() -> Corpus:
+    passages = passages_of("ACME_2019_10K.pdf", filing_pages(2019, 1_028)) + passages_of("ACME_2020_10K.pdf",
+                                                                                         filing_pages(2020, 1_119))
+    passages.append(Passage("memo.md#0000", "memo.md", "Memo", "Beta Gadgets signed a lease in Ohio."))
+    queries = (LabeledQuery("c19", "What was Acme's capex in FY2019? Use the cash flow statement.",
+                            ("ACME_2019_10K.pdf#p5.0",), "metrics", ("ACME_2019_10K.pdf#p5",)),)
+    return Corpus("acme", tuple(passages), queries)
+
+
+def test_a_filing_is_read_off_its_title_cover_and_file_name():
+    f = read_filing("ACME_2019_10K.pdf", "ACME WIDGETS, INC. · Form 10-K · fiscal year ended May 31, 2019 · ACME 2019 10-K",
+                    cover(2019))
+    assert (f.company, f.form, f.fiscal_year, f.quarter) == ("Acme Widgets", "10-K", 2019, None)
+    assert f.names == ("acmewidgets", "acme") and f.symbols == ("ACMW",)
+    assert f.label == "Acme Widgets FY2019 10-K"
+    # a cover that names no registrant: the file name's first word and year
+    g = read_filing("MICROSOFT_2016_10K.pdf", "Commission File Number 001-37845 · Form 10-K", "")
+    assert (g.company, g.fiscal_year, g.form) == ("Microsoft", 2016, "10-K")
+    assert read_filing("INTEL_2022Q4_EARNINGS.pdf", "INTEL 2022 Q4 EARNINGS", "").quarter == 4
+
+
+def test_statement_pages_are_tables_that_name_one_statement():
+    assert statement_of_page(cash_flows(2019, 1)) == "cash flows"
+    assert statement_of_page(balance_sheet(2019)) == "balance sheet"
+    assert statement_of_page(filing_pages(2019, 1)[2]) is None  # a table of contents names three
+    assert statement_of_page("CONSOLIDATED STATEMENTS OF CASH FLOWS\nWe discuss cash flows in words only.") is None
+    assert statement_of_page("Report of Independent Registered Public Accounting Firm\nWe have audited the "
+                             "accompanying consolidated balance sheets\n" + " 1" * 40) is None
+    assert statement_of_page("COMPREHENSIVE INCOME STATEMENTS\n" + "\n".join(f"Item {i} 1 2 3" for i in range(12))) \
+        == "comprehensive income"
+
+
+def test_headings_skip_tables_of_contents_and_references():
+    items, notes = headings("ITEM 7. MANAGEMENT'S DISCUSSION AND ANALYSIS\nNote 8 Long-Term Debt 59\n"
+                            "NOTE 8 — LONG-TERM DEBT\nNote 6—Acquisitions in the Notes to Consolidated Financial Statements")
+    assert items == [("7", "MANAGEMENT'S DISCUSSION AND ANALYSIS")]
+    assert notes == [("8", "LONG-TERM DEBT")]
+    assert headings("Note 1: Organization and Operation")[1] == [("1", "Organization and Operation")]
+    assert headings("Note 6. Short-term Borrowings and Long-term Debt")[1] == [("6", "Short-term Borrowings and Long-term Debt")]
+
+
+def test_row_labels_and_cross_references():
+    assert row_label("Additions to property, plant and equipment (1,028) (1,105) (1,143)") == \
+        "additions to property plant and equipment"
+    assert row_label("TOTAL ASSETS $ 22,536 $ 23,259") == "total assets"
+    assert row_label("Dividends — common and preferred (1,243) (1,133)") == "dividends common and preferred"
+    assert row_label("Total 9,413 9,409") is None  # too generic to name a row
+    assert row_label("May 31, 2019") is None
+    assert row_label("Our revenues grew strongly in the year.") is None
+    assert cross_references("see Note 12 and refer to Item 7A; included in Part II, Item 8") == \
+        [("note", "12"), ("item", "7A"), ("item", "8")]
+
+
+def test_the_structure_links_each_node_to_the_passages_it_touches(room):
+    s = read_structure(room.passages)
+    assert set(s.filings) == {"ACME_2019_10K.pdf", "ACME_2020_10K.pdf"}  # the memo has no pages: no nodes
+    by_key = {n.key: i for i, n in enumerate(s.nodes)}
+    touched = {}
+    for row, node, edge in s.edges:
+        touched.setdefault(s.nodes[node].key, set()).add((room.passages[row].id, edge))
+    assert touched["§statement ACME_2019_10K.pdf cash flows"] == {("ACME_2019_10K.pdf#p5.0", "section")}
+    assert touched["§row ACME_2020_10K.pdf additions to property plant and equipment"] == \
+        {("ACME_2020_10K.pdf#p5.0", "line item")}
+    # Note 8 spans its own page (Item 9 opens the next); the balance sheet's "see Note 8" and the MD&A's
+    # "described in Note 8" are cross-reference edges to it
+    assert touched["§note ACME_2019_10K.pdf 8"] == {("ACME_2019_10K.pdf#p6.0", "section"),
+                                                    ("ACME_2019_10K.pdf#p4.0", "xref"), ("ACME_2019_10K.pdf#p2.0", "xref")}
+    # Item 8 runs until Item 9 opens
+    assert {pid for pid, _ in touched["§item ACME_2019_10K.pdf 8"]} == {f"ACME_2019_10K.pdf#p{n}.0" for n in (3, 4, 5, 6)}
+    assert len(touched["§company acmewidgets"]) == 14 and "§filing ACME_2019_10K.pdf" in by_key
+
+
+def test_scope_reads_company_year_form_statement_and_terms(room):
+    s = read_structure(room.passages)
+    lex = bundled()
+    q = ("Assume that you are a public equities analyst. What was ACMW's capex in FY2019? Use the cash flow "
+         "statement. Round your answer to two decimal places.")
+    scope = read_scope(q, s.filings, lex)
+    assert scope.companies == ("Acme Widgets",) and scope.year == 2019 and scope.statements == ("cash flows",)
+    assert scope.filings == ("ACME_2019_10K.pdf",)
+    assert [said for said, _ in scope.terms] == ["capex"]
+    assert "analyst" not in scope.text and "Round" not in scope.text and "capex" in scope.text
+    # a term implies its statement when none is named; a year the room has no filing for is read from
+    # the next filing, which repeats it as a comparative
+    scope = read_scope("acme widgets total assets in fiscal 2018", s.filings, lex)
+    assert scope.statements == ("balance sheet",) and scope.filings == ("ACME_2019_10K.pdf",)
+    # nothing named: no scope
+    assert read_scope("what is capex?", s.filings, lex).filings == ()
+    # a user's correction wins
+    scope = read_scope(q, s.filings, lex, ScopeCorrection(year=2020, statement="balance sheet"))
+    assert scope.filings == ("ACME_2020_10K.pdf",) and scope.statements == ("balance sheet",) and scope.corrected
+    with pytest.raises(PathLensError, match="company: no filing of the data room is by 'Globex'"):
+        read_scope(q, s.filings, lex, ScopeCorrection(company="Globex"))
+    with pytest.raises(PathLensError, match="statement: unknown statement 'p&l'"):
+        ScopeCorrection(statement="p&l")
+
+
+def test_a_data_rooms_lexicon_extends_the_bundled_one_and_is_checked():
+    extra = '{"terms": [{"say": ["widget capex"], "rows": ["widget tooling"], "statement": "cash flows"}]}'
+    lex = lexicon_for(extra)
+    assert len(lex.terms) == len(bundled().terms) + 1
+    assert [s for s, _ in lex.terms_in("What was Acme's widget capex?")] == ["widget capex"]
+    with pytest.raises(PathLensError, match=r"lexicon.json: field 'terms\[0\].statement': unknown statement 'p and l'"):
+        parse_lexicon('{"terms": [{"say": ["x"], "statement": "p and l"}]}', "lexicon.json")
+    with pytest.raises(PathLensError, match="lexicon.json: not valid JSON"):
+        parse_lexicon("{", "lexicon.json")
+    # a longer phrase of one term hides the shorter phrase of another inside it
+    assert [s for s, _ in bundled().terms_in("What is the unadjusted operating income?")] == ["operating income"]
+
+
+def test_edge_weights_scale_where_a_passage_steps(room):
+    index = Index(room)
+    w = EdgeWeights(filing=1.0, section=3.0, line_item=2.0, xref=1.0, entity=0.0)
+    g = index.filing_graph(w)
+    row = g.passage_index["ACME_2019_10K.pdf#p5.0"]
+    to_e = g.blocks[1]  # passage → node probabilities, one column per passage
+    probs = {g.entities[j]: to_e[j, row] for j in range(len(g.entities)) if to_e[j, row] > 0}
+    # filing 1 + company 1 + Item 8 section 3 + statement 3 + the page's 12 distinct rows × 2 = 32
+    total = 1 + 1 + 3 + 3 + 2 * len([k for k in probs if k.startswith("§row")])
+    assert probs["§filing ACME_2019_10K.pdf"] == pytest.approx(1 / total)
+    assert probs["§statement ACME_2019_10K.pdf cash flows"] == pytest.approx(3 / total)
+    assert probs["§row ACME_2019_10K.pdf additions to property plant and equipment"] == pytest.approx(2 / total)
+    assert sum(probs.values()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("year, page", [(2019, "ACME_2019_10K.pdf#p5"), (2020, "ACME_2020_10K.pdf#p5")])
+def test_the_right_years_statement_page_ranks_first_with_its_typed_path(room, year, page):
+    index = Index(room)
+    r = index.retriever("filing-graph", SearchConfig())
+    ans = r.answer(f"What was Acme's capital expenditure in FY{year} according to the cash flow statement?", 3)
+    top = ans.hits[0]
+    assert top.passage_id.startswith(page + ".")
+    pages = [h.passage_id.rsplit(".", 1)[0] for h in ans.hits]
+    assert len(set(pages)) == len(pages)  # pages rank once
+    why = ans.why[top.passage_id]
+    assert sum(c for _, c in why.contributions) == pytest.approx(top.score, rel=1e-9)
+    path = why.paths[0]
+    assert path.nodes == ("Acme Widgets", f"Acme Widgets FY{year} 10-K", "Item 8. Financial Statements And "
+                          "Supplementary Data", "Statement of cash flows", "“Additions to property, plant and equipment”",
+                          "page 5")[:1] + path.nodes[1:] and path.nodes[-1] == "page 5"
+    assert "Statement of cash flows" in path.nodes and "“Additions to property, plant and equipment”" in path.nodes
+    assert path.nodes.index(f"Acme Widgets FY{year} 10-K") < path.nodes.index("Statement of cash flows")
+    assert ans.walk.extra.scope.filings == (f"ACME_{year}_10K.pdf",)
+    assert ans.walk.extra.scope_words.startswith(f"Acme Widgets · FY{year} · Statement of cash flows")
+
+
+def test_evaluation_ranks_pages_for_every_retriever_alike(room):
+    from engine.evaluate.evaluate import by_pages, evaluate
+
+    paged = passages_of("ACME_2019_10K.pdf", ["a", "b"])
+    two = Corpus("two", tuple(paged) + (Passage("ACME_2019_10K.pdf#p2.1", "ACME_2019_10K.pdf", "", "c",
+                                                MappingProxyType({"page": "2", "pages": "2"})),
+                                        Passage("memo.md#0000", "memo.md", "Memo", "d")))
+    ranking = {"ACME_2019_10K.pdf#p2.0": 3.0, "ACME_2019_10K.pdf#p2.1": 2.0, "memo.md#0000": 1.5,
+               "ACME_2019_10K.pdf#p1.0": 1.0}
+    assert list(by_pages(two, ranking, 10)) == ["ACME_2019_10K.pdf#p2.0", "memo.md#0000", "ACME_2019_10K.pdf#p1.0"]
+    assert list(by_pages(two, ranking, 2)) == ["ACME_2019_10K.pdf#p2.0", "memo.md#0000"]
+    result = evaluate(Index(room), ["filing-graph", "bm25"], (1,))
+    assert result.unit == "page"  # every question's gold is a page
+    assert result.results["filing-graph"].means["hr@1"] == 1.0
