@@ -125,6 +125,12 @@ CATALOG: dict[str, RetrieverSpec] = {s.name: s for s in [
 ]}
 RETRIEVERS = tuple(CATALOG)
 DEFAULT_RETRIEVER = "hybrid-ner"  # the Query page's default: the best on the data room (README, Benchmarks)
+FILINGS_RETRIEVER = "filing"  # the default over paged documents (PDFs): the best on the filings dev set (docs)
+
+
+def default_retriever(paged: bool) -> str:
+    """The retriever a corpus opens on: the filings retriever when it holds paged documents (PDFs)."""
+    return FILINGS_RETRIEVER if paged else DEFAULT_RETRIEVER
 
 
 def spec(name: str) -> RetrieverSpec:

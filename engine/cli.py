@@ -14,7 +14,7 @@ from typing import Sequence
 
 from .ingest.corpus import bundled_manifest, bundled_names, citation, load_corpus
 from .errors import NoSeedError, PathLensError
-from .catalog import CATALOG, DEFAULT_RETRIEVER, EDGE_PARAMS, PARAMS, stages_for
+from .catalog import CATALOG, DEFAULT_RETRIEVER, EDGE_PARAMS, FILINGS_RETRIEVER, PARAMS, default_retriever, stages_for
 from .filings.scope import ScopeCorrection
 from .filings.structure import STATEMENTS
 from .build.index import Index, SearchConfig, check_retriever, search_config
@@ -125,8 +125,8 @@ def _parser() -> argparse.ArgumentParser:
     q = sub.add_parser("query", help="rank passages for one question")
     q.add_argument("question")
     q.add_argument("--corpus", default=None)
-    q.add_argument("--retriever", default=DEFAULT_RETRIEVER, metavar="RETRIEVER",
-                   help=f"default {DEFAULT_RETRIEVER}, as on the Query page; one of: "
+    q.add_argument("--retriever", default=None, metavar="RETRIEVER",
+                   help=f"default {DEFAULT_RETRIEVER}, or {FILINGS_RETRIEVER} for a corpus of PDFs, as on the Query page; one of: "
                    + "; ".join(f"{n} ({s.description})" for n, s in CATALOG.items()))
     q.add_argument("--k", type=int, default=5)
     q.add_argument("--json", action="store_true")
@@ -140,8 +140,8 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("report", help="write the self-contained HTML evidence report of one question")
     r.add_argument("question")
     r.add_argument("--corpus", default=None)
-    r.add_argument("--retriever", default="hybrid-ner", metavar="RETRIEVER",
-                   help="one of: " + ", ".join(CATALOG))
+    r.add_argument("--retriever", default=None, metavar="RETRIEVER",
+                   help=f"default {DEFAULT_RETRIEVER}, or {FILINGS_RETRIEVER} for a corpus of PDFs; one of: " + ", ".join(CATALOG))
     r.add_argument("--k", type=int, default=5)
     r.add_argument("--out", required=True, help="the HTML file to write")
     r.add_argument("--without", action="append", default=[], metavar="ENTITY")
@@ -270,9 +270,11 @@ def cmd_list(args) -> dict:
 def cmd_query(args) -> None:
     check_query(args.question)  # before any corpus is loaded
     k = check_k(args.k)
-    name = check_retriever(args.retriever)
+    if args.retriever is not None:
+        check_retriever(args.retriever)
     _config(args)  # bad parameters fail before any corpus is loaded
     corpus = _load(args.corpus)
+    name = args.retriever or default_retriever(corpus.paged)
     config = _config(args, corpus)
     index = _index(corpus)
     texts = dict(zip(index.ids, (p.text for p in corpus.passages)))
@@ -294,7 +296,9 @@ def cmd_query(args) -> None:
     for n in answer.notes:
         print(f"note: {n}")
     if answer.walk is not None:
-        print("seeds: " + ", ".join(f"{s.label} ({s.source}, {s.weight:.3f})" for s in answer.walk.seeds))
+        if answer.walk.extra is not None:
+            print(f"scope: {answer.walk.extra.scope_words}")
+        print("seeds: " + ", ".join(f"{s.label} ({s.rule}, {s.weight:.3f})" for s in answer.walk.seeds))
     if not answer.hits:
         print("no passage shares a term with the query")
     for h in answer.hits:
@@ -302,6 +306,8 @@ def cmd_query(args) -> None:
         print(f"      from {citation(by_id[h.passage_id])}")
         why = answer.why.get(h.passage_id)
         if answer.walk is not None:  # a walk says why by its evidence paths, each with its mass
+            if why.typed_path is not None:
+                print(f"      typed path {why.typed_path.words()}  (mass {why.typed_path.mass:.2e})")
             print("\n".join(f"      via {p.words()}  (mass {p.mass:.2e})" for p in why.paths))
         elif why is not None:
             print(f"      why: {why.words()}")
@@ -315,10 +321,13 @@ def cmd_report(args) -> None:
     from .explain.report import ReportView, build_report
 
     check_query(args.question)
-    name, k = check_retriever(args.retriever), check_k(args.k)
+    k = check_k(args.k)
+    if args.retriever is not None:
+        check_retriever(args.retriever)
     _config(args)
     spec = args.corpus or CLI_DEFAULT_CORPUS
     corpus = _load(spec)
+    name = args.retriever or default_retriever(corpus.paged)
     config = _config(args, corpus)
     index = _index(corpus)
     for stage in stages_for([name], config.rrf.members):

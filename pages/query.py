@@ -8,7 +8,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine.catalog import CATALOG, DEFAULT_RETRIEVER, PARAMS
+from engine.catalog import CATALOG, PARAMS, default_retriever
+from engine.filings.scope import ScopeCorrection
+from engine.filings.structure import STATEMENTS
 from engine.ingest.corpus import citation
 from engine.errors import PathLensError
 from engine.build.index import search_config
@@ -23,6 +25,19 @@ BASE_RETRIEVERS = [n for n, s in CATALOG.items() if not s.aliases]
 FUSABLE = [n for n, s in CATALOG.items() if s.family != "fusion"]
 RRF_DEFAULT = RRFConfig().members
 TOLERANCES = {"none (run the cap)": None, "1e-4": 1e-4, "1e-6": 1e-6, "1e-8": 1e-8}
+
+
+AS_READ = "as read from the question"
+NONE = "none"
+
+
+def _correction(value: str, cast=str):
+    """A scope widget's value as a correction: None leaves what was read, "" (or 0) clears it."""
+    if value == AS_READ:
+        return None
+    if value == NONE:
+        return cast() if cast is not str else ""
+    return cast(value)
 
 
 def _base_of(name: str) -> str:
@@ -48,11 +63,12 @@ passage_of = {p.id: p for p in corpus.passages}  # a hit's citation is made for 
 if st.session_state.get("query_state_for") != corpus.name:
     default_q = next((q.text for q in corpus.queries if q.kind == "multi-hop"),
                      corpus.queries[0].text if corpus.queries else "")
-    wanted = param("retriever", DEFAULT_RETRIEVER)
+    opening = default_retriever(corpus.paged)  # a corpus of PDFs opens on the filings retriever
+    wanted = param("retriever", opening)
     notes: list[str] = []
     if _base_of(wanted) not in BASE_RETRIEVERS:
-        notes.append(f"Unknown retriever {wanted!r} in the link; using {DEFAULT_RETRIEVER}.")
-        wanted = DEFAULT_RETRIEVER
+        notes.append(f"Unknown retriever {wanted!r} in the link; using {opening}.")
+        wanted = opening
     st.session_state.update({
         "query_state_for": corpus.name,
         "question": param("q", default_q),
@@ -72,6 +88,10 @@ if st.session_state.get("query_state_for") != corpus.name:
         "wi_passages": [x for x in param("without_passages", "").split(";") if x in texts],
         "link_notes": notes,
         "tol": next((label for label, v in TOLERANCES.items() if str(v) == param("tol", "None")), "none (run the cap)"),
+        "scope_company": param("company", AS_READ),
+        "scope_year": param("fy", AS_READ),
+        "scope_form": param("form", AS_READ),
+        "scope_statement": param("statement", AS_READ),
     })
 
 
@@ -141,6 +161,34 @@ with st.expander("More parameters"):
                                help="Weighted RRF: this member's votes count this many times.")
                for m in members]
 
+scope = ScopeCorrection()
+if base in ("filing", "filing-graph"):
+    filings = index.structure().filings
+    with st.expander("Scope: which filings, period and statement the question is about", expanded=False):
+        st.caption("Read off the question: its company (name or ticker), fiscal year, form and statement. If the "
+                   "reading below the answer is wrong, correct it here; “none” clears it.")
+        s1, s2, s3, s4 = st.columns(4)
+        companies = sorted({f.company for f in filings.values()})
+        years = sorted({str(f.fiscal_year) for f in filings.values() if f.fiscal_year})
+        forms = sorted({f.form for f in filings.values() if f.form})
+        statement_names = {kind: label for kind, (label, _) in STATEMENTS.items()}
+        for key, options in (("scope_company", companies), ("scope_year", years), ("scope_form", forms),
+                             ("scope_statement", list(statement_names))):
+            if st.session_state.get(key) not in [AS_READ, NONE, *options]:
+                st.session_state[key] = AS_READ  # a link naming what this room lacks
+        s1.selectbox("Company", [AS_READ, NONE, *companies], key="scope_company")
+        s2.selectbox("Fiscal year", [AS_READ, NONE, *years], key="scope_year")
+        s3.selectbox("Form", [AS_READ, NONE, *forms], key="scope_form")
+        s4.selectbox("Statement", [AS_READ, NONE, *statement_names], key="scope_statement",
+                     format_func=lambda kind: statement_names.get(kind, kind))
+    scope = ScopeCorrection(_correction(st.session_state["scope_company"]),
+                            _correction(st.session_state["scope_year"], int),
+                            _correction(st.session_state["scope_form"]),
+                            _correction(st.session_state["scope_statement"]))
+    set_params(**{url: (None if st.session_state[key] == AS_READ else st.session_state[key])
+                  for url, key in (("company", "scope_company"), ("fy", "scope_year"), ("form", "scope_form"),
+                                   ("statement", "scope_statement"))})
+
 name = BCT_OF[base] if base in BCT_OF and bct else base
 set_params(q=question.strip() or None, retriever=name, alpha=alpha, iters=iterations, beta=beta, k=k,
            bct=int(bct), tol=TOLERANCES[tol_label], w=w, tau=tau, top=top, lex=lexical,
@@ -158,7 +206,7 @@ try:
     config = search_config({"alpha": alpha, "iterations": int(iterations), "beta": beta, "passage_weight": w,
                             "tau": float(tau), "top": int(top), "lexical": lexical}, corpus,
                            tol=TOLERANCES[tol_label], vocabulary=vocabulary, rrf_members=tuple(members),
-                           rrf_weights=tuple(weights) if any(x != 1 for x in weights) else ())
+                           rrf_weights=tuple(weights) if any(x != 1 for x in weights) else (), scope=scope)
 except PathLensError as e:
     st.error(str(e))
     st.stop()
@@ -205,6 +253,10 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
 
     # ---------------------------------------------------------------- graph explanation
     seed_label: dict[str, str] = {}
+    if walk is not None and walk.extra is not None:
+        corrected = " (as you corrected it)" if walk.extra.scope.corrected else ""
+        st.info(f"**Scope as understood{corrected}:** {escape_markdown(walk.extra.scope_words)}. "
+                "Correct it under “Scope” above.")
     if walk is not None:
         st.subheader("Seeds: where the walk restarts")
         seed_label = {f"e:{s.entity}": s.label for s in walk.seeds}
@@ -217,7 +269,10 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
             show_table(seeds_df, hide_index=True, width="stretch", column_config={
                 "rule": st.column_config.TextColumn("rule", help="extracted: the extractor found the name; containment: "
                                                     "an extracted name inside or around a graph entity; vocabulary: a graph "
-                                                    "entity named in the question; otherwise an alias rule (BCT)"),
+                                                    "entity named in the question; filings: scope (a filing the question "
+                                                    "is scoped to), statement, lexicon (an analyst's word mapped to a "
+                                                    "line item or note), line item, note, reference (“Note 12”); "
+                                                    "otherwise an alias rule (BCT)"),
                 "weight": st.column_config.NumberColumn("weight", help="share of the restart mass", format="%.4f"),
                 "passages": st.column_config.NumberColumn("passages", help="passages the entity occurs in; seeds weigh "
                                                           "1 / this (specificity), so generic names weigh little")})
@@ -300,7 +355,7 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
                "source": citation(passage_of[h.passage_id])}
         if e is not None:
             row["seed shares"] = "; ".join(f"{seed_label[s]}: {v:.0%}" for s, v in e.seed_shares if v >= 0.005)
-            row["evidence paths"] = " | ".join(p.words() for p in e.paths)
+            row["evidence paths"] = " | ".join(p.words() for p in ((e.typed_path,) if e.typed_path else ()) + e.paths)
         elif h.passage_id in why:
             row["why"] = why[h.passage_id].words()
         rows.append(row)
@@ -318,6 +373,9 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
                 owed = ("its own dense similarity to the question" if top_seed == f"p:{h.passage_id}"
                         else seed_label[top_seed])
                 st.caption(f"The seed this passage owes most to: {owed} ({top_share:.0%} of its score).")
+                if e.typed_path is not None:
+                    st.markdown(f"**Typed path:** {escape_markdown(e.typed_path.words())} "
+                                f"(its seeds carry {e.typed_path.mass / h.score:.0%} of the score)")
                 for p in e.paths:
                     st.caption(f"Evidence path: {p.words()} (mass {p.mass:.2e})")
             elif h.passage_id in why:

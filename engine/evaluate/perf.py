@@ -26,7 +26,7 @@ from ..build.index import Index, LocalCompute, RETRIEVERS, search_config
 
 ROOT = Path(__file__).resolve().parents[2]  # the project folder (engine/evaluate/perf.py)
 STAGES = ("tokens", "bm25", "tfidf", "embeddings", "extraction:regex", "graph:regex", "aliases:regex",
-          "extraction:ner", "graph:ner", "aliases:ner")
+          "extraction:ner", "graph:ner", "aliases:ner", "structure")
 
 
 def median_time(fn: Callable[[], object], repeats: int) -> float:
@@ -566,9 +566,13 @@ def _latency_lines(q: dict) -> list[str]:
 
 
 def _build_lines(cb: dict, what: str = "cold build") -> list[str]:
-    return [f"{what} (s): " + ", ".join(f"{s} {t:.1f}" for s, t in cb["stages_s"].items())
-            + f"; total {cb['total_s']:.1f} s, peak RSS {cb['peak_rss_mb']:.0f} MB"
-            + (f" (a worker process's {cb['peak_rss_worker_mb']:.0f} MB)" if cb.get("peak_rss_worker_mb") else "")]
+    lines = [f"{what} (s): " + ", ".join(f"{s} {t:.1f}" for s, t in cb["stages_s"].items())
+             + f"; total {cb['total_s']:.1f} s, peak RSS {cb['peak_rss_mb']:.0f} MB"
+             + (f" (a worker process's {cb['peak_rss_worker_mb']:.0f} MB)" if cb.get("peak_rss_worker_mb") else "")]
+    structure = cb["stages_s"].get("structure")
+    if structure is not None:
+        lines.append(f"  the filings' structure: {structure:.2f} s, {structure / cb['total_s']:.1%} of the {what}")
+    return lines
 
 
 def _one_process_lines(cb: dict) -> list[str]:

@@ -32,7 +32,9 @@ def explanation_json(why) -> dict | None:
     if isinstance(why, HitExplanation):
         return {"seed_contributions": dict(why.contributions), "seed_shares": dict(why.seed_shares),
                 "evidence_paths": [{"path": p.words(), "nodes": list(p.node_ids), "mass": p.mass} for p in why.paths],
-                "matched_entities": list(why.matched_entities)}
+                "matched_entities": list(why.matched_entities),
+                **({"typed_path": {"path": why.typed_path.words(), "nodes": list(why.typed_path.node_ids),
+                                   "mass": why.typed_path.mass}} if why.typed_path is not None else {})}
     return asdict(why)
 
 
@@ -50,7 +52,16 @@ def walk_json(walk: GraphAnswer) -> dict:
         "residuals": list(walk.residuals),
         "iterations": walk.iterations,
         "subgraph": {"nodes": [asdict(n) for n in walk.nodes], "edges": [asdict(e) for e in walk.edges]},
+        **({"scope": scope_json(walk.extra)} if walk.extra is not None else {}),
     }
+
+
+def scope_json(extra) -> dict:
+    """The filings retriever's reading of the question: company, period, form, statements, terms, filings."""
+    s = extra.scope
+    return {"words": extra.scope_words, "companies": list(s.companies), "fiscal_year": s.year, "quarter": s.quarter,
+            "form": s.form, "statements": list(s.statements), "terms": [said for said, _ in s.terms],
+            "filings": list(s.filings), "question_without_instructions": s.text, "corrected": s.corrected}
 
 
 def answer_json(answer: Answer, passages: Mapping[str, Passage]) -> dict:

@@ -73,6 +73,10 @@ class ReportView:
             params["members"] = ",".join(self.config.rrf.members)
             if self.config.rrf.weights:
                 params["weights"] = ",".join(f"{w:g}" for w in self.config.rrf.weights)
+        sc = self.config.scope
+        for key, value in (("company", sc.company), ("fy", sc.year), ("form", sc.form), ("statement", sc.statement)):
+            if value is not None:
+                params[key] = value if value not in ("", 0) else "none"
         if self.without_entities:
             params["without"] = ";".join(self.without_entities)
         if self.without_passages:
@@ -94,6 +98,11 @@ class ReportView:
             argv += ["--rrf-members", ",".join(self.config.rrf.members)]
             if self.config.rrf.weights:
                 argv += ["--rrf-weights", ",".join(f"{w:g}" for w in self.config.rrf.weights)]
+        sc = self.config.scope
+        for flag, value in (("--company", sc.company), ("--fiscal-year", sc.year), ("--form", sc.form),
+                            ("--statement", sc.statement)):
+            if value is not None:
+                argv += [flag, str(value)]
         for e in self.without_entities:
             argv += ["--without", e]
         for p in self.without_passages:
@@ -175,6 +184,8 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
            "<h1>PathLens evidence report</h1>",
            f"<p class='meta'>Generated {html.escape(generated)}</p>",
            f"<h2>Question</h2><p>{html.escape(question)}</p>",
+           *([f"<p><strong>Scope as understood{' (corrected)' if walk.extra.scope.corrected else ''}:</strong> "
+              f"{html.escape(walk.extra.scope_words)}</p>"] if walk is not None and walk.extra is not None else []),
            "<h2>How it was asked</h2>", _table(["parameter", "value"], params),
            f"<p class='meta'>Reproduce this view in PathLens: append <code>{html.escape(view.link())}</code> to the "
            f"app's address. Write this report again: <code>{html.escape(view.command())}</code></p>"]
@@ -217,6 +228,9 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
                                                                                            key=lambda sv: -sv[1])
                                if v >= 0.005)
             out.append(f"<div class='meta'>Seed shares: {shares}</div>")
+            if e.typed_path is not None:
+                out.append(f"<div><strong>Typed path:</strong> {html.escape(e.typed_path.words())} "
+                           f"(its seeds carry {e.typed_path.mass / h.score:.0%} of the score)</div>")
             for p in e.paths:
                 out.append(f"<div class='meta'>Evidence path: {html.escape(p.words())} (mass {p.mass:.2e})</div>")
         elif h.passage_id in answer.why:

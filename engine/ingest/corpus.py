@@ -84,6 +84,11 @@ class Corpus:
         return h.hexdigest()[:16]
 
     @cached_property
+    def paged(self) -> bool:
+        """Whether any passage comes from a paged document (a PDF): such a corpus opens on the filings retriever."""
+        return any(page_key(p) for p in self.passages)
+
+    @cached_property
     def page_of(self) -> dict[str, str]:
         """passage id → `doc#pN` for the passages of paged documents; computed once."""
         return {p.id: key for p in self.passages if (key := page_key(p))}

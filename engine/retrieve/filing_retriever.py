@@ -9,8 +9,8 @@ graph, with three differences that make it read filings as an analyst does:
 - hits are pages: a page scores as its best passage, and ranks once.
 
 Every hit's score is still exactly the sum of its seeds' contributions (the walk is the same), and
-each hit leads its evidence paths with its typed path: company → filing → statement or note → the
-line items it holds → the page, each hop a seed that contains the page, with its share.
+each hit gets a typed path besides its evidence paths: company → filing → statement or note → the
+line items it holds → the page, each hop a structure seed the page stands in or holds.
 """
 
 from __future__ import annotations
@@ -50,6 +50,9 @@ class FilingRetriever(GraphRetriever):
         self._page = [page_key(p) or p.id for p in corpus_passages]
         self._page_number = [page_number(p) for p in corpus_passages]
         self._rank_pages = any(page_number(p) is not None for p in corpus_passages)
+        self._rows_of_page: dict[str, list[int]] = {}
+        for i, page in enumerate(self._page):
+            self._rows_of_page.setdefault(page, []).append(i)
 
     def personalize(self, query: str) -> Personalization:
         scope = self.filing_seeder.scope(check_query(query))
@@ -95,13 +98,15 @@ class FilingRetriever(GraphRetriever):
 
     def typed_path(self, explanation: HitExplanation) -> EvidencePath:
         """company → filing → statement/Item/note → line items → page: the hit's filing and company, then
-        every structure seed that contains the hit's passage, in that order, with the seeds' mass."""
+        every structure seed that the hit's page stands in or holds, in that order; its mass is those seeds'
+        contributions to the hit's score."""
         structure = self.filing_seeder.structure
         row = self.graph.passage_index[explanation.passage_id]
         doc = self._doc_of[row]
         filing = structure.filings.get(doc)
         contributions = dict(explanation.contributions)
-        touched = set(self.graph.incidence[row].indices.tolist())
+        # the page's nodes: what any of its passages touches (a row may stand in the page's next passage)
+        touched = {int(j) for r in self._rows_of_page[self._page[row]] for j in self.graph.incidence[r].indices}
         offset = len(self.graph.entities) - len(structure.nodes)
         steps: list[tuple[int, str, str, float]] = []
         for i, node in enumerate(structure.nodes):
@@ -121,7 +126,7 @@ class FilingRetriever(GraphRetriever):
                             float(sum(s[3] for s in steps)))
 
     def _with_typed_path(self, e: HitExplanation) -> HitExplanation:
-        return replace(e, paths=(self.typed_path(e),) + e.paths)
+        return replace(e, typed_path=self.typed_path(e))
 
 
 __all__ = ["FilingRetriever", "FilingWalk"]

@@ -51,6 +51,9 @@ class HitExplanation:
     paths: tuple[EvidencePath, ...]
     matched_entities: tuple[str, ...]  # display forms of seed/alias entities in this passage
     seed_names: tuple[str, ...] = ()  # each contribution's seed as a reader names it, in the same order
+    # the filings retriever's chain company → filing → statement/note → line item → page (not a graph path:
+    # each hop is a structure node the page stands in or holds)
+    typed_path: EvidencePath | None = None
 
     @property
     def passage_id(self) -> str:
@@ -66,6 +69,8 @@ class HitExplanation:
         top = sorted(zip(self.seed_names, self.seed_shares), key=lambda x: -x[1][1])[:3]
         seeds = (f"rank {self.hit.rank} in the walk; its seeds: "
                  + ", ".join(f"{name} {share:.0%}" for name, (_, share) in top if share >= 0.005))
+        if self.typed_path is not None:
+            return seeds + f"; {self.typed_path.words()}"
         return seeds + (f"; path {self.paths[0].words()}" if self.paths else "; no evidence path within two hops")
 
     @property
