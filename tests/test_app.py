@@ -483,3 +483,33 @@ def test_a_link_to_an_evaluated_compare_view_evaluates_once_on_open():
     assert at.session_state["evaluation_count"] == 1
     at.selectbox(key="ci_metric").set_value("hr@1").run()  # the user's change stands; the link asks no more
     assert at.session_state["evaluation_count"] == 1 and at.query_params["metric"] == "hr@1"
+
+
+def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_scope(tmp_path):
+    from tests.filingmaker import write_pdfs
+
+    folder = write_pdfs(tmp_path / "room")
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.query_params["corpus"] = "upload a corpus file"
+    at.session_state["uploaded_corpus"] = (str(folder), "acme-room", "acme room", None)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="base_retriever").value == "filing"  # a corpus of PDFs opens on it
+    at.text_input(key="question").set_value("What was Acme's capex in FY2019? Use the cash flow statement.").run()
+    assert not at.exception, at.exception
+    scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
+    assert scope == ["**Scope as understood:** Acme Widgets · FY2019 · Statement of cash flows → Acme Widgets FY2019 "
+                     "10\\-K. Correct it under “Scope” above."]  # markdown-escaped hyphen
+    assert hit_lines(at)[0].startswith("**1.** `ACME_2019_10K.pdf#p5.0`")
+    typed = [m.value for m in at.markdown if m.value.startswith("**Typed path:**")]
+    assert typed[0].startswith("**Typed path:** Acme Widgets → Acme Widgets FY2019 10\\-K → Statement of cash flows → "
+                               "“Additions to property, plant and equipment” → page 5")
+    cited = [c.value for c in at.caption if c.value.startswith("From ")]
+    assert "page 5 of ACME" in cited[0] and "2019" in cited[0]  # the cited page
+    # the user corrects the year: the other filing's statement answers, and the link keeps the correction
+    at.selectbox(key="scope_year").set_value("2020").run()
+    assert not at.exception, at.exception
+    scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
+    assert scope[0].startswith("**Scope as understood (as you corrected it):** Acme Widgets · FY2020")
+    assert hit_lines(at)[0].startswith("**1.** `ACME_2020_10K.pdf#p5.0`")
+    assert at.query_params["fy"] == ["2020"] if isinstance(at.query_params["fy"], list) else at.query_params["fy"] == "2020"

@@ -16,45 +16,7 @@ from engine.filings.scope import ScopeCorrection, read_scope
 from engine.filings.structure import (cross_references, headings, read_filing, read_structure, row_label,
                                       statement_of_page)
 from engine.ingest.corpus import Corpus, LabeledQuery, Passage
-
-
-def cover(year: int) -> str:
-    return (f"UNITED STATES SECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\n"
-            f"ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d)\nFor the fiscal year ended May 31, {year}\n"
-            "ACME WIDGETS, INC.\n(Exact name of registrant as specified in its charter)\n"
-            "Title of each class Trading Symbol Name of each exchange on which registered\n"
-            "Class B Common Stock ACMW New York Stock Exchange")
-
-
-def cash_flows(year: int, capex: int) -> str:
-    rows = [f"Net income {100 + year % 10} 90 80", f"Depreciation 40 {38} 35",
-            f"Additions to property, plant and equipment ({capex:,}) (1,105) (1,143)",
-            "Repurchase of common stock (4,254) (3,223) (3,238)", "Dividends — common and preferred (1,243) (1,133) (1,022)"]
-    rows += [f"Other operating item {i} {i} {i + 1} {i + 2}" for i in range(1, 8)]
-    return f"ACME WIDGETS, INC.\nCONSOLIDATED STATEMENTS OF CASH FLOWS\nYEAR ENDED MAY 31,\n(In millions) {year} {year - 1} {year - 2}\n" + "\n".join(rows)
-
-
-def balance_sheet(year: int) -> str:
-    rows = ["Inventories 5,261 5,055", "Property, plant and equipment, net 4,454 3,989",
-            "TOTAL ASSETS $ 22,536 $ 23,259", "Long-term debt (see Note 8) 3,468 3,471"]
-    rows += [f"Other balance item {i} {i},000 {i},100" for i in range(1, 12)]
-    return f"ACME WIDGETS, INC.\nCONSOLIDATED BALANCE SHEETS\nMAY 31,\n(In millions) {year} {year - 1}\n" + "\n".join(rows)
-
-
-def filing_pages(year: int, capex: int) -> list[str]:
-    return [
-        cover(year),
-        "ITEM 7. MANAGEMENT'S DISCUSSION AND ANALYSIS\nOur business grew. Our long-term debt is described in "
-        "Note 8 — Long-Term Debt in the accompanying Notes to the Consolidated Financial Statements.\n"
-        f"The widget market in fiscal {year} was strong.",
-        "ITEM 8. FINANCIAL STATEMENTS AND SUPPLEMENTARY DATA\nTable of contents\nConsolidated Statements of Income 40\n"
-        "Consolidated Balance Sheets 41\nConsolidated Statements of Cash Flows 42",
-        balance_sheet(year),
-        cash_flows(year, capex),
-        "NOTE 8 — LONG-TERM DEBT\nLong-term debt comprises the following notes.\n2.375% Notes due 2026 1,000 1,000\n"
-        "3.875% Notes due 2045 1,500 1,500",
-        "ITEM 9. CHANGES IN AND DISAGREEMENTS WITH ACCOUNTANTS\nNone.",
-    ]
+from tests.filingmaker import balance_sheet, cash_flows, cover, filing_pages
 
 
 def passages_of(doc: str, pages: list[str]) -> list[Passage]:
@@ -200,12 +162,14 @@ def test_the_right_years_statement_page_ranks_first_with_its_typed_path(room, ye
     assert len(set(pages)) == len(pages)  # pages rank once
     why = ans.why[top.passage_id]
     assert sum(c for _, c in why.contributions) == pytest.approx(top.score, rel=1e-9)
-    path = why.paths[0]
-    assert path.nodes == ("Acme Widgets", f"Acme Widgets FY{year} 10-K", "Item 8. Financial Statements And "
-                          "Supplementary Data", "Statement of cash flows", "“Additions to property, plant and equipment”",
-                          "page 5")[:1] + path.nodes[1:] and path.nodes[-1] == "page 5"
-    assert "Statement of cash flows" in path.nodes and "“Additions to property, plant and equipment”" in path.nodes
-    assert path.nodes.index(f"Acme Widgets FY{year} 10-K") < path.nodes.index("Statement of cash flows")
+    path = why.typed_path
+    assert path.nodes == ("Acme Widgets", f"Acme Widgets FY{year} 10-K", "Statement of cash flows",
+                          "“Additions to property, plant and equipment”", "page 5")
+    # its mass is what the seeds on it (the filing, the statement, the row) contribute to the score
+    on_path = {f"e:§filing ACME_{year}_10K.pdf", f"e:§statement ACME_{year}_10K.pdf cash flows",
+               f"e:§row ACME_{year}_10K.pdf additions to property plant and equipment"}
+    assert path.mass == pytest.approx(sum(c for s, c in why.contributions if s in on_path), rel=1e-12)
+    assert path.mass / top.score > 0.9
     assert ans.walk.extra.scope.filings == (f"ACME_{year}_10K.pdf",)
     assert ans.walk.extra.scope_words.startswith(f"Acme Widgets · FY{year} · Statement of cash flows")
 
