@@ -75,6 +75,9 @@ def test_row_labels_and_cross_references():
     assert row_label("Total 9,413 9,409") is None  # too generic to name a row
     assert row_label("May 31, 2019") is None
     assert row_label("Our revenues grew strongly in the year.") is None
+    # a long row of figures (statements print many columns) is read in one pass
+    assert row_label("Cash paid " + " (1,234) —" * 400 + " x") is None
+    assert row_label("Cash paid for interest" + " (1,234) —" * 400) == "cash paid for interest"
     assert cross_references("see Note 12 and refer to Item 7A; included in Part II, Item 8") == \
         [("note", "12"), ("item", "7A"), ("item", "8")]
 

@@ -38,12 +38,11 @@ STATEMENTS: dict[str, tuple[str, re.Pattern]] = {
 HEADER_LINES = 6  # a statement names itself within a page's first lines
 MIN_FIGURES = 30  # a statement page is a table: at least this many figures (lines may run together)
 
-_NUMBER = r"\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\s?\)?%?"
-# a table row: a label of words, then nothing but figures (a dash stands for zero) to the end of the line
-_ROW = re.compile(r"^(?P<label>[A-Za-z(][^\d$]{1,90}?)[\s:]*(?:(?:\$\s*)?(?:—|–|-|" + _NUMBER + r")\s*)+$")
+# a table row: a label of words, then nothing but figures to the end of the line (a dash stands for zero)
+_FIGURE_TOKEN = re.compile(r"\(?-?\$?\d[\d,]*(?:\.\d+)?\)?%?|[$—–\-()]")
+_LABEL = re.compile(r"[A-Za-z(][^\d$]{1,90}")
 _ROW_NOTE = re.compile(r"\((?:see |refer to )?note \d{1,2}[a-z]?\)|\(\d\)|\([a-z]\)(?=\s)", re.IGNORECASE)
 _FIGURE = re.compile(r"(?<![\w.])\(?\d{1,3}(?:,\d{3})+\)?|(?<![\w.,])\(?\d+\)?(?![\w,])")
-_ENDS_IN_FIGURE = re.compile(_NUMBER + r"\s*$|[—–]\s*$")
 _ITEM = re.compile(r"^(?:part\s+[iv]+\s*[,.–—-]?\s*)?item\s+(\d{1,2}[a-c]?)\s*[.:—–-]*\s+([a-z].{2,100})$", re.IGNORECASE)
 _NOTE = re.compile(r"^note\s+(\d{1,2})\s*[—–:.\-]+\s*([a-z].{2,100})$", re.IGNORECASE)
 _TOC_TAIL = re.compile(r"\s\d{1,3}$")  # "Note 8 Long-Term Debt 59": a table of contents line
@@ -184,13 +183,27 @@ def read_filing(doc_id: str, title: str, cover: str) -> Filing:
                   tuple(dict.fromkeys(symbols)), form_text, year, int(quarter.group(1)) if quarter else None)
 
 
+def _split_row(line: str) -> tuple[str, list[str]] | None:
+    """(label, figures) of a table row, or None: the trailing run of figure tokens is cut off token by
+    token (linear in the line; a regex with nested repeats backtracked for seconds on long lines)."""
+    tokens = _ROW_NOTE.sub(" ", line).split()
+    i = len(tokens)
+    while i > 0 and _FIGURE_TOKEN.fullmatch(tokens[i - 1]):
+        i -= 1
+    figures = tokens[i:]
+    label = " ".join(tokens[:i]).rstrip(" :$")
+    if not figures or not any(c.isdigit() for f in figures for c in f) or not _LABEL.fullmatch(label):
+        return None
+    return label, figures
+
+
 def row_label(line: str) -> str | None:
-    """The label of a table row ("Additions to property, plant and equipment (1,028) (1,105)" →
+    """The label of a table row ("Additions to property, plant and equipment (1,028) (1,105) (1,143)" →
     its key "additions to property plant and equipment"), or None for a line that is not a row."""
-    m = _ROW.match(_ROW_NOTE.sub(" ", line).strip())
-    if not m or not re.search(r"\d", m.group(0)[len(m.group("label")):]):
-        return None  # a row has at least one figure, not only dashes
-    key = normalize_name(m.group("label"))
+    row = _split_row(line)
+    if row is None:
+        return None
+    key = normalize_name(row[0])
     words = key.split()
     if not words or len(words) > 12 or key in _GENERIC_LABELS or words[0] in _MONTHS or words[-1] in _MONTHS:
         return None
@@ -314,8 +327,8 @@ def read_structure(passages: Sequence[Passage]) -> FilingStructure:
 
 def line_label(line: str) -> str:
     """A row's label as printed, for display: "Additions to property, plant and equipment"."""
-    m = _ROW.match(_ROW_NOTE.sub(" ", line).strip())
-    return " ".join(m.group("label").split()).rstrip(" :$—–-") if m else line.strip()
+    row = _split_row(line)
+    return row[0].rstrip(" —–-") if row else line.strip()
 
 
 __all__ = ["EDGE_TYPES", "Filing", "FilingStructure", "KINDS", "Node", "STATEMENTS", "company_keys",
