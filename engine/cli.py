@@ -83,6 +83,7 @@ def _add_search_options(p: argparse.ArgumentParser) -> None:
                         "seeds by specificity (default); 'paper' seeds the extracted names only, uniformly, as the "
                         "Aethel paper does")
     add("--passage-weight", "passage_weight", float)
+    add("--filing-passage-weight", "filing_passage_weight", float)
     add("--tau", "tau", float)
     add("--passage-seeds", "top", int)
     add("--lexical-share", "lexical", float)

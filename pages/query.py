@@ -78,6 +78,7 @@ if st.session_state.get("query_state_for") != corpus.name:
         "iterations": param_in_range("iters", *_spec("iterations"), int, "iteration cap", notes),
         "beta": param_in_range("beta", *_spec("beta"), float, "β", notes),
         "w": param_in_range("w", *_spec("passage_weight"), float, "w", notes),
+        "fw": param_in_range("fw", *_spec("filing_passage_weight"), float, "w (filings)", notes),
         "tau": param_in_range("tau", *_spec("tau"), float, "τ", notes),
         "top": param_in_range("top", *_spec("top"), int, "passage seeds", notes),
         "lexical": param_in_range("lex", *_spec("lexical"), float, "λ", notes),
@@ -135,8 +136,14 @@ vocabulary = c1.toggle("Vocabulary seeding", key="vocabulary", disabled=not grap
 reads = set(CATALOG[BCT_OF[base] if base in BCT_OF and bct else base].params)
 alpha = c2.slider(PARAMS["alpha"].label, 0.01, 0.99, step=0.01, key="alpha", disabled="alpha" not in reads,
                   help=PARAMS["alpha"].help)
-w = c2.slider(PARAMS["passage_weight"].label, 0.0, 1.0, step=0.05, key="w", disabled="passage_weight" not in reads,
-              help=PARAMS["passage_weight"].help)
+if "filing_passage_weight" in reads:  # the filings retriever's own w
+    fw = c2.slider(PARAMS["filing_passage_weight"].label, 0.0, 1.0, step=0.05, key="fw",
+                   help=PARAMS["filing_passage_weight"].help)
+    w = st.session_state["w"]
+else:
+    w = c2.slider(PARAMS["passage_weight"].label, 0.0, 1.0, step=0.05, key="w", disabled="passage_weight" not in reads,
+                  help=PARAMS["passage_weight"].help)
+    fw = st.session_state["fw"]
 k = c3.number_input("k", 1, 50, step=1, key="k", help="How many passages to show.")
 
 with st.expander("More parameters"):
@@ -191,7 +198,7 @@ if base in ("filing", "filing-graph"):
 
 name = BCT_OF[base] if base in BCT_OF and bct else base
 set_params(q=question.strip() or None, retriever=name, alpha=alpha, iters=iterations, beta=beta, k=k,
-           bct=int(bct), tol=TOLERANCES[tol_label], w=w, tau=tau, top=top, lex=lexical,
+           bct=int(bct), tol=TOLERANCES[tol_label], w=w, fw=fw, tau=tau, top=top, lex=lexical,
            seeding=None if vocabulary else "paper", members=",".join(members),
            weights=",".join(f"{x:g}" for x in weights) if any(x != 1 for x in weights) else None)
 
@@ -204,6 +211,7 @@ if base == "rrf" and not members:
 
 try:
     config = search_config({"alpha": alpha, "iterations": int(iterations), "beta": beta, "passage_weight": w,
+                            "filing_passage_weight": fw,
                             "tau": float(tau), "top": int(top), "lexical": lexical}, corpus,
                            tol=TOLERANCES[tol_label], vocabulary=vocabulary, rrf_members=tuple(members),
                            rrf_weights=tuple(weights) if any(x != 1 for x in weights) else (), scope=scope)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Protocol, Sequence
 
 import numpy as np
@@ -46,6 +46,7 @@ class SearchConfig:
     rrf: RRFConfig = RRFConfig()
     hybrid: HybridParams = HybridParams()
     edges: EdgeWeights = EdgeWeights()  # the filing graph's edge weights
+    filing_passage_weight: float = 0.5  # the filings retriever's w (its own: its other seeds are structure)
     scope: ScopeCorrection = ScopeCorrection()  # a user's correction of a question's scope (filings)
 
 
@@ -67,6 +68,7 @@ def search_config(values: Mapping[str, object] = {}, corpus: Corpus | None = Non
         hybrid=HybridParams(passage_weight=float(v["passage_weight"]), tau=float(v["tau"]), top=int(v["top"]),
                             lexical=float(v["lexical"])),
         edges=EdgeWeights(**{name.removeprefix("edge_"): float(v[name]) for name in EDGE_PARAMS}),
+        filing_passage_weight=float(v["filing_passage_weight"]),
         scope=scope)
 
 
@@ -244,7 +246,8 @@ class Index:
         seeder = FilingSeeder(graph, self.structure(), entity_seeder, lexicon_for(self.corpus.lexicon), config.scope)
         passages = None
         if spec(name).embeddings:
-            passages = PassageSeeder(self.dense(), config.hybrid, self.bm25() if config.hybrid.lexical > 0 else None)
+            params = replace(config.hybrid, passage_weight=config.filing_passage_weight)
+            passages = PassageSeeder(self.dense(), params, self.bm25() if config.hybrid.lexical > 0 else None)
         return FilingRetriever(name, seeder, config.graph, passages, self.corpus.passages)
 
     def bm25(self) -> BM25Retriever:

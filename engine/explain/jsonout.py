@@ -12,7 +12,8 @@ from ..retrieve.retrievers import Answer, Hit
 
 def config_json(config) -> dict:
     return {"graph": asdict(config.graph), "rrf": asdict(config.rrf), "hybrid": asdict(config.hybrid),
-            "edges": asdict(config.edges), "scope": asdict(config.scope)}
+            "edges": asdict(config.edges), "filing_passage_weight": config.filing_passage_weight,
+            "scope": asdict(config.scope)}
 
 
 def hit_json(hit: Hit, passage: Passage | None = None) -> dict:

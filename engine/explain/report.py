@@ -63,7 +63,8 @@ class ReportView:
         """The Query page's URL parameters for this view (append to the app's address)."""
         g, h = self.config.graph, self.config.hybrid
         params = {"corpus": self.corpus, "q": self.question, "retriever": self.retriever, "k": self.k,
-                  "alpha": g.alpha, "iters": g.iterations, "beta": g.beta, "w": h.passage_weight, "tau": h.tau,
+                  "alpha": g.alpha, "iters": g.iterations, "beta": g.beta, "w": h.passage_weight,
+                  "fw": self.config.filing_passage_weight, "tau": h.tau,
                   "top": h.top, "lex": h.lexical}
         if g.tol is not None:
             params["tol"] = g.tol
@@ -88,7 +89,8 @@ class ReportView:
         g, h = self.config.graph, self.config.hybrid
         argv = ["python", "-m", "engine", "report", self.question, "--corpus", self.corpus, "--retriever",
                 self.retriever, "--k", str(self.k), "--alpha", f"{g.alpha:g}", "--iterations", str(g.iterations),
-                "--beta", f"{g.beta:g}", "--passage-weight", f"{h.passage_weight:g}", "--tau", f"{h.tau:g}",
+                "--beta", f"{g.beta:g}", "--passage-weight", f"{h.passage_weight:g}",
+                "--filing-passage-weight", f"{self.config.filing_passage_weight:g}", "--tau", f"{h.tau:g}",
                 "--passage-seeds", str(h.top), "--lexical-share", f"{h.lexical:g}"]
         if g.tol is not None:
             argv += ["--tol", f"{g.tol:g}"]
@@ -171,7 +173,8 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
               ["k", k], ["α (teleport probability)", g.alpha], ["iteration cap", g.iterations],
               ["tolerance", g.tol or "none"], ["β (alias weight)", g.beta],
               ["seeding", "vocabulary + specificity" if g.vocabulary else "paper (extracted names, uniform)"],
-              ["w (passage-seed share)", hy.passage_weight], ["τ", hy.tau], ["passage seeds", hy.top],
+              ["w (passage-seed share)", hy.passage_weight],
+              ["w (filings: passage-seed share)", view.config.filing_passage_weight], ["τ", hy.tau], ["passage seeds", hy.top],
               ["λ (lexical share)", hy.lexical]]
     if view.retriever == "rrf":
         params.append(["RRF members and weights", ", ".join(
