@@ -88,3 +88,63 @@ def test_the_labeled_filing_questions_evaluate_by_page():
     means = {name: r["hr@5"] for name, r in result["results"].items()}
     # measured: bm25 0.741, dense 0.704, hybrid-regex 0.778 (README); the hybrid must stay ahead of both
     assert means["hybrid-regex"] >= max(means["bm25"], means["dense"]), means
+
+
+def test_the_capex_question_ranks_apples_cash_flow_statement_with_its_scope_and_typed_path():
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "engine", "query", "--corpus", str(_filings()), "--k", "3", "--json",
+                          "What was Apple's capital expenditure in fiscal 2022 according to the cash flow statement?"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)
+    assert answer["retriever"] == "filing"  # the default for a corpus of PDFs
+    assert [(h["document"], h["page"]) for h in answer["hits"]].index(("APPLE_2022_10K.pdf", 36)) < 3
+    scope = answer["scope"]
+    assert (scope["companies"], scope["fiscal_year"], scope["statements"], scope["filings"]) == \
+        (["Apple"], 2022, ["cash flows"], ["APPLE_2022_10K.pdf"])
+    statement = next(h for h in answer["hits"] if h["page"] == 36)
+    nodes = statement["explanation"]["typed_path"]["nodes"]
+    assert nodes[:3] == ["e:§company apple", "e:§filing APPLE_2022_10K.pdf", "e:§statement APPLE_2022_10K.pdf cash flows"]
+    assert nodes[-1] == f"p:{statement['passage_id']}"
+    seeds = {s["entity"]: s["rule"] for s in answer["seeds"]}
+    assert seeds["§statement APPLE_2022_10K.pdf cash flows"] == "statement"
+    assert seeds["§filing APPLE_2022_10K.pdf"] == "scope"
+
+
+DEV = DATA / "financebench_dev"
+DEV_QUESTIONS = ROOT / "tests" / "data" / "financebench_dev.pathlens.queries.jsonl"
+
+
+@pytest.mark.skipif(not DEV.is_dir(), reason="../shared/data/financebench_dev is not here (CI and sessions have it)")
+def test_the_dev_filing_questions_hold_their_evidence_on_their_first_gold_page():
+    """Each of the project's questions over the dev filings names the phrase its first gold page holds;
+    only those pages are read (PDFium, as the reader does), not all 2,984."""
+    import json
+    import re
+
+    import pypdfium2 as pdfium
+
+    rows = [json.loads(line) for line in DEV_QUESTIONS.read_text("utf-8").splitlines() if line.strip()]
+    assert len(rows) >= 60 and len({r["id"] for r in rows}) == len(rows)
+    assert sum("year" in r.get("needs", "") for r in rows) >= 15
+    assert sum("note" in r.get("needs", "") and len(r["gold"]) == 2 for r in rows) >= 10
+    assert {r["kind"] for r in rows} == {"metrics-generated", "domain-relevant", "novel-generated"}
+    by_doc: dict[str, list[tuple[int, str, str]]] = {}
+    for r in rows:
+        by_doc.setdefault(r["gold"][0]["doc"], []).append((r["gold"][0]["page"], r["evidence"], r["id"]))
+    missing = []
+    for doc, wanted in sorted(by_doc.items()):
+        pdf = pdfium.PdfDocument(str(DEV / doc))
+        try:
+            for page, evidence, qid in wanted:
+                textpage = pdf[page - 1].get_textpage()
+                text = " ".join(re.sub(r"\ufffe\r?\n?", "", textpage.get_text_range()).split())
+                textpage.close()
+                if " ".join(evidence.split()) not in text:
+                    missing.append((qid, doc, page, evidence))
+        finally:
+            pdf.close()
+    assert missing == []
