@@ -275,6 +275,7 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
                                       "weight": round(s.weight, 4),
                                       "passages": s.passages, "from": s.via} for s in walk.seeds])
             show_table(seeds_df, hide_index=True, width="stretch", column_config={
+                "entity": st.column_config.TextColumn("entity", width="large"),  # row labels run long
                 "rule": st.column_config.TextColumn("rule", help="extracted: the extractor found the name; containment: "
                                                     "an extracted name inside or around a graph entity; vocabulary: a graph "
                                                     "entity named in the question; filings: scope (a filing the question "

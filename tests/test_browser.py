@@ -768,3 +768,28 @@ def test_a_link_to_an_evaluated_view_evaluates_it_again_on_open(app_url, browser
     assert f"file={shared.name}" in page.url and "ran=1" in page.url
     page.context.close()
 
+
+
+DEV_FILINGS = ROOT.parent / "shared" / "data" / "financebench_dev"
+
+
+def test_dev_filings_show_the_scope_the_typed_path_and_the_cited_page(app_url, browser):
+    """Two years of Nike's 10-K from the filings dev set: the question names the year, so the answer must come
+    from that year's filing, and the page says how it read the question."""
+    if not DEV_FILINGS.is_dir():
+        pytest.skip(f"{DEV_FILINGS} is absent: the shared filings lie beside the checkout in CI")
+    q = "What was Nike's capex in FY2018? Use the cash flow statement and answer in USD millions."
+    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": q}))
+    inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    inputs.nth(0).set_input_files([str(DEV_FILINGS / "NIKE_2018_10K.pdf"), str(DEV_FILINGS / "NIKE_2019_10K.pdf")])
+    page.wait_for_selector('[data-testid="stMain"] >> text=Typed path', timeout=300_000)
+    wait_idle(page, timeout=120)
+    no_exception(page)
+    main = page.locator("[data-testid=stMain]").inner_text()
+    assert "Scope as understood: Nike · FY2018 · Statement of cash flows → Nike FY2018 10-K" in main, main[:1500]
+    assert re.search(r"Typed path: Nike → Nike FY2018 10-K → .*Statement of cash flows → “Additions to property, "
+                     r"plant and equipment” → page 49", main), main[:3000]
+    cites = re.findall(r"From NIKE[^\n]*fiscal year ended May 31, 2018[^\n]*, page (\d+) of NIKE_2018_10K\.pdf", main)
+    assert cites and cites[0] == "49", main[:3000]  # the statement of cash flows, cited first
+    page.screenshot(path=str(SHOTS / "dev-filings-query.png"), full_page=True)
+    page.context.close()

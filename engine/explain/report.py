@@ -23,6 +23,7 @@ from urllib.parse import urlencode
 from ..ingest.corpus import citation
 from ..retrieve.graph_explain import GraphAnswer
 from ..build.index import Index, SearchConfig
+from ..catalog import EDGE_PARAMS, spec
 from .render import COLORS, ROLE_WORDS, layout, node_label, passage_seed_summary, subgraph_html
 from ..retrieve.retrievers import check_k, check_query
 from ..text import tokenize
@@ -63,8 +64,7 @@ class ReportView:
         """The Query page's URL parameters for this view (append to the app's address)."""
         g, h = self.config.graph, self.config.hybrid
         params = {"corpus": self.corpus, "q": self.question, "retriever": self.retriever, "k": self.k,
-                  "alpha": g.alpha, "iters": g.iterations, "beta": g.beta, "w": h.passage_weight,
-                  "fw": self.config.filing_passage_weight, "tau": h.tau,
+                  "alpha": g.alpha, "iters": g.iterations, "beta": g.beta, "w": h.passage_weight, "tau": h.tau,
                   "top": h.top, "lex": h.lexical}
         if g.tol is not None:
             params["tol"] = g.tol
@@ -74,6 +74,8 @@ class ReportView:
             params["members"] = ",".join(self.config.rrf.members)
             if self.config.rrf.weights:
                 params["weights"] = ",".join(f"{w:g}" for w in self.config.rrf.weights)
+        if "filing_passage_weight" in spec(self.retriever).params:
+            params["fw"] = self.config.filing_passage_weight
         sc = self.config.scope
         for key, value in (("company", sc.company), ("fy", sc.year), ("form", sc.form), ("statement", sc.statement)):
             if value is not None:
@@ -89,8 +91,7 @@ class ReportView:
         g, h = self.config.graph, self.config.hybrid
         argv = ["python", "-m", "engine", "report", self.question, "--corpus", self.corpus, "--retriever",
                 self.retriever, "--k", str(self.k), "--alpha", f"{g.alpha:g}", "--iterations", str(g.iterations),
-                "--beta", f"{g.beta:g}", "--passage-weight", f"{h.passage_weight:g}",
-                "--filing-passage-weight", f"{self.config.filing_passage_weight:g}", "--tau", f"{h.tau:g}",
+                "--beta", f"{g.beta:g}", "--passage-weight", f"{h.passage_weight:g}", "--tau", f"{h.tau:g}",
                 "--passage-seeds", str(h.top), "--lexical-share", f"{h.lexical:g}"]
         if g.tol is not None:
             argv += ["--tol", f"{g.tol:g}"]
@@ -100,6 +101,8 @@ class ReportView:
             argv += ["--rrf-members", ",".join(self.config.rrf.members)]
             if self.config.rrf.weights:
                 argv += ["--rrf-weights", ",".join(f"{w:g}" for w in self.config.rrf.weights)]
+        if "filing_passage_weight" in spec(self.retriever).params:
+            argv += ["--filing-passage-weight", f"{self.config.filing_passage_weight:g}"]
         sc = self.config.scope
         for flag, value in (("--company", sc.company), ("--fiscal-year", sc.year), ("--form", sc.form),
                             ("--statement", sc.statement)):
@@ -173,9 +176,12 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
               ["k", k], ["α (teleport probability)", g.alpha], ["iteration cap", g.iterations],
               ["tolerance", g.tol or "none"], ["β (alias weight)", g.beta],
               ["seeding", "vocabulary + specificity" if g.vocabulary else "paper (extracted names, uniform)"],
-              ["w (passage-seed share)", hy.passage_weight],
-              ["w (filings: passage-seed share)", view.config.filing_passage_weight], ["τ", hy.tau], ["passage seeds", hy.top],
+              ["w (passage-seed share)", hy.passage_weight], ["τ", hy.tau], ["passage seeds", hy.top],
               ["λ (lexical share)", hy.lexical]]
+    if "filing_passage_weight" in spec(view.retriever).params:
+        params.append(["w (filings: passage-seed share)", view.config.filing_passage_weight])
+        params += [[f"{name.removeprefix('edge_').replace('_', ' ')} edge weight",
+                    getattr(view.config.edges, name.removeprefix("edge_"))] for name in EDGE_PARAMS]
     if view.retriever == "rrf":
         params.append(["RRF members and weights", ", ".join(
             f"{m} × {w:g}" for m, w in zip(view.config.rrf.members, view.config.rrf.weights or
