@@ -209,8 +209,10 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
             downloads(ci_df, "pathlens-bootstrap", key="ci")
 
         st.subheader("Per query")
+        extra_fields = sorted({k for q in corpus.queries for k in q.extra})  # an answer, the evidence: shown as given
         per = pd.DataFrame([{"id": q.id, "kind": q.kind, "question": q.text,
                              **{n: result.results[n].per_query[q.id]["mrr"] for n in names},
+                             **{f: q.extra.get(f, "") for f in extra_fields},
                              "open": "/?" + urlencode({"corpus": corpus.name, "q": q.text,
                                                             "retriever": names[0] if names[0] != "rrf" else "bm25"})}
                             for q in corpus.queries])

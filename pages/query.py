@@ -119,6 +119,10 @@ if corpus.queries:
     st.selectbox("Labeled example questions", ["—"] + [f"{q.id} ({q.kind}) · {q.text}" for q in corpus.queries],
                  key="example", on_change=use_example)
 question = st.text_input("Question", key="question", help=f"Up to {MAX_QUERY_CHARS:,} characters.")
+labeled = next((q for q in corpus.queries if q.text.strip() == question.strip()), None)
+if labeled is not None and labeled.extra:  # what the labeled question's file says beside its gold
+    st.caption(f"Labeled question {escape_markdown(labeled.id)} ({escape_markdown(labeled.kind)}): "
+               + "; ".join(f"{escape_markdown(k)}: {escape_markdown(v)}" for k, v in labeled.extra.items()))
 
 c1, c2, c3 = st.columns([3, 3, 1])
 base = c1.selectbox("Retriever", BASE_RETRIEVERS, key="base_retriever",

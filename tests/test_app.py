@@ -489,6 +489,9 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     from tests.filingmaker import write_pdfs
 
     folder = write_pdfs(tmp_path / "room")
+    (folder / "queries.jsonl").write_text(json.dumps({
+        "id": "c19", "text": "What was Acme's capex in FY2019? Use the cash flow statement.", "kind": "metrics-generated",
+        "gold": [{"doc": "ACME_2019_10K.pdf", "page": 5}], "answer": "$1,028 million"}) + "\n")
     at = AppTest.from_file(APP, default_timeout=240)
     at.query_params["corpus"] = "upload a corpus file"
     at.session_state["uploaded_corpus"] = (str(folder), "acme-room", "acme room", None)
@@ -497,6 +500,9 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     assert at.selectbox(key="base_retriever").value == "filing"  # a corpus of PDFs opens on it
     at.text_input(key="question").set_value("What was Acme's capex in FY2019? Use the cash flow statement.").run()
     assert not at.exception, at.exception
+    # a labeled question's own fields (any kind, an answer) are kept and shown
+    assert any(c.value == "Labeled question c19 (metrics\\-generated): answer: \\$1,028 million" for c in at.caption), \
+        [c.value for c in at.caption][:5]
     scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
     assert scope == ["**Scope as understood:** Acme Widgets · FY2019 · Statement of cash flows → Acme Widgets FY2019 "
                      "10\\-K. Correct it under “Scope” above."]  # markdown-escaped hyphen
