@@ -183,7 +183,7 @@ def test_a_zip_bomb_is_refused_and_the_other_uploads_still_build():
 
 def test_a_corrupt_zip_is_named():
     corpus = load_sources([SourceFile("bad.zip", b"PK\x03\x04 not really"), _good_txt()], "room")
-    assert str(corpus.report.skipped[0]) == "bad.zip: is not a readable zip file"
+    assert str(corpus.report.skipped[0]) == "bad.zip: is not a readable zip file (BadZipFile)"
 
 
 # ---------------------------------------------------------------- folders, zips and files with questions

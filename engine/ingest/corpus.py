@@ -162,6 +162,10 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
             except PathLensError as e:
                 problems.append(Problem(src.name, str(e).removeprefix(f"{src.name} ")))
                 continue
+            except Exception as e:  # noqa: BLE001 — the zip reader's own failure: named, the other files build
+                problems.append(Problem(src.name, f"could not be read: the ZIP reader failed ({type(e).__name__}: "
+                                                  f"{e}); skipped"))
+                continue
             problems.extend(bad)
             files.extend(members)
         else:
@@ -194,6 +198,9 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
                 problems.append(Problem(f.name, f"not a file PathLens reads ({', '.join(CORPUS_SUFFIXES)}); skipped"))
         except PathLensError as e:
             problems.append(Problem(f.name, str(e).removeprefix(f"{f.name} ").removeprefix(f"{f.name}: ")))
+        except Exception as e:  # noqa: BLE001 — a reader's own failure on a damaged file: named, the rest builds
+            problems.append(Problem(f.name, f"could not be read: the {suffix.lstrip('.').upper() or 'file'} reader "
+                                            f"failed ({type(e).__name__}: {e}); skipped"))
     if not passages:
         why = "; ".join(str(p) for p in problems) or "no text in any file"
         raise PathLensError(f"{name}: nothing to build from ({why})")

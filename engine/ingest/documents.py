@@ -32,6 +32,11 @@ MAX_EXPANDED_BYTES = 50 * 1024 * 1024  # what a zip may expand to; past this it 
 PASSAGE_CHARS = 700
 OVERLAP_CHARS = 100
 _pdfium_lock = threading.Lock()  # PDFium is not thread-safe; the app builds from several threads
+# Limits on what one file may hold, each named when it is reached (README, "Limits and errors"). Generous for
+# real data rooms: a 10-K runs to 100–300 pages of 2,000–10,000 characters.
+MAX_PDF_PAGES = 5_000  # pages read from one PDF; the rest are left out and said so
+MAX_PAGE_CHARS = 200_000  # characters kept from one page (a page of text holds ~5,000)
+MAX_ZIP_FILES = 10_000  # files read from one zip
 
 
 @dataclass(frozen=True)
@@ -74,10 +79,12 @@ class SourceFile:
 # ---------------------------------------------------------------- readers, one per format
 
 
-def pdf_pages(data: bytes, name: str) -> list[str]:
-    """Each page's text in reading order, as PDFium extracts it (rows of a table stay on one line)."""
+def pdf_pages(data: bytes, name: str) -> tuple[list[str], list[Problem]]:
+    """Each page's text in reading order, as PDFium extracts it (rows of a table stay on one line), and
+    the problems: a page PDFium cannot load is empty and named, and the other pages are kept."""
     import pypdfium2 as pdfium
 
+    problems: list[Problem] = []
     with _pdfium_lock:
         try:
             pdf = pdfium.PdfDocument(data)
@@ -87,20 +94,39 @@ def pdf_pages(data: bytes, name: str) -> list[str]:
                                     "remove the password and add it again") from None
             raise PathLensError(f"{name} is not a readable PDF ({e})") from None
         try:
-            pages = []
-            for i in range(len(pdf)):
-                page = pdf[i]
-                textpage = page.get_textpage()
-                pages.append(textpage.get_text_range())
-                textpage.close()
-                page.close()
+            count = len(pdf)
+            if count > MAX_PDF_PAGES:
+                problems.append(Problem(name, f"has {count:,} pages; only the first {MAX_PDF_PAGES:,} are read "
+                                              "(the limit on pages per PDF)"))
+            pages, failed = [], []
+            for i in range(min(count, MAX_PDF_PAGES)):
+                try:
+                    page = pdf[i]
+                    try:
+                        textpage = page.get_textpage()
+                        pages.append(textpage.get_text_range())
+                        textpage.close()
+                    finally:
+                        page.close()
+                except pdfium.PdfiumError as e:
+                    pages.append("")
+                    failed.append((i + 1, str(e)))
         finally:
             pdf.close()
+    for number, why in failed[:12]:
+        problems.append(Problem(name, f"page {number} could not be read ({why}); the other "
+                                      f"{len(pages) - len(failed)} pages are kept"))
+    if len(failed) > 12:
+        problems.append(Problem(name, f"{len(failed) - 12} more pages could not be read"))
+    long = [i + 1 for i, p in enumerate(pages) if len(p) > MAX_PAGE_CHARS]
+    if long:
+        problems.append(Problem(name, f"{_page_list(long)} ran past {MAX_PAGE_CHARS:,} characters and "
+                                      "were cut there (the limit on characters per page)"))
     # PDFium ends a line with \r\n and marks a word hyphenated across a line break with U+FFFE. A bare
     # \n is a character of the file's own text stream, not a line end: the Salesforce 8-K puts one
     # between every two words of a justified paragraph, so it reads as a space.
-    return [re.sub(r"(?<!\r)\n", " ", re.sub(r"\ufffe\r?\n?", "", p)).replace("\r\n", "\n").replace("\r", "\n")
-            for p in pages]
+    return [re.sub(r"(?<!\r)\n", " ", re.sub(r"\ufffe\r?\n?", "", p[:MAX_PAGE_CHARS])).replace("\r\n", "\n")
+            .replace("\r", "\n") for p in pages], problems
 
 
 def docx_text(data: bytes, name: str) -> str:
@@ -286,17 +312,18 @@ def read_document(source: SourceFile) -> tuple[Document, tuple[Problem, ...]]:
     suffix = PurePosixPath(source.name).suffix.lower()
     name = source.name
     if suffix == ".pdf":
-        pages = pdf_pages(source.data, name)
+        pages, page_problems = pdf_pages(source.data, name)
         if not pages:
             raise PathLensError(f"{name} has no pages")
-        empty = [i + 1 for i, p in enumerate(pages) if not p.strip()]
-        if len(empty) == len(pages):
-            raise PathLensError(f"{name} has no extractable text on any of its {len(pages)} pages "
-                                "(a scan without a text layer? run OCR on it first)")
-        problems = ()
+        unreadable = {int(m.group(1)) for p in page_problems if (m := re.match(r"page (\d+) could not", p.message))}
+        empty = [i + 1 for i, p in enumerate(pages) if not p.strip() and i + 1 not in unreadable]
+        if not any(p.strip() for p in pages):
+            why = "; ".join(p.message for p in page_problems) or "a scan without a text layer? run OCR on it first"
+            raise PathLensError(f"{name} has no extractable text on any of its {len(pages)} pages ({why})")
+        problems = tuple(page_problems)
         if empty:
-            problems = (Problem(name, f"no extractable text on {_page_list(empty)} of {len(pages)} "
-                                      "(scanned or image-only pages are skipped)"),)
+            problems += (Problem(name, f"no extractable text on {_page_list(empty)} of {len(pages)} "
+                                       "(scanned or image-only pages are skipped)"),)
         first = next(p for p in pages if p.strip())
         kept, dropped = strip_running_lines(pages, name)
         return Document(name, identity(name, first), tuple(kept), True, dropped), problems
@@ -381,16 +408,20 @@ def zip_members(data: bytes, name: str, limit: int = MAX_EXPANDED_BYTES) -> tupl
     bytes expanded in all (counted while reading, not trusted from the headers)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise PathLensError(f"{name} is not a readable zip file") from None
+        infos = archive.infolist()
+    except Exception as e:  # noqa: BLE001 — a damaged zip raises BadZipFile, EOFError, ValueError, struct.error…
+        raise PathLensError(f"{name} is not a readable zip file ({type(e).__name__})") from None
+    if len(infos) > MAX_ZIP_FILES:
+        raise PathLensError(f"{name} holds {len(infos):,} files, over the limit of {MAX_ZIP_FILES:,} files per zip; "
+                            "split it")
     files, problems = [], []
-    declared = sum(i.file_size for i in archive.infolist())
+    declared = sum(i.file_size for i in infos)
     if declared > limit:
         raise PathLensError(f"{name} would expand to {declared:,} bytes, over the {limit:,}-byte limit "
                             "(a zip bomb?); nothing in it was read")
     budget = limit
     with archive:
-        for info in archive.infolist():
+        for info in infos:
             member = info.filename
             if info.is_dir():
                 continue
@@ -403,8 +434,9 @@ def zip_members(data: bytes, name: str, limit: int = MAX_EXPANDED_BYTES) -> tupl
             try:
                 with archive.open(info) as f:
                     blob = f.read(budget + 1)
-            except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError) as e:
-                problems.append(Problem(f"{name}:{member}", f"cannot be read from the zip ({e}); skipped"))
+            except Exception as e:  # noqa: BLE001 — one damaged member is named; the others are read
+                problems.append(Problem(f"{name}:{member}", f"cannot be read from the zip ({type(e).__name__}: {e}); "
+                                                            "skipped"))
                 continue
             if len(blob) > budget:
                 raise PathLensError(f"{name} expands past the {limit:,}-byte limit at {member} "
@@ -415,5 +447,6 @@ def zip_members(data: bytes, name: str, limit: int = MAX_EXPANDED_BYTES) -> tupl
 
 
 __all__ = ["Document", "DroppedLine", "Problem", "SourceFile", "DOCUMENT_SUFFIXES", "MAX_EXPANDED_BYTES",
+           "MAX_PDF_PAGES", "MAX_PAGE_CHARS", "MAX_ZIP_FILES",
            "pdf_pages", "docx_text", "html_text", "strip_running_lines", "identity", "read_document",
            "page_lines_chunks", "document_passages", "zip_members"]
