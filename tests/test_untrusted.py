@@ -17,6 +17,7 @@ from engine.ingest import corpus as corpus_module
 from engine.ingest import documents
 from engine.ingest.corpus import load_sources
 from engine.ingest.documents import SourceFile
+from engine.ingest.isolated import ReadLimits
 from tests.pdfmaker import make_pdf, text_page
 
 GOOD = SourceFile("good.txt", b"Calder Bank lends to Brightwater Logistics.\n\nElliot Park is its CFO.")
@@ -39,16 +40,19 @@ def _docx() -> bytes:
     return out.getvalue()
 
 
-def _zip() -> bytes:
+def _zip(prefix: str = "") -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as z:
-        z.writestr("report.pdf", _pdf(2))
-        z.writestr("notes.txt", "Beta Gadgets hired Dana Cho as CFO.")
+        z.writestr(f"{prefix}report.pdf", _pdf(2))
+        z.writestr(f"{prefix}notes.txt", "Beta Gadgets hired Dana Cho as CFO.")
     return out.getvalue()
 
 
 def test_a_page_that_fails_is_named_and_the_other_pages_are_kept(monkeypatch):
+    """In the reader itself (what each worker runs): one page PDFium cannot load costs that page only."""
     import pypdfium2 as pdfium
+
+    from engine.ingest.documents import document_passages, read_document
 
     real = pdfium.PdfPage.get_textpage
     calls = {"n": 0}
@@ -60,23 +64,20 @@ def test_a_page_that_fails_is_named_and_the_other_pages_are_kept(monkeypatch):
         return real(page)
 
     monkeypatch.setattr(pdfium.PdfPage, "get_textpage", flaky)
-    c = load_sources([SourceFile("ACME.pdf", _pdf(3)), GOOD], "room")
-    assert [str(p) for p in c.report.skipped] == [
+    doc, problems = read_document(SourceFile("ACME.pdf", _pdf(3)))
+    assert [str(p) for p in problems] == [
         "ACME.pdf: page 2 could not be read (Failed to load page.); the other 2 pages are kept"]
-    assert sorted({p.metadata["page"] for p in c.passages if p.doc_id == "ACME.pdf"}) == ["1", "3"]
+    assert sorted({p.metadata["page"] for p in document_passages(doc)}) == ["1", "3"]
 
 
 @pytest.mark.parametrize("name, data, target", [
-    ("a.pdf", _pdf(1), (documents, "pdf_pages")),
-    ("a.docx", _docx(), (documents, "docx_text")),
-    ("a.html", b"<p>Acme</p>", (documents, "html_text")),
     ("a.zip", _zip(), (corpus_module, "zip_members")),
     ("a.txt", b"Acme", (corpus_module, "_decode")),
     ("a.jsonl", b'{"id": "x", "text": "Acme"}', (corpus_module, "_jsonl_passages")),
 ])
-def test_a_reader_that_fails_is_named_and_the_other_files_build(monkeypatch, name, data, target):
-    """Whatever a reader raises on a damaged file (here: a KeyError deep inside it), only a named problem
-    leaves ingestion, and the good file beside it builds."""
+def test_a_reader_that_fails_in_process_is_named_and_the_other_files_build(monkeypatch, name, data, target):
+    """Text, JSON lines and zips are read in process: whatever their reader raises on a damaged file (here a
+    KeyError deep inside it), only a named problem leaves ingestion, and the good file beside it builds."""
     real = getattr(*target)
 
     def broken(*args, **kwargs):
@@ -92,15 +93,37 @@ def test_a_reader_that_fails_is_named_and_the_other_files_build(monkeypatch, nam
     assert problem.file == name and "reader failed (KeyError: '/Root'); skipped" in problem.message
 
 
+@pytest.mark.parametrize("name, message", [
+    ("a_BUG.pdf", "a_BUG.pdf: could not be read: the reader failed (KeyError: '/Root')"),
+    ("b_BUG.docx", "b_BUG.docx: could not be read: the reader failed (KeyError: '/Root')"),
+    ("c_BUG.html", "c_BUG.html: could not be read: the reader failed (KeyError: '/Root')"),
+    ("d_SEGV.pdf", "d_SEGV.pdf: the reader crashed (signal 11, SIGSEGV); the file is damaged or not what its name says"),
+    ("e_HANG.pdf", "e_HANG.pdf: stopped after 2 s (the time limit per file); the file may be damaged or built to "
+                   "stall a reader"),
+    ("f_HOG.pdf", "f_HOG.pdf: ran past the 256 MiB memory cap per file"),
+])
+def test_documents_are_read_in_workers_whose_crash_hang_or_memory_is_named(name, message):
+    """A reader that segfaults, sleeps past its limit or allocates past its cap costs its own file only: it
+    is named with what happened, the good PDF beside it builds, and this process lives on."""
+    limits = ReadLimits(seconds=2, memory_bytes=256 * 1024 ** 2)
+    c = load_sources([SourceFile(name, _pdf(1)), SourceFile("good.pdf", _pdf(2))], "room", limits=limits,
+                     reader="tests.evil_readers:by_name")
+    assert [str(p) for p in c.report.skipped] == [message]
+    assert {p.doc_id for p in c.passages} == {"good.pdf"}
+
+
 def test_the_limits_are_named(monkeypatch):
+    """Pages per PDF and characters per page (in the reader the workers run), files per zip (in process)."""
+    from engine.ingest.documents import read_document
+
     monkeypatch.setattr(documents, "MAX_PDF_PAGES", 2)
-    c = load_sources([SourceFile("long.pdf", _pdf(3))], "room")
-    assert "long.pdf: has 3 pages; only the first 2 are read (the limit on pages per PDF)" in map(str, c.report.skipped)
-    assert max(int(p.metadata["page"]) for p in c.passages) == 2
+    doc, problems = read_document(SourceFile("long.pdf", _pdf(3)))
+    assert "long.pdf: has 3 pages; only the first 2 are read (the limit on pages per PDF)" in map(str, problems)
+    assert len(doc.pages) == 2
     monkeypatch.setattr(documents, "MAX_PAGE_CHARS", 10)
-    c = load_sources([SourceFile("dense.pdf", _pdf(1))], "room")
+    doc, problems = read_document(SourceFile("dense.pdf", _pdf(1)))
     assert "dense.pdf: page 1 ran past 10 characters and were cut there (the limit on characters per page)" \
-        in map(str, c.report.skipped)
+        in map(str, problems)
     monkeypatch.setattr(documents, "MAX_ZIP_FILES", 1)
     c = load_sources([SourceFile("many.zip", _zip()), GOOD], "room")
     assert "many.zip: holds 2 files, over the limit of 1 files per zip; split it" in map(str, c.report.skipped)
@@ -134,22 +157,30 @@ def mutate(data: bytes, rng: random.Random) -> tuple[str, bytes]:
 
 
 def test_fuzzed_files_end_in_a_document_or_a_named_problem():
+    """Every mutated file goes through ingestion as a user's upload does (one data room of all the cases,
+    documents read in worker processes within their limits) and ends read or named; the good file builds."""
     rng = random.Random(20261130)
-    bases = {"fuzz.pdf": _pdf(3), "fuzz.docx": _docx(), "fuzz.zip": _zip()}
-    tally: Counter = Counter()
+    pdf, docx = _pdf(3), _docx()
+    cases: list[tuple[str, str, bytes]] = []
     for case in range(CASES):
-        name = rng.choice(sorted(bases))
-        kind, data = mutate(bases[name], rng)
-        try:
-            c = load_sources([SourceFile(name, data), GOOD], "room")
-        except PathLensError as e:  # only a PathLensError may leave ingestion; here GOOD always builds
-            pytest.fail(f"case {case} ({name}, {kind}): the good file did not build: {e}")
-        named = [p for p in c.report.skipped if p.file.split(":")[0] == name]
-        read = any(p.doc_id.split(":")[0].startswith(name) or p.doc_id.startswith(("report.pdf", "notes.txt"))
-                   for p in c.passages if p.doc_id != "good.txt")
-        assert read or named, f"case {case} ({name}, {kind}): neither read nor named"
-        assert all(p.message.strip() for p in named)
-        tally[(name.rsplit(".", 1)[1], "read" if read and not named else "read, with a problem named" if read
-               else "refused with a named problem")] += 1
+        fmt = rng.choice(("docx", "pdf", "zip"))
+        base = {"pdf": pdf, "docx": docx}.get(fmt) or _zip(prefix=f"case{case:04d}-")
+        kind, data = mutate(base, rng)
+        cases.append((f"case{case:04d}.{fmt}", kind, data))
+    c = load_sources([SourceFile(name, data) for name, _, data in cases] + [GOOD], "room",
+                     limits=ReadLimits(seconds=20, memory_bytes=1024 ** 3))
+    assert any(p.doc_id == "good.txt" for p in c.passages)
+    named: dict[str, list[str]] = {}
+    for problem in c.report.skipped:
+        named.setdefault(problem.file.split(":")[0], []).append(problem.message)
+    read = {p.doc_id.split("-")[0].split(":")[0].removesuffix(".pdf").removesuffix(".docx") for p in c.passages}
+    tally: Counter = Counter()
+    for name, kind, _ in cases:
+        stem = name.rsplit(".", 1)[0]
+        was_read = stem in read or any(d.startswith(stem) for d in read)
+        assert was_read or name in named, f"{name} ({kind}): neither read nor named"
+        assert all(m.strip() for m in named.get(name, []))
+        tally[(name.rsplit(".", 1)[1], "read" if was_read and name not in named else "read, with a problem named"
+               if was_read else "refused with a named problem")] += 1
     assert sum(tally.values()) == CASES
     print(f"\nfuzz: {CASES} cases, " + ", ".join(f"{k[0]} {k[1]}: {v}" for k, v in sorted(tally.items())))

@@ -12,8 +12,8 @@ from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Iterable, Mapping, Sequence
 
-from .documents import (DOCUMENT_SUFFIXES, DroppedLine, Problem, SourceFile, document_passages, read_document,
-                        zip_members)
+from .documents import DOCUMENT_SUFFIXES, DroppedLine, Problem, SourceFile, document_passages, zip_members
+from .isolated import READER, ReadLimits, read_many
 from ..errors import PathLensError
 from .passage import ChunkConfig, Passage, chunk_text
 from .worldgen import generate_passages
@@ -144,11 +144,12 @@ def _decode(source: SourceFile) -> str:
 
 
 def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig = ChunkConfig(),
-                 queries: SourceFile | None = None) -> Corpus:
+                 queries: SourceFile | None = None, limits: ReadLimits | None = None, reader: str = READER) -> Corpus:
     """A corpus from files of any supported kind, in name order; zips are opened and their files read.
 
     .txt/.md files are chunked by paragraphs (ids `name#NNNN`), .jsonl files hold passages, and
-    documents (PDF, DOCX, HTML) become page-cited passages (see `engine.ingest.documents`). A file that
+    documents (PDF, DOCX, HTML) become page-cited passages (see `engine.ingest.documents`), each read in a
+    worker process within `limits` (`engine.ingest.isolated`; `reader` is what the workers run). A file that
     cannot be read is skipped and named in `Corpus.report`; the corpus fails only if nothing is left.
     A `queries.jsonl` among the files (at the top of a zip or folder) supplies the labeled questions.
     """
@@ -168,6 +169,9 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
                 continue
             problems.extend(bad)
             files.extend(members)
+            if not members and not bad:
+                problems.append(Problem(src.name, "holds no file to read (empty, or its directory is damaged); "
+                                                  "nothing was taken from it"))
         else:
             files.append(src)
     lexicon = ""
@@ -177,6 +181,9 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
         if f.name.strip("/") == LEXICON_FILE:
             lexicon = _decode(f)
     passages: list[Passage] = []
+    # documents are read in worker processes, in parallel, each within its time and memory limit
+    documents = [f for f in files if PurePosixPath(f.name).suffix.lower() in DOCUMENT_SUFFIXES]
+    read = dict(zip(map(id, documents), read_many(documents, limits or ReadLimits.from_env(), reader)))
     for f in sorted(files, key=lambda f: f.name):
         if _is_queries_file(f.name) or f.name.strip("/") == LEXICON_FILE:
             continue
@@ -190,7 +197,10 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
             elif suffix == ".jsonl":
                 passages.extend(_jsonl_passages(_decode(f), f.name))
             elif suffix in DOCUMENT_SUFFIXES:
-                doc, bad = read_document(f)
+                outcome = read[id(f)]
+                if isinstance(outcome, PathLensError):
+                    raise outcome
+                doc, bad = outcome
                 problems.extend(bad)
                 dropped.extend(doc.dropped)
                 passages.extend(document_passages(doc))

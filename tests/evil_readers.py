@@ -1,0 +1,35 @@
+"""Document readers that misbehave on purpose, run by `engine.ingest.isolated`'s workers in the tests: a
+crash, a hang, a flood of memory, and a plain bug. Each stands in for what a damaged file can do to PDFium."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+
+def segfault(source):
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def sleep(source):
+    time.sleep(60)
+
+
+def allocate(source):
+    hog = bytearray(4 * 1024 ** 3)  # past any cap the tests set
+    return hog
+
+
+def key_error(source):
+    raise KeyError("/Root")
+
+
+def by_name(source):
+    """The real reader, except for files whose name says how to fail."""
+    from engine.ingest.documents import read_document
+
+    for word, fn in (("SEGV", segfault), ("HANG", sleep), ("HOG", allocate), ("BUG", key_error)):
+        if word in source.name:
+            return fn(source)
+    return read_document(source)
