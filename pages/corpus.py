@@ -9,8 +9,12 @@ import pandas as pd
 import streamlit as st
 
 from engine.graph.entities import BUILDERS
+from engine.ingest.corpus import MAX_FILE_BYTES
+from engine.ingest.documents import MAX_PAGE_CHARS, MAX_PDF_PAGES, MAX_ZIP_FILES
+from engine.ingest.isolated import ReadLimits
 from ui.common import show_table, frame, downloads, ensure, fresh_area, param, set_params
 
+LIMITS = ReadLimits.from_env()
 st.title("Corpus & graph")
 index = frame()
 if index is None:
@@ -23,6 +27,11 @@ m1.metric("Passages", f"{len(corpus):,}")
 m2.metric("Documents", f"{len(docs):,}")
 m3.metric("Labeled queries", f"{len(corpus.queries):,}")
 
+st.caption(f"Files you bring: up to {MAX_FILE_BYTES // 1024 ** 2} MB each (uploads and folders alike); a PDF is read "
+           f"to {MAX_PDF_PAGES:,} pages and {MAX_PAGE_CHARS:,} characters a page, a zip to {MAX_ZIP_FILES:,} files; each "
+           f"document is read in a worker process of its own, within {LIMITS.seconds:g} s and "
+           f"{LIMITS.memory_bytes // 1024 ** 3:g} GiB. A file or page past a limit, or damaged, is named under "
+           "Documents and the rest is kept.")
 report = corpus.report
 if report.skipped:
     st.warning(f"{len(report.skipped)} file{'s' if len(report.skipped) != 1 else ''} or page range"

@@ -108,3 +108,12 @@ def test_stage_costs_count_word_pieces_padding_and_both_ner_pipelines():
     assert c["encode_core_s_whole_corpus"] == pytest.approx(21 / c["word_pieces_per_s"])
     assert c["ner_same_entities"] is True
     assert "23.8% ordered by characters, 23.8% by word pieces" in table({"corpus": "x", "stage_costs": c})
+
+
+def test_read_isolation_reads_a_folder_both_ways(tmp_path):
+    from engine.evaluate.perf import _isolation_lines, read_isolation
+    from tests.filingmaker import write_pdfs
+
+    r = read_isolation(str(write_pdfs(tmp_path / "room")), repeats=1)
+    assert r["files"] == 2 and set(r) == {"files", "in_process_s", "isolated_s"}
+    assert _isolation_lines(r)[0].startswith("reading 2 documents: ")

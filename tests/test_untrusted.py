@@ -184,3 +184,28 @@ def test_fuzzed_files_end_in_a_document_or_a_named_problem():
                if was_read else "refused with a named problem")] += 1
     assert sum(tally.values()) == CASES
     print(f"\nfuzz: {CASES} cases, " + ", ".join(f"{k[0]} {k[1]}: {v}" for k, v in sorted(tally.items())))
+
+
+def test_a_room_of_damaged_pdfs_and_one_good_filing_answers_on_the_cli(tmp_path):
+    """The command line over damaged PDFs beside a good one: it answers from the good one and names every
+    damaged file, with no traceback."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+    from tests.filingmaker import write_pdfs
+
+    room = write_pdfs(tmp_path / "room")
+    (room / "ACME_2020_10K.pdf").unlink()  # one good filing
+    good = (room / "ACME_2019_10K.pdf").read_bytes()
+    (room / "TRUNCATED.pdf").write_bytes(good[: len(good) // 3])
+    (room / "GARBAGE.pdf").write_bytes(b"%PDF-1.4\n" + bytes(range(256)) * 8)
+    (room / "EMPTY.pdf").write_bytes(b"")
+    out = subprocess.run([sys.executable, "-m", "engine", "query", "--corpus", str(room), "--retriever", "filing-graph",
+                          "--k", "3", "What was Acme's capex in FY2019 according to the cash flow statement?"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    assert " 1. " in out.stdout and "ACME_2019_10K.pdf#p5.0" in out.stdout.split("\n 2. ")[0]
+    for name in ("TRUNCATED.pdf", "GARBAGE.pdf", "EMPTY.pdf"):
+        assert f"note: skipped {name}: " in out.stderr, out.stderr

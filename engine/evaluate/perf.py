@@ -455,8 +455,24 @@ def stage_costs(texts: list[str], sample: int = 800) -> dict:
             "ner_one_thread_s": lean_s, "ner_with_shared_tok2vec_s": shared_s, "ner_same_entities": lean == shared}
 
 
+def read_isolation(spec: str, repeats: int = 3) -> dict:
+    """Reading a folder's documents in worker processes (engine.ingest.isolated, what ingestion does) against
+    reading them in this process (no time limit, no memory cap, one PDF at a time): the price of isolation."""
+    from ..ingest.documents import SourceFile, read_document
+    from ..ingest.isolated import ReadLimits, read_many
+
+    folder = Path(spec)
+    if not folder.is_dir():
+        raise PathLensError(f"read_isolation reads a folder of documents; {spec!r} is not one")
+    sources = [SourceFile(p.name, p.read_bytes()) for p in sorted(folder.iterdir())
+               if p.suffix.lower() in (".pdf", ".docx", ".html", ".htm")]
+    in_process = median_time(lambda: [read_document(s) for s in sources], repeats)
+    isolated = median_time(lambda: read_many(sources, ReadLimits()), repeats)
+    return {"files": len(sources), "in_process_s": in_process, "isolated_s": isolated}
+
+
 SECTION_NAMES = ("fresh_app_first_answer", "cold_first_answer", "cold_build", "cold_build_one_process", "ann", "warm_start",
-                 "ner_setup_s", "stage_costs", "ppr_kernel", "query_latency",
+                 "read_isolation", "ner_setup_s", "stage_costs", "ppr_kernel", "query_latency",
                  "default_sweep", "growth")
 
 
@@ -499,6 +515,8 @@ def run(spec: str, include_growth: bool = True, include_sweep: bool = True, log=
                     lambda: _child("build-one-process", spec, other))
         section("warm_start", "warm start to first answer (cache filled, own process)",
                 lambda: _child("warm", spec, cache_dir))
+        section("read_isolation", "reading the documents in worker processes against in this process",
+                lambda: read_isolation(spec))
         index = Index(corpus, cache=DiskCache(Path(cache_dir) if cold else None))
         queries = [q.text for q in corpus.queries] or [p.title for p in corpus.passages[:20]]
         section("ner_setup_s", "NER set-up (process count, batch size) on 1,000 passages",
@@ -601,6 +619,12 @@ def _ner_lines(ner: dict) -> list[str]:
     return ["NER on 1,000 passages (s): " + ", ".join(f"{k} {v:.1f}" for k, v in ner.items())]
 
 
+def _isolation_lines(r: dict) -> list[str]:
+    return [f"reading {r['files']} documents: {r['in_process_s']:.2f} s in this process, {r['isolated_s']:.2f} s in "
+            f"worker processes (limits on, one per core); the isolation costs "
+            f"{r['isolated_s'] - r['in_process_s']:+.2f} s"]
+
+
 def _stage_lines(c: dict) -> list[str]:
     return [f"build stages per core: {c['word_pieces']:,} word pieces in {c['texts']:,} texts; padding in batches of 16 "
             f"{c['padding_share_by_chars']:.1%} ordered by characters, {c['padding_share_by_word_pieces']:.1%} by word "
@@ -633,7 +657,7 @@ def _growth_lines(g: dict) -> list[str]:
 SECTIONS = (("ppr_kernel", _kernel_lines), ("query_latency", _latency_lines), ("cold_build", _build_lines),
             ("cold_build_one_process", _one_process_lines),
             ("fresh_app_first_answer", _fresh_lines), ("cold_first_answer", _cold_answer_lines), ("ann", _ann_lines), ("ner_setup_s", _ner_lines),
-            ("stage_costs", _stage_lines), ("warm_start", _warm_lines),
+            ("stage_costs", _stage_lines), ("warm_start", _warm_lines), ("read_isolation", _isolation_lines),
             ("default_sweep", _sweep_lines), ("growth", _growth_lines))
 
 

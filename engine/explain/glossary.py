@@ -75,7 +75,14 @@ TERMS: dict[str, str] = {
     "B": "The second retriever of the compared pair.",
     "n": "How many questions the row covers.",
     "queries": "Which questions the row covers: all, or one kind.",
-    "kind": "single-hop (one passage answers) or multi-hop (the answer needs passages linked by a shared entity).",
+    "kind": "The question's kind as its file labels it: single-hop (one passage answers) or multi-hop (the answer "
+            "needs passages linked by a shared entity), or any label a file uses (FinanceBench's metrics-generated, "
+            "domain-relevant, novel-generated). Every metric is reported per kind.",
+    "evidence": "What the labeled question's file says its gold page or passage holds (a figure, a phrase), shown "
+                "as the file gives it.",
+    "answer": "The answer the labeled question's file gives, shown as it is; it is not scored.",
+    "needs": "What a labeled question needs, as its file tags it: year (the right fiscal year among several "
+             "filings of one company), note (a statement and the note it points to).",
     "open": "A link that opens the question on the Query page.",
     # ---- corpus and tables
     "corpus": "The collection of passages being searched.",
