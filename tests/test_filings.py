@@ -191,3 +191,17 @@ def test_evaluation_ranks_pages_for_every_retriever_alike(room):
     result = evaluate(Index(room), ["filing-graph", "bm25"], (1,))
     assert result.unit == "page"  # every question's gold is a page
     assert result.results["filing-graph"].means["hr@1"] == 1.0
+
+
+def test_the_evidence_report_shows_the_scope_and_each_hits_typed_path(room):
+    from engine.build.index import search_config
+    from engine.explain.report import ReportView, build_report
+
+    q = "What was Acme's capex in FY2020? Use the cash flow statement."
+    view = ReportView("acme", q, "filing-graph", 3, search_config({}, room, scope=ScopeCorrection(statement="cash flows")))
+    page = build_report(Index(room), view, "T")
+    assert ("<strong>Scope as understood (corrected):</strong> Acme Widgets · FY2020 · Statement of cash flows → "
+            "Acme Widgets FY2020 10-K") in page
+    assert ("<strong>Typed path:</strong> Acme Widgets → Acme Widgets FY2020 10-K → Statement of cash flows → "
+            "“Additions to property, plant and equipment” → page 5") in page
+    assert "--statement &#x27;cash flows&#x27;" in page and "statement=cash+flows" in page  # the correction travels
