@@ -9,13 +9,13 @@ lexicon (`lexicon.json` beside this file) says which is which, and a data room m
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from ..errors import PathLensError
+from ..ingest.corpus import read_json_object
 from ..text import normalize_name
 from .structure import STATEMENTS
 
@@ -71,12 +71,7 @@ def _phrases(value, where: str) -> tuple[str, ...]:
 
 def parse_lexicon(text: str, where: str) -> Lexicon:
     """A lexicon from JSON text; every problem names `where` and the field."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise PathLensError(f"{where}: not valid JSON ({e.msg}, line {e.lineno})") from None
-    if not isinstance(data, dict):
-        raise PathLensError(f"{where}: expected a JSON object with 'statements', 'terms' and 'instructions'")
+    data = read_json_object(text, where, "a JSON object with 'statements', 'terms' and 'instructions'")
     statements = {}
     for kind, phrases in (data.get("statements") or {}).items():
         if kind not in STATEMENTS:

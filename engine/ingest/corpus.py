@@ -252,15 +252,19 @@ def read_json_lines(text: str, where: str) -> Iterable[tuple[int, dict]]:
     if not text.strip():
         raise PathLensError(f"{where} is empty")
     for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise PathLensError(f"{where}, line {n}: not valid JSON ({e.msg})") from None
-        if not isinstance(obj, dict):
-            raise PathLensError(f"{where}, line {n}: expected a JSON object")
-        yield n, obj
+        if line.strip():
+            yield n, read_json_object(line, f"{where}, line {n}")
+
+
+def read_json_object(text: str, where: str, what: str = "a JSON object") -> dict:
+    """One JSON object; an error names `where` and what was expected."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise PathLensError(f"{where}: not valid JSON ({e.msg})") from None
+    if not isinstance(obj, dict):
+        raise PathLensError(f"{where}: expected {what}")
+    return obj
 
 
 def _json_lines(path: Path) -> Iterable[tuple[int, dict]]:
