@@ -17,7 +17,7 @@ from .errors import NoSeedError, PathLensError
 from .catalog import CATALOG, DEFAULT_RETRIEVER, EDGE_PARAMS, FILINGS_RETRIEVER, PARAMS, default_retriever, stages_for
 from .filings.scope import ScopeCorrection
 from .filings.structure import STATEMENTS
-from .build.index import Index, SearchConfig, check_retriever, search_config
+from .indexing.index import Index, SearchConfig, check_retriever, search_config
 from .explain.jsonout import answer_json, config_json
 from .retrieve.retrievers import check_k, check_query
 from .store.cache import PERSISTED
@@ -221,7 +221,7 @@ def _parser() -> argparse.ArgumentParser:
 def _index(corpus, cache_dir: str | None = None, compute=None) -> Index:
     """An index that reads and writes the on-disk cache (`cache_dir`, else the default); rejected
     cache files are reported. `compute`: where extraction and encoding run (default: this machine)."""
-    from .build.index import LocalCompute
+    from .indexing.index import LocalCompute
     from .store.cache import DiskCache
 
     def report(event) -> None:
@@ -546,10 +546,10 @@ def cmd_build(args) -> None:
     stages = build_stages(corpus, args.stages)
     compute, started_ray = None, False
     if args.ray is not None:
-        from .build import ray_build
+        from .indexing import ray_cluster
 
-        started_ray = ray_build.connect(args.ray, args.cpus)
-        compute = ray_build.ray_compute(ray_build.RayConfig(shard=args.shard))
+        started_ray = ray_cluster.connect(args.ray, args.cpus)
+        compute = ray_cluster.ray_compute(ray_cluster.RayConfig(shard=args.shard))
     index = _index(corpus, args.cache_dir, compute)
     cache = index.cache
     show, close = _progress_bars()

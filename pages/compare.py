@@ -12,7 +12,7 @@ from engine.ingest.corpus import page_number
 from engine.errors import PathLensError
 from engine.evaluate.evaluate import compare_by_kind, evaluate
 from engine.catalog import CATALOG, PARAMS
-from engine.build.index import search_config
+from engine.indexing.index import search_config
 from engine.evaluate.metrics import metric_names
 from ui.common import (asked_by_link, downloads, ensure, escape_markdown, frame, fresh_area, gold_of, param, seed_from_url, set_params,
                        show_table, stages_for)

@@ -13,7 +13,7 @@ from engine.filings.scope import ScopeCorrection
 from engine.filings.structure import STATEMENTS
 from engine.ingest.corpus import citation
 from engine.errors import PathLensError
-from engine.build.index import search_config
+from engine.indexing.index import search_config
 from engine.explain.render import passage_seed_summary, subgraph_html
 from engine.retrieve.retrievers import MAX_QUERY_CHARS, RRFConfig
 from engine.explain.report import ReportView, build_report, marked_terms

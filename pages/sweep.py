@@ -9,7 +9,7 @@ import streamlit as st
 from engine.errors import PathLensError
 from engine.evaluate.metrics import metric_names
 from engine.catalog import CATALOG
-from engine.build.index import search_config
+from engine.indexing.index import search_config
 from engine.jobs import Job
 from engine.evaluate.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
 from ui.common import (CancelButton, asked_by_link, cancel_job, downloads, ensure, frame, list_param, param, seed_from_url, set_params, show_table,

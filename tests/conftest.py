@@ -12,7 +12,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ["PATHLENS_CACHE_DIR"] = tempfile.mkdtemp(prefix="pathlens-test-cache-")
 
 from engine.ingest.corpus import Corpus, LabeledQuery, Passage, load_corpus  # noqa: E402
-from engine.build.index import Index  # noqa: E402
+from engine.indexing.index import Index  # noqa: E402
 
 
 @pytest.fixture(scope="session")

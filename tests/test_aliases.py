@@ -1,5 +1,5 @@
 from engine.ingest.corpus import Corpus, Passage
-from engine.build.index import Index
+from engine.indexing.index import Index
 
 
 def index_of(*texts):

@@ -124,7 +124,7 @@ def test_query_page_names_an_ambiguous_defined_term_on_the_full_data_room():
 
 
 def test_query_page_weighted_rrf_members_and_weights():
-    from engine.build.index import Index, search_config
+    from engine.indexing.index import Index, search_config
     from engine.ingest.corpus import load_corpus
 
     q = "Who is the largest investor in the fund that owns Solano Foods?"
@@ -313,7 +313,7 @@ def test_benchmarks_page_with_fixture_file():
 
 
 def test_compare_page_shows_a_crashing_retriever_in_its_own_column(monkeypatch):
-    from engine.build.index import Index
+    from engine.indexing.index import Index
 
     real = Index.retriever
 
@@ -461,7 +461,7 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     assert any(c.value == "Gone from the top since the previous view: " + ", ".join(gone) for c in at.caption)
     # the same what-if through the engine, as the CLI's --without runs it
     from engine.ingest.corpus import load_corpus
-    from engine.build.index import Index, search_config
+    from engine.indexing.index import Index, search_config
 
     corpus = load_corpus("dataroom-core")
     idx = Index(corpus)

@@ -306,7 +306,7 @@ def test_eight_concurrent_sessions_each_get_their_own_results(app_url):
 
     from engine.ingest.corpus import load_corpus
     from engine.retrieve.graph_retriever import GraphParams
-    from engine.build.index import Index, SearchConfig
+    from engine.indexing.index import Index, SearchConfig
 
     q1 = MULTI_HOP
     q2 = "Who is the Managing Partner of the general partner of the fund that owns Kestrel Health Systems?"

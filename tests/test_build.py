@@ -6,9 +6,9 @@ import pytest
 
 import json
 
-from engine.build.build import BuildStatus, build_in_background
-from engine.build.index import Index
-from engine.build.sharded import shards
+from engine.indexing.background import BuildStatus, build_in_background
+from engine.indexing.index import Index
+from engine.indexing.sharded import shards
 from engine.cli import main
 from engine.graph.entities import Mention, extraction_from, filter_mentions, merge_tallies, tally_mentions
 from tests.conftest import make_corpus
@@ -84,10 +84,10 @@ def test_a_killed_build_resumes_from_the_stages_already_on_disk(core_corpus, tmp
 
 def test_worker_processes_build_what_one_process_builds_bit_for_bit(tmp_path):
     """Past POOL_MIN_PASSAGES a local build runs NER and encoding on a pool of spawned processes over
-    shards (engine.build.sharded); forced here on the small core."""
+    shards (engine.indexing.sharded); forced here on the small core."""
     import numpy as np
 
-    from engine.build.index import Index, LocalCompute
+    from engine.indexing.index import Index, LocalCompute
     from engine.ingest.corpus import load_corpus
     from engine.store.cache import DiskCache
 
@@ -141,7 +141,7 @@ def test_the_local_build_shows_progress_and_then_reads_its_cache(tmp_path, capsy
 def test_a_worker_process_that_dies_fails_the_stage_by_name():
     import os
 
-    from engine.build.sharded import PoolRunner
+    from engine.indexing.sharded import PoolRunner
     from engine.errors import PathLensError
 
     with pytest.raises(PathLensError, match=r"build, extraction:ner: shard [12] of 2 failed: the worker process "
@@ -174,7 +174,7 @@ def test_worker_processes_never_run_the_parents_main_script(tmp_path, monkeypatc
     import sys
     import types
 
-    from engine.build.sharded import PoolRunner
+    from engine.indexing.sharded import PoolRunner
 
     marker = tmp_path / "ran"
     script = tmp_path / "page.py"

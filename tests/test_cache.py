@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from engine.store.cache import MAGIC, DiskCache
-from engine.build.index import Index
+from engine.indexing.index import Index
 from tests.conftest import make_corpus
 
 TEXTS = ["Calder Bank lends to Brightwater Logistics.", "Brightwater Logistics hired Elliot Park."]
@@ -17,9 +17,9 @@ def test_second_index_reads_every_component_from_disk(tmp_path, monkeypatch):
 
     # a warm start must not run the extractor or the encoder again
     import engine.store.dense
-    import engine.build.index
+    import engine.indexing.index
 
-    monkeypatch.setattr(engine.build.index, "extract", lambda *a: pytest.fail("re-ran extraction"))
+    monkeypatch.setattr(engine.indexing.index, "extract", lambda *a: pytest.fail("re-ran extraction"))
     monkeypatch.setattr(engine.store.dense, "encode", lambda *a, **k: pytest.fail("re-encoded"))
     warm_cache = DiskCache(tmp_path)
     warm = Index(make_corpus(TEXTS), cache=warm_cache)

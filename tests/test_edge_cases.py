@@ -5,7 +5,7 @@ import pytest
 from engine.ingest.corpus import ChunkConfig, chunk_text
 from engine.errors import NoSeedError, PathLensError
 from engine.evaluate.evaluate import evaluate
-from engine.build.index import Index
+from engine.indexing.index import Index
 from tests.conftest import make_corpus
 
 

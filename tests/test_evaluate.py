@@ -1,5 +1,5 @@
 from engine.evaluate.evaluate import evaluate
-from engine.build.index import Index
+from engine.indexing.index import Index
 
 
 def test_evaluate_tiny_by_hand(tiny):

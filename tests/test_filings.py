@@ -8,7 +8,7 @@ from types import MappingProxyType
 import numpy as np
 import pytest
 
-from engine.build.index import Index, SearchConfig
+from engine.indexing.index import Index, SearchConfig
 from engine.errors import PathLensError
 from engine.filings.graph import EdgeWeights
 from engine.filings.lexicon import bundled, lexicon_for, parse_lexicon
@@ -194,7 +194,7 @@ def test_evaluation_ranks_pages_for_every_retriever_alike(room):
 
 
 def test_the_evidence_report_shows_the_scope_and_each_hits_typed_path(room):
-    from engine.build.index import search_config
+    from engine.indexing.index import search_config
     from engine.explain.report import ReportView, build_report
 
     q = "What was Acme's capex in FY2020? Use the cash flow statement."

@@ -4,7 +4,7 @@ import pytest
 from engine.errors import NoSeedError, PathLensError
 from engine.retrieve.graph_retriever import GraphParams
 from engine.graph.entities import entity_key
-from engine.build.index import Index, SearchConfig
+from engine.indexing.index import Index, SearchConfig
 from tests.conftest import make_corpus
 
 

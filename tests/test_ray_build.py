@@ -1,4 +1,4 @@
-"""The distributed build (engine/build/ray_build.py) on a local Ray instance with two CPUs, against
+"""The distributed build (engine/indexing/ray_cluster.py) on a local Ray instance with two CPUs, against
 the local build of the same corpus: same cache entries, same values, also after a killed worker."""
 
 import json
@@ -12,14 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.build.index import Index
+from engine.indexing.index import Index
 from engine.cli import main
 from engine.errors import PathLensError
 from engine.ingest.corpus import load_corpus
 from engine.store.cache import PERSISTED, DiskCache
 
 ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -r requirements-ray.txt")
-from engine.build import ray_build  # noqa: E402  (imports Ray lazily, but its tests need it)
+from engine.indexing import ray_cluster  # noqa: E402  (imports Ray lazily, but its tests need it)
 
 STAGES = ["tokens", "embeddings", "extraction:regex", "graph:regex", "extraction:ner", "graph:ner"]
 
@@ -30,7 +30,7 @@ STAGES = ["tokens", "embeddings", "extraction:regex", "graph:regex", "extraction
 @pytest.fixture(scope="module")
 def local_ray():
     assert not ray.is_initialized()
-    assert ray_build.connect("local", cpus=2)  # ray.init(num_cpus=2, runtime_env=…)
+    assert ray_cluster.connect("local", cpus=2)  # ray.init(num_cpus=2, runtime_env=…)
     assert ray.cluster_resources()["CPU"] == 2
     yield
     ray.shutdown()
@@ -120,7 +120,7 @@ def test_a_worker_killed_mid_build_is_retried_without_losing_or_repeating_passag
                                                                                   stage):
     local, _ = local_build
     # 8 passages a shard: ~0.3–0.5 s of work each, a window the killer cannot miss
-    index = Index(corpus, compute=ray_build.ray_compute(ray_build.RayConfig(shard=8)))
+    index = Index(corpus, compute=ray_cluster.ray_compute(ray_cluster.RayConfig(shard=8)))
     with _Killer() as killer:
         index.build(stage)
     assert killer.killed, "no worker was seen running a build task"
@@ -135,7 +135,7 @@ def test_a_worker_killed_mid_build_is_retried_without_losing_or_repeating_passag
 
 
 def test_a_shard_out_of_retries_fails_by_name(local_ray, corpus):
-    index = Index(corpus, compute=ray_build.ray_compute(ray_build.RayConfig(shard=8, max_retries=0)))
+    index = Index(corpus, compute=ray_cluster.ray_compute(ray_cluster.RayConfig(shard=8, max_retries=0)))
     with _Killer() as killer, pytest.raises(PathLensError, match=r"Ray build, extraction:ner: shard \d of 4 failed"):
         index.build("extraction:ner")
     assert killer.killed

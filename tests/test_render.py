@@ -3,7 +3,7 @@
 import re
 
 from engine.ingest.corpus import Corpus, Passage
-from engine.build.index import Index
+from engine.indexing.index import Index
 from engine.explain.render import subgraph_html
 
 
@@ -48,7 +48,7 @@ def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys
     import json as _json
 
     from engine.cli import main
-    from engine.build.index import search_config
+    from engine.indexing.index import search_config
     from engine.explain.report import ReportView, build_report
 
     evil = '<img src=x onerror="alert(1)"> Brightwater Logistics'

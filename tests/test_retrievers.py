@@ -137,7 +137,7 @@ def test_dense_with_the_real_model():
 
 
 def test_bm25_rankings_match_rank_bm25_on_the_data_room(core_corpus):
-    from engine.build.index import Index
+    from engine.indexing.index import Index
 
     idx = Index(core_corpus)
     tokens = [list(t) for t in idx.tokens()]
@@ -223,7 +223,7 @@ def test_tfidf_term_contributions_sum_to_the_cosine(core_index):
 
 
 def test_rrf_votes_sum_to_the_fused_score(core_index):
-    from engine.build.index import search_config
+    from engine.indexing.index import search_config
 
     config = search_config({}, rrf_members=("bm25", "ppr-regex", "tfidf"), rrf_weights=(1.0, 2.0, 0.5))
     r = core_index.retriever("rrf", config)

@@ -3,7 +3,7 @@ import pytest
 
 from engine.ingest.corpus import load_corpus
 from engine.errors import PathLensError
-from engine.build.index import Index
+from engine.indexing.index import Index
 from engine.evaluate.sweep import DEFAULT_SIZES, SweepConfig, default_sizes, resolve_sizes, run_sweep, subsample
 
 

@@ -16,14 +16,14 @@ from typing import Callable, Iterable
 import pandas as pd
 import streamlit as st
 
-from engine.build.build import build_in_background
+from engine.indexing.background import build_in_background
 from engine.store.cache import DiskCache
 from engine.evaluate.benchmarks import FORMATS, load_questions, open_corpus
 from engine.ingest.corpus import CORPUS_SUFFIXES, MAX_FILE_BYTES, bundled_manifest, bundled_names, load_corpus, load_queries
 from engine.errors import PathLensError
 from engine.explain.glossary import definition, entries, lookup
 from engine.catalog import stages_for as catalog_stages
-from engine.build.index import Index
+from engine.indexing.index import Index
 from engine.jobs import Job, JobStatus
 from engine.explain.report import highlight  # noqa: F401  (pages import it from here)
 
@@ -329,7 +329,7 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
     """Build the named index components, showing each stage's progress the first time.
 
     The build runs in a background job shared by every session asking for the same components of
-    the same index (engine.build.build): this page only watches it, so a user who moves to another page
+    the same index (engine.indexing.background): this page only watches it, so a user who moves to another page
     leaves it running, and comes back to it. Returns False (with the reason shown) when a stage
     cannot be built."""
     missing = [s for s in stages if s not in index.built()]

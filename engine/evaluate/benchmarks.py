@@ -23,7 +23,7 @@ from ..ingest.corpus import Corpus, LabeledQuery, Passage, read_json_lines, read
 from ..errors import PathLensError
 from .evaluate import EvalResult, RetrieverResult, check_ks, evaluate
 from ..catalog import stages_for
-from ..build.index import Index, SearchConfig, check_retriever
+from ..indexing.index import Index, SearchConfig, check_retriever
 from .metrics import mean_metrics
 
 FORMATS = ("musique", "hotpotqa", "2wiki")

@@ -7,7 +7,7 @@ from typing import Callable, Sequence
 
 from ..ingest.corpus import Corpus, LabeledQuery, page_key
 from ..errors import PathLensError
-from ..build.index import Index, SearchConfig, check_retriever
+from ..indexing.index import Index, SearchConfig, check_retriever
 from .metrics import BootstrapCI, mean_metrics, metric_names, paired_bootstrap, per_query
 
 MRR_DEPTH = 10  # rankings are read this deep (or to the largest k), so MRR is MRR@10

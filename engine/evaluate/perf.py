@@ -22,7 +22,7 @@ from ..store.cache import DiskCache
 from ..ingest.corpus import Corpus, load_corpus
 from ..errors import NoSeedError, PathLensError
 from ..catalog import DEFAULT_RETRIEVER, stages_for
-from ..build.index import Index, LocalCompute, RETRIEVERS, search_config
+from ..indexing.index import Index, LocalCompute, RETRIEVERS, search_config
 
 ROOT = Path(__file__).resolve().parents[2]  # the project folder (engine/evaluate/perf.py)
 STAGES = ("tokens", "bm25", "tfidf", "embeddings", "extraction:regex", "graph:regex", "aliases:regex",

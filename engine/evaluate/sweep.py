@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import PathLensError
 from .evaluate import check_ks, evaluate
 from ..catalog import stages_for
-from ..build.index import Index, SearchConfig, check_retriever
+from ..indexing.index import Index, SearchConfig, check_retriever
 
 DEFAULT_SIZES = ("100", "500", "1000", "2000", "full")
 

@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 
 from ..ingest.corpus import citation
 from ..retrieve.graph_explain import GraphAnswer
-from ..build.index import Index, SearchConfig
+from ..indexing.index import Index, SearchConfig
 from ..catalog import EDGE_PARAMS, spec
 from .render import COLORS, ROLE_WORDS, layout, node_label, passage_seed_summary, subgraph_html
 from ..retrieve.retrievers import check_k, check_query

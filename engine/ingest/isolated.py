@@ -6,7 +6,7 @@ HTML. So each document is read by a fresh interpreter (`python -m engine.ingest.
 limit and a memory cap (`ReadLimits`), several at once (one per core), and only plain JSON comes back.
 A worker that dies by a signal, runs past its time or past its memory is named with what happened
 ("the reader crashed (signal 11)", "stopped after 60 s", "ran past the 2 GiB memory cap"), and the
-other files go on. Fresh interpreters rather than multiprocessing for the reason `engine.build.worker`
+other files go on. Fresh interpreters rather than multiprocessing for the reason `engine.indexing.worker`
 gives: a spawned child would re-run the Streamlit page script that is running.
 """
 

@@ -1,4 +1,4 @@
-"""A build worker process (`python -m engine.build.worker`), started by `sharded.PoolRunner`.
+"""A build worker process (`python -m engine.indexing.worker`), started by `sharded.PoolRunner`.
 
 It reads pickled (function, arguments) pairs from stdin and writes each result, pickled, to stdout,
 until stdin closes (which is also how it ends when its parent dies). Why not multiprocessing: a

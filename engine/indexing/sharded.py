@@ -1,6 +1,6 @@
 """The per-passage stages of a build (extraction with its filter, encoding) as tasks over shards of
 a corpus, run by a `Runner`: a pool of local processes (`PoolRunner`) or a Ray cluster
-(`engine.build.ray_build.RayRunner`).
+(`engine.indexing.ray_cluster.RayRunner`).
 
 Why the shards agree with a build in one process, bit for bit (tested):
 - the filter is a sum of per-shard tallies (`entities.tally_mentions` / `merge_tallies`), and the
@@ -63,7 +63,7 @@ class Runner(Protocol):
 
 
 class PoolRunner:
-    """Tasks on `processes` fresh interpreters (`python -m engine.build.worker`), fed over pipes.
+    """Tasks on `processes` fresh interpreters (`python -m engine.indexing.worker`), fed over pipes.
 
     Not multiprocessing: its spawned children import the parent's main module again, and in the
     Streamlit server (where builds run, in a thread) that is whichever page script is running, which
@@ -101,7 +101,7 @@ class PoolRunner:
                         on_batch(state["done"], total)
 
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-        workers = [subprocess.Popen([sys.executable, "-m", "engine.build.worker"], stdin=subprocess.PIPE,
+        workers = [subprocess.Popen([sys.executable, "-m", "engine.indexing.worker"], stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, cwd=ROOT, env=env)
                    for _ in range(min(self.processes, len(calls)))]
         try:
@@ -140,7 +140,7 @@ class ShardConfig:
 
 
 class ShardedCompute:
-    """`engine.build.index.Compute` as tasks over shards, run by `runner`."""
+    """`engine.indexing.index.Compute` as tasks over shards, run by `runner`."""
 
     def __init__(self, runner: Runner, config: ShardConfig = ShardConfig(), put: Callable = lambda x: x):
         self.runner = runner

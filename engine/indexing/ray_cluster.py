@@ -1,7 +1,7 @@
 """Index builds on a Ray cluster (`python -m engine build --ray ADDRESS`).
 
 The two stages that cost minutes per thousand passages, extraction (regex or spaCy NER, with the
-entity filter) and encoding, run as Ray tasks over shards of the corpus (`engine.build.sharded`,
+entity filter) and encoding, run as Ray tasks over shards of the corpus (`engine.indexing.sharded`,
 whose docstring says why the shards agree with one process bit for bit). Everything after them
 (linking passages to entities, graphs, alias tables, writing the on-disk cache) is the local
 build's own code fed with their results (`Index(corpus, cache, compute=ray_compute(...))`), so the
@@ -130,7 +130,7 @@ class RayRunner:
 
 
 def ray_compute(config: RayConfig = RayConfig()) -> ShardedCompute:
-    """`engine.build.index.Compute` on the Ray cluster this process joined."""
+    """`engine.indexing.index.Compute` on the Ray cluster this process joined."""
     return ShardedCompute(RayRunner(config), ShardConfig(config.shard, config.cpus_per_task), put=_ray().put)
 
 

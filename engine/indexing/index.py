@@ -84,7 +84,7 @@ POOL_MIN_PASSAGES = 1_000
 class Compute(Protocol):
     """Where an index's per-passage stages run: extraction with its filter, and encoding.
 
-    `LocalCompute` runs them on this machine; `engine.build.ray_build.ray_compute` on a Ray cluster.
+    `LocalCompute` runs them on this machine; `engine.indexing.ray_cluster.ray_compute` on a Ray cluster.
     Everything built from their results (graphs, alias tables, the cache files) is the same code
     either way, so the two can differ only where these two calls do, and tests hold them equal."""
 
@@ -96,7 +96,7 @@ class Compute(Protocol):
 @dataclass(frozen=True)
 class LocalCompute:
     """This machine: in this process, or past POOL_MIN_PASSAGES on `processes` worker processes
-    (default one per core) over shards (`engine.build.sharded.PoolRunner`), bit-identical either way (tested).
+    (default one per core) over shards (`engine.indexing.sharded.PoolRunner`), bit-identical either way (tested).
 
     Why processes: spaCy NER runs on one thread, and ONNX Runtime encodes a little faster as one
     single-threaded process per core than as one process on every core. On the 4,200-passage data
