@@ -117,6 +117,8 @@ def test_scope_reads_company_year_form_statement_and_terms(room):
     assert scope.statements == ("balance sheet",) and scope.filings == ("ACME_2019_10K.pdf",)
     # nothing named: no scope
     assert read_scope("what is capex?", s.filings, lex).filings == ()
+    # "CFO" is a person here, not cash from operations: no statement is implied
+    assert read_scope("Who is Acme's CFO?", s.filings, lex).statements == ()
     # a user's correction wins
     scope = read_scope(q, s.filings, lex, ScopeCorrection(year=2020, statement="balance sheet"))
     assert scope.filings == ("ACME_2020_10K.pdf",) and scope.statements == ("balance sheet",) and scope.corrected
@@ -162,6 +164,8 @@ def test_the_right_years_statement_page_ranks_first_with_its_typed_path(room, ye
     top = ans.hits[0]
     assert top.passage_id.startswith(page + ".")
     pages = [h.passage_id.rsplit(".", 1)[0] for h in ans.hits]
+    memo = r.answer("Did Beta Gadgets sign a lease in Ohio?", 1)
+    assert memo.hits[0].passage_id == "memo.md#0000" and memo.why["memo.md#0000"].typed_path is None
     assert len(set(pages)) == len(pages)  # pages rank once
     why = ans.why[top.passage_id]
     assert sum(c for _, c in why.contributions) == pytest.approx(top.score, rel=1e-9)

@@ -96,14 +96,16 @@ class FilingRetriever(GraphRetriever):
                        extra=FilingWalk(scope, scope.words(self.filing_seeder.structure.filings)))
         return replace(answer, why=MappingProxyType(why), walk=walk)
 
-    def typed_path(self, explanation: HitExplanation) -> EvidencePath:
+    def typed_path(self, explanation: HitExplanation) -> EvidencePath | None:
         """company → filing → statement/Item/note → line items → page: the hit's filing and company, then
         every structure seed that the hit's page stands in or holds, in that order; its mass is those seeds'
-        contributions to the hit's score."""
+        contributions to the hit's score. None for a hit outside any filing."""
         structure = self.filing_seeder.structure
         row = self.graph.passage_index[explanation.passage_id]
         doc = self._doc_of[row]
         filing = structure.filings.get(doc)
+        if filing is None:  # a memo or a text file: no structure to walk through
+            return None
         contributions = dict(explanation.contributions)
         # the page's nodes: what any of its passages touches (a row may stand in the page's next passage)
         touched = {int(j) for r in self._rows_of_page[self._page[row]] for j in self.graph.incidence[r].indices}
@@ -120,8 +122,6 @@ class FilingRetriever(GraphRetriever):
         steps.sort(key=lambda s: s[0])
         page = self._page_number[row]
         end = f"page {page}" if page else explanation.passage_id
-        if filing is None:
-            end = explanation.passage_id
         return EvidencePath(tuple(s[1] for s in steps) + (end,), tuple(s[2] for s in steps) + (f"p:{explanation.passage_id}",),
                             float(sum(s[3] for s in steps)))
 
