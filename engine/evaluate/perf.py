@@ -515,8 +515,9 @@ def run(spec: str, include_growth: bool = True, include_sweep: bool = True, log=
                     lambda: _child("build-one-process", spec, other))
         section("warm_start", "warm start to first answer (cache filled, own process)",
                 lambda: _child("warm", spec, cache_dir))
-        section("read_isolation", "reading the documents in worker processes against in this process",
-                lambda: read_isolation(spec))
+        if Path(spec).is_dir():  # a folder of documents (a bundled corpus is Markdown, read in process)
+            section("read_isolation", "reading the documents in worker processes against in this process",
+                    lambda: read_isolation(spec))
         index = Index(corpus, cache=DiskCache(Path(cache_dir) if cold else None))
         queries = [q.text for q in corpus.queries] or [p.title for p in corpus.passages[:20]]
         section("ner_setup_s", "NER set-up (process count, batch size) on 1,000 passages",
