@@ -209,3 +209,9 @@ def test_a_room_of_damaged_pdfs_and_one_good_filing_answers_on_the_cli(tmp_path)
     assert " 1. " in out.stdout and "ACME_2019_10K.pdf#p5.0" in out.stdout.split("\n 2. ")[0]
     for name in ("TRUNCATED.pdf", "GARBAGE.pdf", "EMPTY.pdf"):
         assert f"note: skipped {name}: " in out.stderr, out.stderr
+
+
+def test_two_zips_holding_the_same_path_build_side_by_side():
+    c = load_sources([SourceFile("a.zip", _zip()), SourceFile("b.zip", _zip())], "room")
+    assert {p.doc_id for p in c.passages} == {"report.pdf", "notes.txt", "b.zip/report.pdf", "b.zip/notes.txt"}
+    assert c.report.skipped == ()

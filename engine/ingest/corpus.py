@@ -153,6 +153,7 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
     cannot be read is skipped and named in `Corpus.report`; the corpus fails only if nothing is left.
     A `queries.jsonl` among the files (at the top of a zip or folder) supplies the labeled questions.
     """
+    sources = list(sources)
     problems: list[Problem] = []
     dropped: list[DroppedLine] = []
     files: list[SourceFile] = []
@@ -168,7 +169,10 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
                                                   f"{e}); skipped"))
                 continue
             problems.extend(bad)
-            files.extend(members)
+            taken = {f.name for f in files} | {s.name for s in sources}
+            # a member whose path another file already has is cited under its zip's name, so two zips that
+            # both hold report.pdf build side by side instead of failing as duplicate passage ids
+            files.extend(m if m.name not in taken else SourceFile(f"{src.name}/{m.name}", m.data) for m in members)
             if not members and not bad:
                 problems.append(Problem(src.name, "holds no file to read (empty, or its directory is damaged); "
                                                   "nothing was taken from it"))
