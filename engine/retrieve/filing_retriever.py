@@ -21,10 +21,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import NoSeedError
 from ..filings.scope import Scope
 from ..ingest.corpus import Passage, page_key, page_number
-from .graph_explain import EvidencePath, GraphAnswer, HitExplanation
+from .graph_explain import EvidencePath, HitExplanation
 from .filing_seeding import FilingSeeder
 from .graph_retriever import GraphParams, GraphRetriever, Personalization
 from .retrievers import Answer, Hit, check_query, top_k
@@ -47,6 +46,7 @@ class FilingRetriever(GraphRetriever):
         super().__init__(name, seeder, params, passages)  # type: ignore[arg-type]  (FilingSeeder is a Seeder)
         self.filing_seeder = seeder
         self._doc_of = [p.doc_id for p in corpus_passages]
+        self._docs = np.array(self._doc_of, dtype=object)
         self._page = [page_key(p) or p.id for p in corpus_passages]
         self._page_number = [page_number(p) for p in corpus_passages]
         self._rank_pages = any(page_number(p) is not None for p in corpus_passages)
@@ -57,16 +57,13 @@ class FilingRetriever(GraphRetriever):
     def personalize(self, query: str) -> Personalization:
         scope = self.filing_seeder.scope(check_query(query))
         seeding = self.filing_seeder.seeding_for(scope)
-        passage_seeds = ()
-        if self.passages is not None:
-            within = self.filing_seeder.rows_of(scope.filings, self._doc_of.__getitem__)
-            passage_seeds = self.passages.seeds(scope.text, within)
-        if not passage_seeds and not seeding.seeds:
-            raise self._no_seed(seeding)
-        w = 0.0 if not passage_seeds else (self.passages.params.passage_weight if seeding.seeds else 1.0)
-        entity_seeds = tuple(replace(s, weight=s.weight * (1 - w)) for s in seeding.seeds if 1 - w > 0)
-        return Personalization(replace(seeding, seeds=entity_seeds),
-                               tuple(replace(p, weight=p.weight * w) for p in passage_seeds))
+        if self.passages is None:
+            if not seeding.seeds:
+                raise self._no_seed(seeding)
+            return Personalization(seeding, ())
+        # dense seeds from the scoped filings only (no scope: every passage)
+        within = np.isin(self._docs, scope.filings) if scope.filings else None
+        return self._mixed(seeding, self.passages.seeds(scope.text, within))
 
     def hits_from(self, scores: np.ndarray, k: int) -> tuple[Hit, ...]:
         """The top k pages (a page scores as its best passage, which stands for it), reached ones only;
@@ -111,10 +108,8 @@ class FilingRetriever(GraphRetriever):
         touched = {int(j) for r in self._rows_of_page[self._page[row]] for j in self.graph.incidence[r].indices}
         offset = len(self.graph.entities) - len(structure.nodes)
         steps: list[tuple[int, str, str, float]] = []
-        for i, node in enumerate(structure.nodes):
-            col = offset + i
-            if col not in touched:
-                continue
+        for col in sorted(j for j in touched if j >= offset):  # the structure's columns follow the entities'
+            node = structure.nodes[col - offset]
             seeded = f"e:{node.key}" in contributions
             if node.kind in ("company", "filing") or seeded:
                 label = f"“{node.label}”" if node.kind == "line item" else node.label

@@ -9,8 +9,6 @@ graph's own seeds of its words without their instruction text. Each seed weighs 
 
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 
 from ..filings.lexicon import Lexicon
@@ -106,15 +104,6 @@ class FilingSeeder:
         for seed in seeds:
             s[index[seed.entity]] = seed.weight
         return s
-
-    def rows_of(self, docs, doc_of: Callable[[int], str]) -> np.ndarray | None:
-        """A mask of the passages of `docs`, or None when the scope keeps every filing."""
-        if not docs:
-            return None
-        wanted = set(docs)
-        return np.fromiter((doc_of(i) in wanted for i in range(self.graph.n_passages)), dtype=bool,
-                           count=self.graph.n_passages)
-
 
 
 __all__ = ["FilingSeeder", "STRUCTURE_RULES"]

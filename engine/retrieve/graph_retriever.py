@@ -81,7 +81,11 @@ class GraphRetriever(Answers):
             if not seeding.seeds:
                 raise self._no_seed(seeding)
             return Personalization(seeding, ())
-        passage_seeds = self.passages.seeds(query)
+        return self._mixed(seeding, self.passages.seeds(query))
+
+    def _mixed(self, seeding: Seeding, passage_seeds: Sequence[PassageSeed]) -> Personalization:
+        """Entity and passage seeds in one vector: passage seeds take share w, or all of it when the
+        question has no entity seed, none when it has no passage seed."""
         if not passage_seeds and not seeding.seeds:
             raise self._no_seed(seeding)
         w = self.passages.params.passage_weight if seeding.seeds else 1.0
