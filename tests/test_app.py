@@ -184,6 +184,9 @@ def test_corpus_page():
     passages = at.dataframe[0].value
     assert len(passages) == 29
     assert [m.value for m in at.metric][:3] == ["29", "10", "40"]
+    # the limits on the files people bring are stated where they bring them
+    limits = next(c.value for c in at.caption if c.value.startswith("Files you bring:"))
+    assert "up to 50 MB each" in limits and "5,000 pages" in limits and "10,000 files" in limits and "60 s" in limits
     documents = next(d.value for d in at.dataframe if list(d.value.columns) == ["document", "title", "pages", "passages"])
     # Markdown has no pages: empty cells in a numeric column (PDFs fill it), not strings
     assert len(documents) == 10 and str(documents["pages"].dtype) == "Int64" and documents["pages"].isna().all()
