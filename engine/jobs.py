@@ -28,6 +28,10 @@ def seconds_left(seconds: float, done: int, total: int) -> float | None:
     return seconds / done * (total - done)
 
 
+class Cancelled(PathLensError):
+    """Raised inside a job's work when it has been asked to stop."""
+
+
 @dataclass(frozen=True)
 class JobStatus:
     step: str  # what `done` counts ("questions", an index stage's name, …); "" before the first report
@@ -101,4 +105,4 @@ class Job(Generic[T]):
         return self._result  # type: ignore[return-value]
 
 
-__all__ = ["Job", "JobStatus", "Progress", "seconds_left"]
+__all__ = ["Cancelled", "Job", "JobStatus", "Progress", "seconds_left"]

@@ -9,6 +9,13 @@ from streamlit.testing.v1 import AppTest
 from tests.conftest import ROOT
 
 APP = str(ROOT / "app.py")
+
+
+@pytest.fixture(autouse=True)
+def pages_block_on_their_builds(monkeypatch):
+    """Pages block on a build instead of following it with a fragment that reruns every second (which AppTest
+    does not run): one run shows a page's whole result. The fragment has a test of its own below."""
+    monkeypatch.setenv("PATHLENS_BUILD_WAIT_S", "600")
 FIX = ROOT / "tests" / "fixtures"
 
 
@@ -522,3 +529,22 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     assert scope[0].startswith("**Scope as understood (as you corrected it):** Acme Widgets · FY2020")
     assert hit_lines(at)[0].startswith("**1.** `ACME_2020_10K.pdf#p5.0`")
     assert at.query_params["fy"] == ["2020"] if isinstance(at.query_params["fy"], list) else at.query_params["fy"] == "2020"
+
+
+def test_a_page_follows_a_build_that_takes_a_while_and_then_shows_its_results(monkeypatch):
+    """Past PATHLENS_BUILD_WAIT_S a page follows its build with a fragment (Streamlit reruns it every second in
+    a browser; AppTest runs it once), and once the build is over the page draws its results."""
+    import streamlit as st
+
+    from engine.indexing.background import build_in_background
+    from ui.common import _bundled_index, stages_for
+
+    st.cache_resource.clear()  # a fresh index, not one another test built
+    monkeypatch.setenv("PATHLENS_BUILD_WAIT_S", "0")
+    at = start()
+    assert [s.label for s in at.status] == ["Building the index of dataroom-core (29 passages)…"]
+    assert not hit_lines(at)
+    job = build_in_background(_bundled_index("dataroom-core"), stages_for(["hybrid-ner"]))
+    assert job.wait(240) and job.status().error is None
+    at.run()
+    assert len(hit_lines(at)) == 5 and not at.exception

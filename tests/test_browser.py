@@ -100,14 +100,20 @@ def open_page(browser, url, wait_for="[data-testid=stMain] h1"):
     return page
 
 
+def busy(page) -> bool:
+    """Streamlit runs the script ('Running…' widget), or a page follows an index build still in flight."""
+    return (page.locator('[data-testid="stStatusWidget"]').count() > 0
+            or page.get_by_text("Building the index of").count() > 0)
+
+
 def wait_idle(page, timeout=120):
-    """Wait until Streamlit has finished running the script (no 'Running…' status widget)."""
+    """Wait until Streamlit has finished running the script and no index build is in flight."""
     time.sleep(1.0)
     deadline = time.time() + timeout
     while time.time() < deadline:
-        if page.locator('[data-testid="stStatusWidget"]').count() == 0:
+        if not busy(page):
             time.sleep(0.5)
-            if page.locator('[data-testid="stStatusWidget"]').count() == 0:
+            if not busy(page):
                 return
         time.sleep(0.3)
     raise AssertionError("the app kept running for too long")

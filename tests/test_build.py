@@ -102,9 +102,11 @@ def test_worker_processes_build_what_one_process_builds_bit_for_bit(tmp_path):
     assert one.extraction("ner") == pool.extraction("ner")
     for name in sorted(p.name for p in (tmp_path / "one").glob("*.pkl")):  # the same cache files, byte for byte
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "pool" / name).read_bytes()
-    # progress comes per finished shard (8 passages, or 16 for encoding: whole batches), up to every passage
-    assert [t for t in ticks if t[0] == "extraction:ner"][-1] == ("extraction:ner", 29, 29)
-    assert len([t for t in ticks if t[0] == "extraction:ner"]) == 4 and ("embeddings", 29, 29) in ticks
+    # progress counts finished shards (8 passages, or 16 for encoding: whole batches), up to every passage,
+    # and is repeated while a shard runs (that report is where a build hears it should stop)
+    ner = [done for stage, done, total in ticks if stage == "extraction:ner"]
+    assert ner == sorted(ner) and ner[0] == 0 and ner[-1] == 29 and len(set(ner)) >= 3
+    assert ("embeddings", 29, 29) in ticks
 
 
 def test_shards_cover_every_position_once_at_batch_boundaries():
@@ -184,3 +186,77 @@ def test_worker_processes_never_run_the_parents_main_script(tmp_path, monkeypatc
     monkeypatch.setitem(sys.modules, "__main__", page)
     assert PoolRunner(2).run("tokens", len, [("ab",), ("abc",)], [1, 1], None) == [2, 3]
     assert not marker.exists()
+
+
+def children_of(pid: int) -> set[int]:
+    """Live child processes of `pid`, from /proc (zombies excluded: they have already stopped)."""
+    from pathlib import Path
+
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.add(int(stat.parent.name))
+    return found
+
+
+class _HeldCompute:
+    """A compute whose encoding reports progress until released: a build that is mid-stage on demand."""
+
+    def __init__(self):
+        self.release, self.started = threading.Event(), threading.Event()
+
+    def extraction(self, builder, texts, on_batch):
+        raise AssertionError("not used")
+
+    def embeddings(self, texts, on_batch):
+        import numpy as np
+
+        self.started.set()
+        while not self.release.wait(0.05):
+            on_batch(0, len(texts))
+        return np.zeros((len(texts), 4), dtype=np.float32)
+
+
+def test_a_build_nobody_watches_stops_once_its_lease_lapses_and_is_started_again_when_asked():
+    import time
+
+    compute = _HeldCompute()
+    index = Index(make_corpus(["alpha beta", "gamma delta"]), compute=compute)
+    job = build_in_background(index, ["tokens", "embeddings"], lease=0.5)
+    assert compute.started.wait(10)
+    for _ in range(6):  # watched: the lease is renewed and the build goes on
+        assert build_in_background(index, ["tokens", "embeddings"], lease=0.5) is job
+        time.sleep(0.2)
+    assert not job.wait(0)
+    assert job.wait(5)  # then nobody asks for it
+    s = job.status()
+    assert s.stopped and s.finished == ("tokens",)
+    assert s.error == "the build of tiny was stopped: nobody watched it for 0.5 s"
+    compute.release.set()
+    again = build_in_background(index, ["tokens", "embeddings"], lease=0.5)
+    assert again is not job and again.wait(10) and again.status().error is None
+
+
+def test_a_stopped_pool_stage_kills_its_workers_at_once():
+    import os
+    import time
+
+    from engine.indexing.sharded import PoolRunner
+    from engine.jobs import Cancelled
+
+    reports = []
+
+    def on_batch(done, total):
+        reports.append(done)
+        if len(reports) == 3:
+            raise Cancelled("stop")
+
+    t0 = time.monotonic()
+    with pytest.raises(Cancelled):
+        PoolRunner(2).run("test", time.sleep, [(60,), (60,)], [1, 1], on_batch)
+    assert time.monotonic() - t0 < 5  # not after the 60 s shards
+    assert reports == [0, 0, 0] and not children_of(os.getpid())

@@ -129,3 +129,17 @@ def test_stale_temporaries_are_swept_fresh_ones_kept(tmp_path):
     os.utime(old, (time.time() - 7200, time.time() - 7200))
     Index(make_corpus(TEXTS), cache=DiskCache(tmp_path)).tokens()
     assert not old.exists() and new.exists()  # a fresh one may belong to a writer still running
+
+
+def test_a_temporary_whose_writer_is_dead_is_swept_at_once(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    dead, live = tmp_path / f".tmp-{gone.pid}-abc", tmp_path / f".tmp-{os.getpid()}-def"
+    dead.write_bytes(b"x")
+    live.write_bytes(b"y")
+    Index(make_corpus(TEXTS), cache=DiskCache(tmp_path)).tokens()
+    assert not dead.exists() and live.exists()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -325,38 +326,67 @@ def fresh_area(index: Index, stages: Iterable[str], key: str):
     return (first if flipped else second).container()
 
 
+# A tab that stops following a build (closed) lets its lease lapse, and the build stops at its next progress
+# report (engine.indexing.background): within BUILD_LEASE_S plus a fraction of a second.
+BUILD_LEASE_S = 3.0
+FOLLOW_EVERY_S = 1.0
+
+
 def ensure(index: Index, stages: Iterable[str]) -> bool:
     """Build the named index components, showing each stage's progress the first time.
 
     The build runs in a background job shared by every session asking for the same components of
-    the same index (engine.indexing.background): this page only watches it, so a user who moves to another page
-    leaves it running, and comes back to it. Returns False (with the reason shown) when a stage
-    cannot be built."""
+    the same index (engine.indexing.background). A build that is not over within a second is
+    followed by a fragment that reruns every second, renewing the build's lease, and reruns the page
+    once it is built. So a user who moves to another page leaves it running and comes back to it, and
+    a closed tab stops renewing it. Returns True when built; False while building or when a stage
+    cannot be built (the reason is shown)."""
     missing = [s for s in stages if s not in index.built()]
+    followed = st.session_state.pop("followed_build", None)
     if not missing:
+        if followed is not None and followed[0] is index:  # built while followed: say so once, as a blocking wait does
+            _show_build(index, followed[1], followed[2].status())
         return True
-    job = build_in_background(index, missing)
-    with st.status(f"Building the index of {index.corpus.name} ({len(index.corpus):,} passages)…",
-                   expanded=True) as status:
-        bar = st.progress(0.0, text="starting…")
-        shown = 0
-        while True:
-            over = job.wait(0.4)
-            s = job.status()
-            for stage in s.finished[shown:]:
-                label = STAGE_LABELS.get(stage, stage)
-                hit = index.cache is not None and any(e.component == stage and e.kind == "hit"
-                                                      for e in index.cache.events)
-                st.write(f"✓ {label} in {index.timings.get(stage, 0.0):.1f} s"
-                         + (" (read from the on-disk index cache)" if hit else ""))
-            shown = len(s.finished)
-            bar.progress(s.fraction(), text=_progress_text(s))
-            if over:
-                break
+    job = build_in_background(index, missing, lease=BUILD_LEASE_S)
+    # a page blocks this long before following the build live: a cache read is over by then and draws at once
+    # (AppTests set PATHLENS_BUILD_WAIT_S high to get a page's whole result from one run)
+    deadline = time.monotonic() + float(os.environ.get("PATHLENS_BUILD_WAIT_S", "1.0"))
+    while not job.wait(max(0.0, min(1.0, deadline - time.monotonic()))):
+        if time.monotonic() >= deadline:
+            break
+        job.touch()  # this run is watching: the lease holds
+    else:
+        return _show_build(index, missing, job.status())
+
+    @st.fragment(run_every=FOLLOW_EVERY_S)
+    def follow() -> None:
+        job.touch()
+        s = job.status()
+        if s.complete and s.error is None:
+            st.session_state["followed_build"] = (index, missing, job)
+            st.rerun()  # the whole page, now with its results
+        _show_build(index, missing, s)
+
+    follow()
+    return False
+
+
+def _show_build(index: Index, missing: list[str], s) -> bool:
+    """The build's status box: finished stages, the one in flight, or why it failed. True when built."""
+    title = f"Building the index of {index.corpus.name} ({len(index.corpus):,} passages)…"
+    with st.status(title, expanded=not s.complete or s.error is not None) as status:
+        for stage in s.finished:
+            hit = index.cache is not None and any(e.component == stage and e.kind == "hit"
+                                                  for e in index.cache.events)
+            st.write(f"✓ {STAGE_LABELS.get(stage, stage)} in {index.timings.get(stage, 0.0):.1f} s"
+                     + (" (read from the on-disk index cache)" if hit else ""))
+        if not s.complete:
+            st.progress(s.fraction(), text=_progress_text(s))
+            return False
         if s.error is not None:
             stage = s.stage or (s.stages[len(s.finished)] if len(s.finished) < len(s.stages) else "")
             status.update(label=f"Could not build {STAGE_LABELS.get(stage, stage)}", state="error")
-            st.error(s.error)
+            st.error(s.error + (" Reload the page to build it again." if s.stopped else ""))
             return False
         for event in index.cache.events if index.cache else []:
             if event.kind == "rejected" and event.component in missing:

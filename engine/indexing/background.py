@@ -6,17 +6,22 @@ the same corpus would start it again. So a build runs in a thread of its own, re
 (index, stages): whoever asks for the same components gets the same job and reads its progress.
 The job outlives the page that started it; a killed process loses only the stage in flight, since
 each finished stage is on disk (see engine.store.cache) and the next build reads it back.
+
+A job may hold a lease: whoever watches it renews it (`touch`), and once nobody has for `lease`
+seconds (every tab that watched it was closed) it stops at its next progress report, killing its
+worker processes, instead of spending the machine on an index nobody is waiting for.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 from dataclasses import dataclass
 from typing import Sequence
 
 from .index import Index
-from ..jobs import Job, seconds_left
+from ..jobs import Cancelled, Job, seconds_left
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,7 @@ class BuildStatus:
     stage_seconds: float  # time spent on the stage in flight
     error: str | None
     complete: bool  # every stage built, or the build stopped on an error
+    stopped: bool = False  # it was asked to stop (or its lease lapsed): its error is that stop
 
     def fraction(self) -> float:
         """Share of the build done: whole stages, plus the reported part of the one in flight."""
@@ -43,16 +49,28 @@ class BuildStatus:
 class BuildJob:
     """Builds `stages` of `index` as a background `jobs.Job`; `status()` may be read from any thread."""
 
-    def __init__(self, index: Index, stages: Sequence[str]):
+    def __init__(self, index: Index, stages: Sequence[str], lease: float | None = None):
         self.stages = tuple(stages)
+        self.lease = lease
+        self._touched = time.monotonic()
         self._finished: list[str] = []  # appended by the job's thread only; read as a snapshot
         held = [index]  # emptied when the work starts, so a finished job does not keep its index alive
+        name = index.corpus.name
 
         def work(progress, should_stop) -> None:
             index = held.pop()
+
+            def report(stage: str, done: int, total: int) -> None:
+                if should_stop():
+                    raise Cancelled(f"the build of {name} was stopped")
+                if self.lapsed():
+                    self._job.cancel()
+                    raise Cancelled(f"the build of {name} was stopped: nobody watched it for {self.lease:g} s")
+                progress(stage, done, total)
+
             for stage in self.stages:
-                progress(stage, 0, 0)  # the stage is in flight from here, whether or not it reports counts
-                index.build(stage, progress=progress)
+                report(stage, 0, 0)  # the stage is in flight from here, whether or not it reports counts
+                index.build(stage, progress=report)
                 self._finished.append(stage)
 
         self._job = Job(f"build-{index.corpus.name}", work)
@@ -67,11 +85,22 @@ class BuildJob:
         in_flight = None if s.over or len(finished) == len(self.stages) else self.stages[len(finished)]
         counting = in_flight is not None and s.step == in_flight  # counts of a stage just finished are not its successor's
         return BuildStatus(self.stages, finished, in_flight, s.done if counting else 0, s.total if counting else 0,
-                           s.step_seconds if counting else 0.0, s.error, s.over)
+                           s.step_seconds if counting else 0.0, s.error, s.over, s.cancelled)
 
     def wait(self, timeout: float | None = None) -> bool:
-        """True once the build is over (built or failed)."""
+        """True once the build is over (built, failed or stopped)."""
         return self._job.wait(timeout)
+
+    def touch(self) -> None:
+        """Renew the lease: somebody is still watching."""
+        self._touched = time.monotonic()
+
+    def lapsed(self) -> bool:
+        return self.lease is not None and time.monotonic() - self._touched > self.lease
+
+    def cancel(self) -> None:
+        """Stop at the next progress report."""
+        self._job.cancel()
 
 
 # per index (weakly: an index the app has dropped takes its jobs with it), per stages
@@ -79,17 +108,20 @@ _jobs: "weakref.WeakKeyDictionary[Index, dict[tuple[str, ...], BuildJob]]" = wea
 _jobs_lock = threading.Lock()
 
 
-def build_in_background(index: Index, stages: Sequence[str]) -> BuildJob:
-    """The running or finished job building `stages` of `index`, started if there is none.
+def build_in_background(index: Index, stages: Sequence[str], lease: float | None = None) -> BuildJob:
+    """The running or finished job building `stages` of `index`, started if there is none; asking
+    for it renews its lease. `lease`: stop the job once nobody has asked for this long (seconds).
 
-    A job that failed is replaced by a new one when asked again, so a transient error (a full
-    disk) can be retried by reloading the page."""
+    A job that failed or was stopped is replaced by a new one when asked again, so a transient error
+    (a full disk) can be retried by reloading the page, and a build whose tab was closed starts again
+    (from the stages it had finished, which are on disk) when a tab asks for it."""
     key = tuple(stages)
     with _jobs_lock:
         jobs = _jobs.setdefault(index, {})
         job = jobs.get(key)
         if job is None or job.status().error is not None:
-            job = jobs[key] = BuildJob(index, key).start()
+            job = jobs[key] = BuildJob(index, key, lease).start()
+        job.touch()
         return job
 
 

@@ -77,6 +77,7 @@ class PoolRunner:
         pending = iter(range(len(calls)))
         lock = threading.Lock()
         state = {"done": 0, "error": None}
+        moved = threading.Event()  # a shard finished (or a worker gave up): report now, not at the next tick
         total = sum(sizes)
 
         def drive(worker: subprocess.Popen) -> None:
@@ -94,11 +95,11 @@ class PoolRunner:
                 with lock:
                     if not ok:
                         state["error"] = state["error"] or f"build, {stage}: shard {i + 1} of {len(calls)} failed: {value}"
+                        moved.set()
                         return
                     results[i] = value
                     state["done"] += sizes[i]
-                    if on_batch:
-                        on_batch(state["done"], total)
+                moved.set()
 
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
         workers = [subprocess.Popen([sys.executable, "-m", "engine.indexing.worker"], stdin=subprocess.PIPE,
@@ -108,8 +109,19 @@ class PoolRunner:
             threads = [threading.Thread(target=drive, args=(w,), daemon=True) for w in workers]
             for t in threads:
                 t.start()
-            for t in threads:
-                t.join()
+            while True:
+                # progress is reported from this thread, and also when it has not moved: the report is where a
+                # build hears it should stop (engine.indexing.background), so a stop never waits on a long shard
+                if on_batch:
+                    on_batch(state["done"], total)
+                if not any(t.is_alive() for t in threads):
+                    break
+                moved.wait(0.25)
+                moved.clear()
+        except BaseException:
+            for w in workers:  # stopped (or failed) mid-stage: the shards in flight are not waited for
+                w.kill()
+            raise
         finally:
             for w in workers:
                 w.stdin.close()  # the worker's end of input: it exits

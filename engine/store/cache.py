@@ -61,6 +61,25 @@ def versions(component: str) -> str:
     return "/".join(parts)
 
 
+def _writer_alive(name: str) -> bool:
+    """Whether the process that named a temporary file ".tmp-PID-…" still runs (True when unsure)."""
+    pid = name.split("-")[1] if name.count("-") >= 2 else ""
+    if not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
+
+
+def _write_all(f, blob: bytes) -> None:
+    """The one place a cache file's bytes are written (tests stop a writer half-way here)."""
+    f.write(blob)
+
+
 @dataclass(frozen=True)
 class CacheEvent:
     component: str
@@ -125,11 +144,12 @@ class DiskCache:
         return None
 
     def _sweep_stale_temporaries(self, older_than_s: float = 3600) -> None:
-        """Remove temporary files that killed writers left behind (never read, only wasted space)."""
+        """Remove temporary files that killed writers left behind (never read, only wasted space): at once
+        when the process named in the file is gone, else after `older_than_s` (its pid may have been reused)."""
         cutoff = time.time() - older_than_s
         for tmp in self.directory.glob(".tmp-*"):
             try:
-                if tmp.stat().st_mtime < cutoff:
+                if not _writer_alive(tmp.name) or tmp.stat().st_mtime < cutoff:
                     tmp.unlink()
             except OSError:
                 pass
@@ -142,10 +162,10 @@ class DiskCache:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             self._sweep_stale_temporaries()
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.directory)
+            fd, tmp = tempfile.mkstemp(prefix=f".tmp-{os.getpid()}-", dir=self.directory)
             try:
                 with os.fdopen(fd, "wb") as f:
-                    f.write(blob)
+                    _write_all(f, blob)
                     f.flush()
                     os.fsync(f.fileno())
                 os.replace(tmp, path)  # readers see the old file or the whole new one, never a part

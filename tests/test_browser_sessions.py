@@ -1,0 +1,140 @@
+"""What only a server shared by several browsers shows: damaged files named on the Corpus page, eight users
+building different rooms at once, and a closed tab's build stopped with its worker processes.
+
+The app runs in a server of this module's own, so the test can see its child processes."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+from tests.test_browser import SHOTS, _start_app, _stop_app, browser, no_exception, open_page, wait_idle  # noqa: F401
+
+UPLOAD = "upload a corpus file"
+
+
+@pytest.fixture(scope="module")
+def server():
+    proc, url = _start_app("streamlit-sessions.log")
+    yield proc, url
+    _stop_app(proc)
+
+
+def workers_of(pid: int, module: str) -> set[int]:
+    """Live processes started by `pid` running `python -m module` (from /proc)."""
+    found = set()
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if int(stat[1]) == pid and stat[0] != "Z" and module.encode() in cmdline:
+            found.add(int(proc.name))
+    return found
+
+
+def upload(page, files) -> None:
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files([str(f) for f in files])
+
+
+def test_the_corpus_page_names_every_damaged_file_and_the_query_page_answers_from_the_good_one(server, browser,
+                                                                                               tmp_path):
+    from tests.filingmaker import write_pdfs
+
+    room = write_pdfs(tmp_path / "room")
+    (room / "ACME_2020_10K.pdf").unlink()  # one good filing…
+    good = (room / "ACME_2019_10K.pdf").read_bytes()
+    (room / "TRUNCATED.pdf").write_bytes(good[: len(good) // 3])  # …and three damaged ones
+    (room / "GARBAGE.pdf").write_bytes(b"%PDF-1.4\n" + bytes(range(256)) * 8)
+    (room / "HALF_A_HEADER.pdf").write_bytes(b"%PDF-1.")
+    page = open_page(browser, server[1] + "/corpus?" + urlencode({"corpus": UPLOAD}))
+    upload(page, sorted(room.iterdir()))
+    page.wait_for_selector("[data-testid=stMain] >> text=left out of this corpus", timeout=120_000)
+    wait_idle(page, timeout=240)
+    no_exception(page)
+    main = page.locator("[data-testid=stMain]").inner_text()
+    assert "3 files or page ranges left out of this corpus: see Documents." in main, main[:1500]
+    page.get_by_role("tab", name="Documents").click()
+    page.get_by_text("Left out", exact=True).wait_for(timeout=30_000)
+    left_out = page.locator('[data-testid="stTabs"] [data-testid="stDataFrame"]').nth(1)
+    left_out.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "damaged-room-corpus.png"), full_page=True)
+    # the table draws on a canvas; the sidebar names the same files in text
+    warning = page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]').inner_text()
+    assert warning.startswith("Left out: ")
+    for name in ("TRUNCATED.pdf", "GARBAGE.pdf", "HALF_A_HEADER.pdf"):
+        assert re.search(rf"{name}: [a-z]", warning), warning
+    assert "ACME_2019_10K.pdf" not in warning and "Traceback" not in warning + main
+    page.get_by_role("link", name=re.compile("Query")).first.click()
+    page.wait_for_selector("[data-testid=stMain] h1 >> text=Query", timeout=60_000)
+    page.get_by_label("Question", exact=True).fill("What was Acme's capex in FY2019 according to the cash flow statement?")
+    page.keyboard.press("Enter")
+    page.wait_for_selector('[data-testid="stMain"] >> text=score', timeout=240_000)
+    wait_idle(page, timeout=240)
+    no_exception(page)
+    main = page.locator("[data-testid=stMain]").inner_text()
+    first = main.split("\n1. ", 1)[1][:600] if "\n1. " in main else main
+    assert "ACME_2019_10K.pdf" in first, main[:2000]
+    page.screenshot(path=str(SHOTS / "damaged-room-query.png"), full_page=True)
+    page.context.close()
+
+
+def test_eight_users_building_eight_rooms_at_once_each_get_their_own_answer(server, browser, tmp_path):
+    pages = []
+    for i in range(8):
+        room = tmp_path / f"room{i}.txt"
+        room.write_text(f"Vendor{i} Holdings acquired Target{i} Mills in 201{i}.\n\n"
+                        f"Target{i} Mills makes paper in Ohio. Its CFO is Dana Cho{i}.\n\n"
+                        "The weather was fine and nothing else happened.")
+        page = open_page(browser, server[1] + "/?" + urlencode({"corpus": UPLOAD, "q": f"Who acquired Target{i} Mills?"}))
+        pages.append((i, room, page))
+    for i, room, page in pages:  # every upload is in before the first build is over
+        upload(page, [room])
+    for i, room, page in pages:
+        page.wait_for_selector('[data-testid="stMain"] >> text=score', timeout=300_000)
+        wait_idle(page, timeout=300)
+        no_exception(page)
+        main = page.locator("[data-testid=stMain]").inner_text()
+        assert f"Index of room{i} ready" in main, main[:1000]
+        first = re.search(r"^1\. (\S+) · score", main, re.M)
+        assert first and first.group(1).startswith(f"room{i}.txt"), main[:2000]
+        assert not re.search(rf"room(?!{i})\d\.txt", main), main[:2000]  # nothing of another user's room
+    pages[0][2].screenshot(path=str(SHOTS / "eight-users-room0.png"), full_page=True)
+    for _, _, page in pages:
+        page.context.close()
+
+
+def test_closing_a_tab_mid_build_stops_its_worker_processes_within_5_s(server, browser, tmp_path):
+    """A room big enough to encode on worker processes (engine.indexing.sharded); once they run, the tab
+    closes, and nobody else watches the build: its workers are gone within 5 s, and the server serves on."""
+    proc, url = server
+    room = tmp_path / "big_room.jsonl"
+    room.write_text("\n".join(json.dumps({"id": f"p{n}", "text": f"Passage {n}: Vendor{n % 97} Holdings signed "
+                                          f"contract {n} with Buyer{n % 89} Corp for {n} widgets in Ohio in "
+                                          f"{1990 + n % 30}, under the credit agreement of Calder Bank {n}."})
+                              for n in range(1200)) + "\n")
+    page = open_page(browser, url + "/?" + urlencode({"corpus": UPLOAD, "q": "Who signed contract 7?"}))
+    upload(page, [room])
+    page.wait_for_selector("text=of 1,200 passages", timeout=120_000)  # a stage in flight reports its count
+    deadline = time.monotonic() + 60
+    while not workers_of(proc.pid, "engine.indexing.worker"):
+        assert time.monotonic() < deadline, "no build worker process was seen"
+        time.sleep(0.1)
+    assert workers_of(proc.pid, "engine.indexing.worker")
+    page.context.close()
+    closed = time.monotonic()
+    while workers_of(proc.pid, "engine.indexing.worker") and time.monotonic() - closed < 30:
+        time.sleep(0.1)
+    stopped_after = time.monotonic() - closed
+    print(f"\nthe build's workers stopped {stopped_after:.1f} s after its tab closed")
+    assert stopped_after <= 5, f"the build's workers ran on for {stopped_after:.1f} s after the tab closed"
+    assert proc.poll() is None
+    again = open_page(browser, url + "/corpus")
+    no_exception(again)
+    again.context.close()
