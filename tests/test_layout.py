@@ -143,3 +143,21 @@ def test_the_makefiles_commands_name_modules_that_exist():
     for code in snippets:
         done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_readme_layout_map_lists_every_engine_module_in_its_layer():
+    import re
+
+    table = (ROOT / "README.md").read_text("utf-8").split("## Layout", 1)[1]
+    listed: dict[str, set[str]] = {}
+    for row in re.findall(r"^\| (base \(`engine/\*\.py`\)|`\w+/`|top) \| ([^|]+) \|", table, re.M):
+        folder = row[0].strip("`/") if row[0].startswith("`") else ""
+        listed[folder] = listed.get(folder, set()) | set(re.findall(r"`(\w+)`", row[1]))
+    on_disk: dict[str, set[str]] = {}
+    for path in (ROOT / "engine").rglob("*.py"):
+        rel = path.relative_to(ROOT / "engine")
+        if path.stem != "__init__":
+            on_disk.setdefault(rel.parts[0] if len(rel.parts) > 1 else "", set()).add(path.stem)
+    on_disk[""] -= {"cli", "__main__"}
+    assert listed.pop("", set()) >= on_disk.pop("")  # base and top share the engine folder
+    assert listed == on_disk
