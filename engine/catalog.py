@@ -128,7 +128,7 @@ CATALOG: dict[str, RetrieverSpec] = {s.name: s for s in [
                   params=("rrf_k",)),
 ]}
 RETRIEVERS = tuple(CATALOG)
-DEFAULT_RETRIEVER = "hybrid-ner"  # the Query page's default: the best on the data room (README, Benchmarks)
+DEFAULT_RETRIEVER = "hybrid-ner"  # the Query page's default: the best on the data room (docs/benchmarks.md)
 FILINGS_RETRIEVER = "filing"  # the default over paged documents (PDFs): the best on the filings dev set (docs)
 
 

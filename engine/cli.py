@@ -77,7 +77,6 @@ def _add_search_options(p: argparse.ArgumentParser) -> None:
     add("--iterations", "iterations", int)
     p.add_argument("--tol", type=float, default=None, help="stop PPR early when the L1 change is below this")
     add("--beta", "beta", float)
-    p.add_argument("--bct-weight", dest="beta", type=float, help=argparse.SUPPRESS)  # round-1 name of --beta
     p.add_argument("--seeding", choices=("vocabulary", "paper"), default="vocabulary",
                    help="graph seeding: 'vocabulary' also seeds every graph entity named in the question and weighs "
                         "seeds by specificity (default); 'paper' seeds the extracted names only, uniformly, as the "
@@ -191,7 +190,7 @@ def _parser() -> argparse.ArgumentParser:
                     "fresh_app_first_answer, cold_build, warm_start, ner_setup_s, ppr_kernel, query_latency, "
                     "default_sweep, growth; without cold_build the on-disk cache is read")
     pf.add_argument("--ann-size", type=int, default=100_000, metavar="N",
-                    help="synthetic unit vectors for the ANN timing (default 100,000; the README's row used 1,000,000)")
+                    help="synthetic unit vectors for the ANN timing (default 100,000; docs/performance.md's row used 1,000,000)")
     pf.add_argument("--ann-pool", default=None, metavar="CORPUS",
                     help="pool this corpus's passages with the measured one's for the ANN recall check")
     pf.add_argument("--growth-sizes", default="1000,10000,100000", metavar="N,N,…",

@@ -112,7 +112,7 @@ def test_query_table(capsys):
     (["query", "--corpus", "no-such", "x"], "unknown corpus"),
     (["query", "--retriever", "ppr-regex", "--alpha", "1.5", "Calder Bank"], "alpha"),
     (["query", "--retriever", "ppr-regex", "--iterations", "0", "Calder Bank"], "iterations"),
-    (["query", "--retriever", "bct-regex", "--bct-weight", "-1", "Calder Bank"], "β"),
+    (["query", "--retriever", "bct-regex", "--beta", "-1", "Calder Bank"], "β"),
     (["query", "--corpus", "dataroom-core", "--retriever", "ppr-regex", "what about the weather?"], "no hits"),
     (["eval", "--k", "0"], "cut-off"),
     (["eval", "--k", "a,b"], "whole numbers"),

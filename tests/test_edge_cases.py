@@ -32,7 +32,8 @@ def test_passage_without_entities_is_isolated_not_fatal():
 def test_non_latin_and_right_to_left_text():
     idx = Index(make_corpus(["صندوق الاستثمار يملك شركة النور", "東京の投資ファンドが株式を取得した", "Calder Bank lends."]))
     assert idx.retriever("bm25").search("شركة النور", 1)[0].passage_id == "p0"
-    assert idx.retriever("dense").search("صندوق الاستثمار", 3)
+    assert idx.retriever("dense").search("صندوق الاستثمار", 1)[0].passage_id == "p0"
+    assert idx.retriever("dense").search("東京の投資ファンド", 1)[0].passage_id == "p1"
     with pytest.raises(NoSeedError):
         idx.retriever("ppr-regex").search("شركة النور", 3)  # the regex builder names Latin capitals only
 

@@ -13,7 +13,6 @@ def test_ppr_kernel_agrees_with_igraph_and_networkx(core_index):
     assert k["top10_overlap_vs_networkx"] >= 8 and k["top10_overlap_vs_igraph"] >= 8
     assert k["ranking_equals_full_bitwise"] is True
     assert k["bytes_per_step"] > core_index.graph("regex").W.data.nbytes / 2
-    assert k["ranking_kernel_ms"] > 0 and k["full_kernel_ms"] > 0 and 0 < k["share_of_copy_bandwidth"]
 
 
 def test_growth_fits_an_exponent_over_sizes():

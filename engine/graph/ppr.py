@@ -27,7 +27,7 @@ class RowSplit:
 
     Why: scipy's sparse product releases the GIL, and one product is bound by one core's memory
     traffic, not by arithmetic. At a million passages the walk's two products took 6.7 and 10.9 ms
-    on one core and 3.9 and 4.7 ms on two (README, "1M"). Every row's sum is the same sum, in the
+    on one core and 3.9 and 4.7 ms on two (docs/performance.md, "A million passages"). Every row's sum is the same sum, in the
     same order, as in the whole matrix, so the result is bit-identical to `A @ x`. The blocks are
     views of A's arrays: no copy of the matrix."""
 

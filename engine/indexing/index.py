@@ -100,7 +100,7 @@ class LocalCompute:
 
     Why processes: spaCy NER runs on one thread, and ONNX Runtime encodes a little faster as one
     single-threaded process per core than as one process on every core. On the 4,200-passage data
-    room two processes took the cold build from 68.6 to 54.9 s (README, "Builds")."""
+    room two processes took the cold build from 68.6 to 54.9 s (docs/performance.md, "Builds")."""
 
     processes: int = 0  # 0: one per core
     min_passages: int = POOL_MIN_PASSAGES
@@ -192,9 +192,8 @@ class Index:
     def build_stages(self, stages: Sequence[str], progress: Callable[[str, int, int], None] | None = None) -> None:
         """Build `stages` in order, one after another (each may use every core: `LocalCompute`).
 
-        Running spaCy NER in a worker process beside the encoder was measured and dropped: on the
-        full data room the two competed for the two vCPUs and the build took 79.5 s against 65.3 s
-        one after the other (README, "Builds")."""
+        Not side by side: NER beside the encoder competes for the two vCPUs, and the full data room's
+        build takes 79.5 s against 65.3 s one after the other (docs/performance.md, "Builds")."""
         for stage in stages:
             self.build(stage, progress)
 

@@ -28,7 +28,7 @@ from .passage import ChunkConfig, Passage, chunk_text
 DOCUMENT_SUFFIXES = (".pdf", ".docx", ".html", ".htm")
 MAX_EXPANDED_BYTES = 50 * 1024 * 1024  # what a zip may expand to; past this it is refused as a bomb
 # A document's passages are at most this long: MiniLM reads 256 word pieces, and at 700 characters 19 of
-# the five filings' 1,320 passages run past that (1,000: 117 of 921; 600: 1 of 1,538; README).
+# the five filings' 1,320 passages run past that (1,000: 117 of 921; 600: 1 of 1,538; docs/your-data.md).
 PASSAGE_CHARS = 700
 OVERLAP_CHARS = 100
 _pdfium_lock = threading.Lock()  # PDFium is not thread-safe; the app builds from several threads

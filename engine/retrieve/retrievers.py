@@ -211,13 +211,13 @@ class BM25Retriever(Answers):
         # rank-bm25 divides by the mean length; an all-empty corpus would divide by zero
         bm25 = BM25Okapi([list(t) or ["\x00"] for t in tokens])
         # one pass over the (term, count) pairs into flat arrays, then the weights as array arithmetic:
-        # at a million passages, per-pair Python lists took ~5 GB and most of the build (README, "1M")
+        # at a million passages, per-pair Python lists took ~5 GB and most of the build (docs/performance.md, "A million passages")
         vocab: dict[str, int] = {}
         indptr = np.zeros(len(bm25.doc_freqs) + 1, dtype=np.int64)
         np.cumsum([len(freqs) for freqs in bm25.doc_freqs], out=indptr[1:])
         cols, tf = np.empty(indptr[-1], dtype=np.int32), np.empty(indptr[-1], dtype=np.int64)
         for start, freqs in zip(indptr, bm25.doc_freqs):
-            terms = sorted(freqs)  # columns numbered by first sight, in this order (as they always were)
+            terms = sorted(freqs)  # columns numbered by first sight, in this order
             cols[start:start + len(terms)] = [vocab.setdefault(t, len(vocab)) for t in terms]
             tf[start:start + len(terms)] = [freqs[t] for t in terms]
         self.vocab = vocab
@@ -290,8 +290,8 @@ class TfidfRetriever(Answers):
     """Cosine over L2-normalised TF-IDF vectors: raw term counts times the smoothed idf
     ln((1 + N) / (1 + df)) + 1, the closed-pool lexical baseline. scikit-learn's CountVectorizer and
     TfidfTransformer (its TfidfVectorizer in two steps, so the raw counts stay for the explanation)
-    over the engine's own tokens; measured against the hand-written version it replaced in the
-    README ("TF-IDF and the bootstrap")."""
+    over the engine's own tokens; why the library, by measurement: docs/performance.md ("TF-IDF and the
+    bootstrap")."""
 
     name = "tfidf"
 

@@ -4,7 +4,7 @@ Two runners of the same weights:
 
 - `encode` runs an ONNX graph under ONNX Runtime. It is what the engine uses. A question's
   encoding is what a hybrid query waits for, and torch spends most of a single short input's
-  ~12 ms in framework overhead; ONNX Runtime takes ~5 ms (measured, README "Dense encoder").
+  ~12 ms in framework overhead; ONNX Runtime takes ~5 ms (measured, docs/encoder.md).
   Passage batches cost the same under both (the matrix products dominate).
 - `encode_torch` runs sentence-transformers on torch: the reference. Every ONNX embedding is
   within cosine 0.9999 of it (tested; measured ≥ 0.9999998 on MuSiQue and the data room).
@@ -31,7 +31,7 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json)
 DIM = 384
 # small batches of length-sorted texts: 16 encoded MuSiQue passages ~25% faster than 64 under both
-# runners, with a third of the memory (measured, README "Dense encoder")
+# runners, with a third of the memory (measured, docs/encoder.md)
 BATCH = 16
 _lock = threading.Lock()  # one encoding at a time: two would only fight over two cores
 
