@@ -97,10 +97,14 @@ plot = st.empty()
 status = st.empty()
 key = (corpus.name, config)
 
+if run:  # kept until the index is built: a build the page follows ends in a rerun, where the button reads False
+    st.session_state["sweep_pending"] = key
+run = st.session_state.get("sweep_pending") == key
 if run:
     if not ensure(index, stages_for(names)):
         cancel.idle()  # nothing started
         st.stop()
+    del st.session_state["sweep_pending"]
     trials: list[Trial] = []  # filled by the job's thread as trials finish; read here to draw them
 
     def work(progress, stop):
