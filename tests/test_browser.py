@@ -205,8 +205,8 @@ def choose(page, label: str, option: str) -> None:
 
 
 def test_click_to_idle_on_the_query_page(app_url, browser):
-    """Issue #13's three interactions on the data-room core, each timed from the action until the page is
-    idle, five times; the times land in test-output/click-to-idle.json for the README (they are printed,
+    """Three interactions on the data-room core (an α change, a retriever switch, an example pick), each timed
+    from the action until the page is idle, three times; the times land in test-output/click-to-idle.json (printed,
     never asserted: timings belong to perf). What is asserted is that each action took effect."""
     import json
     import statistics
@@ -218,7 +218,7 @@ def test_click_to_idle_on_the_query_page(app_url, browser):
     queries = load_corpus("dataroom-core").queries
     times: dict[str, list[float]] = {"α change": [], "retriever switch": [], "example pick": []}
     slider = page.get_by_role("slider").first
-    for i in range(5):
+    for i in range(3):
         slider.focus()
         alpha = f"alpha={round(0.16 + 0.01 * i, 2):g}&"
         times["α change"].append(click_to_idle(page, lambda: page.keyboard.press("ArrowRight"), alpha))
@@ -479,7 +479,7 @@ def test_evidence_graph_labels_never_overlap_and_the_layout_is_fixed(app_url, br
     for i, (q, retriever) in enumerate(zip(questions, ("hybrid-ner", "ppr-regex", "bct-ner"))):
         url = app_url + "/?" + urlencode({"corpus": "dataroom-core", "q": q, "retriever": retriever, "k": k})
         views = []
-        for _ in range(2):  # two loads in fresh contexts: the same positions
+        for _ in range(2 if i == 0 else 1):  # the first question twice, in fresh contexts: the same positions
             page = open_page(browser, url)
             errors = []
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -489,7 +489,7 @@ def test_evidence_graph_labels_never_overlap_and_the_layout_is_fixed(app_url, br
                 page.screenshot(path=str(SHOTS / f"evidence-graph-k{k}.png"), full_page=True)
             assert errors == []
             page.context.close()
-        assert views[0]["pos"] == views[1]["pos"]
+        assert views[0]["pos"] == views[-1]["pos"]
         boxes = list(views[0]["boxes"].items())
         assert len(boxes) >= k
         for a in range(len(boxes)):
