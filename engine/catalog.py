@@ -17,7 +17,8 @@ from .errors import PathLensError
 
 @dataclass(frozen=True)
 class ParamSpec:
-    """A user-settable parameter: its name in configs, the CLI and URLs, with default and range."""
+    """A user-settable parameter. Its name is its one name: the config key, the URL key and, with dashes,
+    the CLI flag (`passage_weight` → `--passage-weight`); all three are made from this entry."""
 
     name: str
     label: str
@@ -25,6 +26,10 @@ class ParamSpec:
     low: float | int | None
     high: float | int | None
     help: str
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
 
 
 PARAMS: dict[str, ParamSpec] = {p.name: p for p in (
@@ -44,8 +49,8 @@ PARAMS: dict[str, ParamSpec] = {p.name: p for p in (
               "Filings retriever: the share of the restart mass put on the scoped filings' passages most similar "
               "to the question (the rest goes to its structure and entity seeds). 0.5 was best on the filings dev "
               "set (docs/filings.md)."),
-    ParamSpec("top", "Passage seeds", 20, 1, 200, "Hybrid: how many of the most similar passages are seeded."),
-    ParamSpec("lexical", "λ (lexical share of passage seeds)", 0.0, 0.0, 1.0,
+    ParamSpec("passage_seeds", "Passage seeds", 20, 1, 200, "Hybrid: how many of the most similar passages are seeded."),
+    ParamSpec("lexical_share", "λ (lexical share of passage seeds)", 0.0, 0.0, 1.0,
               "Hybrid: the share of the passage seeds taken from BM25's best passages instead of dense "
               "similarity's, for corpora whose passages look alike to the dense encoder."),
     ParamSpec("rrf_k", "RRF k", 60, 0, 1000, "Reciprocal Rank Fusion's constant: score = Σ weight / (k + rank)."),
@@ -70,8 +75,12 @@ class RetrieverSpec:
     embeddings: bool = False  # reads passage embeddings
     params: tuple[str, ...] = ()  # names in PARAMS it reads
     components: tuple[str, ...] = ()  # index components it reads beyond embeddings and graphs ("tokens", "bm25")
-    # make(index, config) -> the retriever; the default asks the index for the family's standard build
+    # make(index, config) -> the retriever, built from the index's components: every entry has its own
     make: Callable[[Any, Any], Any] | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.make is None:
+            raise ValueError(f"catalog entry {self.name!r} has no maker")
 
     def stages(self) -> list[str]:
         """The index components this retriever needs, in build order."""
@@ -88,44 +97,51 @@ class RetrieverSpec:
 _GRAPH_PARAMS = ("alpha", "iterations")
 
 
+def _graph_maker(name: str) -> Callable[[Any, Any], Any]:
+    return lambda index, config: index.graph_retriever(name, config)
+
+
 def _graph_specs() -> list[RetrieverSpec]:
     out = []
     for builder, how in (("regex", "a regex name extractor"), ("ner", "spaCy named-entity recognition")):
         out += [
             RetrieverSpec(f"ppr-{builder}", "graph",
                           f"Personalized PageRank over the entity graph built by {how}, seeded on the question's "
-                          "entities.", builder, params=_GRAPH_PARAMS),
+                          "entities.", builder, params=_GRAPH_PARAMS, make=_graph_maker(f"ppr-{builder}")),
             RetrieverSpec(f"bct-{builder}", "graph",
                           f"ppr-{builder} plus coreference-aware alias seeding (BCT): the question's entities also "
                           "seed their defined terms, nested names and acronyms.",
-                          builder, aliases=True, params=_GRAPH_PARAMS + ("beta",)),
+                          builder, aliases=True, params=_GRAPH_PARAMS + ("beta",), make=_graph_maker(f"bct-{builder}")),
             RetrieverSpec(f"hybrid-{builder}", "hybrid",
                           f"ppr-{builder} whose walk also restarts at the passages most similar to the question by "
                           "dense embeddings, so every question has seeds and every score stays exactly explained.",
-                          builder, embeddings=True, params=_GRAPH_PARAMS + ("passage_weight", "tau", "top", "lexical"),
-                          components=("tokens", "bm25")),  # lexical passage seeds (λ > 0) read BM25
+                          builder, embeddings=True,
+                          params=_GRAPH_PARAMS + ("passage_weight", "tau", "passage_seeds", "lexical_share"),
+                          components=("tokens", "bm25"),  # lexical passage seeds (λ > 0) read BM25
+                          make=_graph_maker(f"hybrid-{builder}")),
         ]
     return out
 
 
 CATALOG: dict[str, RetrieverSpec] = {s.name: s for s in [
     RetrieverSpec("bm25", "lexical", "BM25 (Okapi) over lower-cased words: rewards rare question words a passage "
-                  "repeats.", components=("tokens", "bm25")),
-    RetrieverSpec("tfidf", "lexical", "Cosine similarity of TF-IDF word vectors.", components=("tokens", "tfidf")),
+                  "repeats.", components=("tokens", "bm25"), make=lambda index, config: index.bm25()),
+    RetrieverSpec("tfidf", "lexical", "Cosine similarity of TF-IDF word vectors.", components=("tokens", "tfidf"),
+                  make=lambda index, config: index.tfidf()),
     RetrieverSpec("dense", "dense", "Cosine similarity of all-MiniLM-L6-v2 sentence embeddings: matches meaning, "
-                  "not words.", embeddings=True),
+                  "not words.", embeddings=True, make=lambda index, config: index.dense()),
     *_graph_specs(),
     RetrieverSpec("filing", "hybrid", "For filings: the question's company, fiscal period and statement, the lexicon's line "
                   "items and the regex entities seed a graph of the filings' structure (filings, statements, notes, "
                   "table rows, cross-references); dense passage seeds come from the scoped filings; hits are pages.",
-                  "regex", embeddings=True, params=_GRAPH_PARAMS + ("filing_passage_weight", "tau", "top", "lexical") + EDGE_PARAMS,
+                  "regex", embeddings=True, params=_GRAPH_PARAMS + ("filing_passage_weight", "tau", "passage_seeds", "lexical_share") + EDGE_PARAMS,
                   components=("tokens", "bm25", "structure"), make=lambda index, config: index.filing_retriever("filing", config)),
     RetrieverSpec("filing-graph", "graph", "The filings retriever's walk without dense passage seeds: only the "
                   "question's scope, the lexicon's line items and its entities seed the filing graph.",
                   "regex", params=_GRAPH_PARAMS + EDGE_PARAMS, components=("structure",),
                   make=lambda index, config: index.filing_retriever("filing-graph", config)),
     RetrieverSpec("rrf", "fusion", "Reciprocal Rank Fusion of its member retrievers' rankings.",
-                  params=("rrf_k",)),
+                  params=("rrf_k",), make=lambda index, config: index.rrf(config)),
 ]}
 RETRIEVERS = tuple(CATALOG)
 DEFAULT_RETRIEVER = "hybrid-ner"  # the Query page's default: the best on the data room (docs/benchmarks.md)

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from .ingest.corpus import bundled_manifest, bundled_names, citation, load_corpus
 from .errors import NoSeedError, PathLensError
-from .catalog import CATALOG, DEFAULT_RETRIEVER, EDGE_PARAMS, FILINGS_RETRIEVER, PARAMS, default_retriever, stages_for
+from .catalog import CATALOG, DEFAULT_RETRIEVER, FILINGS_RETRIEVER, PARAMS, default_retriever, stages_for
 from .filings.scope import ScopeCorrection
 from .filings.structure import STATEMENTS
 from .indexing.index import Index, SearchConfig, check_retriever, search_config
@@ -65,32 +65,20 @@ def _floats(text: str, flag: str) -> list[float]:
 
 
 def _add_search_options(p: argparse.ArgumentParser) -> None:
-    """Every retriever parameter, with the catalog's defaults and help."""
-    def add(flag: str, name: str, kind: type, **kw) -> None:
-        spec = PARAMS[name]
+    """Every catalog parameter as a flag named after it, with the catalog's default, range and help; then
+    the settings that are not single numbers."""
+    for name, spec in PARAMS.items():
         # None = not given: a bundled corpus's tuned default, else the catalog's, applies
-        p.add_argument(flag, dest=name, type=kind, default=None,
+        p.add_argument(spec.flag, dest=name, type=type(spec.default), default=None,
                        help=f"{spec.help} Default {spec.default} (or the corpus's tuned value), "
-                            f"range {spec.low}–{spec.high}.", **kw)
-
-    add("--alpha", "alpha", float)
-    add("--iterations", "iterations", int)
+                            f"range {spec.low}–{spec.high}.")
     p.add_argument("--tol", type=float, default=None, help="stop PPR early when the L1 change is below this")
-    add("--beta", "beta", float)
     p.add_argument("--seeding", choices=("vocabulary", "paper"), default="vocabulary",
                    help="graph seeding: 'vocabulary' also seeds every graph entity named in the question and weighs "
                         "seeds by specificity (default); 'paper' seeds the extracted names only, uniformly, as the "
                         "Aethel paper does")
-    add("--passage-weight", "passage_weight", float)
-    add("--filing-passage-weight", "filing_passage_weight", float)
-    add("--tau", "tau", float)
-    add("--passage-seeds", "top", int)
-    add("--lexical-share", "lexical", float)
     p.add_argument("--rrf-members", default="", help="RRF member retrievers (default bm25,ppr-ner)")
     p.add_argument("--rrf-weights", default="", help="RRF weights, one per member (weighted RRF); default all 1")
-    add("--rrf-k", "rrf_k", int)
-    for name in EDGE_PARAMS:
-        add("--" + name.replace("_", "-"), name, float)
 
 
 def _add_scope_options(p: argparse.ArgumentParser) -> None:

@@ -44,27 +44,29 @@ def _default(name: str):
     return corpus.defaults.get(name, PARAMS[name].default)
 
 
-# the parameters come from the link when it carries them (checked against the widget's range), else the defaults
-for key, name, spec, low, high, cast in (("cmp_alpha", "alpha", "alpha", 0.01, 0.99, float),
-                                         ("cmp_w", "w", "passage_weight", 0.0, 1.0, float),
-                                         ("cmp_tau", "tau", "tau", 0.005, 1.0, float),
-                                         ("cmp_top", "top", "top", 1, 200, int),
-                                         ("cmp_lexical", "lex", "lexical", 0.0, 1.0, float)):
-    seed_from_url(key, name, cast(_default(spec)), lambda v, lo=low, hi=high: lo <= v <= hi, cast)
+# the parameters come from the link when it carries them (under their catalog names, checked against the widget's
+# range), else the defaults
+SHOWN = ("alpha", "passage_weight", "tau", "passage_seeds", "lexical_share")
+for name in SHOWN:
+    p = PARAMS[name]
+    cast = type(p.default)
+    seed_from_url(f"cmp_{name}", name, cast(_default(name)), lambda v, lo=p.low, hi=p.high: lo <= v <= hi, cast)
 with st.expander("Graph and hybrid parameters"):
     p1, p2, p3, p4, p5 = st.columns(5)
     alpha = p1.slider(PARAMS["alpha"].label, 0.01, 0.99, step=0.01, key="cmp_alpha", help=PARAMS["alpha"].help)
-    w = p2.slider(PARAMS["passage_weight"].label, 0.0, 1.0, step=0.05, key="cmp_w", help=PARAMS["passage_weight"].help)
+    w = p2.slider(PARAMS["passage_weight"].label, 0.0, 1.0, step=0.05, key="cmp_passage_weight",
+                  help=PARAMS["passage_weight"].help)
     tau = p3.number_input(PARAMS["tau"].label, 0.005, 1.0, step=0.005, format="%.3f", key="cmp_tau",
                           help=PARAMS["tau"].help)
-    top = p4.number_input(PARAMS["top"].label, 1, 200, step=1, key="cmp_top", help=PARAMS["top"].help)
-    lexical = p5.slider(PARAMS["lexical"].label, 0.0, 1.0, step=0.05, key="cmp_lexical", help=PARAMS["lexical"].help)
+    top = p4.number_input(PARAMS["passage_seeds"].label, 1, 200, step=1, key="cmp_passage_seeds",
+                          help=PARAMS["passage_seeds"].help)
+    lexical = p5.slider(PARAMS["lexical_share"].label, 0.0, 1.0, step=0.05, key="cmp_lexical_share",
+                        help=PARAMS["lexical_share"].help)
     if corpus.defaults:
         st.caption("Defaults tuned on this corpus: " + ", ".join(f"{PARAMS[n].label} = {v}"
                                                                  for n, v in corpus.defaults.items()))
-set_params(retrievers=",".join(names), q=question.strip() or None, k=k, alpha=alpha, w=w, tau=tau, top=top,
-           lex=lexical)
-values = {"alpha": alpha, "passage_weight": w, "tau": float(tau), "top": int(top), "lexical": lexical}
+values = {"alpha": alpha, "passage_weight": w, "tau": float(tau), "passage_seeds": int(top), "lexical_share": lexical}
+set_params(retrievers=",".join(names), q=question.strip() or None, k=k, **values)
 config = search_config(values, corpus)
 
 if not names:

@@ -24,6 +24,9 @@ BCT_OF = {f"ppr-{s.builder}": n for n, s in CATALOG.items() if s.aliases}
 BASE_RETRIEVERS = [n for n, s in CATALOG.items() if not s.aliases]
 FUSABLE = [n for n, s in CATALOG.items() if s.family != "fusion"]
 RRF_DEFAULT = RRFConfig().members
+# parameters with a place of their own on the page; any other one the retriever reads goes under "More parameters"
+LAID_OUT = {"alpha", "passage_weight", "filing_passage_weight", "iterations", "beta", "tau", "passage_seeds",
+            "lexical_share"}
 TOLERANCES = {"none (run the cap)": None, "1e-4": 1e-4, "1e-6": 1e-6, "1e-8": 1e-8}
 
 
@@ -74,14 +77,8 @@ if st.session_state.get("query_state_for") != corpus.name:
         "question": param("q", default_q),
         "base_retriever": _base_of(wanted),
         "bct": param("bct", 1 if wanted in BCT_OF.values() else 0, int) == 1,
-        "alpha": param_in_range("alpha", *_spec("alpha"), float, "α", notes),
-        "iterations": param_in_range("iters", *_spec("iterations"), int, "iteration cap", notes),
-        "beta": param_in_range("beta", *_spec("beta"), float, "β", notes),
-        "w": param_in_range("w", *_spec("passage_weight"), float, "w", notes),
-        "fw": param_in_range("fw", *_spec("filing_passage_weight"), float, "w (filings)", notes),
-        "tau": param_in_range("tau", *_spec("tau"), float, "τ", notes),
-        "top": param_in_range("top", *_spec("top"), int, "passage seeds", notes),
-        "lexical": param_in_range("lex", *_spec("lexical"), float, "λ", notes),
+        # every catalog parameter: its widget's key and its URL key are its name
+        **{name: param_in_range(name, *_spec(name), type(p.default), p.label, notes) for name, p in PARAMS.items()},
         "vocabulary": param("seeding", "vocabulary") != "paper",
         "k": param_in_range("k", 5, 1, 50, int, "k", notes),
         "rrf_members": [m for m in param("members", ",".join(RRF_DEFAULT)).split(",") if m in FUSABLE] or list(RRF_DEFAULT),
@@ -90,7 +87,7 @@ if st.session_state.get("query_state_for") != corpus.name:
         "link_notes": notes,
         "tol": next((label for label, v in TOLERANCES.items() if str(v) == param("tol", "None")), "none (run the cap)"),
         "scope_company": param("company", AS_READ),
-        "scope_year": param("fy", AS_READ),
+        "scope_year": param("fiscal_year", AS_READ),
         "scope_form": param("form", AS_READ),
         "scope_statement": param("statement", AS_READ),
     })
@@ -107,6 +104,11 @@ if st.session_state.get("query_state_for") != corpus.name:
 
 for note in st.session_state.get("link_notes", []):
     st.warning(note)
+# a parameter's widget is drawn only while its retriever reads it; Streamlit drops the state of a widget a run does
+# not draw, so each value is handed back to the session here (Streamlit's documented way to keep it)
+for _name in PARAMS:
+    if _name in st.session_state:
+        st.session_state[_name] = st.session_state[_name]
 
 
 def use_example() -> None:
@@ -138,32 +140,36 @@ vocabulary = c1.toggle("Vocabulary seeding", key="vocabulary", disabled=not grap
                             "extractor finds, weighted equally, as in the Aethel paper.")
 # which parameters the chosen retriever reads, from its catalog entry
 reads = set(CATALOG[BCT_OF[base] if base in BCT_OF and bct else base].params)
-alpha = c2.slider(PARAMS["alpha"].label, 0.01, 0.99, step=0.01, key="alpha", disabled="alpha" not in reads,
-                  help=PARAMS["alpha"].help)
+c2.slider(PARAMS["alpha"].label, 0.01, 0.99, step=0.01, key="alpha", disabled="alpha" not in reads,
+          help=PARAMS["alpha"].help)
 if "filing_passage_weight" in reads:  # the filings retriever's own w
-    fw = c2.slider(PARAMS["filing_passage_weight"].label, 0.0, 1.0, step=0.05, key="fw",
-                   help=PARAMS["filing_passage_weight"].help)
-    w = st.session_state["w"]
+    c2.slider(PARAMS["filing_passage_weight"].label, 0.0, 1.0, step=0.05, key="filing_passage_weight",
+              help=PARAMS["filing_passage_weight"].help)
 else:
-    w = c2.slider(PARAMS["passage_weight"].label, 0.0, 1.0, step=0.05, key="w", disabled="passage_weight" not in reads,
-                  help=PARAMS["passage_weight"].help)
-    fw = st.session_state["fw"]
+    c2.slider(PARAMS["passage_weight"].label, 0.0, 1.0, step=0.05, key="passage_weight",
+              disabled="passage_weight" not in reads, help=PARAMS["passage_weight"].help)
 k = c3.number_input("k", 1, 50, step=1, key="k", help="How many passages to show.")
 
 with st.expander("More parameters"):
     m1, m2, m3 = st.columns(3)
-    iterations = m1.number_input("Iteration cap", 1, 1000, step=1, key="iterations", disabled="iterations" not in reads,
-                                 help=PARAMS["iterations"].help)
+    m1.number_input("Iteration cap", 1, 1000, step=1, key="iterations", disabled="iterations" not in reads,
+                    help=PARAMS["iterations"].help)
     tol_label = m1.selectbox("Tolerance (early stop)", list(TOLERANCES), key="tol",
                              help="Stop the walk once an iteration changes the scores by less than this (L1).")
-    beta = m1.slider(PARAMS["beta"].label, 0.0, 2.0, step=0.05, key="beta", disabled="beta" not in reads,
-                     help=PARAMS["beta"].help)
-    tau = m2.number_input(PARAMS["tau"].label, 0.005, 1.0, step=0.005, format="%.3f", key="tau", disabled="tau" not in reads,
-                          help=PARAMS["tau"].help)
-    top = m2.number_input(PARAMS["top"].label, 1, 200, step=1, key="top", disabled="top" not in reads,
-                          help=PARAMS["top"].help)
-    lexical = m2.slider(PARAMS["lexical"].label, 0.0, 1.0, step=0.05, key="lexical", disabled="lexical" not in reads,
-                        help=PARAMS["lexical"].help)
+    m1.slider(PARAMS["beta"].label, 0.0, 2.0, step=0.05, key="beta", disabled="beta" not in reads,
+              help=PARAMS["beta"].help)
+    m2.number_input(PARAMS["tau"].label, 0.005, 1.0, step=0.005, format="%.3f", key="tau", disabled="tau" not in reads,
+                    help=PARAMS["tau"].help)
+    m2.number_input(PARAMS["passage_seeds"].label, 1, 200, step=1, key="passage_seeds",
+                    disabled="passage_seeds" not in reads, help=PARAMS["passage_seeds"].help)
+    m2.slider(PARAMS["lexical_share"].label, 0.0, 1.0, step=0.05, key="lexical_share",
+              disabled="lexical_share" not in reads, help=PARAMS["lexical_share"].help)
+    # any other parameter the retriever reads (RRF's k, the filing graph's edge weights, one added to the catalog)
+    for name in [n for n in PARAMS if n in reads and n not in LAID_OUT]:
+        p = PARAMS[name]
+        cast = type(p.default)
+        m2.number_input(p.label, cast(p.low), cast(p.high), step=cast(1) if cast is int else 0.05, key=name,
+                        help=p.help)
     members = m3.multiselect("RRF members", FUSABLE, key="rrf_members", disabled=base != "rrf",
                              help="The retrievers whose rankings RRF fuses.")
     for m in members:
@@ -197,12 +203,12 @@ if base in ("filing", "filing-graph"):
                             _correction(st.session_state["scope_form"]),
                             _correction(st.session_state["scope_statement"]))
     set_params(**{url: (None if st.session_state[key] == AS_READ else st.session_state[key])
-                  for url, key in (("company", "scope_company"), ("fy", "scope_year"), ("form", "scope_form"),
+                  for url, key in (("company", "scope_company"), ("fiscal_year", "scope_year"), ("form", "scope_form"),
                                    ("statement", "scope_statement"))})
 
 name = BCT_OF[base] if base in BCT_OF and bct else base
-set_params(q=question.strip() or None, retriever=name, alpha=alpha, iters=iterations, beta=beta, k=k,
-           bct=int(bct), tol=TOLERANCES[tol_label], w=w, fw=fw, tau=tau, top=top, lex=lexical,
+values = {name: type(p.default)(st.session_state.get(name, _spec(name)[0])) for name, p in PARAMS.items()}
+set_params(q=question.strip() or None, retriever=name, k=k, bct=int(bct), tol=TOLERANCES[tol_label], **values,
            seeding=None if vocabulary else "paper", members=",".join(members),
            weights=",".join(f"{x:g}" for x in weights) if any(x != 1 for x in weights) else None)
 
@@ -214,9 +220,7 @@ if base == "rrf" and not members:
     st.stop()
 
 try:
-    config = search_config({"alpha": alpha, "iterations": int(iterations), "beta": beta, "passage_weight": w,
-                            "filing_passage_weight": fw,
-                            "tau": float(tau), "top": int(top), "lexical": lexical}, corpus,
+    config = search_config(values, corpus,
                            tol=TOLERANCES[tol_label], vocabulary=vocabulary, rrf_members=tuple(members),
                            rrf_weights=tuple(weights) if any(x != 1 for x in weights) else (), scope=scope)
 except PathLensError as e:
@@ -329,7 +333,7 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
             fig.update_layout(yaxis_type="log", xaxis_title="iteration", yaxis_title="‖pₜ₊₁ − pₜ‖₁", height=320,
                               margin=dict(l=10, r=10, t=10, b=10))
             st.plotly_chart(fig, width="stretch", key="residuals")
-            st.caption(f"{walk.iterations} iterations run at α = {alpha:.2f}; the change shrinks by about (1 − α) "
+            st.caption(f"{walk.iterations} iterations run at α = {config.graph.alpha:.2f}; the change shrinks by about (1 − α) "
                        "each step, so a larger α converges faster and keeps the walk nearer its seeds.")
 
     # ---------------------------------------------------------------- what-if

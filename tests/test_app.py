@@ -65,7 +65,7 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     residual = plotly_spec(at)["data"][0]
     assert len(residual["y"]) == 20
     assert at.query_params["retriever"] == "hybrid-ner" and at.query_params["alpha"] == "0.15"
-    assert at.query_params["w"] == "0.5" and at.query_params["lex"] == "0.5"
+    assert at.query_params["passage_weight"] == "0.5" and at.query_params["lexical_share"] == "0.5"
     before = hit_lines(at)
 
     at.slider(key="alpha").set_value(0.6).run()
@@ -74,9 +74,9 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     assert len(after) == 5 and after != before  # scores change with α
     at.number_input(key="iterations").set_value(7).run()
     assert len(plotly_spec(at)["data"][0]["y"]) == 7
-    assert at.query_params["iters"] == "7"
-    at.slider(key="w").set_value(1.0).run()  # every seed a passage seed: no entity seeds are left
-    assert at.query_params["w"] == "1.0"
+    assert at.query_params["iterations"] == "7"
+    at.slider(key="passage_weight").set_value(1.0).run()  # every seed a passage seed: no entity seeds are left
+    assert at.query_params["passage_weight"] == "1.0"
     assert list(at.dataframe[0].value.columns) == ["passage", "title", "cosine", "weight"]
     assert at.dataframe[0].value["weight"].sum() == pytest.approx(1.0, abs=1e-3)
 
@@ -94,7 +94,7 @@ def test_query_page_paper_seeding_and_ambiguous_defined_term():
 def test_query_page_bct_lexical_and_k():
     at = start(params={"q": "What FRE margin did the owner of NorthRiver Capital Management report?"})
     at.selectbox(key="base_retriever").set_value("ppr-regex").run()
-    assert at.slider(key="beta").disabled and not at.slider(key="alpha").disabled and at.slider(key="w").disabled
+    assert at.slider(key="beta").disabled and not at.slider(key="alpha").disabled and at.slider(key="passage_weight").disabled
     at.toggle(key="bct").set_value(True).run()
     assert at.query_params["retriever"] == "bct-regex"
     assert not at.slider(key="beta").disabled  # the catalog says bct-regex reads β
@@ -171,7 +171,7 @@ def test_query_page_bad_input_messages():
 
 def test_shared_url_reproduces_the_view():
     params = {"corpus": "dataroom-core", "q": "Who manages the fund that owns Solano Foods?", "retriever": "bct-regex",
-              "alpha": "0.3", "iters": "12", "beta": "0.75", "k": "4"}
+              "alpha": "0.3", "iterations": "12", "beta": "0.75", "k": "4"}
     at = start(params=params)
     assert at.text_input(key="question").value == params["q"]
     assert at.selectbox(key="base_retriever").value == "ppr-regex" and at.toggle(key="bct").value is True
@@ -365,10 +365,10 @@ def test_save_upload_checks_size_and_content():
 
 
 def test_out_of_range_link_values_are_clamped_and_said_so():
-    at = start(params={"alpha": "1.5", "iters": "5000", "beta": "-1", "k": "0", "retriever": "nope"})
+    at = start(params={"alpha": "1.5", "iterations": "5000", "beta": "-1", "k": "0", "retriever": "nope"})
     notes = " ".join(w.value for w in at.warning)
-    assert "α = 1.5 in the link is outside [0.01, 0.99]; using 0.99" in notes
-    assert "iteration cap = 5000" in notes and "β = -1" in notes and "k = 0" in notes
+    assert "α (teleport probability) = 1.5 in the link is outside [0.01, 0.99]; using 0.99" in notes
+    assert "Iteration cap = 5000" in notes and "β (alias weight) = -1" in notes and "k = 0" in notes
     assert "Unknown retriever 'nope'" in notes
     assert at.slider(key="alpha").value == 0.99 and at.number_input(key="iterations").value == 1000
     assert len(hit_lines(at)) == 1  # k clamped to 1
@@ -528,7 +528,7 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
     assert scope[0].startswith("**Scope as understood (as you corrected it):** Acme Widgets · FY2020")
     assert hit_lines(at)[0].startswith("**1.** `ACME_2020_10K.pdf#p5.0`")
-    assert at.query_params["fy"] == ["2020"] if isinstance(at.query_params["fy"], list) else at.query_params["fy"] == "2020"
+    assert at.query_params["fiscal_year"] == "2020"
 
 
 def test_a_page_follows_a_build_that_takes_a_while_and_then_shows_its_results(monkeypatch):
@@ -548,3 +548,48 @@ def test_a_page_follows_a_build_that_takes_a_while_and_then_shows_its_results(mo
     assert job.wait(240) and job.status().error is None
     at.run()
     assert len(hit_lines(at)) == 5 and not at.exception
+
+
+def test_a_toy_parameter_added_to_the_catalog_alone_is_a_flag_a_url_key_and_a_widget(monkeypatch, capsys):
+    """One entry in the catalog's parameters and a retriever that reads it: the CLI has its flag, the Query page its
+    widget, and its value goes into the link and comes back from it, under its one name."""
+    from engine import catalog
+    from engine.cli import main
+    from engine.retrieve.retrievers import Answers, Hit, check_k
+
+    class Scaled(Answers):  # the longest passages first, each score times the toy parameter
+        name = "scaled"
+
+        def __init__(self, index, scale):
+            self.ids, self.texts, self.scale = index.ids, index.texts, scale
+
+        def search(self, query, k):
+            order = sorted(range(len(self.ids)), key=lambda i: (-len(self.texts[i]), i))[:check_k(k)]
+            return tuple(Hit(self.ids[i], self.scale * len(self.texts[i]), r, self.name) for r, i in enumerate(order, 1))
+
+        def explain_hits(self, query, passage_ids):
+            return {}
+
+    monkeypatch.setitem(catalog.PARAMS, "toy_scale", catalog.ParamSpec("toy_scale", "Toy scale", 2.0, 0.5, 8.0,
+                                                                       "Toy: multiplies every score."))
+    monkeypatch.setitem(catalog.CATALOG, "scaled", catalog.RetrieverSpec(
+        "scaled", "lexical", "Toy: scores times the toy scale.", params=("toy_scale",),
+        make=lambda index, config: Scaled(index, config.value("toy_scale"))))
+    with pytest.raises(SystemExit):
+        main(["query", "--help"])
+    assert "--toy-scale TOY_SCALE" in capsys.readouterr().out
+    assert main(["query", "--corpus", "dataroom-core", "--retriever", "scaled", "--toy-scale", "4", "--k", "1",
+                 "anything", "--json"]) == 0
+    one = json.loads(capsys.readouterr().out)["hits"][0]
+    assert main(["query", "--corpus", "dataroom-core", "--retriever", "scaled", "--k", "1", "anything", "--json"]) == 0
+    assert one["score"] == pytest.approx(2 * json.loads(capsys.readouterr().out)["hits"][0]["score"])  # 4 against 2
+    at = start(params={"retriever": "scaled", "toy_scale": "3"})
+    widget = at.number_input(key="toy_scale")
+    assert widget.label == "Toy scale" and widget.value == 3.0 and at.query_params["toy_scale"] == "3.0"
+    widget.set_value(5.0).run()
+    assert at.query_params["toy_scale"] == "5.0" and not at.exception
+    from engine.indexing.index import Index
+    from engine.ingest.corpus import load_corpus
+
+    longest = max(len(t) for t in Index(load_corpus("dataroom-core")).texts)
+    assert float(re.search(r"· score ([\d.]+)", hit_lines(at)[0]).group(1)) == 5.0 * longest  # the widget's value

@@ -240,7 +240,7 @@ def test_click_to_idle_on_the_query_page(app_url, browser):
 
 def test_shared_url_reproduces_the_view(app_url, browser):
     url = app_url + "/?" + urlencode({"corpus": "dataroom-core", "q": MULTI_HOP, "retriever": "bct-regex",
-                                      "alpha": 0.35, "iters": 12, "beta": 0.75, "k": 4})
+                                      "alpha": 0.35, "iterations": 12, "beta": 0.75, "k": 4})
     a = open_page(browser, url)
     shared = a.url
     first = hits(a)

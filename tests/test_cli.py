@@ -148,3 +148,17 @@ def test_sweep_defaults_to_sizes_that_fit_a_benchmark_corpus(capsys):
     assert set(data["results"][str(data["sizes"][0])]) == {"bm25", "ppr-regex"}
     code, _, err = run(capsys, "sweep", "--corpus", "dataroom-core", "--sizes", "5,full", "--retrievers", "bm25")
     assert code == 2 and "smaller than the" in err
+
+
+def test_every_catalog_parameter_is_a_flag_named_after_it_and_its_values_round_trip(capsys):
+    from engine.catalog import PARAMS
+    from engine.indexing.index import param_values, search_config
+
+    with pytest.raises(SystemExit):
+        main(["query", "--help"])
+    helptext = capsys.readouterr().out
+    for name, p in PARAMS.items():
+        assert f"{p.flag} {name.upper()}" in helptext and p.flag == "--" + name.replace("_", "-")
+    # every value set comes back under its name, none lost or renamed on the way through the config
+    chosen = {name: (p.high if isinstance(p.default, int) else (p.low + p.high) / 2) for name, p in PARAMS.items()}
+    assert param_values(search_config(chosen)) == chosen

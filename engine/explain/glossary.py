@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..catalog import CATALOG
+from ..catalog import CATALOG, EDGE_PARAMS, PARAMS
 
 TERMS: dict[str, str] = {
     # ---- retrieval and the graph
@@ -43,6 +43,9 @@ TERMS: dict[str, str] = {
          "most similar passage more.",
     "λ": "Hybrid retrievers: the share of passage seeds taken from BM25's best passages instead of dense "
          "similarity's.",
+    "RRF k": "Reciprocal Rank Fusion's constant: each member votes weight / (k + rank) for a passage, so a larger k "
+             "flattens the difference between ranks.",
+    **{PARAMS[name].label: PARAMS[name].help for name in EDGE_PARAMS},
     "iteration cap": "How many steps of the walk are computed at most.",
     "tolerance": "Stop the walk early once a step changes the scores by less than this in total (L1).",
     "residual": "How much one step changed the scores; it shrinks by about (1 − α) per step.",

@@ -22,8 +22,8 @@ from urllib.parse import urlencode
 
 from ..ingest.corpus import citation
 from ..retrieve.graph_explain import GraphAnswer
-from ..indexing.index import Index, SearchConfig
-from ..catalog import EDGE_PARAMS, spec
+from ..indexing.index import Index, SearchConfig, param_values
+from ..catalog import EDGE_PARAMS, PARAMS, spec
 from .render import COLORS, ROLE_WORDS, layout, node_label, passage_seed_summary, subgraph_html
 from ..retrieve.retrievers import check_k, check_query
 from ..text import tokenize
@@ -62,10 +62,9 @@ class ReportView:
 
     def link(self) -> str:
         """The Query page's URL parameters for this view (append to the app's address)."""
-        g, h = self.config.graph, self.config.hybrid
+        g = self.config.graph
         params = {"corpus": self.corpus, "q": self.question, "retriever": self.retriever, "k": self.k,
-                  "alpha": g.alpha, "iters": g.iterations, "beta": g.beta, "w": h.passage_weight, "tau": h.tau,
-                  "top": h.top, "lex": h.lexical}
+                  **param_values(self.config)}  # every catalog parameter under its own name
         if g.tol is not None:
             params["tol"] = g.tol
         if not g.vocabulary:
@@ -74,10 +73,8 @@ class ReportView:
             params["members"] = ",".join(self.config.rrf.members)
             if self.config.rrf.weights:
                 params["weights"] = ",".join(f"{w:g}" for w in self.config.rrf.weights)
-        if "filing_passage_weight" in spec(self.retriever).params:
-            params["fw"] = self.config.filing_passage_weight
         sc = self.config.scope
-        for key, value in (("company", sc.company), ("fy", sc.year), ("form", sc.form), ("statement", sc.statement)):
+        for key, value in (("company", sc.company), ("fiscal_year", sc.year), ("form", sc.form), ("statement", sc.statement)):
             if value is not None:
                 params[key] = value if value not in ("", 0) else "none"
         if self.without_entities:
@@ -86,13 +83,21 @@ class ReportView:
             params["without_passages"] = ";".join(self.without_passages)
         return "/?" + urlencode(params)
 
+    def params_read(self) -> list[str]:
+        """The catalog parameters this view's retriever reads (an RRF's, its members'), in catalog order."""
+        names = set(spec(self.retriever).params)
+        if self.retriever == "rrf":
+            names.update(*(spec(m).params for m in self.config.rrf.members))
+        return [name for name in PARAMS if name in names]
+
     def command(self) -> str:
         """The command line that writes this report."""
-        g, h = self.config.graph, self.config.hybrid
+        g = self.config.graph
         argv = ["python", "-m", "engine", "report", self.question, "--corpus", self.corpus, "--retriever",
-                self.retriever, "--k", str(self.k), "--alpha", f"{g.alpha:g}", "--iterations", str(g.iterations),
-                "--beta", f"{g.beta:g}", "--passage-weight", f"{h.passage_weight:g}", "--tau", f"{h.tau:g}",
-                "--passage-seeds", str(h.top), "--lexical-share", f"{h.lexical:g}"]
+                self.retriever, "--k", str(self.k)]
+        values = param_values(self.config)
+        for name in self.params_read():
+            argv += [PARAMS[name].flag, f"{values[name]:g}"]
         if g.tol is not None:
             argv += ["--tol", f"{g.tol:g}"]
         if not g.vocabulary:
@@ -101,8 +106,6 @@ class ReportView:
             argv += ["--rrf-members", ",".join(self.config.rrf.members)]
             if self.config.rrf.weights:
                 argv += ["--rrf-weights", ",".join(f"{w:g}" for w in self.config.rrf.weights)]
-        if "filing_passage_weight" in spec(self.retriever).params:
-            argv += ["--filing-passage-weight", f"{self.config.filing_passage_weight:g}"]
         sc = self.config.scope
         for flag, value in (("--company", sc.company), ("--fiscal-year", sc.year), ("--form", sc.form),
                             ("--statement", sc.statement)):

@@ -48,6 +48,11 @@ class SearchConfig:
     edges: EdgeWeights = EdgeWeights()  # the filing graph's edge weights
     filing_passage_weight: float = 0.5  # the filings retriever's w (its own: its other seeds are structure)
     scope: ScopeCorrection = ScopeCorrection()  # a user's correction of a question's scope (filings)
+    # every catalog parameter's value by its name, as set (a retriever added through the catalog reads its own here)
+    values: tuple[tuple[str, float | int], ...] = ()
+
+    def value(self, name: str) -> float | int:
+        return dict(self.values)[name] if self.values else PARAMS[name].default
 
 
 def search_config(values: Mapping[str, object] = {}, corpus: Corpus | None = None, *, tol: float | None = None,
@@ -65,11 +70,25 @@ def search_config(values: Mapping[str, object] = {}, corpus: Corpus | None = Non
         graph=GraphParams(alpha=float(v["alpha"]), iterations=int(v["iterations"]), tol=tol,
                           beta=float(v["beta"]), vocabulary=vocabulary, specificity=vocabulary),
         rrf=RRFConfig(members=rrf_members or RRFConfig().members, weights=rrf_weights, k=int(v["rrf_k"])),
-        hybrid=HybridParams(passage_weight=float(v["passage_weight"]), tau=float(v["tau"]), top=int(v["top"]),
-                            lexical=float(v["lexical"])),
+        hybrid=HybridParams(passage_weight=float(v["passage_weight"]), tau=float(v["tau"]), top=int(v["passage_seeds"]),
+                            lexical=float(v["lexical_share"])),
         edges=EdgeWeights(**{name.removeprefix("edge_"): float(v[name]) for name in EDGE_PARAMS}),
         filing_passage_weight=float(v["filing_passage_weight"]),
-        scope=scope)
+        scope=scope,
+        values=tuple((name, type(PARAMS[name].default)(v[name])) for name in PARAMS))
+
+
+def param_values(config: SearchConfig) -> dict[str, float | int]:
+    """Every catalog parameter's value in `config`, by its name: the inverse of `search_config` (tested), which
+    the evidence report's link and the pages write into URLs."""
+    g, h = config.graph, config.hybrid
+    out: dict[str, float | int] = {name: PARAMS[name].default for name in PARAMS}
+    out.update(dict(config.values))
+    out.update({"alpha": g.alpha, "iterations": g.iterations, "beta": g.beta, "passage_weight": h.passage_weight,
+                "tau": h.tau, "passage_seeds": h.top, "lexical_share": h.lexical, "rrf_k": config.rrf.k,
+                "filing_passage_weight": config.filing_passage_weight,
+                **{name: getattr(config.edges, name.removeprefix("edge_")) for name in EDGE_PARAMS}})
+    return out
 
 
 def check_retriever(name: str) -> str:
@@ -258,16 +277,15 @@ class Index:
     # -------------------------------------------------------- retrievers
 
     def retriever(self, name: str, config: SearchConfig = SearchConfig()) -> Retriever:
+        """The catalog entry's own maker builds it from this index's components."""
+        return spec(name).make(self, config)
+
+    def rrf(self, config: SearchConfig) -> RRFRetriever:
+        return RRFRetriever([self.retriever(m, config) for m in config.rrf.members], config.rrf, self.ids)
+
+    def graph_retriever(self, name: str, config: SearchConfig) -> GraphRetriever:
+        """A ppr, bct or hybrid retriever: its catalog entry says which graph, aliases and passage seeds."""
         s = spec(name)
-        if s.make is not None:
-            return s.make(self, config)
-        if s.family == "lexical":
-            return self.bm25() if name == "bm25" else self.tfidf()
-        if s.family == "dense":
-            return self.dense()
-        if s.family == "fusion":
-            members = [self.retriever(m, config) for m in config.rrf.members]
-            return RRFRetriever(members, config.rrf, self.ids)
         graph = self.graph(s.builder)
         if graph.incidence.nnz == 0:
             raise PathLensError(f"{name} is unavailable: the {s.builder} builder found no entity in any passage")
