@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .components import key
 from .errors import PathLensError
 
 
@@ -88,9 +89,9 @@ class RetrieverSpec:
         if self.embeddings:
             out.append("embeddings")
         if self.builder:
-            out += [f"extraction:{self.builder}", f"graph:{self.builder}"]
+            out += [key("extraction", self.builder), key("graph", self.builder)]
         if self.aliases:
-            out.append(f"aliases:{self.builder}")
+            out.append(key("aliases", self.builder))
         return out
 
 

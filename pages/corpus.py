@@ -8,7 +8,7 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from engine.graph.entities import BUILDERS
+from engine.components import BUILDERS, key as component_key
 from engine.ingest.corpus import MAX_FILE_BYTES
 from engine.ingest.documents import MAX_PAGE_CHARS, MAX_PDF_PAGES, MAX_ZIP_FILES
 from engine.ingest.isolated import ReadLimits
@@ -71,8 +71,8 @@ with tab_q:
         st.caption("This corpus has no labeled queries.")
 
 st.header("Entity graph")
-with fresh_area(index, [f"{p}:{b}" for b in BUILDERS for p in ("extraction", "graph")], "corpus"):  # no stale graph under a build
-    if not ensure(index, [f"{part}:{b}" for b in BUILDERS for part in ("extraction", "graph")]):
+with fresh_area(index, [component_key(p, b) for b in BUILDERS for p in ("extraction", "graph")], "corpus"):  # no stale graph under a build
+    if not ensure(index, [component_key(part, b) for b in BUILDERS for part in ("extraction", "graph")]):
         st.stop()
     builder_stats = {b: index.graph(b).stats(top=15) for b in BUILDERS}
     both = pd.DataFrame([{"builder": b, "raw mentions": index.extraction(b).raw_mentions,
@@ -87,7 +87,7 @@ with fresh_area(index, [f"{p}:{b}" for b in BUILDERS for p in ("extraction", "gr
                        help="regex: capitalised names, tickers, hyphenated and defined terms · ner: spaCy en_core_web_sm "
                             "entities after the filter")
     set_params(builder=builder)
-    if not ensure(index, [f"extraction:{builder}", f"graph:{builder}", f"aliases:{builder}"]):
+    if not ensure(index, [component_key(part, builder) for part in ("extraction", "graph", "aliases")]):
         st.stop()
     ex, graph, aliases = index.extraction(builder), index.graph(builder), index.aliases(builder)
     stats = builder_stats[builder]

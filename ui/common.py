@@ -17,6 +17,7 @@ from typing import Callable, Iterable
 import pandas as pd
 import streamlit as st
 
+from engine.components import label as component_label
 from engine.indexing.background import build_in_background
 from engine.store.cache import DiskCache
 from engine.evaluate.benchmarks import FORMATS, load_questions, open_corpus
@@ -60,18 +61,6 @@ PAGES = [("pages/query.py", "Query", ":material/search:", "query"),
 FAVICON = str(Path(__file__).resolve().parent / "favicon.png")
 DEFAULT_CORPUS = "dataroom-core"  # the app opens on the hand-written core: it builds in seconds
 UPLOAD_DIR = Path(tempfile.gettempdir()) / "pathlens-uploads"  # uploads never leave this folder
-STAGE_LABELS = {
-    "tokens": "tokenising passages",
-    "bm25": "BM25 statistics",
-    "tfidf": "TF-IDF vectors",
-    "embeddings": "dense embeddings (all-MiniLM-L6-v2)",
-    "extraction:regex": "entity extraction (regex)",
-    "extraction:ner": "entity extraction (spaCy NER)",
-    "graph:regex": "entity graph (regex)",
-    "graph:ner": "entity graph (NER)",
-    "aliases:regex": "alias table (regex)",
-    "aliases:ner": "alias table (NER)",
-}
 
 
 # ------------------------------------------------------------------ URL state
@@ -378,14 +367,14 @@ def _show_build(index: Index, missing: list[str], s) -> bool:
         for stage in s.finished:
             hit = index.cache is not None and any(e.component == stage and e.kind == "hit"
                                                   for e in index.cache.events)
-            st.write(f"✓ {STAGE_LABELS.get(stage, stage)} in {index.timings.get(stage, 0.0):.1f} s"
+            st.write(f"✓ {component_label(stage)} in {index.timings.get(stage, 0.0):.1f} s"
                      + (" (read from the on-disk index cache)" if hit else ""))
         if not s.complete:
             st.progress(s.fraction(), text=_progress_text(s))
             return False
         if s.error is not None:
             stage = s.stage or (s.stages[len(s.finished)] if len(s.finished) < len(s.stages) else "")
-            status.update(label=f"Could not build {STAGE_LABELS.get(stage, stage)}", state="error")
+            status.update(label=f"Could not build {component_label(stage)}", state="error")
             st.error(s.error + (" Reload the page to build it again." if s.stopped else ""))
             return False
         for event in index.cache.events if index.cache else []:
@@ -398,7 +387,7 @@ def _show_build(index: Index, missing: list[str], s) -> bool:
 def _progress_text(s) -> str:
     if s.stage is None:
         return "finishing…" if len(s.finished) == len(s.stages) else "starting…"
-    label = STAGE_LABELS.get(s.stage, s.stage)
+    label = component_label(s.stage)
     step = f"step {len(s.finished) + 1} of {len(s.stages)}: {label}"
     if not s.total:
         return f"{step}…"
@@ -415,7 +404,7 @@ def job_text(s: JobStatus) -> str:
     eta = f" · about {left:.0f} s left" if left is not None else ""
     if s.step in ("questions", "trials"):
         return f"{s.step[:-1]} {s.done:,} of {s.total:,}{eta}"
-    return f"building the index, {STAGE_LABELS.get(s.step, s.step)}: {s.done:,} of {s.total:,} passages{eta}"
+    return f"building the index, {component_label(s.step)}: {s.done:,} of {s.total:,} passages{eta}"
 
 
 def watch_job(job: Job, on_tick: Callable[[JobStatus], None] | None = None) -> JobStatus:

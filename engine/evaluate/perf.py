@@ -22,11 +22,11 @@ from ..store.cache import DiskCache
 from ..ingest.corpus import Corpus, load_corpus
 from ..errors import NoSeedError, PathLensError
 from ..catalog import DEFAULT_RETRIEVER, stages_for
+from ..components import COMPONENTS
 from ..indexing.index import Index, LocalCompute, RETRIEVERS, search_config
 
 ROOT = Path(__file__).resolve().parents[2]  # the project folder (engine/evaluate/perf.py)
-STAGES = ("tokens", "bm25", "tfidf", "embeddings", "extraction:regex", "graph:regex", "aliases:regex",
-          "extraction:ner", "graph:ner", "aliases:ner", "structure")
+STAGES = tuple(k for k in COMPONENTS if k != "ann")  # ann: only past ANN_MIN_PASSAGES, timed in its own section
 
 
 def median_time(fn: Callable[[], object], repeats: int) -> float:

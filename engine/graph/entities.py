@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable, Mapping, Sequence
 
+from ..components import BUILDERS  # noqa: F401  (re-exported: the builders this module extracts with)
 from ..errors import PathLensError
 from ..text import STOPWORDS, char_class, normalize_name
 
-BUILDERS = ("regex", "ner")
 NUMERIC_LABELS = frozenset({"CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "DATE", "TIME"})
 MAX_NAME_TOKENS = 8
 

@@ -16,7 +16,8 @@ from typing import Callable, Mapping, Protocol, Sequence
 import numpy as np
 
 from ..store import dense
-from ..store.cache import PERSISTED, DiskCache
+from ..components import PERSISTED, key as component_key, parse
+from ..store.cache import DiskCache
 from ..graph.aliases import AliasTable, build_alias_table
 from ..store.ann import ANN_MIN_PASSAGES, HnswIndex
 from ..ingest.corpus import Corpus
@@ -34,7 +35,7 @@ from ..retrieve.graph_retriever import GraphParams, GraphRetriever
 from ..retrieve.retrievers import BM25Retriever, DenseRetriever, RRFConfig, RRFRetriever, Retriever, TfidfRetriever
 from ..retrieve.seeding import HybridParams, PassageSeeder, Seeder
 from ..text import tokenize
-from .sharded import PoolRunner, Progress, ShardConfig, ShardedCompute, default_processes
+from .sharded import PoolRunner, BatchProgress, ShardConfig, ShardedCompute, default_processes
 
 
 
@@ -107,9 +108,9 @@ class Compute(Protocol):
     Everything built from their results (graphs, alias tables, the cache files) is the same code
     either way, so the two can differ only where these two calls do, and tests hold them equal."""
 
-    def extraction(self, builder: str, texts: Sequence[str], on_batch: Progress) -> Extraction: ...
+    def extraction(self, builder: str, texts: Sequence[str], on_batch: BatchProgress) -> Extraction: ...
 
-    def embeddings(self, texts: Sequence[str], on_batch: Progress) -> np.ndarray: ...
+    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -133,13 +134,13 @@ class LocalCompute:
             return None
         return ShardedCompute(PoolRunner(processes), ShardConfig(self.shard))
 
-    def extraction(self, builder: str, texts: Sequence[str], on_batch: Progress) -> Extraction:
+    def extraction(self, builder: str, texts: Sequence[str], on_batch: BatchProgress) -> Extraction:
         pool = self._pool(len(texts)) if builder != "regex" else None  # regex: ~0.2 ms a passage, in process
         if pool is not None:
             return pool.extraction(builder, texts, on_batch)
         return filter_mentions(builder, extract(builder, texts, on_batch=on_batch))
 
-    def embeddings(self, texts: Sequence[str], on_batch: Progress) -> np.ndarray:
+    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress) -> np.ndarray:
         pool = self._pool(len(texts))
         if pool is not None:
             dense.load_encoder()  # exports the ONNX graph here once, before the workers read it
@@ -196,7 +197,7 @@ class Index:
         """Build one named component ("tokens", "embeddings", "graph:ner", …; see `catalog.stages_for`).
 
         `progress(stage, done, total)` hears how many passages the long stages (embeddings, NER) have done."""
-        kind, _, arg = stage.partition(":")
+        kind, arg = parse(stage)
         builders = {"tokens": self.tokens, "embeddings": self.embeddings, "bm25": self.bm25, "tfidf": self.tfidf,
                     "extraction": self.extraction, "graph": self.graph, "aliases": self.aliases, "ann": self.ann,
                     "structure": self.structure}
@@ -235,19 +236,18 @@ class Index:
     def extraction(self, builder: str) -> Extraction:
         if builder not in BUILDERS:
             raise PathLensError(f"unknown graph builder {builder!r}; choose one of {', '.join(BUILDERS)}")
-        key = f"extraction:{builder}"
-
-        return self._get(key, lambda: self.compute.extraction(builder, self.texts, self._tick(key)))
+        name = component_key("extraction", builder)
+        return self._get(name, lambda: self.compute.extraction(builder, self.texts, self._tick(name)))
 
     def graph(self, builder: str) -> EntityGraph:
         def build() -> EntityGraph:
             g = build_graph(self.extraction(builder), self.ids, self.texts)
             return g.without_entities(self.removed_entities) if self.removed_entities else g
 
-        return self._get(f"graph:{builder}", build)
+        return self._get(component_key("graph", builder), build)
 
     def aliases(self, builder: str) -> AliasTable:
-        return self._get(f"aliases:{builder}", lambda: build_alias_table(self.graph(builder), self.texts))
+        return self._get(component_key("aliases", builder), lambda: build_alias_table(self.graph(builder), self.texts))
 
     def structure(self) -> FilingStructure:
         """The filings' structure (engine.filings.structure): read off the passages, no model."""
@@ -328,9 +328,9 @@ class Index:
                 e = value[np.asarray(keep)]
                 e.setflags(write=False)
                 sub._parts[key] = e
-            elif key.startswith("extraction:"):
+            elif parse(key)[0] == "extraction":
                 sub._parts[key] = value  # the vocabulary; graphs below carry the restriction
-            elif key.startswith("graph:"):
+            elif parse(key)[0] == "graph":
                 sub._parts[key] = value.restrict(keep)
         return sub
 
@@ -350,10 +350,10 @@ class Index:
         else:  # only entities go: every other built part is shared as it is (no BM25 recount, no slicing)
             sub = Index(self.corpus)
             parts = dict(self._parts)
-            sub._parts = {key: value for key, value in parts.items()
-                          if not key.startswith(("aliases:", "filing-graph:"))}  # rebuilt without the entities
+            sub._parts = {name: value for name, value in parts.items()
+                          if parse(name)[0] not in ("aliases", "filing-graph")}  # rebuilt without the entities
         sub.removed_entities = self.removed_entities | frozenset(keys)
-        graphs = {key: value for key, value in sub._parts.items() if key.startswith("graph:")}
+        graphs = {name: value for name, value in sub._parts.items() if parse(name)[0] == "graph"}
         unknown = sorted(k for k in keys if graphs and not any(k in g.entity_index for g in graphs.values()))
         if unknown:
             raise PathLensError(f"what-if: no entity {unknown[0]!r} in the graph of {self.corpus.name!r}")

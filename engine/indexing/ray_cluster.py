@@ -22,7 +22,7 @@ from typing import Callable
 
 from ..errors import PathLensError
 from ..store.cache import default_dir
-from .sharded import Progress, ShardConfig, ShardedCompute
+from .sharded import BatchProgress, ShardConfig, ShardedCompute
 
 ENGINE_DIR = Path(__file__).resolve().parents[1]
 
@@ -105,7 +105,7 @@ class RayRunner:
     def __init__(self, config: RayConfig = RayConfig()):
         self.config = config
 
-    def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: Progress) -> list:
+    def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: BatchProgress) -> list:
         ray = _ray()
         remote = _remote(fn).options(max_retries=self.config.max_retries, num_cpus=self.config.cpus_per_task)
         refs = [remote.remote(*call) for call in calls]

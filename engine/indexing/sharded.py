@@ -29,7 +29,7 @@ from ..graph.entities import Extraction, MentionTally, extract, extract_regex, e
     merge_tallies, tally_mentions
 from ..store import dense
 
-Progress = Callable[[int, int], None] | None  # (passages done, total)
+BatchProgress = Callable[[int, int], None] | None  # (passages done, total)
 ROOT = Path(__file__).resolve().parents[2]  # the folder holding the engine package: where workers start
 
 # ---------------------------------------------------------------- the tasks (run in workers)
@@ -56,7 +56,7 @@ def encode_task(texts: list[str], threads: int) -> np.ndarray:
 
 
 class Runner(Protocol):
-    def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: Progress) -> list:
+    def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: BatchProgress) -> list:
         """fn(*call) for every call, results in call order; `on_batch(done, total)` as shards finish,
         counting `sizes` (passages per call)."""
         ...
@@ -72,7 +72,7 @@ class PoolRunner:
     def __init__(self, processes: int):
         self.processes = processes
 
-    def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: Progress) -> list:
+    def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: BatchProgress) -> list:
         results: list = [None] * len(calls)
         pending = iter(range(len(calls)))
         lock = threading.Lock()
@@ -159,7 +159,7 @@ class ShardedCompute:
         self.config = config
         self._put = put  # how a value every task reads is shared (Ray: ray.put, once; a pool: as is)
 
-    def extraction(self, builder: str, texts: Sequence[str], on_batch: Progress) -> Extraction:
+    def extraction(self, builder: str, texts: Sequence[str], on_batch: BatchProgress) -> Extraction:
         texts = list(texts)
         chunks = [texts[r.start:r.stop] for r in shards(len(texts), self.config.shard)]
         sizes = [len(c) for c in chunks]
@@ -172,7 +172,7 @@ class ShardedCompute:
                                   sizes, on_batch)
         return extraction_from(builder, merge_tallies(tallies))
 
-    def embeddings(self, texts: Sequence[str], on_batch: Progress) -> np.ndarray:
+    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress) -> np.ndarray:
         texts = list(texts)
         order = dense.batch_order(texts)
         parts = [order[r.start:r.stop] for r in shards(len(order), self.config.shard, dense.BATCH)]

