@@ -15,7 +15,8 @@ from engine.ingest.corpus import citation
 from engine.errors import PathLensError
 from engine.indexing.index import search_config
 from engine.explain.render import passage_seed_summary, subgraph_html
-from engine.retrieve.retrievers import MAX_QUERY_CHARS, RRFConfig
+from engine.retrieve.retrievers import MAX_QUERY_CHARS
+from engine.retrieve.rrf_retriever import RRFConfig
 from engine.explain.report import ReportView, build_report, marked_terms
 from ui.common import show_table, frame, downloads, ensure, fresh_area, escape_markdown, gold_of, highlight, param, param_in_range, set_params, stages_for
 

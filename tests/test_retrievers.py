@@ -6,7 +6,11 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from engine.errors import PathLensError
-from engine.retrieve.retrievers import BM25Retriever, DenseRetriever, Hit, RRFConfig, RRFRetriever, TfidfRetriever, top_k
+from engine.retrieve.bm25_retriever import BM25Retriever
+from engine.retrieve.dense_retriever import DenseRetriever
+from engine.retrieve.retrievers import Hit, top_k
+from engine.retrieve.rrf_retriever import RRFConfig, RRFRetriever
+from engine.retrieve.tfidf_retriever import TfidfRetriever
 from engine.text import tokenize
 
 DOCS = [

@@ -32,7 +32,11 @@ from ..filings.structure import FilingStructure, read_structure
 from ..retrieve.filing_retriever import FilingRetriever
 from ..retrieve.filing_seeding import FilingSeeder
 from ..retrieve.graph_retriever import GraphParams, GraphRetriever
-from ..retrieve.retrievers import BM25Retriever, DenseRetriever, RRFConfig, RRFRetriever, Retriever, TfidfRetriever
+from ..retrieve.bm25_retriever import BM25Retriever
+from ..retrieve.dense_retriever import DenseRetriever
+from ..retrieve.retrievers import Retriever
+from ..retrieve.rrf_retriever import RRFConfig, RRFRetriever
+from ..retrieve.tfidf_retriever import TfidfRetriever
 from ..retrieve.seeding import HybridParams, PassageSeeder, Seeder
 from ..text import tokenize
 from .sharded import PoolRunner, BatchProgress, ShardConfig, ShardedCompute, default_processes

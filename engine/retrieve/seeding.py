@@ -34,7 +34,9 @@ from ..graph.aliases import AliasTable
 from ..graph.entities import COMMON_CAPS
 from ..errors import PathLensError
 from ..graph.entity_graph import EntityGraph
-from .retrievers import BM25Retriever, DenseRetriever, check_query, top_k
+from .bm25_retriever import BM25Retriever
+from .dense_retriever import DenseRetriever
+from .retrievers import check_query, top_k
 from ..text import STOPWORDS, name_tokens
 
 RULES = ("extracted", "containment", "vocabulary")  # query rules, strongest first; aliases carry their table rule
