@@ -9,7 +9,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # models come from installed packa
 
 import streamlit as st  # noqa: E402
 
-from ui.common import FAVICON, PAGES  # noqa: E402
+from ui.frame import FAVICON, PAGES
 
 st.set_page_config(page_title="PathLens", page_icon=FAVICON, layout="wide")
 

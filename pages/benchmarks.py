@@ -13,8 +13,11 @@ from engine.jobs import Job
 from engine.errors import PathLensError
 from engine.evaluate.metrics import metric_names
 from engine.catalog import CATALOG
-from ui.common import (CancelButton, asked_by_link, cancel_job, downloads, frame, list_param, param, save_upload, seed_from_url,
-                       set_params, show_table, watch_job)
+from ui.builds import CancelButton, cancel_job, watch_job
+from ui.corpora import save_upload
+from ui.frame import frame
+from ui.render import downloads, show_table
+from ui.url_state import asked_by_link, list_param, param, seed_from_url, set_params
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # beside the checkout, when it is there
 

@@ -14,8 +14,10 @@ from engine.evaluate.evaluate import compare_by_kind, evaluate
 from engine.catalog import CATALOG, PARAMS
 from engine.indexing.index import search_config
 from engine.evaluate.metrics import metric_names
-from ui.common import (asked_by_link, downloads, ensure, escape_markdown, frame, fresh_area, gold_of, param, seed_from_url, set_params,
-                       show_table, stages_for)
+from ui.builds import ensure, fresh_area, stages_for
+from ui.frame import frame
+from ui.render import downloads, escape_markdown, gold_of, show_table
+from ui.url_state import asked_by_link, param, seed_from_url, set_params
 
 st.title("Compare retrievers")
 index = frame()

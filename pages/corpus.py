@@ -12,7 +12,10 @@ from engine.components import BUILDERS, key as component_key
 from engine.ingest.corpus import MAX_FILE_BYTES
 from engine.ingest.documents import MAX_PAGE_CHARS, MAX_PDF_PAGES, MAX_ZIP_FILES
 from engine.ingest.isolated import ReadLimits
-from ui.common import show_table, frame, downloads, ensure, fresh_area, param, set_params
+from ui.builds import ensure, fresh_area
+from ui.frame import frame
+from ui.render import downloads, show_table
+from ui.url_state import param, set_params
 
 LIMITS = ReadLimits.from_env()
 st.title("Corpus & graph")

@@ -18,7 +18,11 @@ from engine.explain.render import passage_seed_summary, subgraph_html
 from engine.retrieve.retrievers import MAX_QUERY_CHARS
 from engine.retrieve.rrf_retriever import RRFConfig
 from engine.explain.report import ReportView, build_report, marked_terms
-from ui.common import show_table, frame, downloads, ensure, fresh_area, escape_markdown, gold_of, highlight, param, param_in_range, set_params, stages_for
+from engine.explain.report import highlight
+from ui.builds import ensure, fresh_area, stages_for
+from ui.frame import frame
+from ui.render import downloads, escape_markdown, gold_of, show_table
+from ui.url_state import param, param_in_range, set_params
 
 # one selector entry per retriever without aliases; the BCT toggle turns ppr-X into bct-X
 BCT_OF = {f"ppr-{s.builder}": n for n, s in CATALOG.items() if s.aliases}

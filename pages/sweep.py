@@ -12,8 +12,10 @@ from engine.catalog import CATALOG
 from engine.indexing.index import search_config
 from engine.jobs import Job
 from engine.evaluate.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
-from ui.common import (CancelButton, asked_by_link, cancel_job, downloads, ensure, frame, list_param, param, seed_from_url, set_params, show_table,
-                       stages_for, watch_job)
+from ui.builds import CancelButton, cancel_job, ensure, stages_for, watch_job
+from ui.frame import frame
+from ui.render import downloads, show_table
+from ui.url_state import asked_by_link, list_param, param, seed_from_url, set_params
 
 st.title("Scale sweep")
 index = frame()

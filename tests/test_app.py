@@ -345,7 +345,7 @@ def test_compare_page_shows_a_crashing_retriever_in_its_own_column(monkeypatch):
 
 def test_save_upload_checks_size_and_content():
     from engine.errors import PathLensError
-    from ui.common import UPLOAD_DIR, save_upload
+    from ui.corpora import UPLOAD_DIR, save_upload
 
     class Upload:
         def __init__(self, name, data):
@@ -537,7 +537,8 @@ def test_a_page_follows_a_build_that_takes_a_while_and_then_shows_its_results(mo
     import streamlit as st
 
     from engine.indexing.background import build_in_background
-    from ui.common import _bundled_index, stages_for
+    from ui.builds import stages_for
+    from ui.corpora import _bundled_index
 
     st.cache_resource.clear()  # a fresh index, not one another test built
     monkeypatch.setenv("PATHLENS_BUILD_WAIT_S", "0")

@@ -1,0 +1,164 @@
+"""Index builds and long jobs as a page shows them: followed live, with progress, and stoppable."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Callable, Iterable
+
+import streamlit as st
+
+from engine.catalog import stages_for as catalog_stages
+from engine.components import label as component_label
+from engine.indexing.background import build_in_background
+from engine.indexing.index import Index
+from engine.jobs import Job, JobStatus
+
+def fresh_area(index: Index, stages: Iterable[str], key: str):
+    """Where a page draws what depends on `stages` of its index, so that a build never runs under the
+    last view's results (another corpus's, or another configuration's), greyed but on screen.
+
+    Streamlit keeps a block's old children until the run that rewrites them ends, but an element
+    written where a block was removes it at once. So the area is one of two slots: when a build is
+    needed, the results move to the other slot (a fresh block) and an empty element takes the old
+    one; otherwise they stay in their slot, and a rerun replaces them in place, without flicker."""
+    missing = any(s not in index.built() for s in stages)
+    flipped = st.session_state.get(f"fresh_area_{key}", False) ^ missing
+    st.session_state[f"fresh_area_{key}"] = flipped
+    first, second = st.empty(), st.empty()
+    return (first if flipped else second).container()
+
+
+# A tab that stops following a build (closed) lets its lease lapse, and the build stops at its next progress
+# report (engine.indexing.background): within BUILD_LEASE_S plus a fraction of a second.
+BUILD_LEASE_S = 3.0
+FOLLOW_EVERY_S = 1.0
+
+
+def ensure(index: Index, stages: Iterable[str]) -> bool:
+    """Build the named index components, showing each stage's progress the first time.
+
+    The build runs in a background job shared by every session asking for the same components of
+    the same index (engine.indexing.background). A build that is not over within a second is
+    followed by a fragment that reruns every second, renewing the build's lease, and reruns the page
+    once it is built. So a user who moves to another page leaves it running and comes back to it, and
+    a closed tab stops renewing it. Returns True when built; False while building or when a stage
+    cannot be built (the reason is shown)."""
+    missing = [s for s in stages if s not in index.built()]
+    followed = st.session_state.pop("followed_build", None)
+    if not missing:
+        if followed is not None and followed[0] is index:  # built while followed: say so once, as a blocking wait does
+            _show_build(index, followed[1], followed[2].status())
+        return True
+    job = build_in_background(index, missing, lease=BUILD_LEASE_S)
+    # a page blocks this long before following the build live: a cache read is over by then and draws at once
+    # (AppTests set PATHLENS_BUILD_WAIT_S high to get a page's whole result from one run)
+    deadline = time.monotonic() + float(os.environ.get("PATHLENS_BUILD_WAIT_S", "1.0"))
+    while not job.wait(max(0.0, min(1.0, deadline - time.monotonic()))):
+        if time.monotonic() >= deadline:
+            break
+        job.touch()  # this run is watching: the lease holds
+    else:
+        return _show_build(index, missing, job.status())
+
+    @st.fragment(run_every=FOLLOW_EVERY_S)
+    def follow() -> None:
+        job.touch()
+        s = job.status()
+        if s.complete and s.error is None:
+            st.session_state["followed_build"] = (index, missing, job)
+            st.rerun()  # the whole page, now with its results
+        _show_build(index, missing, s)
+
+    follow()
+    return False
+
+
+def _show_build(index: Index, missing: list[str], s) -> bool:
+    """The build's status box: finished stages, the one in flight, or why it failed. True when built."""
+    title = f"Building the index of {index.corpus.name} ({len(index.corpus):,} passages)…"
+    with st.status(title, expanded=not s.complete or s.error is not None) as status:
+        for stage in s.finished:
+            hit = index.cache is not None and any(e.component == stage and e.kind == "hit"
+                                                  for e in index.cache.events)
+            st.write(f"✓ {component_label(stage)} in {index.timings.get(stage, 0.0):.1f} s"
+                     + (" (read from the on-disk index cache)" if hit else ""))
+        if not s.complete:
+            st.progress(s.fraction(), text=_progress_text(s))
+            return False
+        if s.error is not None:
+            stage = s.stage or (s.stages[len(s.finished)] if len(s.finished) < len(s.stages) else "")
+            status.update(label=f"Could not build {component_label(stage)}", state="error")
+            st.error(s.error + (" Reload the page to build it again." if s.stopped else ""))
+            return False
+        for event in index.cache.events if index.cache else []:
+            if event.kind == "rejected" and event.component in missing:
+                st.warning(f"Cache file not trusted: {event.detail}")
+        status.update(label=f"Index of {index.corpus.name} ready", state="complete", expanded=False)
+    return True
+
+
+def _progress_text(s) -> str:
+    if s.stage is None:
+        return "finishing…" if len(s.finished) == len(s.stages) else "starting…"
+    label = component_label(s.stage)
+    step = f"step {len(s.finished) + 1} of {len(s.stages)}: {label}"
+    if not s.total:
+        return f"{step}…"
+    left = s.seconds_left()
+    eta = f" · about {left:.0f} s left in this step" if left is not None else ""
+    return f"{step}: {s.done:,} of {s.total:,} passages{eta}"
+
+
+def job_text(s: JobStatus) -> str:
+    """A running job's progress in words: what is counted, how far, and the time left at the rate so far."""
+    if not s.step:
+        return "starting…"
+    left = s.seconds_left()
+    eta = f" · about {left:.0f} s left" if left is not None else ""
+    if s.step in ("questions", "trials"):
+        return f"{s.step[:-1]} {s.done:,} of {s.total:,}{eta}"
+    return f"building the index, {component_label(s.step)}: {s.done:,} of {s.total:,} passages{eta}"
+
+
+def watch_job(job: Job, on_tick: Callable[[JobStatus], None] | None = None) -> JobStatus:
+    """Show a job's progress until it is over. A click elsewhere ends only this watching: the job
+    runs on, and the next run of the page watches it again (or shows its result)."""
+    bar = st.progress(0.0, text="starting…")
+    while True:
+        over = job.wait(0.4)
+        s = job.status()
+        bar.progress(s.fraction(), text=("stopping… " if s.cancelled and not over else "") + job_text(s))
+        if on_tick:
+            on_tick(s)
+        if over:
+            bar.empty()
+            return s
+
+
+def cancel_job(key: str) -> None:
+    """on_click of a Cancel button: ask the job kept under `key` in the session to stop."""
+    job = st.session_state.get(key)
+    if job is not None:
+        job.cancel()
+
+
+class CancelButton:
+    """A Cancel button for the job kept under `job_key`, live only while there is something to stop:
+    greyed out on an idle page, and greyed out again in place when the job ends (the button was drawn
+    before the job ran, so without this it would stay live until the next rerun)."""
+
+    def __init__(self, job_key: str, widget_key: str, active: bool, help: str):
+        self.help = help
+        self.widget_key = widget_key
+        self.slot = st.empty()
+        self.slot.button("Cancel", key=widget_key, on_click=cancel_job, args=(job_key,), disabled=not active,
+                         help=help)
+
+    def idle(self) -> None:
+        self.slot.button("Cancel", key=f"{self.widget_key}_idle", disabled=True, help=self.help)
+
+
+def stages_for(retrievers: Iterable[str], rrf_members: Iterable[str] = ("bm25", "ppr-ner")) -> list[str]:
+    """The index components the given retrievers need, in build order (from the catalog)."""
+    return catalog_stages(list(retrievers), tuple(rrf_members))

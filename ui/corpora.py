@@ -1,0 +1,188 @@
+"""The corpus picker and the shared indices: bundled corpora, uploaded documents, benchmark files."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import tempfile
+import time
+from pathlib import Path
+
+import streamlit as st
+
+from engine.errors import PathLensError
+from engine.evaluate.benchmarks import FORMATS, load_questions, open_corpus
+from engine.indexing.index import Index
+from engine.ingest.corpus import CORPUS_SUFFIXES, MAX_FILE_BYTES, bundled_manifest, bundled_names, load_corpus, load_queries
+from engine.store.cache import DiskCache
+from ui.url_state import param, set_params
+
+DEFAULT_CORPUS = "dataroom-core"  # the app opens on the hand-written core: it builds in seconds
+UPLOAD_DIR = Path(tempfile.gettempdir()) / "pathlens-uploads"  # uploads never leave this folder
+
+
+@st.cache_resource(show_spinner="Loading and chunking the corpus…", max_entries=8)
+def _bundled_index(name: str) -> Index:
+    """One shared index per bundled corpus: its files ship with the app and do not change while it
+    runs; the on-disk cache below keys every component by the corpus's content fingerprint."""
+    return Index(load_corpus(name), cache=DiskCache())
+
+
+@st.cache_resource(show_spinner="Loading and chunking the corpus…", max_entries=8)
+def _file_index(kind: str, path: str, digest: str, name: str) -> Index:
+    """An index over a benchmark file; `digest` keys the cache by content."""
+    fmt = kind.split(":", 1)[1]
+    return Index(open_corpus(load_questions(fmt, path), f"{name} (open corpus)"), cache=DiskCache())
+
+
+@st.cache_resource(show_spinner="Reading the documents…", max_entries=8)
+def _upload_index(folder: str, digest: str, name: str, queries: str | None) -> tuple[Index, str]:
+    """An index over uploaded files (one folder, named by their content), and what was wrong with the
+    labeled questions if anything: bad gold is named, and the documents still build without them.
+    Every session that uploads the same files shares this one index."""
+    corpus = dataclasses.replace(load_corpus(folder), name=name)
+    problem = ""
+    if queries:
+        try:
+            corpus = dataclasses.replace(corpus, queries=load_queries(Path(queries), corpus.passages))
+        except PathLensError as e:
+            problem = str(e).replace(queries, "the labeled questions")
+    return Index(corpus, cache=DiskCache()), problem
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+UPLOAD_TYPES = [s.lstrip(".") for s in CORPUS_SUFFIXES]
+
+
+def save_uploads(uploads, questions=None) -> tuple[Path, str, Path | None]:
+    """Keep uploaded files, under their own base names, in one folder named by their content.
+
+    Returns the folder, its content digest and where the labeled questions were kept (or None)."""
+    h = hashlib.sha256()
+    files: dict[str, bytes] = {}
+    for up in uploads:
+        name = Path(up.name).name  # a base name only: an upload never writes outside its folder
+        data = up.getvalue()
+        if len(data) > MAX_FILE_BYTES:
+            raise PathLensError(f"{name} is {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit")
+        if name in files:
+            raise PathLensError(f"two uploads are named {name}; rename one")
+        files[name] = data
+    for name in sorted(files):
+        h.update(name.encode() + b"\x00" + hashlib.sha256(files[name]).digest())
+    digest = h.hexdigest()[:16]
+    folder = UPLOAD_DIR / f"docs-{digest}"
+    if not folder.exists():
+        tmp = UPLOAD_DIR / f".docs-{digest}-{time.monotonic_ns()}"
+        tmp.mkdir(parents=True)
+        for name, data in files.items():
+            (tmp / name).write_bytes(data)
+        try:
+            tmp.rename(folder)
+        except OSError:  # another session saved the same files first
+            pass
+    qpath = save_upload(questions) if questions is not None else None
+    return folder, digest, qpath
+
+
+def save_upload(upload) -> Path:
+    """Keep an upload in the app's own temporary folder, under a name derived from its content."""
+    data = upload.getvalue()
+    if len(data) > MAX_FILE_BYTES:
+        raise PathLensError(f"{upload.name} is {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit")
+    if not data.strip():
+        raise PathLensError(f"{upload.name} is empty")
+    suffix = Path(upload.name).suffix.lower()
+    if suffix not in (".jsonl", ".json", ".txt", ".md"):
+        raise PathLensError(f"{upload.name}: upload a .jsonl, .json, .txt or .md file")
+    UPLOAD_DIR.mkdir(parents=True, exist_ok=True)
+    path = UPLOAD_DIR / f"{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
+    if not path.exists():
+        tmp = path.with_suffix(".part")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    return path
+
+
+def _upload_notes(index: Index, problem: str) -> Index:
+    """Say in the sidebar what was wrong with the uploaded questions and what was left out."""
+    if problem:
+        st.sidebar.error(f"The labeled questions were not used: {problem}")
+    report = index.corpus.report
+    if report.skipped:
+        more = f"; and {len(report.skipped) - 5} more (Corpus page)" if len(report.skipped) > 5 else ""
+        st.sidebar.warning("Left out: " + "; ".join(str(p) for p in report.skipped[:5]) + more)
+    return index
+
+
+def sidebar_corpus() -> Index | None:
+    """The sidebar corpus picker; returns the chosen corpus's index, or None with the reason shown."""
+    names = bundled_names()
+    choices = names + ["upload a corpus file", "benchmark file (open corpus)"]
+    # a link names the corpus; otherwise the one chosen on another page of this session (widgets are
+    # per page, so the choice is kept under a key of its own), otherwise the default
+    wanted = param("corpus", st.session_state.get("corpus_selected", DEFAULT_CORPUS))
+    if wanted not in choices:  # URL names are looked up among known corpora, never used as paths
+        st.sidebar.warning(f"Unknown corpus {wanted!r} in the link; showing {DEFAULT_CORPUS}.")
+        wanted = DEFAULT_CORPUS
+    choice = st.sidebar.selectbox("Corpus", choices, index=choices.index(wanted), key="corpus_choice",
+                                  format_func=lambda c: f"{c} — {bundled_manifest(c)['description']}"
+                                  if c in names else c)
+    set_params(corpus=choice)
+    st.session_state["corpus_selected"] = choice
+    try:
+        if choice in names:
+            return _bundled_index(choice)
+        if choice == "upload a corpus file":
+            ups = st.sidebar.file_uploader(
+                "Documents: PDF, Word, HTML, text, a .zip of them, or .jsonl passages", type=UPLOAD_TYPES,
+                accept_multiple_files=True, key="corpus_upload",
+                help="Several files at once, or one .zip. PDF passages cite their page. A queries.jsonl among "
+                     "them (or below) supplies labeled questions.")
+            qs = st.sidebar.file_uploader("Labeled questions (queries.jsonl, optional)", type=["jsonl"],
+                                          key="queries_upload",
+                                          help='One JSON object a line: id, text, gold (passage ids or '
+                                               '{"doc": "FILE.pdf", "page": 12}), optional kind.')
+            kept = st.session_state.get("uploaded_corpus")
+            if not ups and kept is not None:  # uploaded on another page of this session
+                index, problem = _upload_index(*kept)
+                st.sidebar.caption(f"Using the files uploaded earlier in this session ({index.corpus.name}); "
+                                   "upload files here to replace them.")
+                return _upload_notes(index, problem)
+            if not ups:
+                st.info("Upload documents in the sidebar: PDFs (cited by page), Word (.docx), HTML, .txt or .md "
+                        "files, a .zip of them, or JSON Lines passages with `id` and `text`.")
+                return None
+            # the same uploads on a rerun: reuse what was saved instead of reading and hashing them again
+            upload_ids = tuple(u.file_id for u in ups) + ((qs.file_id,) if qs is not None else ())
+            if kept is None or st.session_state.get("uploaded_ids") != upload_ids:
+                folder, digest, qpath = save_uploads(ups, qs)
+                name = Path(ups[0].name).stem if len(ups) == 1 else f"{len(ups)} uploaded files"
+                kept = (str(folder), digest, name, str(qpath) if qpath else None)
+                st.session_state["uploaded_corpus"] = kept
+                st.session_state["uploaded_ids"] = upload_ids
+            return _upload_notes(*_upload_index(*kept))
+        fmt = st.sidebar.selectbox("Benchmark format", FORMATS, key="bench_fmt_sidebar")
+        given = st.sidebar.text_input("Benchmark file path", key="bench_path_sidebar")
+        up = st.sidebar.file_uploader("…or upload it", type=["jsonl", "json"], key="bench_upload_sidebar")
+        if up is not None:
+            path, name = save_upload(up), Path(up.name).stem
+        elif given.strip():
+            path = Path(given.strip()).expanduser()
+            if not path.is_file():
+                raise PathLensError(f"no file at {path}")
+            name = path.stem
+        else:
+            st.info("Give a MuSiQue, HotpotQA or 2Wiki file in the sidebar to pool its paragraphs into one corpus.")
+            return None
+        return _file_index(f"bench:{fmt}", str(path), _digest(path), name)
+    except PathLensError as e:
+        st.error(str(e))
+        return None

@@ -1,0 +1,46 @@
+"""The frame every page draws first: page config, the menu of pages, the corpus picker, the glossary.
+
+Pages stay thin: they turn widgets into engine configs and render what the engine returns; what they share
+lives beside this module by concern (`url_state`, `corpora`, `builds`, `render`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from engine.indexing.index import Index
+from ui.corpora import sidebar_corpus
+from ui.render import glossary_sidebar
+
+def frame() -> Index | None:
+    """What every page draws first: the page config and the sidebar (title, corpus picker,
+    glossary). Returns the chosen corpus's index, or None with the reason shown.
+
+    Each page draws its own frame, so a page looks the same whether Streamlit runs it through
+    app.py's `st.navigation` or on its own (its pages-folder mode, which it uses for the first
+    request of a fresh server and in its test harness)."""
+    # no page icon here: app.py sets ours once per run (a second one replaced the first while the browser could
+    # still be fetching it: a 404); a fresh server's pages-folder mode shows Streamlit's own, served locally
+    st.set_page_config(page_title="PathLens", layout="wide")
+    for path, title, icon, _ in PAGES:  # drawn here, not by Streamlit, so both ways of running a page show it
+        st.sidebar.page_link(path, label=title, icon=icon)
+    st.sidebar.divider()
+    st.sidebar.title("PathLens")
+    st.sidebar.caption("Graph-augmented retrieval you can explain.")
+    index = sidebar_corpus()
+    glossary_sidebar()
+    return index
+
+
+# (script, title, icon, URL path) of each page, in menu order: app.py registers them with st.navigation and
+# `frame()` draws their links. Streamlit's own menu is off (client.showSidebarNavigation): a fresh server runs a
+# deep link's first request in its pages-folder mode, whose menu would list the scripts' file names.
+PAGES = [("pages/query.py", "Query", ":material/search:", "query"),
+         ("pages/corpus.py", "Corpus & graph", ":material/hub:", "corpus"),
+         ("pages/compare.py", "Compare", ":material/compare_arrows:", "compare"),
+         ("pages/sweep.py", "Scale sweep", ":material/show_chart:", "sweep"),
+         ("pages/benchmarks.py", "Benchmarks", ":material/science:", "benchmarks")]
+# a local picture: a Material-symbol page icon makes the browser fetch the favicon from a font CDN
+FAVICON = str(Path(__file__).resolve().parent / "favicon.png")

@@ -1,0 +1,50 @@
+"""Rendering helpers the pages share: tables with glossary tooltips, downloads, escaped corpus text."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from engine.explain.glossary import definition, entries, lookup
+from engine.indexing.index import Index
+
+def show_table(data, column_config: dict | None = None, **kwargs) -> None:
+    """st.dataframe with a glossary tooltip on every column that has no config of its own."""
+    frame = data.data if hasattr(data, "data") and isinstance(data.data, pd.DataFrame) else data
+    config = dict(column_config or {})
+    for col in getattr(frame, "columns", []):
+        term = lookup(str(col))
+        if str(col) not in config and term is not None:
+            config[str(col)] = st.column_config.Column(help=definition(term))
+    st.dataframe(data, column_config=config, **kwargs)
+
+
+def glossary_sidebar() -> None:
+    """Every term the pages use, with its definition, in a sidebar expander."""
+    with st.sidebar.expander("Glossary: what the words mean"):
+        st.markdown("\n".join(f"- **{term}**: {text}" for term, text in entries()))
+
+
+def downloads(df: pd.DataFrame, stem: str, key: str) -> None:
+    """CSV and JSON downloads of a result table. A download does not rerun the page (`on_click="ignore"`):
+    a rerun would only redo the page's work, and for a deferred file it raced the file's own request."""
+    c1, c2 = st.columns(2)
+    c1.download_button("Download CSV", df.to_csv(index=False).encode("utf-8"), f"{stem}.csv", "text/csv",
+                       key=f"{key}_csv", on_click="ignore")
+    c2.download_button("Download JSON", json.dumps(json.loads(df.to_json(orient="records")), indent=2).encode("utf-8"),
+                       f"{stem}.json", "application/json", key=f"{key}_json", on_click="ignore")
+
+
+def escape_markdown(text: str) -> str:
+    """Corpus text shown through st.markdown: Markdown and HTML characters taken literally."""
+    return "".join("\\" + c if c in "\\`*_{}[]()#+-.!|<>~$" else c for c in text)
+
+
+def gold_of(index: Index, query: str) -> frozenset[str]:
+    """Gold passages when the question is one of the corpus's labeled queries."""
+    for q in index.corpus.queries:
+        if q.text.strip() == query.strip():
+            return frozenset(q.gold)
+    return frozenset()
