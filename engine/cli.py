@@ -91,54 +91,54 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
                    help="filings: the statement (" + ", ".join(STATEMENTS) + "; '' clears what was read)")
 
 
-def _add_run_options(p: argparse.ArgumentParser, retrievers: str, file_required: bool) -> None:
-    """Options shared by `bench` and `sweep`: the benchmark file, sampling, retrievers, cut-offs."""
-    p.add_argument("--format", required=file_required, help="musique, hotpotqa or 2wiki")
-    p.add_argument("--file", required=file_required, help="path to the benchmark's JSON or JSON Lines file")
-    p.add_argument("--sample", type=int, default=None, help="use a random sample of N questions")
-    p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--retrievers", default=retrievers, help="comma-separated: " + ", ".join(CATALOG))
-    p.add_argument("--k", default="1,3,5")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--compare", default="", metavar="A,B",
-                   help="print the paired-bootstrap 95%% CI of A − B for every metric (10,000 resamples, seed 42)")
-    _add_search_options(p)
+def _options(add) -> argparse.ArgumentParser:
+    """A parent parser holding options several subcommands share, declared once (`add(parser)` adds them)."""
+    p = argparse.ArgumentParser(add_help=False)
+    add(p)
+    return p
 
 
 def _parser() -> argparse.ArgumentParser:
+    corpus = _options(lambda p: p.add_argument(
+        "--corpus", default=None, help="a bundled corpus, or a folder, zip or file of documents (default: the full "
+                                       "data room)"))
+    as_json = _options(lambda p: p.add_argument("--json", action="store_true", help="print JSON instead of a table"))
+    search = _options(_add_search_options)
+    compare = _options(lambda p: p.add_argument(
+        "--compare", default="", metavar="A,B",
+        help="print the paired-bootstrap 95%% CI of A − B for every metric (10,000 resamples, seed 42)"))
+
+    def ask(p: argparse.ArgumentParser) -> None:  # one question, as on the Query page
+        p.add_argument("question")
+        p.add_argument("--retriever", default=None, metavar="RETRIEVER",
+                       help=f"default {DEFAULT_RETRIEVER}, or {FILINGS_RETRIEVER} for a corpus of PDFs, as on the Query "
+                            "page; one of: " + "; ".join(f"{n} ({s.description})" for n, s in CATALOG.items()))
+        p.add_argument("--k", type=int, default=5)
+        p.add_argument("--without", action="append", default=[], metavar="ENTITY",
+                       help="what-if: rank as if the extractor had never found this entity (repeatable)")
+        p.add_argument("--without-passage", action="append", default=[], metavar="PASSAGE_ID",
+                       help="what-if: rank as if the corpus lacked this passage (repeatable)")
+        _add_scope_options(p)
+
+    def run(retrievers: str, file_required: bool) -> argparse.ArgumentParser:  # `bench` and `sweep`
+        def add(p: argparse.ArgumentParser) -> None:
+            p.add_argument("--format", required=file_required, help="musique, hotpotqa or 2wiki")
+            p.add_argument("--file", required=file_required, help="path to the benchmark's JSON or JSON Lines file")
+            p.add_argument("--sample", type=int, default=None, help="use a random sample of N questions")
+            p.add_argument("--seed", type=int, default=42)
+            p.add_argument("--retrievers", default=retrievers, help="comma-separated: " + ", ".join(CATALOG))
+            p.add_argument("--k", default="1,3,5")
+        return _options(add)
+
     parser = _Parser(prog="python -m engine", description="PathLens engine: retrieval you can explain.")
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("list", help="list bundled corpora")
-
-    q = sub.add_parser("query", help="rank passages for one question")
-    q.add_argument("question")
-    q.add_argument("--corpus", default=None)
-    q.add_argument("--retriever", default=None, metavar="RETRIEVER",
-                   help=f"default {DEFAULT_RETRIEVER}, or {FILINGS_RETRIEVER} for a corpus of PDFs, as on the Query page; one of: "
-                   + "; ".join(f"{n} ({s.description})" for n, s in CATALOG.items()))
-    q.add_argument("--k", type=int, default=5)
-    q.add_argument("--json", action="store_true")
-    q.add_argument("--without", action="append", default=[], metavar="ENTITY",
-                   help="what-if: rank as if the extractor had never found this entity (repeatable)")
-    q.add_argument("--without-passage", action="append", default=[], metavar="PASSAGE_ID",
-                   help="what-if: rank as if the corpus lacked this passage (repeatable)")
-    _add_search_options(q)
-    _add_scope_options(q)
-
-    r = sub.add_parser("report", help="write the self-contained HTML evidence report of one question")
-    r.add_argument("question")
-    r.add_argument("--corpus", default=None)
-    r.add_argument("--retriever", default=None, metavar="RETRIEVER",
-                   help=f"default {DEFAULT_RETRIEVER}, or {FILINGS_RETRIEVER} for a corpus of PDFs; one of: " + ", ".join(CATALOG))
-    r.add_argument("--k", type=int, default=5)
+    sub.add_parser("query", help="rank passages for one question", parents=[corpus, as_json, _options(ask), search])
+    r = sub.add_parser("report", help="write the self-contained HTML evidence report of one question",
+                       parents=[corpus, _options(ask), search])
     r.add_argument("--out", required=True, help="the HTML file to write")
-    r.add_argument("--without", action="append", default=[], metavar="ENTITY")
-    r.add_argument("--without-passage", action="append", default=[], metavar="PASSAGE_ID")
-    _add_search_options(r)
-    _add_scope_options(r)
 
-    e = sub.add_parser("eval", help="metrics over the corpus's labeled queries")
-    e.add_argument("--corpus", default=None, help="a bundled corpus, or a folder, zip or file of documents")
+    e = sub.add_parser("eval", help="metrics over the corpus's labeled queries", parents=[corpus, as_json, compare, search])
     e.add_argument("--queries", action="append", default=None, metavar="FILE",
                    help="labeled questions (JSON lines) to use instead of any queries.jsonl beside the corpus; "
                         "repeat to pool several files")
@@ -150,43 +150,38 @@ def _parser() -> argparse.ArgumentParser:
                         "extra field; a comma-separated value puts a question in each group it names")
     e.add_argument("--retrievers", default="bm25,tfidf,dense,rrf", help="comma-separated: " + ", ".join(CATALOG))
     e.add_argument("--k", default="1,3,5")
-    e.add_argument("--json", action="store_true")
-    e.add_argument("--compare", default="", metavar="A,B",
-                   help="print the paired-bootstrap 95%% CI of A − B for every metric (10,000 resamples, seed 42)")
-    _add_search_options(e)
 
-    b = sub.add_parser("bench", help="MuSiQue / HotpotQA / 2Wiki benchmark, closed pool or open corpus")
+    b = sub.add_parser("bench", help="MuSiQue / HotpotQA / 2Wiki benchmark, closed pool or open corpus",
+                       parents=[as_json, compare, run("bm25,tfidf,dense,ppr-regex,bct-regex", True), search])
     b.add_argument("--mode", default="closed", help="closed (per-question pool) or open (pooled corpus)")
-    _add_run_options(b, "bm25,tfidf,dense,ppr-regex,bct-regex", file_required=True)
 
-    w = sub.add_parser("sweep", help="metric versus corpus size, over resampled subsets")
-    w.add_argument("--corpus", default=None)
+    w = sub.add_parser("sweep", help="metric versus corpus size, over resampled subsets",
+                       parents=[corpus, as_json, compare,
+                                run("bm25,tfidf,dense,ppr-regex,bct-regex,ppr-ner,bct-ner,rrf", False), search])
     w.add_argument("--sizes", default=None,
                    help="comma-separated whole numbers and 'full' (default: 100,500,1000,2000,full where they fit "
                         "the corpus, else four sizes from its gold-passage count up)")
     w.add_argument("--resamples", type=int, default=5)
     w.add_argument("--metric", default="hr@5")
-    _add_run_options(w, "bm25,tfidf,dense,ppr-regex,bct-regex,ppr-ner,bct-ner,rrf", file_required=False)
 
-    pf = sub.add_parser("perf", help="speed and memory benchmark (needs requirements-bench.txt)")
-    pf.add_argument("--corpus", default=None)
+    from .evaluate.perf import SECTION_NAMES
+
+    pf = sub.add_parser("perf", help="speed and memory benchmark (needs requirements-bench.txt)", parents=[corpus, as_json])
     pf.add_argument("--format", default=None, help="with --file: the pooled open corpus of a benchmark file")
     pf.add_argument("--file", default=None)
     pf.add_argument("--no-growth", action="store_true", help="skip the 1k/10k/100k growth runs")
     pf.add_argument("--no-sweep", action="store_true", help="skip the full default sweep")
     pf.add_argument("--sections", default="", help="comma-separated sections to run (default all): "
-                    "fresh_app_first_answer, cold_build, warm_start, ner_setup_s, ppr_kernel, query_latency, "
-                    "default_sweep, growth; without cold_build the on-disk cache is read")
+                    + ", ".join(SECTION_NAMES) + "; without cold_build the on-disk cache is read")
     pf.add_argument("--ann-size", type=int, default=100_000, metavar="N",
                     help="synthetic unit vectors for the ANN timing (default 100,000; docs/performance.md's row used 1,000,000)")
     pf.add_argument("--ann-pool", default=None, metavar="CORPUS",
                     help="pool this corpus's passages with the measured one's for the ANN recall check")
     pf.add_argument("--growth-sizes", default="1000,10000,100000", metavar="N,N,…",
                     help="generated corpus sizes for the growth rows (e.g. 1000,10000,100000,1000000)")
-    pf.add_argument("--json", action="store_true")
 
-    bd = sub.add_parser("build", help="build a corpus's index into the on-disk cache, here or on a Ray cluster")
-    bd.add_argument("--corpus", default=None, help="a bundled corpus, or a folder, zip or file of documents")
+    bd = sub.add_parser("build", help="build a corpus's index into the on-disk cache, here or on a Ray cluster",
+                        parents=[corpus, as_json])
     bd.add_argument("--ray", default=None, metavar="ADDRESS",
                     help="run extraction and encoding as Ray tasks: 'auto' (the cluster this machine joined), "
                          "HOST:6379, ray://HOST:10001, or 'local' (a Ray instance on this machine)")
@@ -196,12 +191,9 @@ def _parser() -> argparse.ArgumentParser:
                     + ", ".join(PERSISTED))
     bd.add_argument("--cache-dir", default=None,
                     help="where to write the cache (default $PATHLENS_CACHE_DIR, else .pathlens-cache)")
-    bd.add_argument("--json", action="store_true")
 
-    g = sub.add_parser("graph", help="graph statistics and extraction filter counts")
-    g.add_argument("--corpus", default=None)
+    g = sub.add_parser("graph", help="graph statistics and extraction filter counts", parents=[corpus, as_json])
     g.add_argument("--builder", default="regex", choices=None)
-    g.add_argument("--json", action="store_true")
     return parser
 
 
