@@ -15,7 +15,7 @@ from engine.ingest.corpus import citation
 from engine.errors import PathLensError
 from engine.indexing.index import search_config
 from engine.explain.render import passage_seed_summary, subgraph_html
-from engine.retrieve.retrievers import MAX_QUERY_CHARS
+from engine.retrieve.retrievers import MAX_QUERY_CHARS, check_query
 from engine.retrieve.rrf_retriever import RRFConfig
 from engine.explain.report import ReportView, build_report, marked_terms
 from engine.explain.report import highlight
@@ -123,8 +123,11 @@ def use_example() -> None:
 
 
 if corpus.queries:
-    st.selectbox("Labeled example questions", ["—"] + [f"{q.id} ({q.kind}) · {q.text}" for q in corpus.queries],
-                 key="example", on_change=use_example)
+    examples = ["—"] + [f"{q.id} ({q.kind}) · {q.text}" for q in corpus.queries]
+    if "example" not in st.session_state:  # the menu names the example the page opened on, not "—"
+        st.session_state["example"] = next((e for e in examples[1:] if e.split(" · ", 1)[1] == st.session_state["question"]),
+                                           "—")
+    st.selectbox("Labeled example questions", examples, key="example", on_change=use_example)
 question = st.text_input("Question", key="question", help=f"Up to {MAX_QUERY_CHARS:,} characters.")
 labeled = next((q for q in corpus.queries if q.text.strip() == question.strip()), None)
 if labeled is not None and labeled.extra:  # what the labeled question's file says beside its gold
@@ -219,6 +222,11 @@ set_params(q=question.strip() or None, retriever=name, k=k, bct=int(bct), tol=TO
 
 if not question.strip():
     st.warning("The question is empty: type one, or pick a labeled example.")
+    st.stop()
+try:  # a question no retriever can search is said here, before any build, with nothing below it
+    check_query(question)
+except PathLensError as e:
+    st.error(str(e))
     st.stop()
 if base == "rrf" and not members:
     st.warning("Choose at least one RRF member under “More parameters”.")

@@ -44,6 +44,8 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     # the default view: the hybrid on the first multi-hop question, both gold passages in the top 5
     assert at.selectbox(key="base_retriever").value == "hybrid-ner"
     assert at.text_input(key="question").value.startswith("Which bank is administrative agent")
+    # the examples menu names the labeled example the page opened on
+    assert at.selectbox(key="example").value.split(" · ", 1)[1] == at.text_input(key="question").value
     assert len(hit_lines(at)) == 5
     assert sum("★ gold" in line for line in hit_lines(at)) == 2
     seeds = at.dataframe[0].value
@@ -166,7 +168,14 @@ def test_query_page_bad_input_messages():
     at.text_input(key="question").set_value("   ").run()
     assert any("empty" in w.value for w in at.warning)
     at.text_input(key="question").set_value("x" * 10_000).run()
-    assert any("10,000 characters" in e.value for e in at.error)
+    assert [e.value for e in at.error] == ["This question is 10,000 characters long; questions can be up to 2,000 "
+                                           "characters. Shorten it to search."]
+    assert not hit_lines(at) and not any(x.label.startswith("What if") for x in at.expander)  # nothing that cannot apply
+    for nothing in ("?!… —", "<br><b></b>"):
+        at.text_input(key="question").set_value(nothing).run()
+        assert [e.value for e in at.error] == ["Nothing in this question can be searched: it holds only punctuation "
+                                               "or markup. Type the words to search for."]
+        assert not hit_lines(at)
 
 
 def test_shared_url_reproduces_the_view():

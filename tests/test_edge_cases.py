@@ -54,3 +54,11 @@ def test_k_larger_than_corpus_returns_all():
 def test_eval_without_labeled_queries_says_so():
     with pytest.raises(PathLensError, match="no labeled queries"):
         evaluate(Index(make_corpus(["x y z"])), ["bm25"])
+
+
+@pytest.mark.parametrize("question", ["?!", "<br><b></b>", "… — ;", "<script></script>"])
+def test_a_question_of_punctuation_or_markup_only_is_refused_with_why(question):
+    idx = Index(make_corpus(["Calder Bank lends to Brightwater.", "Elliot Park is its CFO."]))
+    with pytest.raises(PathLensError, match="^Nothing in this question can be searched: it holds only punctuation"):
+        idx.retriever("bm25").answer(question, 3)
+    assert idx.retriever("bm25").answer("Calder?", 1).hits[0].passage_id == "p0"  # a word among the marks is enough

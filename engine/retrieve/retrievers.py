@@ -9,6 +9,7 @@ broken by corpus order, so rankings are deterministic. `answer(question, k)` giv
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping, Protocol, Sequence
@@ -142,10 +143,15 @@ MAX_QUERY_CHARS = 2000
 
 
 def check_query(query: str) -> str:
+    """The question, stripped; a question that cannot be searched is refused with a sentence saying why."""
     if not isinstance(query, str) or not query.strip():
-        raise PathLensError("the query is empty; type a question")
+        raise PathLensError("The question is empty: type a question.")
     if len(query) > MAX_QUERY_CHARS:
-        raise PathLensError(f"the query is {len(query):,} characters long; the limit is {MAX_QUERY_CHARS:,}")
+        raise PathLensError(f"This question is {len(query):,} characters long; questions can be up to "
+                            f"{MAX_QUERY_CHARS:,} characters. Shorten it to search.")
+    if not re.search(r"\w", re.sub(r"<[^>]*>", " ", query)):  # punctuation or markup only: no word to match
+        raise PathLensError("Nothing in this question can be searched: it holds only punctuation or markup. "
+                            "Type the words to search for.")
     return query.strip()
 
 
