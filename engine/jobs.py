@@ -21,9 +21,14 @@ T = TypeVar("T")
 Progress = Callable[[str, int, int], None]
 
 
+# an estimate waits for this share of the work and this many seconds of it: the first items carry the warm-up
+# (models loading, caches filling), and a rate read off them swung from 395 s to 81 s within two seconds
+SETTLE_SHARE, SETTLE_SECONDS = 0.05, 3.0
+
+
 def seconds_left(seconds: float, done: int, total: int) -> float | None:
-    """Time left at the rate so far; None until there is a rate, or once the count is complete."""
-    if not total or not done or done >= total:
+    """Time left at the rate so far; None until the rate has settled, or once the count is complete."""
+    if not total or not done or done >= total or done < SETTLE_SHARE * total or seconds < SETTLE_SECONDS:
         return None
     return seconds / done * (total - done)
 

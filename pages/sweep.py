@@ -140,6 +140,7 @@ if job is not None:
     cancel.idle()
     del st.session_state["sweep_job"]
     try:
+        state["planned"] = job.status().total
         result = job.result()
         state["trials"], state["complete"] = list(result.trials), result.complete
         if result.complete:
@@ -156,7 +157,8 @@ if state and state["key"][0] == corpus.name and state["trials"]:
     st.caption(f"Each line is a retriever's mean {state['key'][1].metric} over the resamples of a size; its shaded "
                "band runs from the worst resample to the best. The last size is the whole corpus.")
     if not state["complete"]:
-        status.warning(f"Sweep cancelled after {len(trials)} trials; the chart shows what finished.")
+        of = f" of {state['planned']:,}" if state.get("planned") else ""
+        status.warning(f"Sweep cancelled after {len(trials)}{of} trials; the chart shows what finished.")
     result = SweepResult(corpus.name, n, tuple(sorted({t.size for t in trials})), state["key"][1], tuple(trials),
                          state["complete"])
     rows = [{"size": size, "retriever": r, "mean": v["mean"], "min": v["min"], "max": v["max"],

@@ -327,8 +327,9 @@ def test_eight_concurrent_sessions_each_get_their_own_results(app_url):
     async def query_session(browser, corpus, q, retriever, alpha, k):
         context = await browser.new_context()
         page = await context.new_page()
+        # eight pages load at once on two cores, beside the builds they start: more than goto's default 30 s
         await page.goto(app_url + "/?" + urlencode({"corpus": corpus, "q": q, "retriever": retriever,
-                                                    "alpha": alpha, "k": k}))
+                                                    "alpha": alpha, "k": k}), timeout=180_000)
         await page.wait_for_selector("[data-testid=stMain] >> text=score", timeout=240_000)
         await asyncio.sleep(1.5)
         for _ in range(480):
@@ -343,7 +344,7 @@ def test_eight_concurrent_sessions_each_get_their_own_results(app_url):
     async def sweep_session(browser):
         context = await browser.new_context()
         page = await context.new_page()
-        await page.goto(app_url + "/sweep?corpus=dataroom-core")
+        await page.goto(app_url + "/sweep?corpus=dataroom-core", timeout=180_000)
         await page.get_by_role("button", name="Run sweep").click(timeout=240_000)
         await page.wait_for_selector("text=Sweep finished", timeout=240_000)
         errors = await page.locator('[data-testid="stException"]').count()
@@ -393,7 +394,7 @@ def run_then_cancel(page, field: str, value: str, button: str, progress: str) ->
 def test_cancelled_sweep_leaves_the_app_usable(app_url, browser):
     page = open_page(browser, app_url + "/sweep?corpus=dataroom")
     run_then_cancel(page, "Resamples per size", "20", "Run sweep", r"trial (\d+) of")  # long: the cancel lands mid-way
-    assert page.get_by_text(re.compile(r"Sweep cancelled after \d+ trials")).count() == 1
+    assert page.get_by_text(re.compile(r"Sweep cancelled after \d+ of [\d,]+ trials")).count() == 1  # of how many
     no_exception(page)
     # the same session sweeps again, to the end: the cancel left nothing behind
     page.get_by_label("Resamples per size", exact=True).fill("1")

@@ -63,3 +63,9 @@ def test_a_failure_is_kept_for_whoever_watches(exc, message):
 def test_seconds_left_is_the_rate_so_far():
     assert seconds_left(10.0, 2, 6) == 20.0  # 5 s each, 4 to go
     assert seconds_left(10.0, 0, 6) is None and seconds_left(10.0, 6, 6) is None and seconds_left(1.0, 1, 0) is None
+
+
+def test_an_early_rate_is_not_an_estimate_until_it_settles():
+    assert seconds_left(1.0, 1, 486) is None  # 1 of 486 after a second: warm-up, not a rate
+    assert seconds_left(2.0, 30, 486) is None  # enough items, too little time
+    assert seconds_left(10.0, 30, 486) == pytest.approx(10.0 / 30 * 456)

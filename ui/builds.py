@@ -106,7 +106,7 @@ def _progress_text(s) -> str:
     if not s.total:
         return f"{step}…"
     left = s.seconds_left()
-    eta = f" · about {left:.0f} s left in this step" if left is not None else ""
+    eta = f" · about {left:.0f} s left in this step" if left is not None else " · estimating the time left…"
     return f"{step}: {s.done:,} of {s.total:,} passages{eta}"
 
 
@@ -115,7 +115,8 @@ def job_text(s: JobStatus) -> str:
     if not s.step:
         return "starting…"
     left = s.seconds_left()
-    eta = f" · about {left:.0f} s left" if left is not None else ""
+    eta = (f" · about {left:.0f} s left" if left is not None
+           else " · estimating the time left…" if s.total and s.done < s.total else "")
     if s.step in ("questions", "trials"):
         return f"{s.step[:-1]} {s.done:,} of {s.total:,}{eta}"
     return f"building the index, {component_label(s.step)}: {s.done:,} of {s.total:,} passages{eta}"
