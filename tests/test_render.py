@@ -88,3 +88,21 @@ def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys
                      r"and in shared words \(BM25, 50%\) take \d+% of the restart", written)
     assert "<th>similarity</th>" in written
     _json.dumps(capsys.readouterr().out)  # the CLI printed one line about the file
+
+
+def test_a_pdf_page_is_labelled_by_what_tells_pages_apart_and_hovers_its_full_identity():
+    from engine.explain.render import hover_text, node_label
+    from engine.retrieve.graph_explain import SubgraphNode
+
+    apple = "Apple Inc. · Form 10-K · fiscal year ended September 24, 2022 · APPLE 2022 10-K"
+    sfdc = "salesforce.com, inc. · Form 8-K · report dated July 21, 2021 · SALESFORCE 2021 8-K dated 2021 07 21"
+    titles = {"APPLE_2022_10K.pdf#p32.0": apple, "APPLE_2022_10K.pdf#p32.1": apple,
+              "SALESFORCE_2021_8K_dated-2021-07-21.pdf#p13.4": sfdc, "NOTES_2020.pdf#p3.0": ""}
+    node = lambda pid: SubgraphNode(f"p:{pid}", pid, "hit", 0.1)  # noqa: E731
+    rank = {f"p:{pid}": r for r, pid in enumerate(titles, start=1)}
+    assert [node_label(node(pid), rank, titles) for pid in titles] == [
+        "#1 Apple 2022 10-K p.32", "#2 Apple 2022 10-K p.32, part 2", "#3 Salesforce 2021 8-K p.13, part 5",
+        "#4 Notes 2020 p.3"]
+    ans, texts = hostile_answer()
+    hover = hover_text(node("APPLE_2022_10K.pdf#p32.0"), ans, {"APPLE_2022_10K.pdf#p32.0": "Net sales 394,328"}, titles)
+    assert hover.split("\n")[1:] == [apple, "APPLE_2022_10K.pdf#p32.0", "Net sales 394,328"]

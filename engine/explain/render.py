@@ -75,23 +75,42 @@ def layout(answer: GraphAnswer) -> dict[str, tuple[int, int]]:
     return pos
 
 
+_PAGE_ID = re.compile(r"^(?P<doc>.+)#p(?P<page>\d+)\.(?P<part>\d+)$")  # a document page's passage: FILE#p12.0
+
+
+def short_document(title: str, doc: str) -> str:
+    """A document's name in a few words: a filing's file-made name ("APPLE 2022 10-K", the last part of its
+    title) or the file's stem, capitalised where it shouts, without a trailing "dated …"."""
+    words = (title.split(" · ")[-1] if " · " in title else doc.rsplit(".", 1)[0].replace("_", " ")).split()
+    words = words[:words.index("dated")] if "dated" in words else words
+    return " ".join(w.capitalize() if w.isalpha() and w.isupper() and len(w) > 3 else w for w in words[:4])
+
+
 def node_label(node: SubgraphNode, rank: dict[str, int], titles: dict[str, str],
                gold: frozenset[str] = frozenset()) -> str:
     """Passages: a star when gold, rank, short document title and which part of the document (two
-    passages of one document must not read alike); entities: their name."""
+    passages of one document must not read alike); a page of a PDF leads with what tells pages apart,
+    "#1 Apple 2022 10-K p.32" (its full identity is in the hover); entities: their name."""
     if node.id.startswith("p:"):
         pid = node.id[2:]
+        head = f"#{rank[node.id]} " if node.id in rank else ""
+        paged = _PAGE_ID.match(pid)
+        if paged:
+            part = int(paged["part"])
+            where = f" p.{paged['page']}" + (f", part {part + 1}" if part else "")
+            return ("★ " if pid in gold else "") + head + short_document(titles.get(pid, ""), paged["doc"]) + where
         doc, _, part = pid.rpartition("#")
         name = _short(titles.get(pid) or doc or pid, MAX_LABEL)
         where = f" · part {int(part) + 1}" if doc and part.isdigit() else ""
-        head = f"#{rank[node.id]} " if node.id in rank else ""
         return ("★ " if pid in gold else "") + head + name + where
     return _short(node.label)
 
 
-def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str]) -> str:
+def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str],
+               titles: dict[str, str] | None = None) -> str:
     """What a node says on hover (plain text; vis-network shows string titles as text): its role,
-    its PPR mass, and who it is — a seed's rule and weight, a passage's id, dense cosine and text."""
+    its PPR mass, and who it is — a seed's rule and weight, a passage's id, its document's full identity,
+    dense cosine and text."""
     head = f"{ROLE_WORDS.get(node.kind, node.kind)} · PPR mass {node.mass:.3g}\n"
     if node.id.startswith("e:"):
         seed = next((s for s in answer.seeds if s.entity == node.id[2:]), None)
@@ -101,7 +120,8 @@ def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str]) -
     pid = node.id[2:]
     cosine = next((p.cosine for p in answer.passage_seeds if p.passage_id == pid), None)
     extra = f" — dense seed, cosine {cosine:.3f}" if cosine is not None else ""
-    return head + f"{pid}{extra}\n{texts.get(pid, '')[:400]}"
+    identity = f"{titles[pid]}\n" if titles and titles.get(pid) else ""
+    return head + f"{identity}{pid}{extra}\n{texts.get(pid, '')[:400]}"
 
 
 def passage_seed_summary(answer: GraphAnswer, lexical: float) -> str:
@@ -146,7 +166,7 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
     pos = layout(answer)
     for n in answer.nodes:
         shape = "box" if n.id.startswith("p:") else "ellipse"
-        net.add_node(n.id, label=node_label(n, rank, titles, gold), title=hover_text(n, answer, texts), shape=shape,
+        net.add_node(n.id, label=node_label(n, rank, titles, gold), title=hover_text(n, answer, texts, titles), shape=shape,
                      x=pos[n.id][0], y=pos[n.id][1], color=COLORS.get(n.kind, "#999999"),
                      borderWidth=3 if n.id[2:] in gold and n.id.startswith("p:") else 1,
                      font={"color": "#ffffff" if n.kind in ("seed", "hit", "bridge") else "#222222"})
