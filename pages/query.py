@@ -69,6 +69,10 @@ passage_of = {p.id: p for p in corpus.passages}  # a hit's citation is made for 
 
 # ---------------------------------------------------------------- state from the URL, once per session
 if st.session_state.get("query_state_for") != corpus.name:
+    if "query_state_for" in st.session_state:  # another corpus was chosen here: its view starts from its own defaults,
+        for key in [k for k in st.query_params if k != "corpus"]:  # not the last corpus's question and parameters
+            del st.query_params[key]
+        st.session_state.pop("example", None)
     default_q = next((q.text for q in corpus.queries if q.kind == "multi-hop"),
                      corpus.queries[0].text if corpus.queries else "")
     opening = default_retriever(corpus.paged)  # a corpus of PDFs opens on the filings retriever
@@ -186,6 +190,10 @@ with st.expander("More parameters"):
                                help="Weighted RRF: this member's votes count this many times.")
                for m in members]
 
+tuned = ", ".join(f"{PARAMS[n].label} = {v:g}" for n, v in corpus.defaults.items())
+st.caption(f"Parameters start from this corpus's tuned defaults ({tuned}, from its manifest.json) and the catalog's "
+           "for the rest." if tuned else "Parameters start from the catalog's defaults: this corpus has no tuned ones.")
+
 scope = ScopeCorrection()
 if base in ("filing", "filing-graph"):
     filings = index.structure().filings
@@ -221,7 +229,7 @@ set_params(q=question.strip() or None, retriever=name, k=k, bct=int(bct), tol=TO
            weights=",".join(f"{x:g}" for x in weights) if any(x != 1 for x in weights) else None)
 
 if not question.strip():
-    st.warning("The question is empty: type one, or pick a labeled example.")
+    st.warning("The question is empty: type one" + (", or pick a labeled example." if corpus.queries else "."))
     st.stop()
 try:  # a question no retriever can search is said here, before any build, with nothing below it
     check_query(question)

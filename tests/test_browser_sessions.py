@@ -138,3 +138,27 @@ def test_closing_a_tab_mid_build_stops_its_worker_processes_within_5_s(server, b
     again = open_page(browser, url + "/corpus")
     no_exception(again)
     again.context.close()
+
+
+def test_documents_uploaded_on_the_query_page_start_from_their_own_defaults_with_no_question_run(server, browser,
+                                                                                                 tmp_path):
+    """The data room's question and tuned w must not carry over to documents the user brings."""
+    page = open_page(browser, server[1] + "/")
+    main = page.locator("[data-testid=stMain]").inner_text()
+    assert "tuned defaults (w (dense passage-seed share) = 0.5" in main  # the data room opens on its own
+    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.click()
+    page.get_by_role("option", name=UPLOAD).click()
+    room = tmp_path / "memo.txt"
+    room.write_text("Vendor Holdings acquired Target Mills in 2019.\n\nTarget Mills makes paper in Ohio.")
+    page.wait_for_selector('[data-testid="stFileUploaderDropzoneInput"]', state="attached", timeout=60_000)
+    upload(page, [room])
+    page.wait_for_selector("[data-testid=stMain] >> text=The question is empty: type one.", timeout=120_000)
+    wait_idle(page)
+    no_exception(page)
+    main = page.locator("[data-testid=stMain]").inner_text()
+    assert "Parameters start from the catalog's defaults: this corpus has no tuned ones." in main
+    assert page.get_by_label("Question", exact=True).input_value() == ""
+    assert "Intel" not in main and "Elliot Park" not in main and " · score" not in main  # nothing was run
+    assert "&q=" not in page.url and "?q=" not in page.url and "passage_weight=0.75" in page.url, page.url
+    page.screenshot(path=str(SHOTS / "upload-own-defaults.png"), full_page=True)
+    page.context.close()
