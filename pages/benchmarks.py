@@ -11,6 +11,7 @@ import streamlit as st
 from engine.evaluate.benchmarks import FORMATS, MODES, run_bench
 from engine.jobs import Job
 from engine.errors import PathLensError
+from engine.explain.palette import color_map
 from engine.evaluate.metrics import metric_names
 from engine.catalog import CATALOG
 from ui.builds import CancelButton, cancel_job, watch_job
@@ -120,5 +121,6 @@ if result is not None:
     show_table(table.style.format({m: "{:.3f}" for m in metrics}), hide_index=True, width="stretch")
     downloads(table, f"pathlens-bench-{result.format}-{result.mode}", key="bench")
     long = table.melt(id_vars=["retriever"], value_vars=metrics, var_name="metric")
-    st.plotly_chart(px.bar(long, x="metric", y="value", color="retriever", barmode="group", range_y=[0, 1]),
+    st.plotly_chart(px.bar(long, x="metric", y="value", color="retriever", barmode="group", range_y=[0, 1],
+                           color_discrete_map=color_map(result.eval.results)),
                     width="stretch", key="bench_chart")

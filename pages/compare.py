@@ -12,6 +12,7 @@ from engine.ingest.corpus import page_number
 from engine.errors import PathLensError
 from engine.evaluate.evaluate import compare_by_kind, evaluate
 from engine.catalog import CATALOG, PARAMS
+from engine.explain.palette import color_map
 from engine.indexing.index import search_config
 from engine.evaluate.metrics import metric_names
 from ui.builds import ensure, fresh_area, stages_for
@@ -189,7 +190,7 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         downloads(table, "pathlens-metrics", key="metrics")
         long = table.melt(id_vars=["retriever", "kind"], value_vars=metrics, var_name="metric")
         fig = px.bar(long[long["kind"] == "all"], x="metric", y="value", color="retriever", barmode="group",
-                     range_y=[0, 1])
+                     range_y=[0, 1], color_discrete_map=color_map(names))
         st.plotly_chart(fig, width="stretch", key="metrics_chart")
 
         if len(names) >= 2:

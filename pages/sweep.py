@@ -11,6 +11,7 @@ from engine.evaluate.metrics import metric_names
 from engine.catalog import CATALOG
 from engine.indexing.index import search_config
 from engine.jobs import Job
+from engine.explain.palette import color_of
 from engine.evaluate.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
 from ui.builds import CancelButton, cancel_job, ensure, stages_for, watch_job
 from ui.frame import frame
@@ -73,6 +74,8 @@ except PathLensError as e:
 
 
 def chart(trials: list[Trial]) -> go.Figure:
+    """Each retriever's mean as a line in its own colour, its spread as a band; the metric's axis fitted to the
+    values (so lines near each other are told apart) unless the user asks for the whole 0–1."""
     fig = go.Figure()
     df = pd.DataFrame([{"size": t.size, "retriever": t.retriever, "value": t.value} for t in trials])
     if len(df):
@@ -80,10 +83,16 @@ def chart(trials: list[Trial]) -> go.Figure:
             agg = g.groupby("size")["value"].agg(["mean", "min", "max"]).reset_index()
             fig.add_trace(go.Scatter(x=list(agg["size"]) + list(agg["size"])[::-1],
                                      y=list(agg["max"]) + list(agg["min"])[::-1], fill="toself", opacity=0.15,
-                                     line=dict(width=0), showlegend=False, hoverinfo="skip", name=f"{r} spread"))
-            fig.add_trace(go.Scatter(x=agg["size"], y=agg["mean"], mode="lines+markers", name=r))
+                                     fillcolor=color_of(r), line=dict(width=0), showlegend=False, hoverinfo="skip",
+                                     name=f"{r} spread"))
+            fig.add_trace(go.Scatter(x=agg["size"], y=agg["mean"], mode="lines+markers", name=r,
+                                     line=dict(color=color_of(r), width=2.5), marker=dict(color=color_of(r))))
+    low, high = (float(df["value"].min()), float(df["value"].max())) if len(df) else (0.0, 1.0)
+    pad = max(0.02, (high - low) * 0.1)
+    fitted = [max(0.0, low - pad), min(1.02, high + pad)]
     fig.update_layout(xaxis_type="log", xaxis_title="corpus size (passages)", yaxis_title=metric,
-                      yaxis_range=[0, 1.02], height=430, margin=dict(l=10, r=10, t=10, b=10))
+                      yaxis_range=[0, 1.02] if st.session_state.get("sw_full_axis") else fitted, height=430,
+                      margin=dict(l=10, r=10, t=10, b=10))
     if len(df):  # ticks at the sizes swept, not a log axis's 2, 3, 4… between powers of ten
         swept = sorted(df["size"].unique())
         fig.update_xaxes(tickvals=swept, ticktext=[f"{int(v):,}" for v in swept])
@@ -95,6 +104,8 @@ run = st.button("Run sweep", type="primary", key="sw_run")
 run = asked_by_link("ran", "sweep") and "sweep" not in st.session_state or run
 cancel = CancelButton("sweep_job", "sw_cancel", active=run or "sweep_job" in st.session_state,
                       help="Stops the running sweep after the trial in flight; finished trials stay on the chart.")
+st.toggle("Show the whole 0–1 scale", key="sw_full_axis",
+          help="Off: the metric's axis is fitted to the values, so close lines are told apart. On: from 0 to 1.")
 plot = st.empty()
 status = st.empty()
 key = (corpus.name, config)

@@ -280,6 +280,18 @@ def test_sweep_page_runs_and_plots():
     assert list(spec["layout"]["xaxis"]["tickvals"]) == [100, 4200]
     assert list(spec["layout"]["xaxis"]["ticktext"]) == ["100", "4,200"]
     assert any("shaded band runs from the worst resample to the best" in c.value for c in at.caption)
+    # each retriever in its own colour (the same on every page), its band in the same colour
+    from engine.explain.palette import color_of
+
+    lines = {t["name"]: t for t in spec["data"]}
+    assert {r: lines[r]["line"]["color"] for r in ("bm25", "ppr-regex")} == {r: color_of(r) for r in ("bm25", "ppr-regex")}
+    assert lines["bm25 spread"]["fillcolor"] == color_of("bm25") != color_of("ppr-regex")
+    # the metric's axis is fitted to the values, with a way back to the whole 0–1
+    values = list(table["mean"]) + list(table["min"]) + list(table["max"])
+    low, high = spec["layout"]["yaxis"]["range"]
+    assert low <= min(values) and high >= max(values) and (low > 0 or high < 1.02)
+    at.toggle(key="sw_full_axis").set_value(True).run()
+    assert plotly_spec(at, -1)["layout"]["yaxis"]["range"] == [0, 1.02]
 
 
 def test_sweep_page_says_when_a_corpus_is_too_small_and_resets_sizes_per_corpus():

@@ -106,3 +106,11 @@ def test_a_pdf_page_is_labelled_by_what_tells_pages_apart_and_hovers_its_full_id
     ans, texts = hostile_answer()
     hover = hover_text(node("APPLE_2022_10K.pdf#p32.0"), ans, {"APPLE_2022_10K.pdf#p32.0": "Net sales 394,328"}, titles)
     assert hover.split("\n")[1:] == [apple, "APPLE_2022_10K.pdf#p32.0", "Net sales 394,328"]
+
+
+def test_every_catalog_retriever_has_its_own_colour():
+    from engine.catalog import CATALOG
+    from engine.explain.palette import RETRIEVER_COLORS, color_of
+
+    assert set(RETRIEVER_COLORS) == set(CATALOG)  # a built-in retriever never falls back to a spare
+    assert len({color_of(r) for r in CATALOG}) == len(CATALOG)
