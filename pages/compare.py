@@ -10,7 +10,7 @@ import streamlit as st
 
 from engine.ingest.corpus import page_number
 from engine.errors import PathLensError
-from engine.evaluate.evaluate import compare_by_kind, evaluate
+from engine.evaluate.evaluate import compare_by_kind, default_pair, evaluate, verdict
 from engine.catalog import CATALOG, PARAMS
 from engine.explain.palette import color_map
 from engine.indexing.index import search_config
@@ -186,7 +186,13 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
                               for n, r in result.results.items()]
                              + [{"retriever": n, "kind": kind, **{m: v[m] for m in metrics}}
                                 for n, r in result.results.items() for kind, v in r.by_kind.items()])
-        show_table(table.style.format({m: "{:.3f}" for m in metrics}), hide_index=True, width="stretch")
+        def bold_best(column: pd.Series) -> list[str]:  # per group of questions: "all", then each kind
+            best = column.groupby(table["kind"]).transform("max")
+            return ["font-weight: bold; background-color: #e8f3e8" if v == b else "" for v, b in zip(column, best)]
+
+        show_table(table.style.format({m: "{:.3f}" for m in metrics}).apply(bold_best, subset=metrics),
+                   hide_index=True, width="stretch")
+        st.caption("The best value of each column, within each group of questions, is in bold.")
         downloads(table, "pathlens-metrics", key="metrics")
         long = table.melt(id_vars=["retriever", "kind"], value_vars=metrics, var_name="metric")
         fig = px.bar(long[long["kind"] == "all"], x="metric", y="value", color="retriever", barmode="group",
@@ -196,9 +202,12 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         if len(names) >= 2:
             st.subheader("Paired bootstrap 95% CI")
             b1, b2, b3 = st.columns(3)
-            seed_from_url("ci_a", "a", names[0], lambda v: v in names)
-            seed_from_url("ci_b", "b", names[1], lambda v: v in names)
-            seed_from_url("ci_metric", "metric", metrics[0], lambda v: v in metrics)
+            # opens on the best graph-using retriever against the best baseline, on the metric that matters
+            pair = default_pair(result, [n for n in names if CATALOG[n].family in ("graph", "hybrid")],
+                                any(len(q.gold) > 1 for q in corpus.queries))
+            seed_from_url("ci_a", "a", pair[0], lambda v: v in names)
+            seed_from_url("ci_b", "b", pair[1], lambda v: v in names)
+            seed_from_url("ci_metric", "metric", pair[2], lambda v: v in metrics)
             for key, fallback in (("ci_a", names[0]), ("ci_b", names[1])):  # a pair member taken off the list
                 if st.session_state[key] not in names:
                     st.session_state[key] = fallback
@@ -207,10 +216,12 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
             metric = b3.selectbox("Metric", metrics, key="ci_metric")
             set_params(a=a, b=b, metric=metric)
             rows = [{"queries": kind, "n": n, f"Δ {metric} (A − B)": ci.mean_diff, "95% CI low": ci.low,
-                     "95% CI high": ci.high, "P(Δ ≤ 0)": ci.p_not_better}
+                     "95% CI high": ci.high, "verdict": verdict(ci), "P(Δ ≤ 0)": ci.p_not_better}
                     for kind, n, ci in compare_by_kind(result, corpus.queries, a, b, metric)]
             ci_df = pd.DataFrame(rows)
             show_table(ci_df, hide_index=True, width="stretch")
+            st.caption(f"P(Δ ≤ 0) is the share of 10,000 resamples of the questions in which {a} did no better than "
+                       f"{b}: 0 means {a} was ahead in every resample, 1 that it never was.")
             downloads(ci_df, "pathlens-bootstrap", key="ci")
 
         st.subheader("Per query")

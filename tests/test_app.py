@@ -235,12 +235,29 @@ def test_compare_page_side_by_side_and_metrics():
     assert any("(×" in r and "idf" in r for r in reasons) or any(r == "no question word is in this passage"
                                                                   for r in reasons)  # bm25's terms
     at.button(key="run_eval").click().run()
-    metrics = next(d.value for d in at.dataframe if "hr@1" in getattr(d.value, "columns", []))
+    shown = next(d for d in at.dataframe if "hr@1" in getattr(d.value, "columns", []))
+    metrics = shown.value
     assert set(metrics["retriever"]) == {"bm25", "ppr-regex", "bct-regex"}
+    # the best value of each metric within each group of questions is in bold, and only those
+    cols = list(metrics.columns)
+    bold = {(int(r), int(c)) for rule in shown.proto.arrow_data.styler.styles.split("}") if "font-weight: bold" in rule
+            for r, c in re.findall(r"row(\d+)_col(\d+)", rule)}
+    best = {(i, cols.index(m)) for m in cols[2:] for i, v in enumerate(metrics[m])
+            if v == metrics[metrics["kind"] == metrics["kind"][i]][m].max()}
+    assert bold == best and bold
     assert set(metrics["kind"]) == {"all", "single-hop", "multi-hop"}
     assert len(plotly_spec(at)["data"]) == 3  # one bar trace per retriever
     ci = next(d.value for d in at.dataframe if "95% CI low" in getattr(d.value, "columns", []))
     assert list(ci["queries"]) == ["all", "multi-hop", "single-hop"]
+    # it opens on the best graph retriever against the best baseline, on Recall@5 (questions with two gold passages)
+    recall = metrics[metrics["kind"] == "all"].set_index("retriever")["recall@5"]
+    best_graph = max(["ppr-regex", "bct-regex"], key=lambda n: (recall[n], n == "ppr-regex"))
+    assert (at.selectbox(key="ci_a").value, at.selectbox(key="ci_b").value) == (best_graph, "bm25")
+    assert at.selectbox(key="ci_metric").value == "recall@5"
+    assert all(v.startswith(("not significant", "bm25 better", f"{best_graph} better")) for v in ci["verdict"])
+    assert any("0 means" in c.value and "ahead in every resample" in c.value for c in at.caption)
+    at.selectbox(key="ci_a").set_value("bm25").run()
+    at.selectbox(key="ci_b").set_value("ppr-regex").run()
     per = next(d.value for d in at.dataframe if "open" in getattr(d.value, "columns", []))
     assert len(per) == 40 and per["open"].str.startswith("/?").all()
     # the CI is the paired bootstrap of the per-query values shown (here reciprocal ranks, bm25 − ppr-regex)

@@ -61,3 +61,28 @@ def test_compare_by_kind_is_the_bootstrap_of_each_kinds_questions(core_corpus):
                            [res.results["ppr-regex"].per_query[i]["hr@1"] for i in multi],
                            metric="hr@1", names=("bm25", "ppr-regex"), resamples=500, seed=3)
     assert rows[1][2] == ref
+
+
+def test_a_ci_is_read_in_words():
+    from engine.evaluate.evaluate import verdict
+    from engine.evaluate.metrics import BootstrapCI
+
+    ci = lambda low, high: BootstrapCI("hr@5", "filing", "dense", (low + high) / 2, low, high, 10, 42, 0.0)  # noqa: E731
+    assert verdict(ci(0.42, 0.63)) == "filing better: the whole interval is above 0"
+    assert verdict(ci(-0.3, -0.01)) == "dense better: the whole interval is below 0"
+    assert verdict(ci(-0.1, 0.2)) == "not significant: the interval includes 0"
+    assert verdict(ci(0.0, 0.2)) == "not significant: the interval includes 0"  # touching 0 is including it
+
+
+def test_a_comparison_opens_on_the_best_graph_retriever_against_the_best_baseline():
+    from engine.evaluate.evaluate import EvalResult, RetrieverResult, default_pair
+
+    def r(name, hr5, recall5):
+        return RetrieverResult(name, {"hr@5": hr5, "recall@5": recall5, "mrr": 0.0}, {}, {}, {}, ())
+
+    res = EvalResult("c", 10, 4, (5,), None, {n: r(n, *v) for n, v in {
+        "bm25": (0.6, 0.3), "dense": (0.7, 0.2), "ppr-regex": (0.5, 0.4), "hybrid-ner": (0.8, 0.35)}.items()})
+    graph = ["ppr-regex", "hybrid-ner"]
+    assert default_pair(res, graph, multi_gold=True) == ("ppr-regex", "bm25", "recall@5")
+    assert default_pair(res, graph, multi_gold=False) == ("hybrid-ner", "dense", "hr@5")
+    assert default_pair(res, [], multi_gold=False) == ("hybrid-ner", "dense", "hr@5")  # no graph: the two best

@@ -76,6 +76,31 @@ def compare_by_kind(result: EvalResult, queries: Sequence[LabeledQuery], a: str,
     return out
 
 
+def verdict(ci: BootstrapCI) -> str:
+    """A CI's reading in words, for someone who does not read intervals."""
+    if ci.low > 0:
+        return f"{ci.a} better: the whole interval is above 0"
+    if ci.high < 0:
+        return f"{ci.b} better: the whole interval is below 0"
+    return "not significant: the interval includes 0"
+
+
+def default_pair(result: EvalResult, graph_using: Sequence[str], multi_gold: bool) -> tuple[str, str, str]:
+    """(A, B, metric) a comparison opens on: the best retriever that uses the graph against the best that does
+    not, on Recall@5 when questions have several gold passages (finding all the evidence is the point), else
+    HR@5; without one of the two groups, the two best. Ties go to the earlier retriever."""
+    metrics = metric_names(result.ks)
+    metric = next((m for m in (("recall@5", "hr@5") if multi_gold else ("hr@5",)) if m in metrics), metrics[0])
+    def best(names: list[str]) -> str | None:
+        return max(names, key=lambda n: (result.results[n].means[metric], -list(result.results).index(n)), default=None)
+    graph = best([n for n in result.results if n in graph_using])
+    other = best([n for n in result.results if n not in graph_using])
+    if graph is None or other is None:
+        ranked = sorted(result.results, key=lambda n: (-result.results[n].means[metric], list(result.results).index(n)))
+        graph, other = ranked[0], ranked[1]
+    return graph, other, metric
+
+
 def question_groups(queries: Sequence[LabeledQuery], field: str = "kind") -> dict[str, list[str]]:
     """Question ids by the value of one field: `kind`, or an extra field of the queries file.
 

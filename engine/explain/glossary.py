@@ -70,6 +70,10 @@ TERMS: dict[str, str] = {
     "95% CI low": "The lower end of the 95% confidence interval of the difference.",
     "95% CI high": "The upper end of the 95% confidence interval of the difference.",
     "P(Δ ≤ 0)": "The share of bootstrap resamples in which A did not beat B.",
+    "Show the whole 0–1 scale": "The sweep chart's metric axis: off, fitted to the values so close lines are told "
+                                "apart; on, from 0 to 1.",
+    "verdict": "The CI in words: A or B better when the whole 95% interval lies on one side of 0, otherwise not "
+               "significant (the interval includes 0).",
     "metric": "What is measured: HR@k, MRR, Recall@k or All@k.",
     "gold": "A passage that a labeled question's answer is in; marked ★ gold.",
     "★ gold": "This passage holds (part of) the labeled answer.",
