@@ -8,7 +8,8 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from engine.components import BUILDERS, key as component_key
+from engine.catalog import default_retriever, stages_for
+from engine.components import BUILDERS, key as component_key, label as component_label
 from engine.ingest.corpus import MAX_FILE_BYTES
 from engine.ingest.documents import MAX_PAGE_CHARS, MAX_PDF_PAGES, MAX_ZIP_FILES
 from engine.ingest.isolated import ReadLimits
@@ -18,6 +19,7 @@ from ui.render import downloads, show_table
 from ui.url_state import param, set_params
 
 LIMITS = ReadLimits.from_env()
+SLOW = {"embeddings", "extraction:ner", "graph:ner"}  # the components a question waits on (encoding, NER)
 st.title("Corpus & graph")
 index = frame()
 if index is None:
@@ -77,6 +79,13 @@ st.header("Entity graph")
 with fresh_area(index, [component_key(p, b) for b in BUILDERS for p in ("extraction", "graph")], "corpus"):  # no stale graph under a build
     if not ensure(index, [component_key(part, b) for b in BUILDERS for part in ("extraction", "graph")]):
         st.stop()
+    # "ready" means ready for this page: say what the Query page's first question will still build
+    opening = default_retriever(corpus.paged)
+    still = [s for s in stages_for([opening]) if s in SLOW and not index.stored(s)]
+    if still:
+        st.info(f"The graphs below are ready. The Query page's default retriever, {opening}, still needs "
+                + " and ".join(component_label(s) for s in still)
+                + f" for {len(corpus):,} passages: built on its first question, with progress.")
     builder_stats = {b: index.graph(b).stats(top=15) for b in BUILDERS}
     both = pd.DataFrame([{"builder": b, "raw mentions": index.extraction(b).raw_mentions,
                           "kept entities": index.extraction(b).kept, "edges": builder_stats[b].edges,

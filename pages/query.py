@@ -113,11 +113,6 @@ if st.session_state.get("query_state_for") != corpus.name:
 
 for note in st.session_state.get("link_notes", []):
     st.warning(note)
-# a parameter's widget is drawn only while its retriever reads it; Streamlit drops the state of a widget a run does
-# not draw, so each value is handed back to the session here (Streamlit's documented way to keep it)
-for _name in PARAMS:
-    if _name in st.session_state:
-        st.session_state[_name] = st.session_state[_name]
 
 
 def use_example() -> None:
@@ -129,8 +124,8 @@ def use_example() -> None:
 if corpus.queries:
     examples = ["—"] + [f"{q.id} ({q.kind}) · {q.text}" for q in corpus.queries]
     if "example" not in st.session_state:  # the menu names the example the page opened on, not "—"
-        st.session_state["example"] = next((e for e in examples[1:] if e.split(" · ", 1)[1] == st.session_state["question"]),
-                                           "—")
+        asked = st.session_state.get("question", "")
+        st.session_state["example"] = next((e for e in examples[1:] if e.split(" · ", 1)[1] == asked), "—")
     st.selectbox("Labeled example questions", examples, key="example", on_change=use_example)
 question = st.text_input("Question", key="question", help=f"Up to {MAX_QUERY_CHARS:,} characters.")
 labeled = next((q for q in corpus.queries if q.text.strip() == question.strip()), None)

@@ -632,3 +632,31 @@ def test_a_toy_parameter_added_to_the_catalog_alone_is_a_flag_a_url_key_and_a_wi
 
     longest = max(len(t) for t in Index(load_corpus("dataroom-core")).texts)
     assert float(re.search(r"· score ([\d.]+)", hit_lines(at)[0]).group(1)) == 5.0 * longest  # the widget's value
+
+
+def test_the_corpus_page_says_what_the_first_question_will_still_build(monkeypatch, tmp_path):
+    import streamlit as st
+
+    st.cache_resource.clear()  # a fresh index over an empty disk cache: nothing built yet
+    monkeypatch.setenv("PATHLENS_CACHE_DIR", str(tmp_path))
+    at = start("pages/corpus.py", params={"q": "?!"})  # the Query page it passes through asks nothing it can search
+    notes = [i.value for i in at.info if i.value.startswith("The graphs below are ready.")]
+    assert notes == ["The graphs below are ready. The Query page's default retriever, hybrid-ner, still needs dense "
+                     "embeddings (all-MiniLM-L6-v2) for 29 passages: built on its first question, with progress."]
+    at.switch_page("pages/query.py").run()
+    at.text_input(key="question").set_value("Who is the CFO of Brightwater Logistics?").run()
+    assert len(hit_lines(at)) == 5  # the first question builds them…
+    at.switch_page("pages/corpus.py").run()  # …and the Corpus page no longer promises them
+    assert not [i.value for i in at.info if i.value.startswith("The graphs below are ready.")]
+
+
+def test_the_query_view_is_the_same_after_a_visit_to_another_page():
+    at = start(params={"retriever": "ppr-regex", "k": "3", "alpha": "0.3"})
+    at.text_input(key="question").set_value("Who is the CFO of Brightwater Logistics?").run()
+    before = hit_lines(at)
+    at.switch_page("pages/corpus.py").run()
+    at.switch_page("pages/query.py").run()
+    assert (at.selectbox(key="base_retriever").value, at.number_input(key="k").value, at.slider(key="alpha").value) \
+        == ("ppr-regex", 3, 0.3)
+    assert at.text_input(key="question").value == "Who is the CFO of Brightwater Logistics?"
+    assert [line.removesuffix(" · =") for line in hit_lines(at)] == before  # the same hits, each at its rank ("=")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from engine.catalog import PARAMS
 from engine.indexing.index import Index
 from ui.corpora import sidebar_corpus
 from ui.render import glossary_sidebar
@@ -29,6 +30,7 @@ def frame() -> Index | None:
     st.sidebar.divider()
     st.sidebar.title("PathLens")
     st.sidebar.caption("Graph-augmented retrieval you can explain.")
+    keep_query_view()  # before anything is drawn: the Query page's view survives a visit to another page
     index = sidebar_corpus()
     glossary_sidebar()
     return index
@@ -44,3 +46,17 @@ PAGES = [("pages/query.py", "Query", ":material/search:", "query"),
          ("pages/benchmarks.py", "Benchmarks", ":material/science:", "benchmarks")]
 # a local picture: a Material-symbol page icon makes the browser fetch the favicon from a font CDN
 FAVICON = str(Path(__file__).resolve().parent / "favicon.png")
+
+
+# the Query page's view: its widgets' keys (each catalog parameter's is its name)
+QUERY_VIEW = ("question", "base_retriever", "bct", "vocabulary", "k", "tol", "rrf_members", "wi_entities",
+              "wi_passages", "scope_company", "scope_year", "scope_form", "scope_statement", "example", *PARAMS)
+
+
+def keep_query_view() -> None:
+    """Streamlit drops the state of a widget a run does not draw: every Query-page widget while the user is on
+    another page, a parameter's while its retriever does not read it. Handing each value back to the session at
+    the top of every run is Streamlit's documented way to keep it, so coming back shows the same view."""
+    for key in [*QUERY_VIEW, *(k for k in st.session_state if str(k).startswith("rrf_w_"))]:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
