@@ -114,3 +114,15 @@ def test_every_catalog_retriever_has_its_own_colour():
 
     assert set(RETRIEVER_COLORS) == set(CATALOG)  # a built-in retriever never falls back to a spare
     assert len({color_of(r) for r in CATALOG}) == len(CATALOG)
+
+
+def test_the_legend_names_only_the_roles_drawn_and_the_hover_box_is_sans_serif_and_wrapped():
+    from engine.explain.render import COLORS, ROLE_WORDS, TOOLTIP_CSS
+
+    ans, texts = hostile_answer()
+    page = subgraph_html(ans, texts=texts)
+    legend = page.split('id="pathlens-legend"', 1)[1].split("dark arrows", 1)[0]
+    drawn = {n.kind for n in ans.nodes}
+    assert {k for k in COLORS if ROLE_WORDS[k] in legend} == drawn & set(COLORS)
+    assert "passage-seed" not in drawn and ROLE_WORDS["passage-seed"] not in legend  # ppr-regex seeds no passage
+    assert TOOLTIP_CSS in page.split("</head>", 1)[0] and "font:12px/1.4 sans-serif" in TOOLTIP_CSS

@@ -142,9 +142,17 @@ def _safe_json(value) -> str:
     return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _legend() -> str:
+# vis-network's hover box: the page's sans-serif, wrapped inside the frame (its default is the browser's serif, one
+# line as wide as the text)
+TOOLTIP_CSS = ("<style>div.vis-tooltip{font:12px/1.4 sans-serif;white-space:pre-wrap;max-width:340px;"
+               "overflow-wrap:anywhere}</style>")
+
+
+def _legend(kinds: set[str]) -> str:
+    """The colours of the roles this graph draws, and only those."""
     rows = "".join(f'<div><span style="display:inline-block;width:12px;height:12px;margin-right:6px;'
-                   f'background:{COLORS[k]};border-radius:2px"></span>{ROLE_WORDS[k]}</div>' for k in COLORS)
+                   f'background:{COLORS[k]};border-radius:2px"></span>{ROLE_WORDS[k]}</div>'
+                   for k in COLORS if k in kinds)
     # a strip under the canvas, so it never covers a node
     return ('<div id="pathlens-legend" style="display:flex;flex-wrap:wrap;gap:4px 14px;padding:6px 8px;'
             f'font:12px sans-serif;color:#333;border-top:1px solid #ddd">{rows}'
@@ -204,5 +212,6 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
               "});</script>")
     # the legend goes right after the canvas's container; the script after pyvis's own
     page = page.replace('<div id="mynetwork" class="card-body"></div>',
-                        '<div id="mynetwork" class="card-body"></div>' + _legend(), 1)
+                        '<div id="mynetwork" class="card-body"></div>' + _legend({n.kind for n in answer.nodes}), 1)
+    page = page.replace("</head>", TOOLTIP_CSS + "</head>", 1)
     return page.replace("</body>", script + "</body>", 1)
