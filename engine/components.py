@@ -15,6 +15,7 @@ class Component:
     key: str
     label: str  # what the build's progress calls it
     persisted: bool  # kept in the on-disk cache (engine.store.cache)
+    slow: bool = False  # runs a model over every passage (encoding, NER): what a first question may wait on
 
 
 def key(kind: str, builder: str | None = None) -> str:
@@ -32,9 +33,10 @@ COMPONENTS: dict[str, Component] = {c.key: c for c in (
     Component("tokens", "tokenising passages", True),
     Component("bm25", "BM25 statistics", False),
     Component("tfidf", "TF-IDF vectors", False),
-    Component("embeddings", "dense embeddings (all-MiniLM-L6-v2)", True),
+    Component("embeddings", "dense embeddings (all-MiniLM-L6-v2)", True, slow=True),
     Component("ann", "approximate nearest-neighbour index (HNSW)", True),
-    *(Component(key("extraction", b), f"entity extraction ({_EXTRACTOR[b]})", True) for b in BUILDERS),
+    *(Component(key("extraction", b), f"entity extraction ({_EXTRACTOR[b]})", True, slow=b == "ner")
+      for b in BUILDERS),
     *(Component(key("graph", b), f"entity graph ({_EXTRACTOR[b]})", True) for b in BUILDERS),
     *(Component(key("aliases", b), f"alias table ({_EXTRACTOR[b]})", False) for b in BUILDERS),
     Component("structure", "filing structure (statements, notes, rows)", False),

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.catalog import default_retriever, stages_for
-from engine.components import BUILDERS, key as component_key, label as component_label
+from engine.components import BUILDERS, COMPONENTS, key as component_key, label as component_label
 from engine.ingest.corpus import MAX_FILE_BYTES
 from engine.ingest.documents import MAX_PAGE_CHARS, MAX_PDF_PAGES, MAX_ZIP_FILES
 from engine.ingest.isolated import ReadLimits
@@ -19,7 +19,6 @@ from ui.render import downloads, show_table
 from ui.url_state import param, set_params
 
 LIMITS = ReadLimits.from_env()
-SLOW = {"embeddings", "extraction:ner", "graph:ner"}  # the components a question waits on (encoding, NER)
 st.title("Corpus & graph")
 index = frame()
 if index is None:
@@ -81,7 +80,7 @@ with fresh_area(index, [component_key(p, b) for b in BUILDERS for p in ("extract
         st.stop()
     # "ready" means ready for this page: say what the Query page's first question will still build
     opening = default_retriever(corpus.paged)
-    still = [s for s in stages_for([opening]) if s in SLOW and not index.stored(s)]
+    still = [s for s in stages_for([opening]) if COMPONENTS[s].slow and not index.stored(s)]
     if still:
         st.info(f"The graphs below are ready. The Query page's default retriever, {opening}, still needs "
                 + " and ".join(component_label(s) for s in still)

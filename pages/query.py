@@ -218,7 +218,7 @@ if base in ("filing", "filing-graph"):
                                    ("statement", "scope_statement"))})
 
 name = BCT_OF[base] if base in BCT_OF and bct else base
-values = {name: type(p.default)(st.session_state.get(name, _spec(name)[0])) for name, p in PARAMS.items()}
+values = {n: type(p.default)(st.session_state.get(n, _spec(n)[0])) for n, p in PARAMS.items()}
 set_params(q=question.strip() or None, retriever=name, k=k, bct=int(bct), tol=TOLERANCES[tol_label], **values,
            seeding=None if vocabulary else "paper", members=",".join(members),
            weights=",".join(f"{x:g}" for x in weights) if any(x != 1 for x in weights) else None)

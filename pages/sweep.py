@@ -73,7 +73,7 @@ except PathLensError as e:
     st.stop()
 
 
-def chart(trials: list[Trial]) -> go.Figure:
+def chart(trials: list[Trial], full_axis: bool) -> go.Figure:
     """Each retriever's mean as a line in its own colour, its spread as a band; the metric's axis fitted to the
     values (so lines near each other are told apart) unless the user asks for the whole 0–1."""
     fig = go.Figure()
@@ -82,7 +82,7 @@ def chart(trials: list[Trial]) -> go.Figure:
         for r, g in df.groupby("retriever", sort=False):
             agg = g.groupby("size")["value"].agg(["mean", "min", "max"]).reset_index()
             fig.add_trace(go.Scatter(x=list(agg["size"]) + list(agg["size"])[::-1],
-                                     y=list(agg["max"]) + list(agg["min"])[::-1], fill="toself", opacity=0.15,
+                                     y=list(agg["max"]) + list(agg["min"])[::-1], fill="toself", opacity=0.15, mode="lines",
                                      fillcolor=color_of(r), line=dict(width=0), showlegend=False, hoverinfo="skip",
                                      name=f"{r} spread"))
             fig.add_trace(go.Scatter(x=agg["size"], y=agg["mean"], mode="lines+markers", name=r,
@@ -91,7 +91,7 @@ def chart(trials: list[Trial]) -> go.Figure:
     pad = max(0.02, (high - low) * 0.1)
     fitted = [max(0.0, low - pad), min(1.02, high + pad)]
     fig.update_layout(xaxis_type="log", xaxis_title="corpus size (passages)", yaxis_title=metric,
-                      yaxis_range=[0, 1.02] if st.session_state.get("sw_full_axis") else fitted, height=430,
+                      yaxis_range=[0, 1.02] if full_axis else fitted, height=430,
                       margin=dict(l=10, r=10, t=10, b=10))
     if len(df):  # ticks at the sizes swept, not a log axis's 2, 3, 4… between powers of ten
         swept = sorted(df["size"].unique())
@@ -104,7 +104,7 @@ run = st.button("Run sweep", type="primary", key="sw_run")
 run = asked_by_link("ran", "sweep") and "sweep" not in st.session_state or run
 cancel = CancelButton("sweep_job", "sw_cancel", active=run or "sweep_job" in st.session_state,
                       help="Stops the running sweep after the trial in flight; finished trials stay on the chart.")
-st.toggle("Show the whole 0–1 scale", key="sw_full_axis",
+full_axis = st.toggle("Show the whole 0–1 scale", key="sw_full_axis",
           help="Off: the metric's axis is fitted to the values, so close lines are told apart. On: from 0 to 1.")
 plot = st.empty()
 status = st.empty()
@@ -145,7 +145,7 @@ if job is not None:
             last = trials[-1]
             status.caption(f"latest trial: size {last.size}, {last.retriever} "
                            f"{state['key'][1].metric} = {last.value:.3f}")
-            plot.plotly_chart(chart(trials), width="stretch", key=f"sweep_live_{len(trials)}")
+            plot.plotly_chart(chart(trials, full_axis), width="stretch", key=f"sweep_live_{len(trials)}")
 
     watch_job(job, on_tick=redraw)
     cancel.idle()
@@ -164,7 +164,7 @@ set_params(ran=1 if state and state["key"] == key and state["trials"] and "sweep
 if state and state["key"][0] == corpus.name and state["trials"]:
     trials = state["trials"]
     if job is None:
-        plot.plotly_chart(chart(trials), width="stretch", key="sweep_chart")
+        plot.plotly_chart(chart(trials, full_axis), width="stretch", key="sweep_chart")
     st.caption(f"Each line is a retriever's mean {state['key'][1].metric} over the resamples of a size; its shaded "
                "band runs from the worst resample to the best. The last size is the whole corpus.")
     if not state["complete"]:

@@ -303,6 +303,7 @@ def test_sweep_page_runs_and_plots():
     lines = {t["name"]: t for t in spec["data"]}
     assert {r: lines[r]["line"]["color"] for r in ("bm25", "ppr-regex")} == {r: color_of(r) for r in ("bm25", "ppr-regex")}
     assert lines["bm25 spread"]["fillcolor"] == color_of("bm25") != color_of("ppr-regex")
+    assert lines["bm25 spread"]["mode"] == "lines"  # a band without markers (they took the default colours)
     # the metric's axis is fitted to the values, with a way back to the whole 0–1
     values = list(table["mean"]) + list(table["min"]) + list(table["max"])
     low, high = spec["layout"]["yaxis"]["range"]

@@ -14,6 +14,7 @@ from engine.indexing.background import build_in_background
 from engine.indexing.index import Index
 from engine.jobs import Job, JobStatus
 
+
 def fresh_area(index: Index, stages: Iterable[str], key: str):
     """Where a page draws what depends on `stages` of its index, so that a build never runs under the
     last view's results (another corpus's, or another configuration's), greyed but on screen.
@@ -54,19 +55,20 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
     # a page blocks this long before following the build live: a cache read is over by then and draws at once
     # (AppTests set PATHLENS_BUILD_WAIT_S high to get a page's whole result from one run)
     deadline = time.monotonic() + float(os.environ.get("PATHLENS_BUILD_WAIT_S", "1.0"))
-    while not job.wait(max(0.0, min(1.0, deadline - time.monotonic()))):
-        if time.monotonic() >= deadline:
-            break
+    while time.monotonic() < deadline and not job.wait(min(1.0, deadline - time.monotonic())):
         job.touch()  # this run is watching: the lease holds
-    else:
+    if job.wait(0):
         return _show_build(index, missing, job.status())
 
     @st.fragment(run_every=FOLLOW_EVERY_S)
     def follow() -> None:
-        job.touch()
-        s = job.status()
+        # asking renews the lease; a build stopped while this tab still followed it (its reruns held up past the
+        # lease on a loaded server) is started again from the stages on disk, not reported as given up
+        current = build_in_background(index, missing, lease=BUILD_LEASE_S) if job.status().stopped else job
+        current.touch()
+        s = current.status()
         if s.complete and s.error is None:
-            st.session_state["followed_build"] = (index, missing, job)
+            st.session_state["followed_build"] = (index, missing, current)
             st.rerun()  # the whole page, now with its results
         _show_build(index, missing, s)
 

@@ -98,10 +98,6 @@ class BuildJob:
     def lapsed(self) -> bool:
         return self.lease is not None and time.monotonic() - self._touched > self.lease
 
-    def cancel(self) -> None:
-        """Stop at the next progress report."""
-        self._job.cancel()
-
 
 # per index (weakly: an index the app has dropped takes its jobs with it), per stages
 _jobs: "weakref.WeakKeyDictionary[Index, dict[tuple[str, ...], BuildJob]]" = weakref.WeakKeyDictionary()

@@ -53,11 +53,12 @@ class SearchConfig:
     edges: EdgeWeights = EdgeWeights()  # the filing graph's edge weights
     filing_passage_weight: float = 0.5  # the filings retriever's w (its own: its other seeds are structure)
     scope: ScopeCorrection = ScopeCorrection()  # a user's correction of a question's scope (filings)
-    # every catalog parameter's value by its name, as set (a retriever added through the catalog reads its own here)
-    values: tuple[tuple[str, float | int], ...] = ()
+    # the catalog parameters that have no field above, by name (a retriever added through the catalog reads its own)
+    extra: tuple[tuple[str, float | int], ...] = ()
 
     def value(self, name: str) -> float | int:
-        return dict(self.values)[name] if self.values else PARAMS[name].default
+        """A catalog parameter's value by its name, whether a field above holds it or `extra` does."""
+        return param_values(self)[name]
 
 
 def search_config(values: Mapping[str, object] = {}, corpus: Corpus | None = None, *, tol: float | None = None,
@@ -80,20 +81,25 @@ def search_config(values: Mapping[str, object] = {}, corpus: Corpus | None = Non
         edges=EdgeWeights(**{name.removeprefix("edge_"): float(v[name]) for name in EDGE_PARAMS}),
         filing_passage_weight=float(v["filing_passage_weight"]),
         scope=scope,
-        values=tuple((name, type(PARAMS[name].default)(v[name])) for name in PARAMS))
+        extra=tuple((name, type(PARAMS[name].default)(v[name])) for name in PARAMS if name not in _FIELDS))
+
+
+def _fields(config: SearchConfig) -> dict[str, float | int]:
+    """The catalog parameters SearchConfig's fields hold, by name (what `search_config` reads them into)."""
+    g, h = config.graph, config.hybrid
+    return {"alpha": g.alpha, "iterations": g.iterations, "beta": g.beta, "passage_weight": h.passage_weight,
+            "tau": h.tau, "passage_seeds": h.top, "lexical_share": h.lexical, "rrf_k": config.rrf.k,
+            "filing_passage_weight": config.filing_passage_weight,
+            **{name: getattr(config.edges, name.removeprefix("edge_")) for name in EDGE_PARAMS}}
+
+
+_FIELDS = frozenset(_fields(SearchConfig()))
 
 
 def param_values(config: SearchConfig) -> dict[str, float | int]:
     """Every catalog parameter's value in `config`, by its name: the inverse of `search_config` (tested), which
     the evidence report's link and the pages write into URLs."""
-    g, h = config.graph, config.hybrid
-    out: dict[str, float | int] = {name: PARAMS[name].default for name in PARAMS}
-    out.update(dict(config.values))
-    out.update({"alpha": g.alpha, "iterations": g.iterations, "beta": g.beta, "passage_weight": h.passage_weight,
-                "tau": h.tau, "passage_seeds": h.top, "lexical_share": h.lexical, "rrf_k": config.rrf.k,
-                "filing_passage_weight": config.filing_passage_weight,
-                **{name: getattr(config.edges, name.removeprefix("edge_")) for name in EDGE_PARAMS}})
-    return out
+    return {**{name: p.default for name, p in PARAMS.items()}, **dict(config.extra), **_fields(config)}
 
 
 def check_retriever(name: str) -> str:
