@@ -246,7 +246,11 @@ def test_compare_page_side_by_side_and_metrics():
             if v == metrics[metrics["kind"] == metrics["kind"][i]][m].max()}
     assert bold == best and bold
     assert set(metrics["kind"]) == {"all", "single-hop", "multi-hop"}
-    assert len(plotly_spec(at)["data"]) == 3  # one bar trace per retriever
+    assert len(plotly_spec(at)["data"]) == 3  # one bar trace per retriever, in its own colour
+    from engine.explain.palette import color_of
+
+    assert {t["name"]: t["marker"]["color"] for t in plotly_spec(at)["data"]} == {
+        r: color_of(r) for r in ("bm25", "ppr-regex", "bct-regex")}
     ci = next(d.value for d in at.dataframe if "95% CI low" in getattr(d.value, "columns", []))
     assert list(ci["queries"]) == ["all", "multi-hop", "single-hop"]
     # it opens on the best graph retriever against the best baseline, on Recall@5 (questions with two gold passages)
@@ -351,6 +355,9 @@ def test_benchmarks_page_with_fixture_file():
     table = at.dataframe[0].value
     assert list(table["retriever"]) == ["bm25", "ppr-regex"] and table.loc[0, "hr@1"] == 1.0
     assert len(plotly_spec(at)["data"]) == 2
+    from engine.explain.palette import color_of  # each retriever's bars in its colour, as on every other chart
+
+    assert {t["name"]: t["marker"]["color"] for t in plotly_spec(at)["data"]} == {r: color_of(r) for r in ("bm25", "ppr-regex")}
     at.text_input(key="bm_path").set_value(str(FIX / "nope.jsonl")).run()
     at.button(key="bm_run").click().run()
     assert any("no file at" in e.value for e in at.error)
