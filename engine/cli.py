@@ -577,12 +577,12 @@ def cmd_perf(args) -> None:
     only = tuple(x.strip() for x in args.sections.split(",") if x.strip())
     if args.ann_size < 1_000:
         raise PathLensError(f"--ann-size must be at least 1,000, got {args.ann_size}")
-    report = perf.run(spec, include_growth=not args.no_growth, include_sweep=not args.no_sweep, ann_size=args.ann_size, ann_pool=args.ann_pool,
-                      growth_sizes=tuple(_ints(args.growth_sizes)),
-                      log=lambda m: print(m, file=sys.stderr, flush=True), only=only)
-    print(json.dumps(report, indent=2) if args.json else perf.table(report))
-    if perf.failed(report):
-        raise PathLensError("perf: these measurements failed (see the report): " + ", ".join(perf.failed(report)))
+    options = perf.Options(include_growth=not args.no_growth, include_sweep=not args.no_sweep, only=only,
+                           ann_size=args.ann_size, ann_pool=args.ann_pool, growth_sizes=tuple(_ints(args.growth_sizes)))
+    report = perf.run(spec, options, log=lambda m: print(m, file=sys.stderr, flush=True))
+    print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
+    if report.failed():
+        raise PathLensError("perf: these measurements failed (see the report): " + ", ".join(report.failed()))
 
 
 COMMANDS = {"list": cmd_list, "query": cmd_query, "report": cmd_report, "eval": cmd_eval, "graph": cmd_graph, "bench": cmd_bench,

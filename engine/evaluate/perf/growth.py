@@ -1,0 +1,102 @@
+"""Generated corpora of growing size: the regex graph and BM25 built, ppr-regex, bm25 and the Query page's answer
+timed, and the exponent of each cost in the corpus size fitted."""
+
+from __future__ import annotations
+
+import resource
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...indexing.index import Index
+from .common import Context, percentile, search_or_nothing
+
+
+@dataclass(frozen=True)
+class GrowthRow:
+    passages: int
+    generate_s: float
+    build_regex_graph_and_bm25_s: float
+    peak_rss_mb_so_far: float
+    ppr_regex_query_p50_ms: float
+    bm25_query_p50_ms: float
+    query_page_answer_p50_ms: float
+    graph_nodes: int
+    graph_edges: int
+
+
+@dataclass(frozen=True)
+class Growth:
+    rows: list[GrowthRow]
+    exponent_build: float
+    exponent_ppr_query: float
+    exponent_bm25_query: float
+
+    def lines(self) -> list[str]:
+        lines = [f"  {r.passages:>9,} passages: generated in {r.generate_s:.1f} s, "
+                 f"build {r.build_regex_graph_and_bm25_s:.1f} s, peak RSS so far {r.peak_rss_mb_so_far:.0f} MB, "
+                 f"ppr-regex query p50 {r.ppr_regex_query_p50_ms:.1f} ms, bm25 p50 {r.bm25_query_p50_ms:.1f} ms, "
+                 f"Query page answer (ppr-regex explained and drawn) p50 {r.query_page_answer_p50_ms:.1f} ms"
+                 for r in self.rows]
+        return lines + [f"  fitted exponents: build {self.exponent_build:.2f}, ppr query {self.exponent_ppr_query:.2f}, "
+                        f"bm25 query {self.exponent_bm25_query:.2f}"]
+
+
+def measure(ctx: Context) -> Growth:
+    return growth(ctx.options.growth_sizes)
+
+
+def _row(size: int, seed: int) -> GrowthRow:
+    from ...explain.render import subgraph_html
+    from ...ingest.corpus import grown_corpus
+
+    t0 = time.perf_counter()
+    corpus = grown_corpus(f"grown-{size}", {"core": "dataroom-core", "size": size, "seed": seed})
+    generate = time.perf_counter() - t0
+    index = Index(corpus)
+    t0 = time.perf_counter()
+    index.graph("regex")
+    index.bm25()
+    build = time.perf_counter() - t0
+    r = index.retriever("ppr-regex")
+    queries = [q.text for q in corpus.queries]
+    for q in queries[:2]:
+        search_or_nothing(r, q)
+
+    def timed(fn, qs: list[str]) -> float:
+        times = []
+        for q in qs:
+            t1 = time.perf_counter()
+            fn(q)
+            times.append(time.perf_counter() - t1)
+        return percentile(times, 50) * 1e3
+
+    # the Query page's whole answer for this index's graph view: ppr-regex explained (seeds,
+    # per-seed shares, evidence paths, subgraph) and its evidence graph drawn as HTML
+    texts = {p.id: p.text for p in corpus.passages}
+
+    def page_answer(q: str) -> None:
+        answer = r.answer(q, 5)
+        if answer.walk is not None:
+            subgraph_html(answer.walk, texts=texts)
+
+    bm = index.retriever("bm25")
+    graph = index.graph("regex")
+    return GrowthRow(passages=size, generate_s=generate, build_regex_graph_and_bm25_s=build,
+                     peak_rss_mb_so_far=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                     ppr_regex_query_p50_ms=timed(lambda q: search_or_nothing(r, q), queries),
+                     bm25_query_p50_ms=timed(lambda q: bm.search(q, 10), queries[:10]),
+                     query_page_answer_p50_ms=timed(page_answer, queries[:20]),
+                     graph_nodes=graph.W.shape[0], graph_edges=int(graph.incidence.nnz))
+
+
+def growth(sizes=(1_000, 10_000, 100_000), seed: int = 7) -> Growth:
+    rows = [_row(size, seed) for size in sizes]
+    x = np.log([r.passages for r in rows])
+
+    def exponent(key: str) -> float:
+        return float(np.polyfit(x, np.log([getattr(r, key) for r in rows]), 1)[0])
+
+    return Growth(rows, exponent("build_regex_graph_and_bm25_s"), exponent("ppr_regex_query_p50_ms"),
+                  exponent("bm25_query_p50_ms"))
