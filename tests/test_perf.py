@@ -11,7 +11,7 @@ import pytest
 
 from engine.evaluate import perf
 from engine.evaluate.perf import growth, kernel, latency, reading, stages, startup
-from engine.evaluate.perf.common import ROOT, Latency, Options
+from engine.evaluate.perf.common import ROOT, Options
 
 
 def test_ppr_kernel_agrees_with_igraph_and_networkx(core_index):

@@ -1,0 +1,34 @@
+"""`python -m engine`: everything the pages run, as tables or `--json`.
+
+Bad input exits with status 2 and one line on stderr naming the problem.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Sequence
+
+from ..errors import NoSeedError, PathLensError
+from .ask import cmd_graph, cmd_list, cmd_query, cmd_report
+from .build import cmd_build
+from .measure import cmd_bench, cmd_eval, cmd_perf, cmd_sweep
+from .options import parser
+
+COMMANDS = {"list": cmd_list, "query": cmd_query, "report": cmd_report, "eval": cmd_eval, "graph": cmd_graph,
+            "bench": cmd_bench, "sweep": cmd_sweep, "perf": cmd_perf, "build": cmd_build}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = parser().parse_args(argv)
+        COMMANDS[args.command or "list"](args)
+        return 0
+    except NoSeedError as e:
+        print(f"no hits: {e}", file=sys.stderr)
+        return 2
+    except PathLensError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,131 @@
+"""Commands about one corpus and one question: list, query, report, graph."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from ..catalog import default_retriever, stages_for
+from ..errors import NoSeedError, PathLensError
+from ..explain.jsonout import answer_json, config_json
+from ..indexing.index import check_retriever
+from ..ingest.corpus import bundled_manifest, bundled_names, citation
+from ..retrieve.retrievers import check_k, check_query
+from .options import CLI_DEFAULT_CORPUS, config_of
+from .output import load, open_index, snippet
+
+
+def cmd_list(args) -> dict:
+    out = {"corpora": []}
+    for name in bundled_names():
+        m = bundled_manifest(name)
+        out["corpora"].append({"name": name, "description": m.get("description", "")})
+    if not getattr(args, "json", False):
+        print("Bundled corpora:")
+        for c in out["corpora"]:
+            print(f"  {c['name']:<16} {c['description']}")
+        print("\nSubcommands: query, report, eval, graph, build, bench, sweep, perf (python -m engine SUBCOMMAND --help)")
+    return out
+
+
+
+def cmd_query(args) -> None:
+    check_query(args.question)  # before any corpus is loaded
+    k = check_k(args.k)
+    if args.retriever is not None:
+        check_retriever(args.retriever)
+    config_of(args)  # bad parameters fail before any corpus is loaded
+    corpus = load(args.corpus)
+    name = args.retriever or default_retriever(corpus.paged)
+    config = config_of(args, corpus)
+    index = open_index(corpus)
+    texts = dict(zip(index.ids, (p.text for p in corpus.passages)))
+    by_id = {p.id: p for p in corpus.passages}
+    if args.without or args.without_passage:
+        for stage in stages_for([name], config.rrf.members):
+            index.build(stage)  # what-if slices built parts: build them from the cache first
+        index = index.without(args.without_passage, args.without)
+    retriever = index.retriever(name, config)
+    if k > len(corpus):
+        print(f"note: k={k} is larger than the corpus; showing all {len(corpus)} passages", file=sys.stderr)
+    answer = retriever.answer(args.question, k)
+    if answer.no_seed:
+        raise NoSeedError(answer.notes[0])
+    if args.json:
+        print(json.dumps({"corpus": corpus.name, "config": config_json(config), **answer_json(answer, by_id)},
+                         indent=2))
+        return
+    for n in answer.notes:
+        print(f"note: {n}")
+    if answer.walk is not None:
+        if answer.walk.extra is not None:
+            print(f"scope: {answer.walk.extra.scope_words}")
+        print("seeds: " + ", ".join(f"{s.label} ({s.rule}, {s.weight:.3f})" for s in answer.walk.seeds))
+    if not answer.hits:
+        print("no passage shares a term with the query")
+    for h in answer.hits:
+        print(f"{h.rank:>2}. {h.score:.5f}  {h.passage_id}  {snippet(texts[h.passage_id])}")
+        print(f"      from {citation(by_id[h.passage_id])}")
+        why = answer.why.get(h.passage_id)
+        if answer.walk is not None:  # a walk says why by its evidence paths, each with its mass
+            if why.typed_path is not None:
+                print(f"      typed path {why.typed_path.words()}  (mass {why.typed_path.mass:.2e})")
+            print("\n".join(f"      via {p.words()}  (mass {p.mass:.2e})" for p in why.paths))
+        elif why is not None:
+            print(f"      why: {why.words()}")
+    if answer.walk is not None:
+        print("residuals: " + " ".join(f"{r:.2e}" for r in answer.walk.residuals))
+
+
+
+def cmd_report(args) -> None:
+    from datetime import datetime, timezone
+
+    from ..explain.report import ReportView, build_report
+
+    check_query(args.question)
+    k = check_k(args.k)
+    if args.retriever is not None:
+        check_retriever(args.retriever)
+    config_of(args)
+    spec = args.corpus or CLI_DEFAULT_CORPUS
+    corpus = load(spec)
+    name = args.retriever or default_retriever(corpus.paged)
+    config = config_of(args, corpus)
+    index = open_index(corpus)
+    for stage in stages_for([name], config.rrf.members):
+        index.build(stage)
+    view = ReportView(spec, args.question.strip(), name, k, config, tuple(args.without), tuple(args.without_passage))
+    page = build_report(index, view, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    try:
+        Path(args.out).write_text(page, encoding="utf-8")
+    except OSError as e:
+        raise PathLensError(f"cannot write {args.out}: {e.strerror}") from None
+    print(f"wrote {args.out} ({len(page):,} bytes)")
+
+
+
+def cmd_graph(args) -> None:
+    corpus = load(args.corpus)
+    index = open_index(corpus)
+    ex = index.extraction(args.builder)
+    stats = index.graph(args.builder).stats()
+    aliases = index.aliases(args.builder)
+    out = {
+        "corpus": corpus.name, "builder": args.builder, "stats": asdict(stats),
+        "extraction": {"raw_mentions": ex.raw_mentions, "raw_unique": ex.raw_unique, "kept": ex.kept,
+                       "dropped": dict(ex.dropped), "dropped_examples": {k: list(v) for k, v in ex.dropped_examples.items()}},
+        "aliases": [asdict(a) for a in aliases.rows],
+    }
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return
+    print(f"{corpus.name} / {args.builder}: {stats.passages} passages, {stats.entities} entities, {stats.edges} edges, "
+          f"{stats.isolated_passages} isolated passages")
+    print(f"extraction: {ex.raw_mentions} raw mentions ({ex.raw_unique} distinct) -> {ex.kept} kept entities")
+    for reason, n in ex.dropped.items():
+        print(f"  dropped {n:>5} as {reason}: e.g. {', '.join(ex.dropped_examples[reason][:4])}")
+    print("largest entities: " + ", ".join(f"{n} ({d})" for n, d in stats.largest_entities))
+    print(f"aliases: {len(aliases.rows)} rows")

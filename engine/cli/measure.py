@@ -1,0 +1,155 @@
+"""Commands that measure: eval, bench, sweep and perf."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import PathLensError
+from .options import CLI_DEFAULT_CORPUS, config_of, ints, retriever_names
+from .output import load, open_index, print_eval, progress_line, table
+
+
+def cmd_eval(args) -> None:
+    from ..evaluate.evaluate import evaluate, question_groups
+    from ..evaluate.metrics import mean_metrics
+
+    names, ks, _ = retriever_names(args.retrievers), ints(args.k), config_of(args)
+    corpus = load(args.corpus, args.queries)
+    config = config_of(args, corpus)
+    pair = _pair(args.compare, names)
+    result = evaluate(open_index(corpus), names, ks, config, unit=args.unit)
+    if args.json:
+        print(json.dumps({**result.to_json(), **_compare_json(result, pair)}, indent=2))
+        return
+    metrics = list(next(iter(result.results.values())).means)
+    print(f"{result.corpus}: {result.n_passages} passages, {result.n_queries} labeled queries, ranked by {result.unit}")
+    rows = [[n] + [r.means[m] for m in metrics] for n, r in result.results.items()]
+    print(table(["retriever"] + metrics, rows))
+    for label, ids in question_groups(corpus.queries, args.by).items():
+        print(f"\n{args.by} = {label} ({len(ids)} questions):")
+        print(table(["retriever"] + metrics, [[n] + [v for v in mean_metrics(r.per_query, ids).values()]
+                                                for n, r in result.results.items()]))
+    _print_compare(result, pair)
+
+
+
+def _pair(text: str, names: Sequence[str]) -> tuple[str, str] | None:
+    """The --compare A,B pair; both must be among the evaluated retrievers."""
+    if not text:
+        return None
+    pair = [x.strip() for x in text.split(",") if x.strip()]
+    if len(pair) != 2:
+        raise PathLensError(f"--compare takes two retrievers as A,B, got {text!r}")
+    for x in pair:
+        if x not in names:
+            raise PathLensError(f"--compare: {x!r} is not among --retrievers ({', '.join(names)})")
+    return pair[0], pair[1]
+
+
+
+def _compare_json(result, pair) -> dict:
+    if pair is None:
+        return {}
+    from ..evaluate.evaluate import compare
+
+    return {"compare": {"a": pair[0], "b": pair[1], "resamples": 10_000, "seed": 42, "level": 0.95,
+                        "metrics": {c.metric: {"mean_diff": c.mean_diff, "low": c.low, "high": c.high,
+                                               "p_not_better": c.p_not_better}
+                                    for c in compare(result, *pair)}}}
+
+
+
+def _print_compare(result, pair) -> None:
+    if pair is None:
+        return
+    from ..evaluate.evaluate import compare
+
+    print(f"\n{pair[0]} − {pair[1]}: paired bootstrap over {result.n_queries} questions (10,000 resamples, seed 42)")
+    print(table(["metric", "difference", "95% CI low", "95% CI high", "P(diff ≤ 0)"],
+                 [[c.metric, f"{c.mean_diff:+.3f}", f"{c.low:+.3f}", f"{c.high:+.3f}", f"{c.p_not_better:.4f}"]
+                  for c in compare(result, *pair)]))
+
+
+
+def cmd_bench(args) -> None:
+    from ..evaluate.benchmarks import run_bench
+
+    from ..store.cache import DiskCache
+
+    names = retriever_names(args.retrievers)
+    pair = _pair(args.compare, names)
+    res = run_bench(args.format, args.file, args.mode, names, ints(args.k), args.sample,
+                    args.seed, config_of(args), cache=DiskCache(),
+                    on_progress=None if args.json else progress_line())
+    if args.json:
+        print(json.dumps({**res.to_json(), **_compare_json(res.eval, pair)}, indent=2))
+        return
+    print(file=sys.stderr)
+    print_eval(res.eval, f"{args.format} ({args.mode}): {res.n_questions} questions, {res.n_passages} passages")
+    _print_compare(res.eval, pair)
+
+
+
+def cmd_sweep(args) -> None:
+    from ..evaluate.sweep import SweepConfig, default_sizes, gold_positions, run_sweep
+
+    if args.file or args.format:
+        from ..evaluate.benchmarks import load_questions, open_corpus, sample
+
+        if not (args.file and args.format):
+            raise PathLensError("a benchmark sweep needs both --format and --file")
+        corpus = open_corpus(sample(load_questions(args.format, args.file), args.sample, args.seed),
+                             f"{args.format} (open)")
+    else:
+        corpus = load(args.corpus)
+    if args.sizes is None:
+        sizes = default_sizes(len(corpus), len(gold_positions(corpus)))
+    else:
+        sizes = tuple(x.strip() for x in args.sizes.split(",") if x.strip())
+    config = SweepConfig(sizes=sizes, resamples=args.resamples, seed=args.seed,
+                         retrievers=tuple(retriever_names(args.retrievers)), metric=args.metric, ks=tuple(ints(args.k)))
+
+    def progress(trial, done, total):
+        if not args.json:
+            print(f"\r{done}/{total} trials (size {trial.size}, {trial.retriever})", end="", file=sys.stderr,
+                  flush=True)
+
+    res = run_sweep(open_index(corpus), config, config_of(args, corpus), on_trial=progress)
+    if args.json:
+        print(json.dumps(res.to_json(), indent=2))
+        return
+    print(file=sys.stderr)
+    summary = res.summary()
+    print(f"{res.corpus}: {res.n_passages} passages; {config.metric}, mean [min–max] over resamples")
+    rows = [[r] + [f"{summary[s][r]['mean']:.3f} [{summary[s][r]['min']:.2f}–{summary[s][r]['max']:.2f}]"
+                   for s in res.sizes] for r in config.retrievers]
+    print(table(["retriever"] + [str(s) for s in res.sizes], rows))
+
+
+
+def cmd_perf(args) -> None:
+    from ..evaluate import perf
+
+    try:
+        import igraph  # noqa: F401
+        import networkx  # noqa: F401
+    except ImportError:
+        raise PathLensError("perf needs the benchmark extras: .venv/bin/pip install -r requirements-bench.txt") from None
+    if args.file or args.format:
+        if not (args.file and args.format):
+            raise PathLensError("a benchmark corpus needs both --format and --file")
+        spec = f"bench:{args.format}:{Path(args.file).resolve()}"  # its processes run from the project folder
+    else:
+        spec = args.corpus or CLI_DEFAULT_CORPUS
+    only = tuple(x.strip() for x in args.sections.split(",") if x.strip())
+    if args.ann_size < 1_000:
+        raise PathLensError(f"--ann-size must be at least 1,000, got {args.ann_size}")
+    options = perf.Options(include_growth=not args.no_growth, include_sweep=not args.no_sweep, only=only,
+                           ann_size=args.ann_size, ann_pool=args.ann_pool, growth_sizes=tuple(ints(args.growth_sizes)))
+    report = perf.run(spec, options, log=lambda m: print(m, file=sys.stderr, flush=True))
+    print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
+    if report.failed():
+        raise PathLensError("perf: these measurements failed (see the report): " + ", ".join(report.failed()))
