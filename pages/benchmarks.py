@@ -14,7 +14,7 @@ from engine.errors import PathLensError
 from engine.explain.palette import color_map
 from engine.evaluate.metrics import metric_names
 from engine.catalog import CATALOG
-from ui.builds import CancelButton, cancel_job, watch_job
+from ui.builds import CancelButton, cancel_job, follow_job
 from ui.corpora import save_upload
 from ui.frame import frame
 from ui.render import downloads, show_table
@@ -98,7 +98,8 @@ if run:
 
 job = st.session_state.get("bench_job")
 if job is not None:
-    watch_job(job)
+    if not follow_job(job):
+        st.stop()  # the fragment follows the benchmark and reruns the page when it is over
     cancel.idle()
     del st.session_state["bench_job"]
     try:

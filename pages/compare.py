@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from engine.ingest.corpus import page_number
+from engine.ingest.passage import page_number
 from engine.errors import PathLensError
 from engine.evaluate.evaluate import compare_by_kind, default_pair, evaluate, verdict
 from engine.catalog import CATALOG, PARAMS

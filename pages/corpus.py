@@ -10,8 +10,9 @@ import streamlit as st
 
 from engine.catalog import default_retriever, stages_for
 from engine.components import BUILDERS, COMPONENTS, key as component_key, label as component_label
-from engine.ingest.corpus import MAX_FILE_BYTES
-from engine.ingest.documents import MAX_PAGE_CHARS, MAX_PDF_PAGES, MAX_ZIP_FILES
+from engine.ingest.textfiles import MAX_FILE_BYTES
+from engine.ingest.documents import MAX_PAGE_CHARS, MAX_PDF_PAGES
+from engine.ingest.zips import MAX_ZIP_FILES
 from engine.ingest.isolated import ReadLimits
 from ui.builds import ensure, fresh_area
 from ui.frame import frame

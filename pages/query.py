@@ -11,7 +11,7 @@ import streamlit as st
 from engine.catalog import CATALOG, PARAMS, default_retriever
 from engine.filings.scope import ScopeCorrection
 from engine.filings.structure import STATEMENTS
-from engine.ingest.corpus import citation
+from engine.ingest.passage import citation
 from engine.errors import PathLensError
 from engine.indexing.index import search_config
 from engine.explain.render import passage_seed_summary, subgraph_html

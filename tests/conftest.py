@@ -11,7 +11,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # tests (and the app processes they start) keep their index cache out of the checkout
 os.environ["PATHLENS_CACHE_DIR"] = tempfile.mkdtemp(prefix="pathlens-test-cache-")
 
-from engine.ingest.corpus import Corpus, LabeledQuery, Passage, load_corpus  # noqa: E402
+from engine.ingest.corpus import Corpus, load_corpus  # noqa: E402
+from engine.ingest.questions import LabeledQuery  # noqa: E402
+from engine.ingest.passage import Passage  # noqa: E402
 from engine.indexing.index import Index  # noqa: E402
 
 

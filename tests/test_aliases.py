@@ -1,4 +1,5 @@
-from engine.ingest.corpus import Corpus, Passage
+from engine.ingest.corpus import Corpus
+from engine.ingest.passage import Passage
 from engine.indexing.index import Index
 
 

@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from engine.ingest.corpus import ChunkConfig, Corpus, Passage, chunk_text, load_corpus, load_folder, load_jsonl
+from engine.ingest.corpus import Corpus, load_corpus, load_folder, load_jsonl
+from engine.ingest.passage import chunk_text, ChunkConfig, Passage
 from engine.errors import PathLensError
 
 

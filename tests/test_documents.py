@@ -6,9 +6,12 @@ import zipfile
 
 import pytest
 
-from engine.ingest.corpus import citation, load_corpus, load_sources, parse_queries
-from engine.ingest.documents import (SourceFile, document_passages, identity, page_lines_chunks, read_document,
-                              strip_running_lines, zip_members)
+from engine.ingest.corpus import load_corpus, load_sources
+from engine.ingest.passage import citation
+from engine.ingest.questions import parse_queries
+from engine.ingest.documents import SourceFile, document_passages, identity, page_lines_chunks, read_document
+from engine.ingest.running_lines import strip_running_lines
+from engine.ingest.zips import zip_members
 from engine.errors import PathLensError
 from engine.evaluate.evaluate import judged
 from pdfmaker import encrypt, make_pdf, text_page

@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.ingest.corpus import ChunkConfig, chunk_text
+from engine.ingest.passage import chunk_text, ChunkConfig
 from engine.errors import NoSeedError, PathLensError
 from engine.evaluate.evaluate import evaluate
 from engine.indexing.index import Index

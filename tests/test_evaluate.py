@@ -15,7 +15,8 @@ def test_evaluate_tiny_by_hand(tiny):
 
 
 def test_graph_retriever_without_seed_counts_as_miss(tiny):
-    from engine.ingest.corpus import Corpus, LabeledQuery
+    from engine.ingest.corpus import Corpus
+    from engine.ingest.questions import LabeledQuery
 
     c = Corpus("t", tiny.passages, (LabeledQuery("q", "what about the weather?", ("p4",), "single-hop"),))
     r = evaluate(Index(c), ["ppr-regex"], [1]).results["ppr-regex"]

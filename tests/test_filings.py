@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-import numpy as np
 import pytest
 
 from engine.indexing.index import Index, SearchConfig
@@ -15,7 +14,9 @@ from engine.filings.lexicon import bundled, lexicon_for, parse_lexicon
 from engine.filings.scope import ScopeCorrection, read_scope
 from engine.filings.structure import (cross_references, headings, read_filing, read_structure, row_label,
                                       statement_of_page)
-from engine.ingest.corpus import Corpus, LabeledQuery, Passage
+from engine.ingest.corpus import Corpus
+from engine.ingest.questions import LabeledQuery
+from engine.ingest.passage import Passage
 from tests.filingmaker import balance_sheet, cash_flows, cover, filing_pages
 
 

@@ -2,7 +2,8 @@
 
 import re
 
-from engine.ingest.corpus import Corpus, Passage
+from engine.ingest.corpus import Corpus
+from engine.ingest.passage import Passage
 from engine.indexing.index import Index
 from engine.explain.render import subgraph_html
 

@@ -12,9 +12,8 @@ from collections import Counter
 
 import pytest
 
-from engine.errors import PathLensError
 from engine.ingest import corpus as corpus_module
-from engine.ingest import documents
+from engine.ingest import documents, zips
 from engine.ingest.corpus import load_sources
 from engine.ingest.documents import SourceFile
 from engine.ingest.isolated import ReadLimits
@@ -72,7 +71,7 @@ def test_a_page_that_fails_is_named_and_the_other_pages_are_kept(monkeypatch):
 
 @pytest.mark.parametrize("name, data, target", [
     ("a.zip", _zip(), (corpus_module, "zip_members")),
-    ("a.txt", b"Acme", (corpus_module, "_decode")),
+    ("a.txt", b"Acme", (corpus_module, "decode_text")),
     ("a.jsonl", b'{"id": "x", "text": "Acme"}', (corpus_module, "_jsonl_passages")),
 ])
 def test_a_reader_that_fails_in_process_is_named_and_the_other_files_build(monkeypatch, name, data, target):
@@ -124,7 +123,7 @@ def test_the_limits_are_named(monkeypatch):
     doc, problems = read_document(SourceFile("dense.pdf", _pdf(1)))
     assert "dense.pdf: page 1 ran past 10 characters and were cut there (the limit on characters per page)" \
         in map(str, problems)
-    monkeypatch.setattr(documents, "MAX_ZIP_FILES", 1)
+    monkeypatch.setattr(zips, "MAX_ZIP_FILES", 1)
     c = load_sources([SourceFile("many.zip", _zip()), GOOD], "room")
     assert "many.zip: holds 2 files, over the limit of 1 files per zip; split it" in map(str, c.report.skipped)
 

@@ -52,12 +52,7 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
             _show_build(index, followed[1], followed[2].status())
         return True
     job = build_in_background(index, missing, lease=BUILD_LEASE_S)
-    # a page blocks this long before following the build live: a cache read is over by then and draws at once
-    # (AppTests set PATHLENS_BUILD_WAIT_S high to get a page's whole result from one run)
-    deadline = time.monotonic() + float(os.environ.get("PATHLENS_BUILD_WAIT_S", "1.0"))
-    while time.monotonic() < deadline and not job.wait(min(1.0, deadline - time.monotonic())):
-        job.touch()  # this run is watching: the lease holds
-    if job.wait(0):
+    if _over_soon(job, renew=job.touch):  # this run is watching: the lease holds
         return _show_build(index, missing, job.status())
 
     @st.fragment(run_every=FOLLOW_EVERY_S)
@@ -74,6 +69,15 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
 
     follow()
     return False
+
+
+def _over_soon(job, renew: Callable[[], None] = lambda: None) -> bool:
+    """Wait a moment for a job: a cache read or a short run is over by then and its page draws at once, with no
+    live following. (AppTests set PATHLENS_BUILD_WAIT_S high to get a page's whole result from one run.)"""
+    deadline = time.monotonic() + float(os.environ.get("PATHLENS_BUILD_WAIT_S", "1.0"))
+    while time.monotonic() < deadline and not job.wait(min(1.0, deadline - time.monotonic())):
+        renew()
+    return job.wait(0)
 
 
 def _show_build(index: Index, missing: list[str], s) -> bool:
@@ -124,19 +128,25 @@ def job_text(s: JobStatus) -> str:
     return f"building the index, {component_label(s.step)}: {s.done:,} of {s.total:,} passages{eta}"
 
 
-def watch_job(job: Job, on_tick: Callable[[JobStatus], None] | None = None) -> JobStatus:
-    """Show a job's progress until it is over. A click elsewhere ends only this watching: the job
-    runs on, and the next run of the page watches it again (or shows its result)."""
-    bar = st.progress(0.0, text="starting…")
-    while True:
-        over = job.wait(0.4)
+def follow_job(job: Job, draw: Callable[[JobStatus], None] | None = None) -> bool:
+    """True once the job is over: the page then reads its result. Otherwise False, and the page stops (`st.stop()`)
+    while a fragment rerunning every second shows the job's progress (and `draw`s what it has so far), then reruns
+    the page when the job is over. A click elsewhere ends only this following: the job runs on, and the next run of
+    the page follows it again (or shows its result)."""
+    if _over_soon(job):
+        return True
+
+    @st.fragment(run_every=FOLLOW_EVERY_S)
+    def follow() -> None:
         s = job.status()
-        bar.progress(s.fraction(), text=("stopping… " if s.cancelled and not over else "") + job_text(s))
-        if on_tick:
-            on_tick(s)
-        if over:
-            bar.empty()
-            return s
+        if s.over:
+            st.rerun()  # the whole page, now with the result
+        st.progress(s.fraction(), text=("stopping… " if s.cancelled else "") + job_text(s))
+        if draw is not None:
+            draw(s)
+
+    follow()
+    return False
 
 
 def cancel_job(key: str) -> None:

@@ -11,7 +11,8 @@ from ..catalog import default_retriever, stages_for
 from ..errors import NoSeedError, PathLensError
 from ..explain.jsonout import answer_json, config_json
 from ..indexing.index import check_retriever
-from ..ingest.corpus import bundled_manifest, bundled_names, citation
+from ..ingest.corpus import bundled_manifest, bundled_names
+from ..ingest.passage import citation
 from ..retrieve.retrievers import check_k, check_query
 from .options import CLI_DEFAULT_CORPUS, config_of
 from .output import load, open_index, snippet

@@ -19,7 +19,10 @@ from typing import Callable, Sequence
 
 
 from ..store.cache import DiskCache
-from ..ingest.corpus import Corpus, LabeledQuery, Passage, read_json_lines, read_text
+from ..ingest.corpus import Corpus
+from ..ingest.questions import LabeledQuery
+from ..ingest.passage import Passage
+from ..ingest.textfiles import read_json_lines, read_text
 from ..errors import PathLensError
 from .evaluate import EvalResult, RetrieverResult, check_ks, evaluate
 from ..catalog import stages_for

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..ingest.corpus import Corpus, LabeledQuery, page_key
+from ..ingest.corpus import Corpus
+from ..ingest.questions import LabeledQuery
+from ..ingest.passage import page_key
 from ..errors import PathLensError
 from ..indexing.index import Index, SearchConfig, check_retriever
 from .metrics import BootstrapCI, mean_metrics, metric_names, paired_bootstrap, per_query

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Mapping
 
-from ..ingest.corpus import Passage, citation, page_number
+from ..ingest.passage import citation, page_number, Passage
 from ..retrieve.graph_explain import GraphAnswer, HitExplanation
 from ..retrieve.retrievers import Answer, Hit
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Iterable
 from urllib.parse import urlencode
 
-from ..ingest.corpus import citation
+from ..ingest.passage import citation
 from ..retrieve.graph_explain import GraphAnswer
 from ..indexing.index import Index, SearchConfig, param_values
 from ..catalog import EDGE_PARAMS, PARAMS, spec

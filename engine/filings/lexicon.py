@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import PathLensError
-from ..ingest.corpus import read_json_object
+from ..ingest.textfiles import read_json_object
 from ..text import normalize_name
 from .structure import STATEMENTS
 

@@ -15,8 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..ingest.corpus import page_number
-from ..ingest.passage import Passage
+from ..ingest.passage import Passage, page_number
 from ..text import STOPWORDS, normalize_name
 
 # Statements by the words of their page header. The income statement's pattern must not take the

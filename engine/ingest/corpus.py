@@ -5,32 +5,23 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Iterable, Mapping, Sequence
 
-from .documents import DOCUMENT_SUFFIXES, DroppedLine, Problem, SourceFile, document_passages, zip_members
+from .documents import DOCUMENT_SUFFIXES, Problem, SourceFile, document_passages
+from .running_lines import DroppedLine
+from .zips import zip_members
 from .isolated import READER, ReadLimits, read_many
 from ..errors import PathLensError
-from .passage import ChunkConfig, Passage, chunk_text
+from .passage import ChunkConfig, Passage, chunk_text, page_key
+from .questions import LabeledQuery, load_queries, parse_queries
+from .textfiles import decode_text, json_field, read_json_lines, read_text, source_file
 from .worldgen import generate_passages
 
 CORPORA_DIR = Path(__file__).resolve().parents[2] / "corpora"  # beside engine/
-MAX_FILE_BYTES = 50 * 1024 * 1024  # a corpus file larger than this is refused, not read
-
-
-@dataclass(frozen=True)
-class LabeledQuery:
-    id: str
-    text: str
-    gold: tuple[str, ...]  # every gold passage id (all passages of a gold page included)
-    kind: str = "multi-hop"  # any label; evaluation reports every metric per kind
-    gold_pages: tuple[str, ...] = ()  # pages named as gold (`doc#pN`): any passage on one is a hit
-    # fields beyond id/text/gold/kind (an answer, the evidence text): kept to be shown, never scored
-    extra: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True)
@@ -100,11 +91,6 @@ class Corpus:
 # ---------------------------------------------------------------- chunking
 
 
-def read_text(path: Path) -> str:
-    """A UTF-8 text file, refused with the reason when too large, binary or not UTF-8."""
-    return _decode(_source(Path(path), str(path)))
-
-
 def _title_of(text: str, fallback: str) -> str:
     for line in text.splitlines():
         line = line.strip()
@@ -122,25 +108,6 @@ LEXICON_FILE = "lexicon.json"  # at a corpus's top: the data room's own addition
 def _is_queries_file(name: str) -> bool:
     base = PurePosixPath(name).name.lower()
     return base == "queries.jsonl" or base.endswith(".queries.jsonl")
-
-
-def _source(path: Path, name: str) -> SourceFile:
-    try:
-        size = path.stat().st_size
-    except OSError as e:
-        raise PathLensError(f"cannot read {path}: {e.strerror}") from None
-    if size > MAX_FILE_BYTES:
-        raise PathLensError(f"{name} is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit")
-    return SourceFile(name, path.read_bytes())
-
-
-def _decode(source: SourceFile) -> str:
-    if b"\x00" in source.data[:8192]:
-        raise PathLensError(f"{source.name} looks binary (it contains NUL bytes), not UTF-8 text")
-    try:
-        return source.data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise PathLensError(f"{source.name} is not UTF-8 text (bad byte at offset {e.start})") from None
 
 
 def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig = ChunkConfig(),
@@ -183,7 +150,7 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
         if _is_queries_file(f.name) and "/" not in f.name.strip("/") and queries is None:
             queries = f
         if f.name.strip("/") == LEXICON_FILE:
-            lexicon = _decode(f)
+            lexicon = decode_text(f)
     passages: list[Passage] = []
     # documents are read in worker processes, in parallel, each within its time and memory limit
     documents = [f for f in files if PurePosixPath(f.name).suffix.lower() in DOCUMENT_SUFFIXES]
@@ -194,12 +161,12 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
         suffix = PurePosixPath(f.name).suffix.lower()
         try:
             if suffix in (".txt", ".md"):
-                text = _decode(f)
+                text = decode_text(f)
                 title = _title_of(text, PurePosixPath(f.name).stem)
                 passages.extend(Passage(f"{f.name}#{i:04d}", f.name, title, c)
                                 for i, c in enumerate(chunk_text(text, config)))
             elif suffix == ".jsonl":
-                passages.extend(_jsonl_passages(_decode(f), f.name))
+                passages.extend(_jsonl_passages(decode_text(f), f.name))
             elif suffix in DOCUMENT_SUFFIXES:
                 outcome = read[id(f)]
                 if isinstance(outcome, PathLensError):
@@ -223,7 +190,7 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
         if p.id in seen:
             raise PathLensError(f"corpus {name!r}: duplicate passage id {p.id!r}")
         seen.add(p.id)
-    labeled = parse_queries(_decode(queries), queries.name, passages) if queries else ()
+    labeled = parse_queries(decode_text(queries), queries.name, passages) if queries else ()
     return Corpus(name=name, passages=tuple(passages), queries=labeled,
                   report=IngestReport(tuple(problems), tuple(dropped)), lexicon=lexicon)
 
@@ -241,7 +208,7 @@ def load_folder(folder: Path, name: str | None = None, config: ChunkConfig = Chu
     for p in paths:
         rel = p.relative_to(folder).as_posix()
         try:
-            sources.append(_source(p, rel))
+            sources.append(source_file(p, rel))
         except PathLensError as e:
             problems.append(Problem(rel, str(e)))
     corpus = load_sources(sources, name or folder.name, config)
@@ -251,44 +218,15 @@ def load_folder(folder: Path, name: str | None = None, config: ChunkConfig = Chu
     return corpus
 
 
-def read_json_lines(text: str, where: str) -> Iterable[tuple[int, dict]]:
-    """(line number, object) for each non-blank line; errors name `where` and the line."""
-    if not text.strip():
-        raise PathLensError(f"{where} is empty")
-    for n, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            yield n, read_json_object(line, f"{where}, line {n}")
-
-
-def read_json_object(text: str, where: str, what: str = "a JSON object") -> dict:
-    """One JSON object; an error names `where` and what was expected."""
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise PathLensError(f"{where}: not valid JSON ({e.msg})") from None
-    if not isinstance(obj, dict):
-        raise PathLensError(f"{where}: expected {what}")
-    return obj
-
-
 def _json_lines(path: Path) -> Iterable[tuple[int, dict]]:
     return read_json_lines(read_text(path), str(path))
-
-
-def _field(obj: dict, key: str, where: str) -> str:
-    if key not in obj:
-        raise PathLensError(f"{where}: missing field {key!r}")
-    value = obj[key]
-    if not isinstance(value, (str, int)):
-        raise PathLensError(f"{where}: field {key!r} must be a string")
-    return str(value)
 
 
 def _jsonl_passages(text: str, where: str) -> list[Passage]:
     passages = []
     for n, obj in read_json_lines(text, where):
         at = f"{where}, line {n}"
-        pid, body = _field(obj, "id", at), _field(obj, "text", at)
+        pid, body = json_field(obj, "id", at), json_field(obj, "text", at)
         meta = obj.get("metadata") or {}
         if not isinstance(meta, dict):
             raise PathLensError(f"{at}: field 'metadata' must be an object")
@@ -304,97 +242,6 @@ def load_jsonl(path: Path, name: str | None = None) -> Corpus:
     queries_path = path.with_name(path.stem + ".queries.jsonl")
     queries = load_queries(queries_path, passages) if queries_path.exists() else ()
     return Corpus(name=name or path.stem, passages=tuple(passages), queries=queries)
-
-
-def page_key(p: Passage) -> str | None:
-    """`doc#pN` for a passage of a paged document (a PDF), else None."""
-    page = p.metadata.get("page")
-    return f"{p.doc_id}#p{page}" if page else None
-
-
-def page_number(p: Passage) -> int | None:
-    page = p.metadata.get("page")
-    return int(page) if page else None
-
-
-def citation(p: Passage) -> str:
-    """How a passage is cited: its document's title, and the page for a paged document."""
-    page = page_number(p)
-    where = p.title or p.doc_id
-    return f"{where}, page {page} of {p.doc_id}" if page else where
-
-
-def parse_queries(text: str, where: str, passages: Sequence[Passage]) -> tuple[LabeledQuery, ...]:
-    """Labeled questions, one JSON object a line: `id`, `text`, `gold`, optional `kind` (any label).
-    Other fields (an answer, the evidence text) are kept in `LabeledQuery.extra`.
-
-    A gold entry is a passage id, or `{"doc": "APPLE_2022_10K.pdf", "page": 28}`: any passage on
-    that page counts as a hit (evaluation scores such a question by pages; see engine.evaluate.evaluate).
-    Bad gold is named by line and field.
-    """
-    ids = {p.id for p in passages}
-    on_page: dict[str, list[str]] = {}
-    pages_of: dict[str, int] = {}
-    docs: dict[str, str] = {}
-    for p in passages:
-        docs.setdefault(p.doc_id, p.doc_id)
-        docs.setdefault(PurePosixPath(p.doc_id).name, p.doc_id)
-        key = page_key(p)
-        if key:
-            on_page.setdefault(key, []).append(p.id)
-            pages_of[p.doc_id] = int(p.metadata.get("pages", p.metadata["page"]))
-    out, seen = [], set()
-    for n, obj in read_json_lines(text, where):
-        at = f"{where}, line {n}"
-        qid, qtext = _field(obj, "id", at), _field(obj, "text", at)
-        if qid in seen:
-            raise PathLensError(f"{at}: field 'id': {qid!r} is used by an earlier question")
-        seen.add(qid)
-        gold = obj.get("gold")
-        if not isinstance(gold, list) or not gold:
-            raise PathLensError(f"{at}: field 'gold' must be a non-empty list of passage ids or "
-                                '{"doc": …, "page": …} objects')
-        passage_gold: list[str] = []
-        page_gold: list[str] = []
-        for i, g in enumerate(gold):
-            field_name = f"gold[{i}]"
-            if isinstance(g, str):
-                if g not in ids:
-                    raise PathLensError(f"{at}: field '{field_name}': unknown passage id {g!r}")
-                passage_gold.append(g)
-                continue
-            if not isinstance(g, dict) or set(g) != {"doc", "page"}:
-                raise PathLensError(f"{at}: field '{field_name}' must be a passage id or an object with "
-                                    "exactly 'doc' and 'page'")
-            doc = docs.get(str(g["doc"]))
-            if doc is None:
-                raise PathLensError(f"{at}: field '{field_name}.doc': unknown document {g['doc']!r}")
-            page = g["page"]
-            if doc not in pages_of:
-                raise PathLensError(f"{at}: field '{field_name}.page': {doc} has no pages (only PDFs do); "
-                                    "name its passage ids instead")
-            if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= pages_of[doc]:
-                raise PathLensError(f"{at}: field '{field_name}.page': {page!r} is out of range; "
-                                    f"{doc} has pages 1 to {pages_of[doc]}")
-            key = f"{doc}#p{page}"
-            if key not in on_page:
-                raise PathLensError(f"{at}: field '{field_name}.page': page {page} of {doc} has no text, "
-                                    "so no passage can be found there")
-            page_gold.append(key)
-        kind = obj.get("kind", "multi-hop")
-        if not isinstance(kind, str) or not kind.strip() or len(kind) > 80:
-            raise PathLensError(f"{at}: field 'kind' must be a short non-empty label, got {kind!r}")
-        extra = {str(k): v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
-                 for k, v in obj.items() if k not in ("id", "text", "gold", "kind")}
-        expanded = list(dict.fromkeys(passage_gold + [pid for key in page_gold for pid in on_page[key]]))
-        out.append(LabeledQuery(id=qid, text=qtext, gold=tuple(expanded), kind=kind.strip(),
-                                gold_pages=tuple(dict.fromkeys(page_gold)), extra=MappingProxyType(extra)))
-    return tuple(out)
-
-
-def load_queries(path: Path, passages: Sequence[Passage]) -> tuple[LabeledQuery, ...]:
-    path = Path(path)
-    return parse_queries(read_text(path), str(path), passages)
 
 
 def _load_queries_beside(folder: Path, passages: Sequence[Passage]) -> tuple[LabeledQuery, ...]:
@@ -489,8 +336,8 @@ def _load_spec(spec: str) -> Corpus:
         if suffix not in CORPUS_SUFFIXES:
             raise PathLensError(f"{path}: expected a folder or a {', '.join(CORPUS_SUFFIXES)} file")
         beside = path.with_name(path.stem + ".queries.jsonl")
-        return load_sources([_source(path, path.name)], path.stem,
-                            queries=_source(beside, beside.name) if beside.exists() else None)
+        return load_sources([source_file(path, path.name)], path.stem,
+                            queries=source_file(beside, beside.name) if beside.exists() else None)
     raise PathLensError(
         f"unknown corpus {spec!r}: not a bundled corpus ({', '.join(bundled_names())}) nor an existing path"
     )

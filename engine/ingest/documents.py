@@ -17,16 +17,14 @@ from __future__ import annotations
 import io
 import re
 import threading
-import zipfile
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ..errors import PathLensError
 from .passage import ChunkConfig, Passage, chunk_text
+from .running_lines import DroppedLine, strip_running_lines
 
 DOCUMENT_SUFFIXES = (".pdf", ".docx", ".html", ".htm")
-MAX_EXPANDED_BYTES = 50 * 1024 * 1024  # what a zip may expand to; past this it is refused as a bomb
 # A document's passages are at most this long: MiniLM reads 256 word pieces, and at 700 characters 19 of
 # the five filings' 1,320 passages run past that (1,000: 117 of 921; 600: 1 of 1,538; docs/your-data.md).
 PASSAGE_CHARS = 700
@@ -36,7 +34,6 @@ _pdfium_lock = threading.Lock()  # PDFium is not thread-safe; the app builds fro
 # real data rooms: a 10-K runs to 100–300 pages of 2,000–10,000 characters.
 MAX_PDF_PAGES = 5_000  # pages read from one PDF; the rest are left out and said so
 MAX_PAGE_CHARS = 200_000  # characters kept from one page (a page of text holds ~5,000)
-MAX_ZIP_FILES = 10_000  # files read from one zip
 
 
 @dataclass(frozen=True)
@@ -48,15 +45,6 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.file}: {self.message}"
-
-
-@dataclass(frozen=True)
-class DroppedLine:
-    """A running header, footer or page number taken out of a document, with how many pages had it."""
-
-    file: str
-    example: str
-    pages: int
 
 
 @dataclass(frozen=True)
@@ -171,87 +159,6 @@ def html_text(data: bytes, name: str) -> str:
     if not text.strip():
         raise PathLensError(f"{name} has no visible text")
     return text
-
-
-# ---------------------------------------------------------------- running headers and footers
-
-
-def _shape(line: str) -> str:
-    # numbers become one mark, so "Apple Inc. | 2022 Form 10-K | 32" has the same shape on every page
-    return re.sub(r"\d+", "#", " ".join(line.split()).lower())
-
-
-def _numbers(line: str) -> tuple[int, ...]:
-    return tuple(int(n) for n in re.findall(r"\d+", line))
-
-
-def _running_pages(occurrences: list[tuple[int, tuple[int, ...]]]) -> set[int]:
-    """The pages on which lines of one shape are a running line: the same numbers on each (a fixed
-    header), or numbers that differ in one place only, by the page index plus a fixed offset (a page
-    number; printed numbers start after the cover, so the offset is rarely 0). Anything else, such as
-    "Total assets 352,755" closing several statements, is body text that happens to share a shape."""
-    by_numbers: Counter[tuple[int, ...]] = Counter(nums for _, nums in occurrences)
-    fixed, count = by_numbers.most_common(1)[0]
-    best = {i for i, nums in occurrences if nums == fixed}
-    width = len(fixed)
-    for slot in range(width):
-        offsets: Counter[int] = Counter()
-        for i, nums in occurrences:
-            offsets[nums[slot] - i] += 1
-        offset, _ = offsets.most_common(1)[0]
-        # the page-number slot tracks the page; every other slot must hold its usual value
-        usual = [Counter(nums[j] for _, nums in occurrences).most_common(1)[0][0] for j in range(width)]
-        pages = {i for i, nums in occurrences if nums[slot] - i == offset
-                 and all(nums[j] == usual[j] for j in range(width) if j != slot)}
-        if len(pages) > len(best):
-            best = pages
-    return best
-
-
-def strip_running_lines(pages: list[str], name: str, edge: int = 3,
-                        share: float = 0.25) -> tuple[list[str], tuple[DroppedLine, ...]]:
-    """Drop running headers, footers and page numbers: lines near a page's top or bottom that recur there
-    on at least `share` of the pages (see `_running_pages` for what "recur" means with numbers in them).
-
-    Only the first and last `edge` non-empty lines of a page are candidates, so a phrase that
-    recurs in body text stays. Needs three pages or more: on fewer, nothing is "running".
-    """
-    if len(pages) < 3:
-        return pages, ()
-    split = [page.split("\n") for page in pages]
-    edges = []
-    for lines in split:
-        filled = [i for i, line in enumerate(lines) if line.strip()]
-        edges.append(sorted(set(filled[:edge] + filled[-edge:])))
-    occurrences: dict[str, list[tuple[int, tuple[int, ...]]]] = {}
-    for page_index, (lines, idx) in enumerate(zip(split, edges)):
-        seen = set()
-        for i in idx:
-            shape = _shape(lines[i])
-            if shape and shape not in seen:  # a shape counts once per page
-                seen.add(shape)
-                occurrences.setdefault(shape, []).append((page_index, _numbers(lines[i])))
-    need = max(3, int(share * len(pages) + 0.999))
-    running: dict[str, set[int]] = {}
-    for shape, occ in occurrences.items():
-        if len(occ) >= need:
-            on = _running_pages(occ)
-            if len(on) >= need:
-                running[shape] = on
-    if not running:
-        return pages, ()
-    examples: dict[str, str] = {}
-    out = []
-    for page_index, (lines, idx) in enumerate(zip(split, edges)):
-        drop = set()
-        for i in idx:
-            shape = _shape(lines[i])
-            if page_index in running.get(shape, ()):
-                examples.setdefault(shape, lines[i].strip())
-                drop.add(i)
-        out.append("\n".join(line for i, line in enumerate(lines) if i not in drop))
-    order = sorted(examples, key=lambda s: (-len(running[s]), s))
-    return out, tuple(DroppedLine(name, examples[s], len(running[s])) for s in order)
 
 
 # ---------------------------------------------------------------- identity
@@ -400,53 +307,6 @@ def document_passages(doc: Document, max_chars: int = PASSAGE_CHARS, overlap_cha
     return out
 
 
-# ---------------------------------------------------------------- zips
-
-
-def zip_members(data: bytes, name: str, limit: int = MAX_EXPANDED_BYTES) -> tuple[list[SourceFile], list[Problem]]:
-    """The files of a zip, each checked: no path outside the zip's folder, and no more than `limit`
-    bytes expanded in all (counted while reading, not trusted from the headers)."""
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        infos = archive.infolist()
-    except Exception as e:  # noqa: BLE001 — a damaged zip raises BadZipFile, EOFError, ValueError, struct.error…
-        raise PathLensError(f"{name} is not a readable zip file ({type(e).__name__})") from None
-    if len(infos) > MAX_ZIP_FILES:
-        raise PathLensError(f"{name} holds {len(infos):,} files, over the limit of {MAX_ZIP_FILES:,} files per zip; "
-                            "split it")
-    files, problems = [], []
-    declared = sum(i.file_size for i in infos)
-    if declared > limit:
-        raise PathLensError(f"{name} would expand to {declared:,} bytes, over the {limit:,}-byte limit "
-                            "(a zip bomb?); nothing in it was read")
-    budget = limit
-    with archive:
-        for info in infos:
-            member = info.filename
-            if info.is_dir():
-                continue
-            parts = PurePosixPath(member.replace("\\", "/")).parts
-            if member.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", member) or ".." in parts:
-                problems.append(Problem(f"{name}:{member}", "its path leads outside the zip's folder; skipped"))
-                continue
-            if any(p.startswith(".") or p == "__MACOSX" for p in parts):
-                continue  # hidden files and macOS resource forks are not documents
-            try:
-                with archive.open(info) as f:
-                    blob = f.read(budget + 1)
-            except Exception as e:  # noqa: BLE001 — one damaged member is named; the others are read
-                problems.append(Problem(f"{name}:{member}", f"cannot be read from the zip ({type(e).__name__}: {e}); "
-                                                            "skipped"))
-                continue
-            if len(blob) > budget:
-                raise PathLensError(f"{name} expands past the {limit:,}-byte limit at {member} "
-                                    "(its headers understate the sizes: a zip bomb?); nothing in it was used")
-            budget -= len(blob)
-            files.append(SourceFile("/".join(parts), blob))
-    return files, problems
-
-
-__all__ = ["Document", "DroppedLine", "Problem", "SourceFile", "DOCUMENT_SUFFIXES", "MAX_EXPANDED_BYTES",
-           "MAX_PDF_PAGES", "MAX_PAGE_CHARS", "MAX_ZIP_FILES",
-           "pdf_pages", "docx_text", "html_text", "strip_running_lines", "identity", "read_document",
-           "page_lines_chunks", "document_passages", "zip_members"]
+__all__ = ["Document", "Problem", "SourceFile", "DOCUMENT_SUFFIXES", "MAX_PDF_PAGES", "MAX_PAGE_CHARS",
+           "pdf_pages", "docx_text", "html_text", "identity", "read_document", "page_lines_chunks",
+           "document_passages"]

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import PathLensError
-from .documents import Document, DroppedLine, Problem, SourceFile
+from .documents import Document, Problem, SourceFile
+from .running_lines import DroppedLine
 
 ROOT = Path(__file__).resolve().parents[2]  # the folder `engine` is in, so the worker imports the same code
 READER = "engine.ingest.documents:read_document"

@@ -77,7 +77,22 @@ def chunk_text(text: str, config: ChunkConfig = ChunkConfig()) -> list[str]:
     return out
 
 
-# ---------------------------------------------------------------- loaders
+def page_key(p: Passage) -> str | None:
+    """`doc#pN` for a passage of a paged document (a PDF), else None."""
+    page = p.metadata.get("page")
+    return f"{p.doc_id}#p{page}" if page else None
 
 
-__all__ = ["ChunkConfig", "Passage", "chunk_text"]
+def page_number(p: Passage) -> int | None:
+    page = p.metadata.get("page")
+    return int(page) if page else None
+
+
+def citation(p: Passage) -> str:
+    """How a passage is cited: its document's title, and the page for a paged document."""
+    page = page_number(p)
+    where = p.title or p.doc_id
+    return f"{where}, page {page} of {p.doc_id}" if page else where
+
+
+__all__ = ["ChunkConfig", "Passage", "chunk_text", "citation", "page_key", "page_number"]

@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from ..filings.scope import Scope
-from ..ingest.corpus import Passage, page_key, page_number
+from ..ingest.passage import page_key, page_number, Passage
 from .graph_explain import EvidencePath, HitExplanation
 from .filing_seeding import FilingSeeder
 from .graph_retriever import GraphParams, GraphRetriever, Personalization

@@ -1,0 +1,100 @@
+"""Labeled questions: one JSON object a line, with gold passages or gold pages, each error named by line and
+field."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from types import MappingProxyType
+from typing import Mapping, Sequence
+
+from ..errors import PathLensError
+from .passage import Passage, page_key
+from .textfiles import json_field, read_json_lines, read_text
+
+
+@dataclass(frozen=True)
+class LabeledQuery:
+    id: str
+    text: str
+    gold: tuple[str, ...]  # every gold passage id (all passages of a gold page included)
+    kind: str = "multi-hop"  # any label; evaluation reports every metric per kind
+    gold_pages: tuple[str, ...] = ()  # pages named as gold (`doc#pN`): any passage on one is a hit
+    # fields beyond id/text/gold/kind (an answer, the evidence text): kept to be shown, never scored
+    extra: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+
+
+def parse_queries(text: str, where: str, passages: Sequence[Passage]) -> tuple[LabeledQuery, ...]:
+    """Labeled questions, one JSON object a line: `id`, `text`, `gold`, optional `kind` (any label).
+    Other fields (an answer, the evidence text) are kept in `LabeledQuery.extra`.
+
+    A gold entry is a passage id, or `{"doc": "APPLE_2022_10K.pdf", "page": 28}`: any passage on
+    that page counts as a hit (evaluation scores such a question by pages; see engine.evaluate.evaluate).
+    Bad gold is named by line and field.
+    """
+    ids = {p.id for p in passages}
+    on_page: dict[str, list[str]] = {}
+    pages_of: dict[str, int] = {}
+    docs: dict[str, str] = {}
+    for p in passages:
+        docs.setdefault(p.doc_id, p.doc_id)
+        docs.setdefault(PurePosixPath(p.doc_id).name, p.doc_id)
+        key = page_key(p)
+        if key:
+            on_page.setdefault(key, []).append(p.id)
+            pages_of[p.doc_id] = int(p.metadata.get("pages", p.metadata["page"]))
+    out, seen = [], set()
+    for n, obj in read_json_lines(text, where):
+        at = f"{where}, line {n}"
+        qid, qtext = json_field(obj, "id", at), json_field(obj, "text", at)
+        if qid in seen:
+            raise PathLensError(f"{at}: field 'id': {qid!r} is used by an earlier question")
+        seen.add(qid)
+        gold = obj.get("gold")
+        if not isinstance(gold, list) or not gold:
+            raise PathLensError(f"{at}: field 'gold' must be a non-empty list of passage ids or "
+                                '{"doc": …, "page": …} objects')
+        passage_gold: list[str] = []
+        page_gold: list[str] = []
+        for i, g in enumerate(gold):
+            field_name = f"gold[{i}]"
+            if isinstance(g, str):
+                if g not in ids:
+                    raise PathLensError(f"{at}: field '{field_name}': unknown passage id {g!r}")
+                passage_gold.append(g)
+                continue
+            if not isinstance(g, dict) or set(g) != {"doc", "page"}:
+                raise PathLensError(f"{at}: field '{field_name}' must be a passage id or an object with "
+                                    "exactly 'doc' and 'page'")
+            doc = docs.get(str(g["doc"]))
+            if doc is None:
+                raise PathLensError(f"{at}: field '{field_name}.doc': unknown document {g['doc']!r}")
+            page = g["page"]
+            if doc not in pages_of:
+                raise PathLensError(f"{at}: field '{field_name}.page': {doc} has no pages (only PDFs do); "
+                                    "name its passage ids instead")
+            if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= pages_of[doc]:
+                raise PathLensError(f"{at}: field '{field_name}.page': {page!r} is out of range; "
+                                    f"{doc} has pages 1 to {pages_of[doc]}")
+            key = f"{doc}#p{page}"
+            if key not in on_page:
+                raise PathLensError(f"{at}: field '{field_name}.page': page {page} of {doc} has no text, "
+                                    "so no passage can be found there")
+            page_gold.append(key)
+        kind = obj.get("kind", "multi-hop")
+        if not isinstance(kind, str) or not kind.strip() or len(kind) > 80:
+            raise PathLensError(f"{at}: field 'kind' must be a short non-empty label, got {kind!r}")
+        extra = {str(k): v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+                 for k, v in obj.items() if k not in ("id", "text", "gold", "kind")}
+        expanded = list(dict.fromkeys(passage_gold + [pid for key in page_gold for pid in on_page[key]]))
+        out.append(LabeledQuery(id=qid, text=qtext, gold=tuple(expanded), kind=kind.strip(),
+                                gold_pages=tuple(dict.fromkeys(page_gold)), extra=MappingProxyType(extra)))
+    return tuple(out)
+
+
+
+def load_queries(path: Path, passages: Sequence[Passage]) -> tuple[LabeledQuery, ...]:
+    path = Path(path)
+    return parse_queries(read_text(path), str(path), passages)
