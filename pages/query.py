@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from engine.catalog import CATALOG, PARAMS, default_retriever
@@ -14,11 +13,11 @@ from engine.filings.structure import STATEMENTS
 from engine.ingest.passage import citation
 from engine.errors import PathLensError
 from engine.indexing.index import search_config
-from engine.explain.render import passage_seed_summary, subgraph_html
 from engine.retrieve.retrievers import MAX_QUERY_CHARS, check_query
 from engine.retrieve.rrf_retriever import RRFConfig
-from engine.explain.report import ReportView, build_report, marked_terms
-from engine.explain.report import highlight
+from engine.explain.reasons import passage_name
+from engine.explain.report import ReportView, build_report, report_file_name
+from ui.answer_view import hit_row, show_graph, show_hit, show_scope, show_seeds
 from ui.builds import ensure, fresh_area, stages_for
 from ui.frame import frame
 from ui.render import downloads, escape_markdown, gold_of, show_table
@@ -73,8 +72,11 @@ if st.session_state.get("query_state_for") != corpus.name:
         for key in [k for k in st.query_params if k != "corpus"]:  # not the last corpus's question and parameters
             del st.query_params[key]
         st.session_state.pop("example", None)
-    default_q = next((q.text for q in corpus.queries if q.kind == "multi-hop"),
-                     corpus.queries[0].text if corpus.queries else "")
+    # the question the corpus names as its demo (chosen by measurement: engine.evaluate.demo), else its first
+    # multi-hop one, else its first
+    default_q = next((q.text for q in corpus.queries if q.id == corpus.demo_question),
+                     next((q.text for q in corpus.queries if q.kind == "multi-hop"),
+                          corpus.queries[0].text if corpus.queries else ""))
     opening = default_retriever(corpus.paged)  # a corpus of PDFs opens on the filings retriever
     wanted = param("retriever", opening)
     notes: list[str] = []
@@ -284,73 +286,10 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
         st.stop()
 
     # ---------------------------------------------------------------- graph explanation
-    seed_label: dict[str, str] = {}
-    if walk is not None and walk.extra is not None:
-        corrected = " (as you corrected it)" if walk.extra.scope.corrected else ""
-        st.info(f"**Scope as understood{corrected}:** {escape_markdown(walk.extra.scope_words)}. "
-                "Correct it under “Scope” above.")
     if walk is not None:
-        st.subheader("Seeds: where the walk restarts")
-        seed_label = {f"e:{s.entity}": s.label for s in walk.seeds}
-        seed_label.update({f"p:{p.passage_id}": f"dense similarity ({p.passage_id})" for p in walk.passage_seeds})
-        if walk.seeds:
-            seeds_df = pd.DataFrame([{"entity": s.label,
-                                      "rule": s.rule if s.source == "query" else f"alias ({s.rule})",
-                                      "weight": round(s.weight, 4),
-                                      "passages": s.passages, "from": s.via} for s in walk.seeds])
-            show_table(seeds_df, hide_index=True, width="stretch", column_config={
-                "entity": st.column_config.TextColumn("entity", width="large"),  # row labels run long
-                "rule": st.column_config.TextColumn("rule", help="extracted: the extractor found the name; containment: "
-                                                    "an extracted name inside or around a graph entity; vocabulary: a graph "
-                                                    "entity named in the question; filings: scope (a filing the question "
-                                                    "is scoped to), statement, lexicon (an analyst's word mapped to a "
-                                                    "line item or note), line item, note, reference (“Note 12”); "
-                                                    "otherwise an alias rule (BCT)"),
-                "weight": st.column_config.NumberColumn("weight", help="share of the restart mass", format="%.4f"),
-                "passages": st.column_config.NumberColumn("passages", help="passages the entity occurs in; seeds weigh "
-                                                          "1 / this (specificity), so generic names weigh little")})
-        if walk.passage_seeds:
-            st.caption(passage_seed_summary(walk, config.hybrid.lexical))
-            show_table(pd.DataFrame([{"passage": p.passage_id, "title": titles[p.passage_id],
-                                      "cosine": p.cosine, "weight": p.weight}
-                                     for p in walk.passage_seeds]), hide_index=True, width="stretch", height=200,
-                       column_config={
-                           "cosine": st.column_config.NumberColumn(
-                               "similarity", format="%.4f",
-                               help="cosine similarity of the passage's and the question's dense embeddings "
-                                    "(1: same meaning; near 0: unrelated)"),
-                           "weight": st.column_config.NumberColumn("weight", help="share of the restart mass",
-                                                                   format="%.4f")})
-        if walk.unmatched:
-            st.caption("Names in the question that are not in the graph: " + ", ".join(walk.unmatched))
-        ignored = walk.uncovered_words()
-        if ignored:
-            reader = ("the passage seeds read them, through dense similarity" if walk.passage_seeds else
-                      "bm25 and dense read every word, and a hybrid graph retriever seeds passages from them")
-            steer = (f"they steer {name}'s walk only through its passage seeds" if walk.passage_seeds else
-                     f"they do not steer {name}'s walk at all")
-            st.info(f"Words of the question that no entity seed covers, so {steer}: {', '.join(ignored)}. "
-                    f"Here {reader}.")
-        for amb in walk.ambiguous:
-            docs = sorted({d for d, _ in amb.meanings})
-            listing = "; ".join(f"{doc} → {nm}" for doc, nm in amb.meanings[:12])
-            more = f"; and {len(amb.meanings) - 12} more" if len(amb.meanings) > 12 else ""
-            names = {nm for _, nm in amb.meanings}
-            st.warning(f"“{amb.term}” is ambiguous: {len(docs)} documents define it, as {len(names)} different names, "
-                       f"so none of them was seeded for it. Name the one you mean. Definitions: {listing}{more}.")
-        st.subheader("Evidence graph")
-        st.caption("Left to right: the question's seeds, the passages they lead to, the entities that bridge to "
-                   "further passages, and those passages. #n is a passage's rank; ★ marks a gold passage. Hover a "
-                   "node for its text; click a ranked passage to trace its paths; scroll to zoom.")
-        st.iframe(subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=620), height=640)
-        with st.expander("How the walk converged: the PPR residual per iteration"):
-            fig = go.Figure(go.Scatter(x=list(range(1, len(walk.residuals) + 1)), y=list(walk.residuals),
-                                       mode="lines+markers", name="L1 change"))
-            fig.update_layout(yaxis_type="log", xaxis_title="iteration", yaxis_title="‖pₜ₊₁ − pₜ‖₁", height=320,
-                              margin=dict(l=10, r=10, t=10, b=10))
-            st.plotly_chart(fig, width="stretch", key="residuals")
-            st.caption(f"{walk.iterations} iterations run at α = {config.graph.alpha:.2f}; the change shrinks by about (1 − α) "
-                       "each step, so a larger α converges faster and keeps the walk nearer its seeds.")
+        show_scope(walk)
+        show_seeds(walk, name, config.hybrid.lexical, titles)
+        show_graph(walk, titles, texts, gold, config.graph.alpha)
 
     # ---------------------------------------------------------------- what-if
     labels = [s.label for s in walk.seeds] + [n.label for n in walk.nodes if n.kind == "bridge"] if walk else []
@@ -377,44 +316,13 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
     if before is not None:
         gone = [pid for pid in before if pid not in {h.passage_id for h in hits}]
         if gone:
-            st.caption("Gone from the top since the previous view: " + ", ".join(gone))
+            st.caption("Gone from the top since the previous view: " + ", ".join(passage_name(pid, titles)
+                                                                                for pid in gone))
     rows = []
-    # a walk explains a hit by per-seed shares and paths; lexical, dense and RRF hits in their own terms
-    # (term shares, nearest sentences, votes)
-    why = answer.why
     for h in hits:
-        e = why.get(h.passage_id) if walk is not None else None
-        row = {"rank": h.rank, "passage_id": h.passage_id, "score": h.score, "gold": h.passage_id in gold,
-               "source": citation(passage_of[h.passage_id])}
-        if e is not None:
-            row["seed shares"] = "; ".join(f"{seed_label[s]}: {v:.0%}" for s, v in e.seed_shares if v >= 0.005)
-            row["evidence paths"] = " | ".join(p.words() for p in ((e.typed_path,) if e.typed_path else ()) + e.paths)
-        elif h.passage_id in why:
-            row["why"] = why[h.passage_id].words()
-        rows.append(row)
-        mark = " · ★ gold" if h.passage_id in gold else ""
-        with st.container(border=True):
-            st.markdown(f"**{h.rank}.** `{h.passage_id}` · score {h.score:.5g}{mark}{arrow(h.passage_id, h.rank)}")
-            st.caption(f"From {escape_markdown(row['source'])}")
-            if e is not None:
-                shares = sorted(e.seed_shares, key=lambda sv: -sv[1])
-                dense_share = sum(v for s, v in shares if s.startswith("p:"))
-                named = [f"{seed_label[s]} {v:.0%}" for s, v in shares if s.startswith("e:") and v >= 0.005]
-                st.caption("Seed shares: " + ", ".join(named + ([f"dense similarity to the question {dense_share:.0%}"]
-                                                                 if walk.passage_seeds else [])))
-                top_seed, top_share = max(e.seed_shares, key=lambda sv: sv[1])
-                owed = ("its own dense similarity to the question" if top_seed == f"p:{h.passage_id}"
-                        else seed_label[top_seed])
-                st.caption(f"The seed this passage owes most to: {owed} ({top_share:.0%} of its score).")
-                if e.typed_path is not None:
-                    st.markdown(f"**Typed path:** {escape_markdown(e.typed_path.words())} "
-                                f"(its seeds carry {e.typed_path.mass / h.score:.0%} of the score)")
-                for p in e.paths:
-                    st.caption(f"Evidence path: {p.words()} (mass {p.mass:.2e})")
-            elif h.passage_id in why:
-                st.caption(f"Why: {why[h.passage_id].words()}")
-            terms = marked_terms(e.matched_entities if e is not None else None, texts[h.passage_id], question)
-            st.html(f"<div class='passage'>{highlight(texts[h.passage_id], terms)}</div>")
+        source = citation(passage_of[h.passage_id])
+        rows.append(hit_row(h, answer, titles, source, gold))
+        show_hit(h, answer, titles, texts[h.passage_id], source, question, gold, arrow(h.passage_id, h.rank))
 
     table = pd.DataFrame(rows)
     show_table(table, hide_index=True, width="stretch")
@@ -428,7 +336,8 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
         return build_report(index, view, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 
 
-    st.download_button("Download the evidence report (HTML)", data=evidence_report, file_name="evidence-report.html",
+    st.download_button("Download the evidence report (HTML)", data=evidence_report,
+                       file_name=report_file_name(question, datetime.now(timezone.utc).date()),
                        mime="text/html", key="report", type="primary", on_click="ignore",
-                       help="One self-contained file to hand over: the question, every parameter, the ranked passages, "
-                            "seeds, shares, evidence paths and the evidence graph; it opens offline.")
+                       help="One self-contained file to hand over: the question, the answers and why each came back, the "
+                            "evidence graph, then how it was computed (every parameter and seed); it opens offline.")

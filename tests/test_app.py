@@ -31,7 +31,13 @@ def start(page=None, params=None, timeout=240) -> AppTest:
 
 
 def hit_lines(at):
-    return [m.value for m in at.markdown if m.value.startswith("**") and "` · score" in m.value]
+    """Each hit's first line: its rank and name in bold, its score and marks."""
+    return [m.value for m in at.markdown if re.match(r"^\*\*\d+\. ", m.value) and "** · score " in m.value]
+
+
+def hit_ids(at):
+    """Each hit's passage id, from the caption under its first line."""
+    return [c.value.split("`")[1] for c in at.caption if c.value.startswith("From ") and " · passage `" in c.value]
 
 
 def plotly_spec(at, i=0):
@@ -56,13 +62,18 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     # the data room's tuned w = 0.5: passage and entity seeds each carry half the restart mass
     assert passage_seeds["weight"].sum() == pytest.approx(0.5, abs=1e-3)
     assert seeds["weight"].sum() == pytest.approx(0.5, abs=1e-3)
-    assert any("dense similarity to the question" in c.value for c in at.caption)
     # the passage seeds said in words (the same sentence as the evidence report's), with the data room's λ = 0.5
     assert any(c.value.startswith(f"Passage seeds: the {len(passage_seeds)} passages closest to the question in "
                                   "meaning (dense embeddings, 50%) and in shared words (BM25, 50%) take 50% of the "
                                   "restart mass") for c in at.caption)
-    assert any("Evidence path: Elliot Park → 04-brightwater-portfolio-update.md#0000 → Brightwater" in c.value
-               for c in at.caption)
+    # routes name passages by document and part, with the share of the score walks along them carry; no raw mass
+    assert any(re.match(r"Evidence path: Elliot Park → Brightwater Logistics — .* · part 1 → Brightwater.* \(walks along "
+                        r"it carry (\d+%|<1%) of the score\)", c.value) for c in at.caption), [c.value for c in at.caption]
+    assert not any("mass " in c.value or "e-0" in c.value for c in at.caption)
+    # every hit leads with one plain sentence of what its score owes to what
+    reasons = [m.value for m in at.markdown if m.value.startswith("Its score: ")]
+    assert len(reasons) == 5 and re.match(r"Its score: \d+% its similarity to the question, \d+% the name “Agent”, "
+                                          r"3% through Elliot Park → Brightwater", reasons[0]), reasons[0]
     assert len(at.get("iframe")) == 1  # the pyvis subgraph
     residual = plotly_spec(at)["data"][0]
     assert len(residual["y"]) == 20
@@ -143,7 +154,7 @@ def test_query_page_weighted_rrf_members_and_weights():
     corpus = load_corpus("dataroom-core")
     ref = Index(corpus).retriever("rrf", search_config({}, corpus, rrf_members=("bm25", "dense"),
                                                        rrf_weights=(2.0, 0.5))).search(q, 5)
-    assert [line.split("`")[1] for line in hit_lines(at)] == [h.passage_id for h in ref]
+    assert hit_ids(at) == [h.passage_id for h in ref]
     at.multiselect(key="rrf_members").set_value(["bm25", "dense", "hybrid-ner"]).run()
     assert at.number_input(key="rrf_w_hybrid-ner").value == 1.0  # a new member votes once
     assert at.query_params["members"] == "bm25,dense,hybrid-ner" and at.query_params["weights"] == "2,0.5,1"
@@ -497,24 +508,28 @@ def test_every_label_and_column_the_pages_show_is_in_the_glossary():
 
 def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     at = start(params={"retriever": "ppr-regex"})  # Elliot Park → … → credit agreement
-    before = [line.split("`")[1] for line in hit_lines(at)]
+    before = hit_ids(at)
     assert not any("↑" in line or "↓" in line for line in hit_lines(at))  # no previous view yet
-    assert any(c.value.startswith("The seed this passage owes most to: Elliot Park (") for c in at.caption)
+    assert any("through Elliot Park" in m.value for m in at.markdown if m.value.startswith("Its score: "))
     at.multiselect(key="wi_entities").set_value(["Elliot Park"]).run()
     assert at.query_params["without"] == "Elliot Park"
     seeds = at.dataframe[0].value
     assert "Elliot Park" not in set(seeds["entity"])
-    after = [line.split("`")[1] for line in hit_lines(at)]
+    after = hit_ids(at)
     assert after != before
-    for line in hit_lines(at):  # every passage says how it moved against the previous view
-        pid = line.split("`")[1]
+    for line, pid in zip(hit_lines(at), after, strict=True):  # every passage says how it moved against the previous view
         if pid in before:
             moved = before.index(pid) - after.index(pid)
             assert line.endswith(f"↑{moved}" if moved > 0 else f"↓{-moved}" if moved < 0 else "=")
         else:
             assert line.endswith("new")
     gone = [pid for pid in before if pid not in after]
-    assert any(c.value == "Gone from the top since the previous view: " + ", ".join(gone) for c in at.caption)
+    from engine.explain.reasons import passage_name
+    from engine.ingest.corpus import load_corpus
+
+    titles = {p.id: p.title for p in load_corpus("dataroom-core").passages}
+    assert any(c.value == "Gone from the top since the previous view: " + ", ".join(passage_name(pid, titles)
+                                                                                   for pid in gone) for c in at.caption)
     # the same what-if through the engine, as the CLI's --without runs it
     from engine.ingest.corpus import load_corpus
     from engine.indexing.index import Index, search_config
@@ -526,7 +541,7 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     q = at.text_input(key="question").value
     assert after == [h.passage_id for h in ref.search(q, 5)]
     at.multiselect(key="wi_entities").set_value([]).run()
-    assert [line.split("`")[1] for line in hit_lines(at)] == before
+    assert hit_ids(at) == before
 
 
 def test_a_link_to_an_evaluated_compare_view_evaluates_once_on_open():
@@ -562,7 +577,8 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
     assert scope == ["**Scope as understood:** Acme Widgets · FY2019 · Statement of cash flows → Acme Widgets FY2019 "
                      "10\\-K. Correct it under “Scope” above."]  # markdown-escaped hyphen
-    assert hit_lines(at)[0].startswith("**1.** `ACME_2019_10K.pdf#p5.0`")
+    assert hit_ids(at)[0] == "ACME_2019_10K.pdf#p5.0"
+    assert hit_lines(at)[0].startswith("**1. Acme 2019 10\\-K p\\.5** · score ")  # the page, not the id
     typed = [m.value for m in at.markdown if m.value.startswith("**Typed path:**")]
     assert typed[0].startswith("**Typed path:** Acme Widgets → Acme Widgets FY2019 10\\-K → Statement of cash flows → "
                                "“Additions to property, plant and equipment” → page 5")
@@ -573,7 +589,7 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     assert not at.exception, at.exception
     scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
     assert scope[0].startswith("**Scope as understood (as you corrected it):** Acme Widgets · FY2020")
-    assert hit_lines(at)[0].startswith("**1.** `ACME_2020_10K.pdf#p5.0`")
+    assert hit_ids(at)[0] == "ACME_2020_10K.pdf#p5.0"
     assert at.query_params["fiscal_year"] == "2020"
 
 

@@ -89,7 +89,7 @@ def wait_idle(page, timeout=120):
 
 def hits(page) -> list[str]:
     return [t.strip() for t in page.locator('[data-testid="stMarkdownContainer"] p').all_inner_texts()
-            if re.match(r"^\d+\. \S+ · score", t.strip())]
+            if re.match(r"^\d+\. .+ · score", t.strip())]
 
 
 def no_exception(page):
@@ -252,10 +252,10 @@ def test_eight_concurrent_sessions_each_get_their_own_results(app_url):
             if await page.locator('[data-testid="stStatusWidget"]').count() == 0:
                 break
             await asyncio.sleep(0.5)
-        texts = await page.locator('[data-testid="stMarkdownContainer"] p').all_inner_texts()
+        texts = await page.locator('[data-testid="stCaptionContainer"]').all_inner_texts()
         errors = await page.locator('[data-testid="stException"]').count()
         await context.close()
-        return [m.group(1) for t in texts if (m := re.match(r"^\d+\. (\S+) · score", t.strip()))], errors
+        return [m.group(1) for t in texts if (m := re.match(r"^From .* · passage (\S+)$", t.strip()))], errors
 
     async def sweep_session(browser):
         context = await browser.new_context()

@@ -380,3 +380,43 @@ def test_evidence_paths_through_hub_entities_break_ties_as_a_full_enumeration_do
             assert [p.node_ids for p in ex.paths] == [ids for _, ids in every[:keep]]
             checked += 1
     assert checked >= 20
+
+
+@pytest.mark.parametrize("name", ["ppr-regex", "hybrid-regex"])
+def test_a_routes_share_is_what_walks_along_it_add_to_the_score(core_index, name):
+    """Reference: the score is the sum over every walk from a seed of α(1−α)ᴸ × seed weight × the transition
+    probabilities along it (computed here by powers of the dense W, not by the kernel), so a route's share is its
+    own term over the score, and the shares of all routes sum to 1."""
+    r = core_index.retriever(name)
+    g, n = r.graph, r.graph.n_passages
+    W = g.W.toarray()
+    alpha = r.params.alpha
+    checked = 0
+    for q in core_index.corpus.queries[:8]:
+        try:
+            ans = r.explain(q.text, 3)
+        except NoSeedError:
+            continue
+        s = np.zeros(W.shape[0])
+        for seed in ans.seeds:
+            s[n + g.entities.index(seed.entity)] = seed.weight
+        for ps in ans.passage_seeds:
+            s[g.passage_ids.index(ps.passage_id)] = ps.weight
+        by_length, x = [], s.copy()
+        for _ in range(ans.iterations):
+            by_length.append(x)
+            x = W @ x
+        for ex in ans.explanations:
+            i = g.passage_ids.index(ex.passage_id)
+            walks = sum(alpha * (1 - alpha) ** L * v[i] for L, v in enumerate(by_length)) \
+                + (1 - alpha) ** ans.iterations * x[i]
+            assert walks == pytest.approx(ex.score, rel=1e-9)  # every walk's term, summed, is the score
+            for p in ex.paths:
+                idx = [n + g.entities.index(nid[2:]) if nid.startswith("e:") else g.passage_ids.index(nid[2:])
+                       for nid in p.node_ids]
+                term = s[idx[0]] * np.prod([W[b, a] for a, b in zip(idx, idx[1:])])
+                steps = len(idx) - 1
+                assert p.share == pytest.approx(alpha * (1 - alpha) ** steps * term / ex.score, rel=1e-9)
+            assert 0 < sum(p.share for p in ex.paths) <= 1
+            checked += 1
+    assert checked >= 10

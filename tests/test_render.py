@@ -66,8 +66,17 @@ def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys
     assert "&lt;img src=x onerror" in page  # the text is there, as text
     assert not re.search(r'(?:src|href)="https?://', page)
     for part in ("Seeds: where the walk restarts", "Evidence path: Calder Bank →", "<svg", "<iframe sandbox",
-                 "Top 3 passages · ppr-regex", "python -m engine report", "/?corpus=evil"):
+                 "Answers: the top 3 passages", "python -m engine report", "/?corpus=evil"):
         assert part in page, part
+    # it reads top down: the question, the answers with their reasons, the graph, and last how it was computed
+    order = [page.index(x) for x in ("<h2>Question", "<h2>Answers", "Its score: ", "<h2>Evidence graph",
+                                     "<h2>How this was computed", "<td>α (teleport probability)</td>",
+                                     "Seeds: where the walk restarts", "python -m engine report")]
+    assert order == sorted(order)
+    # routes carry shares of the score in percent, passages by document, never a raw mass or an id in a path
+    assert re.search(r"Evidence path: Calder Bank → Doc \d &lt;b&gt;bold&lt;/b&gt; → [^<]* \(walks along it carry "
+                     r"(\d+%|&lt;1%) of the score\)", page)
+    assert "mass " not in page.split("<h2>Evidence graph")[0]
     # lexical retrievers carry their own explanation instead of seeds
     bm25 = build_report(index, ReportView("evil", "Calder Bank", "bm25", 2, search_config({}, corpus)), "T")
     assert re.search(r"Why: “(calder|bank)” \(×1 in the passage", bm25) and "Seeds:" not in bm25
@@ -127,3 +136,16 @@ def test_the_legend_names_only_the_roles_drawn_and_the_hover_box_is_sans_serif_a
     assert {k for k in COLORS if ROLE_WORDS[k] in legend} == drawn & set(COLORS)
     assert "passage-seed" not in drawn and ROLE_WORDS["passage-seed"] not in legend  # ppr-regex seeds no passage
     assert TOOLTIP_CSS in page.split("</head>", 1)[0] and "font:12px/1.4 sans-serif" in TOOLTIP_CSS
+
+
+def test_the_report_is_named_after_the_question_and_the_day():
+    from datetime import date
+
+    from engine.explain.report import report_file_name
+
+    q = "Which bank is administrative agent on the credit facility of the company whose CFO is Elliot Park?"
+    assert report_file_name(q, date(2026, 12, 1)) == \
+        "evidence-report-which-bank-is-administrative-agent-on-the-credit-2026-12-01.html"
+    assert report_file_name("<script>/../../etc</script>", date(2026, 1, 2)) == \
+        "evidence-report-script-etc-script-2026-01-02.html"  # nothing of a path or markup survives
+    assert report_file_name("???", date(2026, 1, 2)) == "evidence-report-2026-01-02.html"

@@ -10,6 +10,7 @@ from pathlib import Path
 from ..catalog import default_retriever, stages_for
 from ..errors import NoSeedError, PathLensError
 from ..explain.jsonout import answer_json, config_json
+from ..explain.reasons import path_words, percent, reason
 from ..indexing.index import check_retriever
 from ..ingest.corpus import bundled_manifest, bundled_names
 from ..ingest.passage import citation
@@ -27,7 +28,7 @@ def cmd_list(args) -> dict:
         print("Bundled corpora:")
         for c in out["corpora"]:
             print(f"  {c['name']:<16} {c['description']}")
-        print("\nSubcommands: query, report, eval, graph, build, bench, sweep, perf (python -m engine SUBCOMMAND --help)")
+        print("\nSubcommands: query, report, eval, graph, build, bench, sweep, perf, demo (python -m engine SUBCOMMAND --help)")
     return out
 
 
@@ -44,6 +45,7 @@ def cmd_query(args) -> None:
     index = open_index(corpus)
     texts = dict(zip(index.ids, (p.text for p in corpus.passages)))
     by_id = {p.id: p for p in corpus.passages}
+    titles = {p.id: p.title for p in corpus.passages}
     if args.without or args.without_passage:
         for stage in stages_for([name], config.rrf.members):
             index.build(stage)  # what-if slices built parts: build them from the cache first
@@ -70,10 +72,11 @@ def cmd_query(args) -> None:
         print(f"{h.rank:>2}. {h.score:.5f}  {h.passage_id}  {snippet(texts[h.passage_id])}")
         print(f"      from {citation(by_id[h.passage_id])}")
         why = answer.why.get(h.passage_id)
-        if answer.walk is not None:  # a walk says why by its evidence paths, each with its mass
+        if answer.walk is not None:  # a walk says why in one sentence, then by its routes and their shares
+            print(f"      {reason(why, answer.walk)}")
             if why.typed_path is not None:
-                print(f"      typed path {why.typed_path.words()}  (mass {why.typed_path.mass:.2e})")
-            print("\n".join(f"      via {p.words()}  (mass {p.mass:.2e})" for p in why.paths))
+                print(f"      typed path {why.typed_path.words()}  ({percent(why.typed_path.share)} of the score)")
+            print("\n".join(f"      via {path_words(p, titles)}  ({percent(p.share)} of the score)" for p in why.paths))
         elif why is not None:
             print(f"      why: {why.words()}")
     if answer.walk is not None:
@@ -84,7 +87,7 @@ def cmd_query(args) -> None:
 def cmd_report(args) -> None:
     from datetime import datetime, timezone
 
-    from ..explain.report import ReportView, build_report
+    from ..explain.report import ReportView, build_report, report_file_name
 
     check_query(args.question)
     k = check_k(args.k)
@@ -99,12 +102,14 @@ def cmd_report(args) -> None:
     for stage in stages_for([name], config.rrf.members):
         index.build(stage)
     view = ReportView(spec, args.question.strip(), name, k, config, tuple(args.without), tuple(args.without_passage))
-    page = build_report(index, view, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    now = datetime.now(timezone.utc)
+    page = build_report(index, view, now.strftime("%Y-%m-%d %H:%M UTC"))
+    out = args.out or report_file_name(view.question, now.date())
     try:
-        Path(args.out).write_text(page, encoding="utf-8")
+        Path(out).write_text(page, encoding="utf-8")
     except OSError as e:
-        raise PathLensError(f"cannot write {args.out}: {e.strerror}") from None
-    print(f"wrote {args.out} ({len(page):,} bytes)")
+        raise PathLensError(f"cannot write {out}: {e.strerror}") from None
+    print(f"wrote {out} ({len(page):,} bytes)")
 
 
 
@@ -126,7 +131,7 @@ def cmd_graph(args) -> None:
     print(f"{corpus.name} / {args.builder}: {stats.passages} passages, {stats.entities} entities, {stats.edges} edges, "
           f"{stats.isolated_passages} isolated passages")
     print(f"extraction: {ex.raw_mentions} raw mentions ({ex.raw_unique} distinct) -> {ex.kept} kept entities")
-    for reason, n in ex.dropped.items():
-        print(f"  dropped {n:>5} as {reason}: e.g. {', '.join(ex.dropped_examples[reason][:4])}")
+    for why, n in ex.dropped.items():
+        print(f"  dropped {n:>5} as {why}: e.g. {', '.join(ex.dropped_examples[why][:4])}")
     print("largest entities: " + ", ".join(f"{n} ({d})" for n, d in stats.largest_entities))
     print(f"aliases: {len(aliases.rows)} rows")

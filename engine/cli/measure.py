@@ -153,3 +153,24 @@ def cmd_perf(args) -> None:
     print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
     if report.failed():
         raise PathLensError("perf: these measurements failed (see the report): " + ", ".join(report.failed()))
+
+
+def cmd_demo(args) -> None:
+    from dataclasses import asdict
+
+    from ..evaluate.demo import demo_candidates, demo_question
+    from ..indexing.index import check_retriever
+
+    check_retriever(args.retriever)
+    corpus = load(args.corpus)
+    candidates = demo_candidates(open_index(corpus), args.retriever)
+    chosen = demo_question(candidates)
+    if args.json:
+        print(json.dumps({"corpus": corpus.name, "retriever": args.retriever, "chosen": chosen and chosen.query_id,
+                          "candidates": [asdict(c) for c in candidates]}, indent=2))
+        return
+    print(table(["question", "top hit gold", "through a bridge", "why the top hit came back"],
+                [[c.query_id, "yes" if c.top_is_gold else "no", f"{c.bridged_share:.1%}", c.reason]
+                 for c in sorted(candidates, key=lambda c: (-c.bridged_share, c.query_id))]))
+    print(f"\nopen on: {chosen.query_id} · {chosen.question}" if chosen else
+          "\nno labeled question's gold top hit owes anything to a bridging entity")

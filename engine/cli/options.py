@@ -136,7 +136,8 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("query", help="rank passages for one question", parents=[corpus, as_json, _options(ask), search])
     r = sub.add_parser("report", help="write the self-contained HTML evidence report of one question",
                        parents=[corpus, _options(ask), search])
-    r.add_argument("--out", required=True, help="the HTML file to write")
+    r.add_argument("--out", default=None, help="the HTML file to write (default: evidence-report-<the question's first "
+                                                "words>-<today>.html, the name the Query page's download has)")
 
     e = sub.add_parser("eval", help="metrics over the corpus's labeled queries", parents=[corpus, as_json, compare, search])
     e.add_argument("--queries", action="append", default=None, metavar="FILE",
@@ -191,6 +192,10 @@ def parser() -> argparse.ArgumentParser:
                     + ", ".join(PERSISTED))
     bd.add_argument("--cache-dir", default=None,
                     help="where to write the cache (default $PATHLENS_CACHE_DIR, else .pathlens-cache)")
+
+    dm = sub.add_parser("demo", help="which labeled question the Query page should open on: each one's top hit and "
+                                     "the share of its score owed to a bridging entity", parents=[corpus, as_json])
+    dm.add_argument("--retriever", default=DEFAULT_RETRIEVER, help=f"default {DEFAULT_RETRIEVER}, the page's")
 
     g = sub.add_parser("graph", help="graph statistics and extraction filter counts", parents=[corpus, as_json])
     g.add_argument("--builder", default="regex", choices=None)

@@ -32,10 +32,12 @@ def explanation_json(why) -> dict | None:
         return None
     if isinstance(why, HitExplanation):
         return {"seed_contributions": dict(why.contributions), "seed_shares": dict(why.seed_shares),
-                "evidence_paths": [{"path": p.words(), "nodes": list(p.node_ids), "mass": p.mass} for p in why.paths],
+                "evidence_paths": [{"path": p.words(), "nodes": list(p.node_ids), "mass": p.mass, "share": p.share}
+                                   for p in why.paths],
                 "matched_entities": list(why.matched_entities),
                 **({"typed_path": {"path": why.typed_path.words(), "nodes": list(why.typed_path.node_ids),
-                                   "mass": why.typed_path.mass}} if why.typed_path is not None else {})}
+                                   "mass": why.typed_path.mass, "share": why.typed_path.share}}
+                                 if why.typed_path is not None else {})}
     return asdict(why)
 
 

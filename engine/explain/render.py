@@ -21,6 +21,7 @@ import re
 from functools import lru_cache
 
 from ..retrieve.graph_explain import GraphAnswer, SubgraphNode
+from .reasons import passage_name, short
 
 COLORS = {"seed": "#d62728", "alias": "#ff9896", "passage-seed": "#ff7f0e", "hit": "#1f77b4", "bridge": "#2ca02c",
           "bridge-passage": "#aec7e8"}
@@ -30,7 +31,6 @@ ROLE_WORDS = {"seed": "question entity (seed)", "alias": "alias of a seed (BCT)"
 _REMOTE = re.compile(r'<(?:link|script)[^>]*(?:href|src)="https?://[^"]*"[^>]*>(?:\s*</script>)?', re.IGNORECASE)
 LAYER_X = 420  # horizontal distance between layers, wider than the widest label
 ROW_Y = 56  # vertical distance between nodes of one layer, taller than a label box
-MAX_LABEL = 30
 
 
 @lru_cache(maxsize=4)
@@ -40,11 +40,6 @@ def _template_env(template_dir: str):
     from jinja2 import Environment, FileSystemLoader
 
     return Environment(loader=FileSystemLoader(template_dir))
-
-
-def _short(text: str, n: int = MAX_LABEL) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
 
 
 def layout(answer: GraphAnswer) -> dict[str, tuple[int, int]]:
@@ -75,35 +70,16 @@ def layout(answer: GraphAnswer) -> dict[str, tuple[int, int]]:
     return pos
 
 
-_PAGE_ID = re.compile(r"^(?P<doc>.+)#p(?P<page>\d+)\.(?P<part>\d+)$")  # a document page's passage: FILE#p12.0
-
-
-def short_document(title: str, doc: str) -> str:
-    """A document's name in a few words: a filing's file-made name ("APPLE 2022 10-K", the last part of its
-    title) or the file's stem, capitalised where it shouts, without a trailing "dated …"."""
-    words = (title.split(" · ")[-1] if " · " in title else doc.rsplit(".", 1)[0].replace("_", " ")).split()
-    words = words[:words.index("dated")] if "dated" in words else words
-    return " ".join(w.capitalize() if w.isalpha() and w.isupper() and len(w) > 3 else w for w in words[:4])
-
-
 def node_label(node: SubgraphNode, rank: dict[str, int], titles: dict[str, str],
                gold: frozenset[str] = frozenset()) -> str:
-    """Passages: a star when gold, rank, short document title and which part of the document (two
-    passages of one document must not read alike); a page of a PDF leads with what tells pages apart,
-    "#1 Apple 2022 10-K p.32" (its full identity is in the hover); entities: their name."""
+    """Passages: a star when gold, rank, and the passage by document and page or part (reasons.passage_name: a
+    PDF page leads with what tells pages apart, "#1 Apple 2022 10-K p.32"; its full identity is in the hover);
+    entities: their name."""
     if node.id.startswith("p:"):
         pid = node.id[2:]
         head = f"#{rank[node.id]} " if node.id in rank else ""
-        paged = _PAGE_ID.match(pid)
-        if paged:
-            part = int(paged["part"])
-            where = f" p.{paged['page']}" + (f", part {part + 1}" if part else "")
-            return ("★ " if pid in gold else "") + head + short_document(titles.get(pid, ""), paged["doc"]) + where
-        doc, _, part = pid.rpartition("#")
-        name = _short(titles.get(pid) or doc or pid, MAX_LABEL)
-        where = f" · part {int(part) + 1}" if doc and part.isdigit() else ""
-        return ("★ " if pid in gold else "") + head + name + where
-    return _short(node.label)
+        return ("★ " if pid in gold else "") + head + passage_name(pid, titles)
+    return short(node.label)
 
 
 def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str],

@@ -1,14 +1,15 @@
-"""The evidence report: one self-contained HTML file to hand over.
+"""The evidence report: one self-contained HTML file to hand over, read top down by someone who was not there.
 
-It holds the question, corpus, retriever and every parameter; the ranked passages with their
-matches marked and gold marks; for graph retrievers the seeds with rules and weights, each
-hit's seed shares and evidence paths in words, and the evidence graph (interactive, with
-vis-network inlined, and a static SVG beside it); for the others their own explanation; the
-link that reproduces the view in the app and the command that writes the same file.
+It opens with the question and the answers: each ranked passage by document and page, with the one sentence
+saying what its score owes to what (engine.explain.reasons), its routes with the share of the score they carry,
+and its text with the matches marked. Then the evidence graph (interactive, vis-network inlined, and a static
+SVG beside it). Last, "How this was computed": the retriever and every parameter, the seeds with their rules
+and weights, the link that reproduces the view in the app and the command that writes the same file. The file
+is named after the question and the day.
 
-Every piece of corpus or user text is escaped before it becomes HTML; the interactive graph
-is a sandboxed srcdoc iframe whose own page escapes its data (see `render`). The file asks
-nothing of the network: no script, style, font or image is fetched.
+Every piece of corpus or user text is escaped before it becomes HTML; the interactive graph is a sandboxed
+srcdoc iframe whose own page escapes its data (see `render`). The file asks nothing of the network: no script,
+style, font or image is fetched.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import html
 import re
 import shlex
 from dataclasses import dataclass
+from datetime import date
 from typing import Iterable
 from urllib.parse import urlencode
 
@@ -24,6 +26,7 @@ from ..ingest.passage import citation
 from ..retrieve.graph_explain import GraphAnswer
 from ..indexing.index import Index, SearchConfig, param_values
 from ..catalog import EDGE_PARAMS, PARAMS, spec
+from .reasons import passage_name, path_words, percent, reason
 from .render import COLORS, ROLE_WORDS, layout, node_label, passage_seed_summary, subgraph_html
 from ..retrieve.retrievers import check_k, check_query
 from ..text import tokenize
@@ -115,7 +118,7 @@ class ReportView:
             argv += ["--without", e]
         for p in self.without_passages:
             argv += ["--without-passage", p]
-        return shlex.join(argv + ["--out", "evidence-report.html"])
+        return shlex.join(argv)  # the file is named after the question and the day, as the page's download
 
 
 _STYLE = """body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#222;max-width:1100px;margin:24px auto;
@@ -161,22 +164,18 @@ def _svg(answer: GraphAnswer, titles: dict[str, str], gold: frozenset[str]) -> s
     return "".join(parts)
 
 
-def build_report(index: Index, view: ReportView, generated: str) -> str:
-    """The report for one view of one question. `generated` is the time stamp printed in it (the
-    only part that differs between the page's download and the command line's file)."""
-    question, k = check_query(view.question), check_k(view.k)
-    if view.without_entities or view.without_passages:
-        index = index.without(view.without_passages, view.without_entities)
-    corpus = index.corpus
-    texts = {p.id: p.text for p in corpus.passages}
-    titles = {p.id: p.title for p in corpus.passages}
-    cites = {p.id: citation(p) for p in corpus.passages}
-    gold = next((frozenset(q.gold) for q in corpus.queries if q.text.strip() == question), frozenset())
-    answer = index.retriever(view.retriever, view.config).answer(question, k)
-    walk, hits = answer.walk, answer.hits
+def report_file_name(question: str, day: date) -> str:
+    """The report's file name: the question's first words and the day, so a folder of reports reads as a list of
+    questions ("evidence-report-who-manages-the-fund-whose-portfolio-2026-12-01.html")."""
+    words = re.findall(r"[a-z0-9]+", question.lower())[:8]
+    stem = "-".join(words)[:60].rstrip("-")
+    return f"evidence-report-{stem + '-' if stem else ''}{day.isoformat()}.html"
+
+
+def _parameters(view: ReportView, passages: int) -> list[list[object]]:
     g, hy = view.config.graph, view.config.hybrid
-    params = [["corpus", view.corpus], ["passages", f"{len(corpus):,}"], ["retriever", view.retriever],
-              ["k", k], ["α (teleport probability)", g.alpha], ["iteration cap", g.iterations],
+    params = [["corpus", view.corpus], ["passages", f"{passages:,}"], ["retriever", view.retriever],
+              ["k", view.k], ["α (teleport probability)", g.alpha], ["iteration cap", g.iterations],
               ["tolerance", g.tol or "none"], ["β (alias weight)", g.beta],
               ["seeding", "vocabulary + specificity" if g.vocabulary else "paper (extracted names, uniform)"],
               ["w (passage-seed share)", hy.passage_weight], ["τ", hy.tau], ["passage seeds", hy.top],
@@ -191,35 +190,63 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
                                          [1.0] * len(view.config.rrf.members)))])
     if view.without_entities or view.without_passages:
         params.append(["what-if: taken out", "; ".join(view.without_entities + view.without_passages)])
+    return params
+
+
+def _hit(h, answer, titles: dict[str, str], texts: dict[str, str], cites: dict[str, str], question: str,
+         gold: frozenset[str]) -> str:
+    """One answer: its name, citation and score; why it came back in one sentence; its routes; its text."""
+    walk = answer.walk
+    e = answer.why.get(h.passage_id) if walk is not None else None  # a walk's per-seed shares and paths
+    mark = " · <span class='gold'>★ gold</span>" if h.passage_id in gold else ""
+    out = [f"<div class='hit'><div><strong>{h.rank}. {html.escape(passage_name(h.passage_id, titles))}</strong> · "
+           f"{html.escape(cites[h.passage_id])} · score {h.score:.5g}{mark}</div>"]
+    if e is not None:
+        out.append(f"<p>{html.escape(reason(e, walk))}</p>")
+        if e.typed_path is not None:
+            out.append(f"<div><strong>Typed path:</strong> {html.escape(e.typed_path.words())} "
+                       f"(its seeds carry {percent(e.typed_path.share)} of the score)</div>")
+        for p in e.paths:
+            out.append(f"<div class='meta'>Evidence path: {html.escape(path_words(p, titles))} "
+                       f"(walks along it carry {percent(p.share)} of the score)</div>")
+    elif h.passage_id in answer.why:
+        out.append(f"<p>Why: {html.escape(answer.why[h.passage_id].words())}</p>")
+    terms = marked_terms(e.matched_entities if e is not None else None, texts[h.passage_id], question)
+    out.append(f"<p>{highlight(texts[h.passage_id], terms)}</p>"
+               f"<div class='meta'>passage <code>{html.escape(h.passage_id)}</code></div></div>")
+    return "\n".join(out)
+
+
+def build_report(index: Index, view: ReportView, generated: str) -> str:
+    """The report for one view of one question: the question, the answers with their one-sentence reasons, the
+    evidence graph, and last how it was computed (parameters, seeds, the link and the command). `generated` is the
+    time stamp printed in it (the only part that differs between the page's download and the command line's
+    file)."""
+    question, k = check_query(view.question), check_k(view.k)
+    if view.without_entities or view.without_passages:
+        index = index.without(view.without_passages, view.without_entities)
+    corpus = index.corpus
+    texts = {p.id: p.text for p in corpus.passages}
+    titles = {p.id: p.title for p in corpus.passages}
+    cites = {p.id: citation(p) for p in corpus.passages}
+    gold = next((frozenset(q.gold) for q in corpus.queries if q.text.strip() == question), frozenset())
+    answer = index.retriever(view.retriever, view.config).answer(question, k)
+    walk, hits = answer.walk, answer.hits
     out = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>PathLens evidence report</title>"
            f"<style>{_STYLE}</style></head><body>",
            "<h1>PathLens evidence report</h1>",
-           f"<p class='meta'>Generated {html.escape(generated)}</p>",
+           f"<p class='meta'>Generated {html.escape(generated)} · {html.escape(view.corpus)} · "
+           f"{html.escape(view.retriever)}</p>",
            f"<h2>Question</h2><p>{html.escape(question)}</p>",
            *([f"<p><strong>Scope as understood{' (corrected)' if walk.extra.scope.corrected else ''}:</strong> "
-              f"{html.escape(walk.extra.scope_words)}</p>"] if walk is not None and walk.extra is not None else []),
-           "<h2>How it was asked</h2>", _table(["parameter", "value"], params),
-           f"<p class='meta'>Reproduce this view in PathLens: append <code>{html.escape(view.link())}</code> to the "
-           f"app's address. Write this report again: <code>{html.escape(view.command())}</code></p>"]
+              f"{html.escape(walk.extra.scope_words)}</p>"] if walk is not None and walk.extra is not None else [])]
     for n in answer.notes:
         out.append(f"<p><strong>Note:</strong> {html.escape(n)}</p>")
-    seed_label: dict[str, str] = {}
+    out.append(f"<h2>Answers: the top {len(hits)} passage{'s' if len(hits) != 1 else ''}</h2>")
+    if not hits:
+        out.append("<p>No passage was returned.</p>")
+    out += [_hit(h, answer, titles, texts, cites, question, gold) for h in hits]
     if walk is not None:
-        seed_label = {f"e:{s.entity}": s.label for s in walk.seeds}
-        seed_label.update({f"p:{p.passage_id}": f"dense similarity ({p.passage_id})" for p in walk.passage_seeds})
-        out.append("<h2>Seeds: where the walk restarts</h2>")
-        if walk.seeds:
-            out.append(_table(["entity", "rule", "weight", "passages it occurs in", "from"],
-                              [[s.label, s.rule if s.source == "query" else f"alias ({s.rule})", f"{s.weight:.4f}",
-                                s.passages, s.via] for s in walk.seeds]))
-        if walk.passage_seeds:
-            out.append(f"<p class='meta'>{html.escape(passage_seed_summary(walk, view.config.hybrid.lexical))}</p>")
-            out.append(_table(["passage seed", "title", "similarity", "weight"],
-                              [[p.passage_id, titles[p.passage_id], f"{p.cosine:.4f}", f"{p.weight:.4f}"]
-                               for p in walk.passage_seeds]))
-        for amb in walk.ambiguous:
-            out.append(f"<p><strong>Ambiguous:</strong> “{html.escape(amb.term)}” is defined in "
-                       f"{len({d for d, _ in amb.meanings})} documents as different names; none was seeded for it.</p>")
         out.append("<h2>Evidence graph</h2><p class='meta'>Left to right: seeds, the passages they lead to, bridging "
                    "entities, further passages. " + " · ".join(f"<span style='color:{COLORS[r]}'>■</span> "
                                                               f"{html.escape(ROLE_WORDS[r])}" for r in COLORS) + "</p>")
@@ -227,27 +254,22 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
         out.append(f"<iframe sandbox='allow-scripts' height='580' srcdoc=\"{html.escape(page, quote=True)}\">"
                    "</iframe>")
         out.append("<p class='meta'>The same graph as a static picture:</p>" + _svg(walk, titles, gold))
-    out.append(f"<h2>Top {len(hits)} passage{'s' if len(hits) != 1 else ''} · {html.escape(view.retriever)}</h2>")
-    if not hits:
-        out.append("<p>No passage was returned.</p>")
-    for h in hits:
-        e = answer.why.get(h.passage_id) if walk is not None else None  # a walk's per-seed shares and paths
-        mark = " · <span class='gold'>★ gold</span>" if h.passage_id in gold else ""
-        out.append(f"<div class='hit'><div><strong>{h.rank}.</strong> <code>{html.escape(h.passage_id)}</code> · "
-                   f"{html.escape(cites[h.passage_id])} · score {h.score:.5g}{mark}</div>")
-        if e is not None:
-            shares = ", ".join(f"{html.escape(seed_label[s])} {v:.0%}" for s, v in sorted(e.seed_shares,
-                                                                                           key=lambda sv: -sv[1])
-                               if v >= 0.005)
-            out.append(f"<div class='meta'>Seed shares: {shares}</div>")
-            if e.typed_path is not None:
-                out.append(f"<div><strong>Typed path:</strong> {html.escape(e.typed_path.words())} "
-                           f"(its seeds carry {e.typed_path.mass / h.score:.0%} of the score)</div>")
-            for p in e.paths:
-                out.append(f"<div class='meta'>Evidence path: {html.escape(p.words())} (mass {p.mass:.2e})</div>")
-        elif h.passage_id in answer.why:
-            out.append(f"<div class='meta'>Why: {html.escape(answer.why[h.passage_id].words())}</div>")
-        terms = marked_terms(e.matched_entities if e is not None else None, texts[h.passage_id], question)
-        out.append(f"<p>{highlight(texts[h.passage_id], terms)}</p></div>")
+    out += ["<h2>How this was computed</h2>", _table(["parameter", "value"], _parameters(view, len(corpus)))]
+    if walk is not None:
+        out.append("<h3>Seeds: where the walk restarts</h3>")
+        if walk.seeds:
+            out.append(_table(["entity", "rule", "weight", "passages it occurs in", "from"],
+                              [[s.label, s.rule if s.source == "query" else f"alias ({s.rule})", f"{s.weight:.4f}",
+                                s.passages, s.via] for s in walk.seeds]))
+        if walk.passage_seeds:
+            out.append(f"<p class='meta'>{html.escape(passage_seed_summary(walk, view.config.hybrid.lexical))}</p>")
+            out.append(_table(["passage seed", "title", "similarity", "weight"],
+                              [[passage_name(p.passage_id, titles), titles[p.passage_id], f"{p.cosine:.4f}",
+                                f"{p.weight:.4f}"] for p in walk.passage_seeds]))
+        for amb in walk.ambiguous:
+            out.append(f"<p><strong>Ambiguous:</strong> “{html.escape(amb.term)}” is defined in "
+                       f"{len({d for d, _ in amb.meanings})} documents as different names; none was seeded for it.</p>")
+    out.append(f"<p class='meta'>Reproduce this view in PathLens: append <code>{html.escape(view.link())}</code> to the "
+               f"app's address. Write this report again: <code>{html.escape(view.command())}</code></p>")
     out.append("</body></html>")
     return "\n".join(out)

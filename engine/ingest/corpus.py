@@ -42,6 +42,7 @@ class Corpus:
     defaults: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     report: IngestReport = IngestReport()
     lexicon: str = ""  # the text of a lexicon.json at the corpus's top, extending the financial lexicon
+    demo_question: str = ""  # the id of the labeled question the Query page opens on (a manifest's, measured)
 
     def __post_init__(self) -> None:
         if not self.passages:
@@ -270,8 +271,12 @@ def load_bundled(name: str) -> Corpus:
         return grown_corpus(name, manifest)
     chunking = ChunkConfig(**manifest.get("chunking", {}))
     corpus = load_folder(folder / "docs", name=name, config=chunking)
-    return Corpus(name=name, passages=corpus.passages, queries=_load_queries_beside(folder, corpus.passages),
-                  defaults=manifest_defaults(name, manifest))
+    queries = _load_queries_beside(folder, corpus.passages)
+    demo = manifest.get("demo_question", "")
+    if demo and demo not in {q.id for q in queries}:
+        raise PathLensError(f"{folder / 'manifest.json'}: field 'demo_question': {demo!r} is not a labeled question's id")
+    return Corpus(name=name, passages=corpus.passages, queries=queries, defaults=manifest_defaults(name, manifest),
+                  demo_question=demo)
 
 
 def grown_corpus(name: str, manifest: dict) -> Corpus:

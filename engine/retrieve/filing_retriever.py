@@ -117,8 +117,9 @@ class FilingRetriever(GraphRetriever):
         steps.sort(key=lambda s: s[0])
         page = self._page_number[row]
         end = f"page {page}" if page else explanation.passage_id
+        mass = float(sum(s[3] for s in steps))  # the seeds' whole contributions: their share is mass / score
         return EvidencePath(tuple(s[1] for s in steps) + (end,), tuple(s[2] for s in steps) + (f"p:{explanation.passage_id}",),
-                            float(sum(s[3] for s in steps)))
+                            mass, mass / explanation.score if explanation.score > 0 else 0.0)
 
     def _with_typed_path(self, e: HitExplanation) -> HitExplanation:
         return replace(e, typed_path=self.typed_path(e))

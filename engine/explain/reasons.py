@@ -1,0 +1,97 @@
+"""A walk's explanation in a reader's words: passages named by document and page (never by id), routes with the
+share of the score they carry (never a raw mass), and one sentence per hit saying what its score owes to what.
+
+The Query page, the evidence report and the demo question's choice all read it, so they say the same thing."""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping
+
+from ..retrieve.graph_explain import EvidencePath, GraphAnswer, HitExplanation
+
+_PAGE_ID = re.compile(r"^(?P<doc>.+)#p(?P<page>\d+)\.(?P<part>\d+)$")  # a document page's passage: FILE#p12.0
+SHOWN_SHARE = 0.005  # a part of a score below this is left out of a sentence (it would read "0%")
+MAX_LABEL = 30
+
+
+def short(text: str, n: int = MAX_LABEL) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+def short_document(title: str, doc: str) -> str:
+    """A document's name in a few words: a filing's file-made name ("APPLE 2022 10-K", the last part of its
+    title) or the file's stem, capitalised where it shouts, without a trailing "dated …"."""
+    words = (title.split(" · ")[-1] if " · " in title else doc.rsplit(".", 1)[0].replace("_", " ")).split()
+    words = words[:words.index("dated")] if "dated" in words else words
+    return " ".join(w.capitalize() if w.isalpha() and w.isupper() and len(w) > 3 else w for w in words[:4])
+
+
+def passage_name(pid: str, titles: Mapping[str, str]) -> str:
+    """A passage as a reader tells it from the others: a PDF page leads with the document and page ("Apple 2022
+    10-K p.32"); another passage is its document's title and which part of the document it is."""
+    paged = _PAGE_ID.match(pid)
+    if paged:
+        part = int(paged["part"])
+        return short_document(titles.get(pid, ""), paged["doc"]) + f" p.{paged['page']}" + (
+            f", part {part + 1}" if part else "")
+    doc, _, part = pid.rpartition("#")
+    name = short(titles.get(pid) or doc or pid)
+    return name + (f" · part {int(part) + 1}" if doc and part.isdigit() else "")
+
+
+def percent(share: float) -> str:
+    """A share as a reader reads it: whole percents, "<1%" for a small one that is not nothing."""
+    return "<1%" if 0 < share < SHOWN_SHARE else f"{share:.0%}"
+
+
+def path_words(path: EvidencePath, titles: Mapping[str, str]) -> str:
+    """A route in words: entities by name, passages by document and page."""
+    return " → ".join(passage_name(nid[2:], titles) if nid.startswith("p:") else label
+                      for nid, label in zip(path.node_ids, path.nodes))
+
+
+def _route(e: HitExplanation, seed_id: str) -> EvidencePath | None:
+    """The seed's heaviest route to the hit among those the explanation lists."""
+    return next((p for p in e.paths if p.node_ids[0] == seed_id), None)
+
+
+def parts(e: HitExplanation, walk: GraphAnswer) -> list[tuple[float, str, bool]]:
+    """What the hit's score owes to what, heaviest first: (share, words, through a bridging entity?). Entity seeds
+    are each a part, named by their heaviest listed route; the passage seeds are read together as the hit's
+    similarity to the question (its own, and similar passages' that share a name with it)."""
+    label = {f"e:{s.entity}": s.label for s in walk.seeds}
+    own = f"p:{e.passage_id}"
+    out: list[tuple[float, str, bool]] = []
+    similar = 0.0
+    for seed_id, share in e.seed_shares:
+        if seed_id == own:
+            out.append((share, "its similarity to the question", False))
+        elif seed_id.startswith("p:"):
+            similar += share
+        else:
+            route = _route(e, seed_id)
+            if route is not None and len(route.node_ids) == 4:  # seed → passage → bridging entity → hit
+                out.append((share, f"through {label[seed_id]} → {route.nodes[2]}", True))
+            else:
+                out.append((share, f"the name “{label[seed_id]}”", False))
+    if similar:
+        out.append((similar, "passages like the question that share a name with it", False))
+    return sorted(out, key=lambda p: (-p[0], p[1]))
+
+
+def reason(e: HitExplanation, walk: GraphAnswer) -> str:
+    """One plain sentence of a hit's shares: "61% its similarity to the question, 36% the name “Agent”, 3% through
+    Elliot Park → Brightwater Logistics." Shares under half a percent are left out."""
+    shown = [f"{percent(share)} {words}" for share, words, _ in parts(e, walk) if share >= SHOWN_SHARE]
+    return "Its score: " + (", ".join(shown) if shown else "spread thinly over many seeds") + "."
+
+
+def bridged_share(e: HitExplanation, walk: GraphAnswer) -> float:
+    """The share of the hit's score owed to seeds whose heaviest route reaches it through a bridging entity: how
+    much of the answer the graph's multi-hop links explain."""
+    return sum(share for share, _, bridged in parts(e, walk) if bridged)
+
+
+__all__ = ["bridged_share", "parts", "passage_name", "path_words", "percent", "reason", "short", "short_document"]

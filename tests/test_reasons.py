@@ -1,0 +1,74 @@
+"""An explanation in a reader's words, against hand-computed values; and the demo question is the measured one."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from engine.explain.reasons import bridged_share, passage_name, path_words, percent, reason
+from engine.retrieve.graph_explain import EvidencePath, HitExplanation
+from engine.retrieve.retrievers import Hit
+from engine.retrieve.seeding import Seed
+
+TITLES = {"APPLE_2022_10K.pdf#p32.1": "Apple Inc. · Form 10-K · fiscal year ended September 24, 2022 · APPLE 2022 10-K",
+          "04-update.md#0001": "Brightwater Logistics — Portfolio update Q3 2024",
+          "03-credit.md#0000": "Brightwater credit agreement"}
+
+
+def test_passages_are_named_by_document_and_page_or_part():
+    assert passage_name("APPLE_2022_10K.pdf#p32.1", TITLES) == "Apple 2022 10-K p.32, part 2"
+    assert passage_name("04-update.md#0001", TITLES) == "Brightwater Logistics — Portf… · part 2"
+    assert passage_name("unknown.md#0000", {}) == "unknown.md · part 1"
+
+
+def test_shares_read_as_whole_percents_and_a_small_one_is_not_nothing():
+    assert [percent(x) for x in (0.0, 0.004, 0.294, 1.0)] == ["0%", "<1%", "29%", "100%"]
+
+
+def _explanation():
+    """A hit owing 0.06 to its own passage seed, 0.03 to "Agent" (direct) and 0.01 to Elliot Park, whose heaviest
+    route runs through the portfolio update and Brightwater: 60%, 30% and 10% of a score of 0.1."""
+    hit = Hit("03-credit.md#0000", 0.1, 1, "hybrid-ner")
+    direct = EvidencePath(("Agent", "03-credit.md#0000"), ("e:agent", "p:03-credit.md#0000"), 0.2, 0.2 * 0.15 * 0.85 / 0.1)
+    bridged = EvidencePath(("Elliot Park", "04-update.md#0001", "Brightwater", "03-credit.md#0000"),
+                           ("e:elliot park", "p:04-update.md#0001", "e:brightwater", "p:03-credit.md#0000"), 0.05, 0.035)
+    e = HitExplanation(hit, (("e:agent", 0.03), ("e:elliot park", 0.01), ("p:03-credit.md#0000", 0.06)),
+                       (direct, bridged), ("Agent",), ("Agent", "Elliot Park", "dense"))
+    seeds = (Seed("agent", "Agent", 0.5, "query", "Agent", "vocabulary", 2),
+             Seed("elliot park", "Elliot Park", 0.5, "query", "Elliot Park", "extracted", 1))
+    return e, SimpleNamespace(seeds=seeds)
+
+
+def test_a_hit_is_said_in_one_sentence_of_its_shares():
+    e, walk = _explanation()
+    assert reason(e, walk) == ("Its score: 60% its similarity to the question, 30% the name “Agent”, "
+                               "10% through Elliot Park → Brightwater.")
+    assert bridged_share(e, walk) == pytest.approx(0.1)
+    assert path_words(e.paths[1], TITLES) == ("Elliot Park → Brightwater Logistics — Portf… · part 2 → Brightwater → "
+                                              "Brightwater credit agreement · part 1")
+
+
+def test_the_demo_question_is_the_one_measurement_chooses(core_index):
+    from engine.evaluate.demo import demo_candidates, demo_question
+
+    candidates = demo_candidates(core_index)
+    assert {c.query_id for c in candidates} == {q.id for q in core_index.corpus.queries if q.kind == "multi-hop"}
+    chosen = demo_question(candidates)
+    assert chosen.query_id == core_index.corpus.demo_question  # the manifest names what the measurement chooses
+    assert chosen.top_is_gold and chosen.bridged_share == max(c.bridged_share for c in candidates if c.top_is_gold)
+    assert "through Elliot Park" in chosen.reason
+
+
+def test_a_manifest_naming_an_unknown_demo_question_is_refused(tmp_path, monkeypatch):
+    import json
+    import shutil
+
+    from engine.errors import PathLensError
+    from engine.ingest import corpus as corpus_module
+
+    room = tmp_path / "room"
+    shutil.copytree(corpus_module.CORPORA_DIR / "dataroom-core", room)
+    manifest = json.loads((room / "manifest.json").read_text())
+    (room / "manifest.json").write_text(json.dumps({**manifest, "demo_question": "m99"}))
+    monkeypatch.setattr(corpus_module, "CORPORA_DIR", tmp_path)
+    with pytest.raises(PathLensError, match="field 'demo_question': 'm99' is not a labeled question's id"):
+        corpus_module.load_corpus("room")

@@ -1,0 +1,125 @@
+"""The Query page's answer: the walk's seeds, the evidence graph, and each hit with the sentence saying why it
+came back (engine.explain.reasons), so the page reads the same as the evidence report."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from engine.explain.reasons import passage_name, path_words, percent, reason
+from engine.explain.render import passage_seed_summary, subgraph_html
+from engine.explain.report import highlight, marked_terms
+from engine.retrieve.graph_explain import GraphAnswer
+from ui.render import escape_markdown, show_table
+
+RULE_HELP = ("extracted: the extractor found the name; containment: an extracted name inside or around a graph "
+             "entity; vocabulary: a graph entity named in the question; filings: scope (a filing the question is "
+             "scoped to), statement, lexicon (an analyst's word mapped to a line item or note), line item, note, "
+             "reference (“Note 12”); otherwise an alias rule (BCT)")
+
+
+def show_scope(walk: GraphAnswer) -> None:
+    if walk.extra is not None:
+        corrected = " (as you corrected it)" if walk.extra.scope.corrected else ""
+        st.info(f"**Scope as understood{corrected}:** {escape_markdown(walk.extra.scope_words)}. "
+                "Correct it under “Scope” above.")
+
+
+def show_seeds(walk: GraphAnswer, name: str, lexical: float, titles: dict[str, str]) -> None:
+    """Where the walk restarts: entity seeds with their rule and weight, the hybrid's passage seeds, and the words
+    of the question no seed covers."""
+    st.subheader("Seeds: where the walk restarts")
+    if walk.seeds:
+        seeds_df = pd.DataFrame([{"entity": s.label, "rule": s.rule if s.source == "query" else f"alias ({s.rule})",
+                                  "weight": round(s.weight, 4), "passages": s.passages, "from": s.via}
+                                 for s in walk.seeds])
+        show_table(seeds_df, hide_index=True, width="stretch", column_config={
+            "entity": st.column_config.TextColumn("entity", width="large"),  # row labels run long
+            "rule": st.column_config.TextColumn("rule", help=RULE_HELP),
+            "weight": st.column_config.NumberColumn("weight", help="share of the restart mass", format="%.4f"),
+            "passages": st.column_config.NumberColumn("passages", help="passages the entity occurs in; seeds weigh "
+                                                      "1 / this (specificity), so generic names weigh little")})
+    if walk.passage_seeds:
+        st.caption(passage_seed_summary(walk, lexical))
+        show_table(pd.DataFrame([{"passage": passage_name(p.passage_id, titles), "title": titles[p.passage_id],
+                                  "cosine": p.cosine, "weight": p.weight} for p in walk.passage_seeds]),
+                   hide_index=True, width="stretch", height=200, column_config={
+                       "cosine": st.column_config.NumberColumn(
+                           "similarity", format="%.4f", help="cosine similarity of the passage's and the question's "
+                                                             "dense embeddings (1: same meaning; near 0: unrelated)"),
+                       "weight": st.column_config.NumberColumn("weight", help="share of the restart mass",
+                                                               format="%.4f")})
+    if walk.unmatched:
+        st.caption("Names in the question that are not in the graph: " + ", ".join(walk.unmatched))
+    ignored = walk.uncovered_words()
+    if ignored:
+        reader = ("the passage seeds read them, through dense similarity" if walk.passage_seeds else
+                  "bm25 and dense read every word, and a hybrid graph retriever seeds passages from them")
+        steer = (f"they steer {name}'s walk only through its passage seeds" if walk.passage_seeds else
+                 f"they do not steer {name}'s walk at all")
+        st.info(f"Words of the question that no entity seed covers, so {steer}: {', '.join(ignored)}. "
+                f"Here {reader}.")
+    for amb in walk.ambiguous:
+        docs = sorted({d for d, _ in amb.meanings})
+        listing = "; ".join(f"{doc} → {nm}" for doc, nm in amb.meanings[:12])
+        more = f"; and {len(amb.meanings) - 12} more" if len(amb.meanings) > 12 else ""
+        names = {nm for _, nm in amb.meanings}
+        st.warning(f"“{amb.term}” is ambiguous: {len(docs)} documents define it, as {len(names)} different names, "
+                   f"so none of them was seeded for it. Name the one you mean. Definitions: {listing}{more}.")
+
+
+def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str], gold: frozenset[str],
+               alpha: float) -> None:
+    st.subheader("Evidence graph")
+    st.caption("Left to right: the question's seeds, the passages they lead to, the entities that bridge to "
+               "further passages, and those passages. #n is a passage's rank; ★ marks a gold passage. Hover a "
+               "node for its text; click a ranked passage to trace its paths; scroll to zoom.")
+    st.iframe(subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=620), height=640)
+    with st.expander("How the walk converged: the PPR residual per iteration"):
+        fig = go.Figure(go.Scatter(x=list(range(1, len(walk.residuals) + 1)), y=list(walk.residuals),
+                                   mode="lines+markers", name="L1 change"))
+        fig.update_layout(yaxis_type="log", xaxis_title="iteration", yaxis_title="‖pₜ₊₁ − pₜ‖₁", height=320,
+                          margin=dict(l=10, r=10, t=10, b=10))
+        st.plotly_chart(fig, width="stretch", key="residuals")
+        st.caption(f"{walk.iterations} iterations run at α = {alpha:.2f}; the change shrinks by about (1 − α) "
+                   "each step, so a larger α converges faster and keeps the walk nearer its seeds.")
+
+
+def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question: str, gold: frozenset[str],
+             moved: str) -> None:
+    """One ranked passage: its name, score and marks, the sentence saying why it came back, its routes with the
+    share of the score each carries, and its text with the matches marked."""
+    walk = answer.walk
+    e = answer.why.get(h.passage_id) if walk is not None else None
+    mark = " · ★ gold" if h.passage_id in gold else ""
+    with st.container(border=True):
+        st.markdown(f"**{h.rank}. {escape_markdown(passage_name(h.passage_id, titles))}** · score {h.score:.5g}"
+                    f"{mark}{moved}")
+        st.caption(f"From {escape_markdown(source)} · passage `{h.passage_id}`")
+        if e is not None:
+            st.markdown(escape_markdown(reason(e, walk)))
+            if e.typed_path is not None:
+                st.markdown(f"**Typed path:** {escape_markdown(e.typed_path.words())} "
+                            f"(its seeds carry {percent(e.typed_path.share)} of the score)")
+            for p in e.paths:
+                st.caption(f"Evidence path: {escape_markdown(path_words(p, titles))} "
+                           f"(walks along it carry {percent(p.share)} of the score)")
+        elif h.passage_id in answer.why:
+            st.caption(f"Why: {answer.why[h.passage_id].words()}")
+        terms = marked_terms(e.matched_entities if e is not None else None, text, question)
+        st.html(f"<div class='passage'>{highlight(text, terms)}</div>")
+
+
+def hit_row(h, answer, titles: dict[str, str], source: str, gold: frozenset[str]) -> dict:
+    """A hit as a row of the downloadable table."""
+    row = {"rank": h.rank, "passage": passage_name(h.passage_id, titles), "passage_id": h.passage_id,
+           "score": h.score, "gold": h.passage_id in gold, "source": source}
+    e = answer.why.get(h.passage_id) if answer.walk is not None else None
+    if e is not None:
+        row["why"] = reason(e, answer.walk)
+        row["evidence paths"] = " | ".join(f"{path_words(p, titles)} ({percent(p.share)})"
+                                           for p in ((e.typed_path,) if e.typed_path else ()) + e.paths)
+    elif h.passage_id in answer.why:
+        row["why"] = answer.why[h.passage_id].words()
+    return row
