@@ -12,12 +12,13 @@ from engine.evaluate.benchmarks import FORMATS, MODES, run_bench
 from engine.jobs import Job
 from engine.errors import PathLensError
 from engine.explain.palette import color_map
+from engine.evaluate.evaluate import compare, verdict
 from engine.evaluate.metrics import metric_names
 from engine.catalog import CATALOG
 from ui.builds import CancelButton, cancel_job, follow_job
 from ui.corpora import save_upload
 from ui.frame import frame
-from ui.render import downloads, show_table
+from ui.render import downloads, pick_pair, show_table
 from ui.url_state import asked_by_link, list_param, param, seed_from_url, set_params
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # beside the checkout, when it is there
@@ -36,7 +37,7 @@ def shared_name(path_text: str) -> str | None:
     return path.name if path.name in shared_files() and path.resolve().parent == SHARED.resolve() else None
 
 
-frame()  # the sidebar stays in place; benchmarks bring their own file
+frame(pick_corpus=False)  # benchmarks bring their own file: the corpus picker does nothing here
 st.title("Benchmarks")
 st.caption("Closed pool: each question gets a fresh index over its own paragraphs. Open corpus: the unique "
            "paragraphs of all questions are pooled into one index. The file stays where it is; uploads are kept "
@@ -58,8 +59,17 @@ mode = c2.radio("Mode", MODES, horizontal=True, key="bm_mode",
 if "bm_path" not in st.session_state:
     linked = param("file", "")
     st.session_state["bm_path"] = str(SHARED / linked) if linked in shared_files() else ""
+samples = sorted(shared_files())
 path_text = st.text_input("File path (JSON or JSON Lines)", key="bm_path",
+                          placeholder=str(SHARED / samples[0]) if samples else "/path/to/musique_dev.jsonl",
                           help=f"Files in {SHARED} can be shared in the page's link; other paths are not put in it.")
+if samples:
+    st.caption(f"Sample files beside the checkout, in {SHARED}: " + ", ".join(samples) + ". Paste one's path, or "
+               "upload a file below.")
+else:
+    st.caption("No sample files here: the shared data folder beside the checkout (../shared/data) holds the MuSiQue "
+               "and HotpotQA dev files when it is there. Give the path of a MuSiQue, HotpotQA or 2Wiki file, or "
+               "upload one.")
 linkable = shared_name(path_text)  # the name a link may carry for this file, or None
 upload = st.file_uploader("…or upload the file", type=["jsonl", "json"], key="bm_upload")
 c3, c4 = st.columns(2)
@@ -116,12 +126,29 @@ if result is not None:
     if not result.complete:
         st.warning(f"Benchmark cancelled after {result.n_questions} of {result.n_asked} questions; "
                    f"the table covers those {result.n_questions}.")
-    metrics = metric_names(result.eval.ks)
+    metrics = result.metrics()
+    hidden = [m for m in metric_names(result.eval.ks) if m not in metrics]
     table = pd.DataFrame([{"retriever": n, **{m: r.means[m] for m in metrics}, "no seed": len(r.no_seed)}
                           for n, r in result.eval.results.items()])
     show_table(table.style.format({m: "{:.3f}" for m in metrics}), hide_index=True, width="stretch")
+    if hidden:
+        st.caption(f"Not shown: {', '.join(hidden)}. Every question here has at least {result.min_gold} gold "
+                   "passages, so no ranking can have them all in so few places: it is 0 by construction.")
     downloads(table, f"pathlens-bench-{result.format}-{result.mode}", key="bench")
     long = table.melt(id_vars=["retriever"], value_vars=metrics, var_name="metric")
     st.plotly_chart(px.bar(long, x="metric", y="value", color="retriever", barmode="group", range_y=[0, 1],
                            color_discrete_map=color_map(result.eval.results)),
                     width="stretch", key="bench_chart")
+
+    names_run = list(result.eval.results)
+    if len(names_run) >= 2:
+        st.subheader("Paired bootstrap 95% CI")
+        a, b, metric = pick_pair(result.eval, names_run, metrics, result.min_gold > 1, "bm_ci")
+        ci = next(c for c in compare(result.eval, a, b) if c.metric == metric)
+        ci_df = pd.DataFrame([{"questions": result.n_questions, f"Δ {metric} (A − B)": ci.mean_diff,
+                               "95% CI low": ci.low, "95% CI high": ci.high, "verdict": verdict(ci),
+                               "P(Δ ≤ 0)": ci.p_not_better}])
+        show_table(ci_df, hide_index=True, width="stretch")
+        st.caption(f"Resampling the {result.n_questions} questions 10,000 times (seed 42): P(Δ ≤ 0) is the share of "
+                   f"resamples in which {a} did no better than {b}; 0 means {a} was ahead in every one.")
+        downloads(ci_df, f"pathlens-bench-{result.format}-bootstrap", key="bench_ci")

@@ -10,14 +10,14 @@ import streamlit as st
 
 from engine.ingest.passage import page_number
 from engine.errors import PathLensError
-from engine.evaluate.evaluate import compare_by_kind, default_pair, evaluate, verdict
+from engine.evaluate.evaluate import compare_by_kind, evaluate, verdict
 from engine.catalog import CATALOG, PARAMS
 from engine.explain.palette import color_map
 from engine.indexing.index import search_config
 from engine.evaluate.metrics import metric_names
 from ui.builds import ensure, fresh_area, stages_for
 from ui.frame import frame
-from ui.render import downloads, escape_markdown, gold_of, show_table
+from ui.render import downloads, escape_markdown, gold_of, pick_pair, show_table
 from ui.url_state import asked_by_link, param, seed_from_url, set_params
 
 st.title("Compare retrievers")
@@ -201,20 +201,7 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
 
         if len(names) >= 2:
             st.subheader("Paired bootstrap 95% CI")
-            b1, b2, b3 = st.columns(3)
-            # opens on the best graph-using retriever against the best baseline, on the metric that matters
-            pair = default_pair(result, [n for n in names if CATALOG[n].family in ("graph", "hybrid")],
-                                any(len(q.gold) > 1 for q in corpus.queries))
-            seed_from_url("ci_a", "a", pair[0], lambda v: v in names)
-            seed_from_url("ci_b", "b", pair[1], lambda v: v in names)
-            seed_from_url("ci_metric", "metric", pair[2], lambda v: v in metrics)
-            for key, fallback in (("ci_a", names[0]), ("ci_b", names[1])):  # a pair member taken off the list
-                if st.session_state[key] not in names:
-                    st.session_state[key] = fallback
-            a = b1.selectbox("A", names, key="ci_a")
-            b = b2.selectbox("B", names, key="ci_b")
-            metric = b3.selectbox("Metric", metrics, key="ci_metric")
-            set_params(a=a, b=b, metric=metric)
+            a, b, metric = pick_pair(result, names, metrics, any(len(q.gold) > 1 for q in corpus.queries), "ci")
             rows = [{"queries": kind, "n": n, f"Δ {metric} (A − B)": ci.mean_diff, "95% CI low": ci.low,
                      "95% CI high": ci.high, "verdict": verdict(ci), "P(Δ ≤ 0)": ci.p_not_better}
                     for kind, n, ci in compare_by_kind(result, corpus.queries, a, b, metric)]

@@ -369,6 +369,19 @@ def test_benchmarks_page_with_fixture_file():
     from engine.explain.palette import color_of  # each retriever's bars in its colour, as on every other chart
 
     assert {t["name"]: t["marker"]["color"] for t in plotly_spec(at)["data"]} == {r: color_of(r) for r in ("bm25", "ppr-regex")}
+    # every question has two gold passages: all@1 is 0 by construction, so it is not shown, and the page says why
+    assert "all@1" not in table.columns and "all@3" in table.columns
+    assert any(c.value.startswith("Not shown: all@1. Every question here has at least 2 gold passages") for c in at.caption)
+    # a paired-bootstrap CI, opening on the graph retriever against the baseline, on Recall@5, read in words
+    ci = at.dataframe[1].value
+    assert (at.selectbox(key="bm_ci_a").value, at.selectbox(key="bm_ci_b").value) == ("ppr-regex", "bm25")
+    assert at.selectbox(key="bm_ci_metric").value == "recall@5" and at.query_params["metric"] == "recall@5"
+    assert ci.loc[0, "verdict"] in ("not significant: the interval includes 0", "ppr-regex better: the whole interval "
+                                    "is above 0", "bm25 better: the whole interval is below 0")
+    assert ci.loc[0, "95% CI low"] <= ci.loc[0, "Δ recall@5 (A − B)"] <= ci.loc[0, "95% CI high"]
+    # the corpus picker does nothing here, so it is not drawn; the path box says where sample files are
+    assert not [x for x in at.sidebar.selectbox if x.label == "Corpus"]
+    assert at.text_input(key="bm_path").placeholder
     at.text_input(key="bm_path").set_value(str(FIX / "nope.jsonl")).run()
     at.button(key="bm_run").click().run()
     assert any("no file at" in e.value for e in at.error)

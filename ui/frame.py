@@ -15,9 +15,10 @@ from engine.indexing.index import Index
 from ui.corpora import sidebar_corpus
 from ui.render import glossary_sidebar
 
-def frame() -> Index | None:
+def frame(pick_corpus: bool = True) -> Index | None:
     """What every page draws first: the page config and the sidebar (title, corpus picker,
-    glossary). Returns the chosen corpus's index, or None with the reason shown.
+    glossary). Returns the chosen corpus's index, or None with the reason shown; None also on a page that
+    brings its own data (`pick_corpus=False`: no picker, which would do nothing there).
 
     Each page draws its own frame, so a page looks the same whether Streamlit runs it through
     app.py's `st.navigation` or on its own (its pages-folder mode, which it uses for the first
@@ -31,7 +32,9 @@ def frame() -> Index | None:
     st.sidebar.title("PathLens")
     st.sidebar.caption("Graph-augmented retrieval you can explain.")
     keep_query_view()  # before anything is drawn: the Query page's view survives a visit to another page
-    index = sidebar_corpus()
+    index = sidebar_corpus() if pick_corpus else None
+    if not pick_corpus:
+        st.sidebar.caption("This page reads its own file; the corpus chosen on the other pages is kept for them.")
     glossary_sidebar()
     return index
 

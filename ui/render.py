@@ -7,8 +7,11 @@ import json
 import pandas as pd
 import streamlit as st
 
+from engine.catalog import CATALOG
+from engine.evaluate.evaluate import EvalResult, default_pair
 from engine.explain.glossary import definition, entries, lookup
 from engine.indexing.index import Index
+from ui.url_state import seed_from_url, set_params
 
 def show_table(data, column_config: dict | None = None, **kwargs) -> None:
     """st.dataframe with a glossary tooltip on every column that has no config of its own."""
@@ -48,3 +51,25 @@ def gold_of(index: Index, query: str) -> frozenset[str]:
         if q.text.strip() == query.strip():
             return frozenset(q.gold)
     return frozenset()
+
+
+def pick_pair(result: EvalResult, names: list[str], metrics: list[str], multi_gold: bool,
+              prefix: str) -> tuple[str, str, str]:
+    """The A, B and metric selectors of a paired-bootstrap CI, opening on the best retriever that uses the graph
+    against the best that does not, on the metric that matters (engine.evaluate.default_pair); a link's a, b and
+    metric win when they are on the page's lists."""
+    pair = default_pair(result, [n for n in names if CATALOG[n].family in ("graph", "hybrid")], multi_gold)
+    seed_from_url(f"{prefix}_a", "a", pair[0], lambda v: v in names)
+    seed_from_url(f"{prefix}_b", "b", pair[1], lambda v: v in names)
+    seed_from_url(f"{prefix}_metric", "metric", pair[2] if pair[2] in metrics else metrics[0], lambda v: v in metrics)
+    for key, fallback in ((f"{prefix}_a", names[0]), (f"{prefix}_b", names[1])):  # a member taken off the list
+        if st.session_state[key] not in names:
+            st.session_state[key] = fallback
+    if st.session_state[f"{prefix}_metric"] not in metrics:
+        st.session_state[f"{prefix}_metric"] = metrics[0]
+    c1, c2, c3 = st.columns(3)
+    a = c1.selectbox("A", names, key=f"{prefix}_a")
+    b = c2.selectbox("B", names, key=f"{prefix}_b")
+    metric = c3.selectbox("Metric", metrics, key=f"{prefix}_metric")
+    set_params(a=a, b=b, metric=metric)
+    return a, b, metric

@@ -27,7 +27,7 @@ from ..errors import PathLensError
 from .evaluate import EvalResult, RetrieverResult, check_ks, evaluate
 from ..catalog import stages_for
 from ..indexing.index import Index, SearchConfig, check_retriever
-from .metrics import mean_metrics
+from .metrics import mean_metrics, metric_names
 
 FORMATS = ("musique", "hotpotqa", "2wiki")
 MODES = ("closed", "open")
@@ -153,6 +153,12 @@ class BenchResult:
     eval: EvalResult
     n_asked: int  # questions in the sample
     complete: bool  # False when cancelled part-way; the metrics cover the first n_questions
+    min_gold: int = 1  # the fewest gold passages any question has
+
+    def metrics(self) -> list[str]:
+        """The metrics worth showing: all@k is left out where k is below every question's count of gold passages,
+        since no ranking can put them all in its top k (all@1 on multi-hop questions is 0 by construction)."""
+        return [m for m in metric_names(self.eval.ks) if not (m.startswith("all@") and int(m[4:]) < self.min_gold)]
 
     def to_json(self) -> dict:
         return {**self.eval.to_json(), "format": self.format, "mode": self.mode, "n_questions": self.n_questions,
@@ -189,7 +195,8 @@ def run_bench(fmt: str, path: str | Path, mode: str, retrievers: Sequence[str], 
         progress("questions", 0, len(questions))
         result = evaluate(index, retrievers, ks, config)
         progress("questions", len(questions), len(questions))
-        return BenchResult(fmt, mode, len(questions), len(corpus), result, len(questions), True)
+        return BenchResult(fmt, mode, len(questions), len(corpus), result, len(questions), True,
+                           min(len(q.gold) for q in questions))
     # closed pool: a fresh index per question; per-query values are pooled, then averaged
     per: dict[str, dict[str, dict[str, float]]] = {r: {} for r in retrievers}
     runs: dict[str, dict] = {r: {} for r in retrievers}
@@ -216,7 +223,8 @@ def run_bench(fmt: str, path: str | Path, mode: str, retrievers: Sequence[str], 
         for r in retrievers
     }
     ev = EvalResult(f"{Path(path).stem} (closed)", int(round(total / done)), done, ks, config, results)
-    return BenchResult(fmt, mode, done, total, ev, len(questions), done == len(questions))
+    return BenchResult(fmt, mode, done, total, ev, len(questions), done == len(questions),
+                       min(len(q.gold) for q in questions[:done]))
 
 
 __all__ = ["load_questions", "run_bench", "open_corpus", "closed_corpus", "sample", "BenchResult", "FORMATS",
