@@ -114,6 +114,32 @@ def test_the_capex_question_ranks_apples_cash_flow_statement_with_its_scope_and_
     assert seeds["§filing APPLE_2022_10K.pdf"] == "scope"
 
 
+@pytest.mark.parametrize("builder", ["regex", "ner"])
+def test_the_30_most_linked_entities_of_the_filings_name_things(builder):
+    """The entities that link the most pages, listed (printed), and none of them noise: no shouted function word
+    ("TO", "OR" off a cover), no bullet or title separator, no piece of a filing's identity title ("Form 10-K",
+    "Fiscal Year Ended …" once linked every page of a filing); and for the regex extractor, which reads how the
+    corpus writes its words, no shouted heading of common words ("EQUITY" is still an ORG to spaCy)."""
+    from engine.indexing.index import Index
+    from engine.ingest.corpus import load_corpus
+    from engine.store.cache import DiskCache
+
+    g = Index(load_corpus(str(_filings())), cache=DiskCache()).graph(builder)
+    order = sorted(range(len(g.entities)), key=lambda j: (-g.entity_degree[j], g.entities[j]))[:30]
+    top = [(g.display[j], int(g.entity_degree[j])) for j in order]
+    print(builder, top)
+    names = [name for name, _ in top]
+    function_words = {"TO", "OR", "OF", "AND", "THE", "IN", "ON", "FOR", "BY", "AS", "AT"}
+    assert not [n for n in names if n in function_words], top
+    assert not [n for n in names if any(c in n for c in "•·▪●")], top
+    assert not [n for n in names if n.startswith("Form 10") or n.lower().startswith("fiscal year ended")], top
+    if builder == "regex":  # the regex extractor reads the corpus's casing: a shouted heading is not a name
+        assert not [n for n in names if n.isupper() and len(n) > 4 and n.lower() in {
+            "results", "earnings", "consolidated", "assets", "equity"}], top
+    # the company a page belongs to still links its pages: its filing's title leads with it
+    assert {"Apple", "Apple Inc", "Apple Inc."} & set(names[:4]), top
+
+
 DEV = DATA / "financebench_dev"
 DEV_QUESTIONS = ROOT / "tests" / "data" / "financebench_dev.pathlens.queries.jsonl"
 

@@ -37,10 +37,8 @@ STOP_PHRASES = frozenset(
 )
 _DETERMINER = re.compile(r"^(?:the|a|an)\s+")
 # bump a builder's number when its extractor or the shared filter changes what it finds: its cached
-# extraction and graph then rebuild (regex 2: Unicode capitals and more name connectors)
-# (regex 3, ner 2: no name across a line break, accent-folded keys, sentence-initial names the corpus
-# never writes in lower case, a lone connector kept, "US" kept)
-EXTRACTOR_VERSIONS = {"regex": 3, "ner": 2}
+# extraction and graph then rebuild
+EXTRACTOR_VERSIONS = {"regex": 4, "ner": 3}
 
 
 # Capitalised words in any cased script: "Zürich", "Société Générale", "Ørsted", "Газпром".
@@ -65,9 +63,14 @@ class Mention:
     label: str  # spaCy label, "NAME" for the regex builder, "DEFINED" for defined terms
 
 
+# Function words a cover page or heading shouts ("PURSUANT TO SECTION 13 OR 15(d)"); short as they are, they are
+# never acronyms. "US" and "IT" are, and stay.
+SHOUTED_FUNCTION_WORDS = frozenset("a an and as at be but by for from if in is nor not of on or so the to with".split())
+
+
 def _acronym(word: str) -> bool:
-    """A short all-capitals word is an acronym, not the function word it spells: "US", "IT"."""
-    return 2 <= len(word) <= 3 and word.isalpha() and word.isupper()
+    """A short all-capitals word is an acronym, not the function word it spells: "US", "IT" (not "TO", "OR")."""
+    return 2 <= len(word) <= 3 and word.isalpha() and word.isupper() and word.lower() not in SHOUTED_FUNCTION_WORDS
 
 
 def entity_key(surface: str) -> str:
@@ -82,7 +85,7 @@ def defined_terms(text: str) -> list[Mention]:
     return [Mention(m.group(1).strip(), "DEFINED") for m in DEFINED_RE.finditer(text)]
 
 
-def _regex_mentions(text: str, common: frozenset[str] | None) -> list[Mention]:
+def _regex_mentions(text: str, casing: Casing | None) -> list[Mention]:
     out = []
     for m in NAME_RE.finditer(text):
         words = m.group(0).split()
@@ -99,37 +102,85 @@ def _regex_mentions(text: str, common: frozenset[str] | None) -> list[Mention]:
         if not words:
             continue
         name = " ".join(words)
+        if casing is not None and _common_words(words, casing):
+            continue
         if len(words) == 1 and _SENTENCE_START.search(text[max(0, start - 3):start] if start else ""):
             camel_or_caps = (any(a.islower() and b.isupper() for a, b in zip(name, name[1:]))
                              or (len(name) >= 2 and all(c.isupper() or c.isdigit() or c in "&.-" for c in name)))
             # A lone capitalised word at a sentence start may be just a capitalised word. In a
             # corpus it names something when the corpus never writes it in lower case
             # ("Scanderbeg is…" opens its article); a question's first word is its question word.
-            if not camel_or_caps and (common is None or name.lower() in common):
+            if not camel_or_caps and (casing is None or casing.written_lower(name.lower())):
                 continue
         out.append(Mention(name, "NAME"))
     return out + defined_terms(text)
 
 
-_LOWER_WORD = re.compile(r"(?<![\w'’-])[^\W\d_][\w'’-]*")
+def _common_words(words: list[str], casing: "Casing") -> bool:
+    """Words the corpus also writes in lower case, capitalised by a heading or shouted by a cover:
+    - a run of capitals whose every word the corpus writes in lower case ("CONSOLIDATED STATEMENTS OF
+      OPERATIONS", "RESULTS"); an acronym of three letters or fewer ("US", "IT") and a company's shouted name
+      ("APPLE", never written "apple") stay names;
+    - a lone Title-case word the corpus writes in lower case more often than capitalised inside a sentence
+      ("Financial", "Income" in a filing's headings). Most lone capitalised words that are also written in lower
+      case are names in encyclopedic text ("Bush"); dropping every one of them cost ppr-regex 0.065 of HR@5 on
+      MuSiQue (docs/filings.md, "Entities on filings"), so the counts decide."""
+    if all(w.isupper() for w in words) and not (len(words) == 1 and _acronym(words[0])):
+        return all(casing.written_lower(w.lower().strip(".,")) for w in words)
+    word = words[0]
+    return len(words) == 1 and word[:1].isupper() and word[1:].islower() and casing.mostly_lower(word.lower())
 
 
-def lowercase_words(texts: Sequence[str]) -> frozenset[str]:
-    """Words a corpus writes in lower case somewhere, with the English stop words: the
-    capitalised forms of these at a sentence start are taken as ordinary words. The union of
-    its values over parts of a corpus is its value over the whole."""
-    seen = {w for t in texts for w in _LOWER_WORD.findall(t) if w[0].islower()}
-    return frozenset(seen) | STOPWORDS | COMMON_CAPS
+_WORD = re.compile(r"(?<![\w'’-])[^\W\d_][\w'’-]*")
 
 
-def extract_regex(texts: Sequence[str], corpus: bool = True,
-                  common: frozenset[str] | None = None) -> list[list[Mention]]:
+@dataclass(frozen=True)
+class Casing:
+    """How a corpus writes its words: per word (lower-cased), how often in lower case and how often capitalised
+    inside a sentence. Counts add up over the parts of a corpus, so a distributed build merges its shards'
+    exactly (`merge`)."""
+
+    lower: Mapping[str, int]
+    inner_title: Mapping[str, int]
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> "Casing":
+        lower: Counter[str] = Counter()
+        title: Counter[str] = Counter()
+        for t in texts:
+            for m in _WORD.finditer(t):
+                w = m.group(0)
+                if w[0].islower():
+                    lower[w] += 1
+                elif w[1:].islower() and not _SENTENCE_START.search(t[max(0, m.start() - 3):m.start()]):
+                    title[w.lower()] += 1
+        return cls(lower, title)
+
+    @classmethod
+    def merge(cls, parts: Iterable["Casing"]) -> "Casing":
+        lower: Counter[str] = Counter()
+        title: Counter[str] = Counter()
+        for part in parts:
+            lower.update(part.lower)
+            title.update(part.inner_title)
+        return cls(lower, title)
+
+    def written_lower(self, word: str) -> bool:
+        """The corpus writes it in lower case somewhere (or it is a stop word): at a sentence start, its
+        capitalised form is taken as an ordinary word."""
+        return word in STOPWORDS or word in COMMON_CAPS or self.lower.get(word, 0) > 0
+
+    def mostly_lower(self, word: str) -> bool:
+        return self.lower.get(word, 0) > self.inner_title.get(word, 0)
+
+
+def extract_regex(texts: Sequence[str], corpus: bool = True, casing: Casing | None = None) -> list[list[Mention]]:
     """Regex mentions per text. `corpus=False` reads a question: no corpus-wide casing evidence,
-    so a lone capitalised word at a sentence start is never a name. `common` gives the corpus's
-    `lowercase_words` when `texts` are only part of it (a shard of a distributed build)."""
-    if corpus and common is None:
-        common = lowercase_words(texts)
-    return [_regex_mentions(t, common if corpus else None) for t in texts]
+    so a lone capitalised word at a sentence start is never a name. `casing` gives the corpus's
+    when `texts` are only part of it (a shard of a distributed build)."""
+    if corpus and casing is None:
+        casing = Casing.of(texts)
+    return [_regex_mentions(t, casing if corpus else None) for t in texts]
 
 
 _nlp_lock = threading.Lock()
@@ -196,7 +247,7 @@ def drop_reason(m: Mention) -> str | None:
     if letters / visible < 0.6:
         return "OCR fragment: mostly non-letters"
     tokens = key.split()
-    if (re.search(r"\w-\s|\s-\w|-$|^-|[|~^■□�]", raw)
+    if (re.search(r"\w-\s|\s-\w|-$|^-|[|~^■□�•·▪●]", raw)  # a bullet or a title's separator: a fragment
             or any(re.fullmatch(r"(?=.*\d)(?=.*[a-z])[a-z\d]{3,}", t) and not re.fullmatch(r"[a-z]+\d{1,2}|\d{1,2}[a-z]{1,2}", t) for t in tokens)
             or sum(len(t) == 1 for t in tokens) > max(1, len(tokens) // 2)):
         return "OCR fragment: broken tokens"

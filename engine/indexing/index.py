@@ -158,6 +158,11 @@ class LocalCompute:
         return dense.encode(list(texts), on_batch=on_batch)
 
 
+def _graph_text(title: str, text: str) -> str:
+    lead = title.split(" · ")[0]  # a title without " · " is all lead
+    return f"{lead}\n{text}" if lead and lead not in text else text
+
+
 class Index:
     def __init__(self, corpus: Corpus, cache: DiskCache | None = None, compute: Compute = LocalCompute()):
         self.corpus = corpus
@@ -167,6 +172,9 @@ class Index:
         self._doc_of = {p.id: p.doc_id for p in corpus.passages}
         self.texts = tuple(f"{p.title}\n{p.text}" if p.title and p.title not in p.text else p.text
                            for p in corpus.passages)
+        # what the entity graph reads: a filing's identity title ("Apple Inc. · Form 10-K · fiscal year ended …")
+        # keeps its lead, the company; its form and period on every page made hubs of "Form" and "Ended"
+        self.graph_texts = tuple(_graph_text(p.title, p.text) for p in corpus.passages)
         self._parts: dict[str, object] = {}
         # one lock per component: a query reading built parts never waits on another part's build
         self._locks: dict[str, threading.Lock] = {}
@@ -247,17 +255,18 @@ class Index:
         if builder not in BUILDERS:
             raise PathLensError(f"unknown graph builder {builder!r}; choose one of {', '.join(BUILDERS)}")
         name = component_key("extraction", builder)
-        return self._get(name, lambda: self.compute.extraction(builder, self.texts, self._tick(name)))
+        return self._get(name, lambda: self.compute.extraction(builder, self.graph_texts, self._tick(name)))
 
     def graph(self, builder: str) -> EntityGraph:
         def build() -> EntityGraph:
-            g = build_graph(self.extraction(builder), self.ids, self.texts)
+            g = build_graph(self.extraction(builder), self.ids, self.graph_texts)
             return g.without_entities(self.removed_entities) if self.removed_entities else g
 
         return self._get(component_key("graph", builder), build)
 
     def aliases(self, builder: str) -> AliasTable:
-        return self._get(component_key("aliases", builder), lambda: build_alias_table(self.graph(builder), self.texts))
+        return self._get(component_key("aliases", builder),
+                         lambda: build_alias_table(self.graph(builder), self.graph_texts))
 
     def structure(self) -> FilingStructure:
         """The filings' structure (engine.filings.structure): read off the passages, no model."""

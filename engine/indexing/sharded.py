@@ -25,7 +25,7 @@ from typing import Callable, Protocol, Sequence
 import numpy as np
 
 from ..errors import PathLensError
-from ..graph.entities import Extraction, MentionTally, extract, extract_regex, extraction_from, lowercase_words, \
+from ..graph.entities import Casing, Extraction, MentionTally, extract, extract_regex, extraction_from, \
     merge_tallies, tally_mentions
 from ..store import dense
 
@@ -35,16 +35,16 @@ ROOT = Path(__file__).resolve().parents[2]  # the folder holding the engine pack
 # ---------------------------------------------------------------- the tasks (run in workers)
 
 
-def lowercase_task(texts: list[str]) -> frozenset[str]:
-    return lowercase_words(texts)
+def casing_task(texts: list[str]) -> Casing:
+    return Casing.of(texts)
 
 
-def extract_task(builder: str, texts: list[str], common: frozenset[str] | None) -> MentionTally:
+def extract_task(builder: str, texts: list[str], casing: Casing | None) -> MentionTally:
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):  # a worker per core: no BLAS threads of its own
         if builder == "regex":
-            return tally_mentions(extract_regex(texts, common=common))
+            return tally_mentions(extract_regex(texts, casing=casing))
         return tally_mentions(extract(builder, texts))
 
 
@@ -163,12 +163,11 @@ class ShardedCompute:
         texts = list(texts)
         chunks = [texts[r.start:r.stop] for r in shards(len(texts), self.config.shard)]
         sizes = [len(c) for c in chunks]
-        common = None
+        casing = None
         if builder == "regex":  # the corpus-wide input of the regex extractor, gathered first
-            common = frozenset().union(*self.runner.run("lower-case words", lowercase_task, [(c,) for c in chunks],
-                                                        sizes, None))
-            common = self._put(common)
-        tallies = self.runner.run(f"extraction:{builder}", extract_task, [(builder, c, common) for c in chunks],
+            casing = self._put(Casing.merge(self.runner.run("casing", casing_task, [(c,) for c in chunks], sizes,
+                                                            None)))
+        tallies = self.runner.run(f"extraction:{builder}", extract_task, [(builder, c, casing) for c in chunks],
                                   sizes, on_batch)
         return extraction_from(builder, merge_tallies(tallies))
 
@@ -190,4 +189,4 @@ def default_processes() -> int:
 
 
 __all__ = ["PoolRunner", "Runner", "ShardConfig", "ShardedCompute", "default_processes", "encode_task",
-           "extract_task", "lowercase_task", "shards"]
+           "extract_task", "casing_task", "shards"]
