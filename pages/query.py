@@ -255,7 +255,9 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
         """The what-if panel; drawn below the answer (or below the error its choices caused)."""
         with st.expander("What if… take out an entity or a passage", expanded=bool(removed_entities or removed_passages)):
             st.caption("Rank again as if the extractor had never found these entities, or the corpus lacked these "
-                       "passages. The arrows on the passages below compare with the view before your last change.")
+                       "passages. The arrows on the passages below then compare with the ranking with nothing taken "
+                       "out; otherwise with the view before your last change. What was taken out shows in the "
+                       "evidence graph, crossed out.")
             w1, w2 = st.columns(2)
             w1.multiselect("Take out entities", sorted(set(entity_options) | set(removed_entities)), key="wi_entities",
                            help="Their nodes and links leave the graph; the walk is rerun exactly.")
@@ -289,16 +291,22 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
     if walk is not None:
         show_scope(walk)
         show_seeds(walk, name, config.hybrid.lexical, titles)
-        show_graph(walk, titles, texts, gold, config.graph.alpha)
+        show_graph(walk, titles, texts, gold, config.graph.alpha, removed_entities)
 
     # ---------------------------------------------------------------- what-if
     labels = [s.label for s in walk.seeds] + [n.label for n in walk.nodes if n.kind == "bridge"] if walk else []
     what_if_widgets(labels, [h.passage_id for h in hits])
 
-    # rank arrows against the previous view of the same question (what-if, α, β or any other change)
+    # rank arrows: with something taken out, against the ranking with everything in (what the what-if changed);
+    # otherwise against the previous view of the same question (α, β or any other change)
     view_key = (corpus.name, question.strip())
     previous = st.session_state.get("previous_view")
-    before = previous[1] if previous and previous[0] == view_key else None
+    if removed_entities or removed_passages:
+        before = [h.passage_id for h in index.retriever(name, config).search(question, int(k))]
+        against = "the ranking with nothing taken out"
+    else:
+        before = previous[1] if previous and previous[0] == view_key else None
+        against = "the previous view"
     st.session_state["previous_view"] = (view_key, [h.passage_id for h in hits])
 
 
@@ -314,10 +322,11 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
     # ---------------------------------------------------------------- ranked passages
     st.subheader(f"Top {len(hits)} passage{'s' if len(hits) != 1 else ''} · {name}")
     if before is not None:
+        st.caption(f"Arrows: each passage's move against {against}.")
         gone = [pid for pid in before if pid not in {h.passage_id for h in hits}]
         if gone:
-            st.caption("Gone from the top since the previous view: " + ", ".join(passage_name(pid, titles)
-                                                                                for pid in gone))
+            st.caption(f"Gone from the top, against {against}: " + ", ".join(passage_name(pid, titles)
+                                                                              for pid in gone))
     rows = []
     for h in hits:
         source = citation(passage_of[h.passage_id])

@@ -530,19 +530,32 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     assert "Elliot Park" not in set(seeds["entity"])
     after = hit_ids(at)
     assert after != before
-    for line, pid in zip(hit_lines(at), after, strict=True):  # every passage says how it moved against the previous view
-        if pid in before:
-            moved = before.index(pid) - after.index(pid)
-            assert line.endswith(f"↑{moved}" if moved > 0 else f"↓{-moved}" if moved < 0 else "=")
-        else:
-            assert line.endswith("new")
+
+    def moves_against(original: list[str]) -> None:  # every passage says how it moved against the original ranking
+        now = hit_ids(at)
+        for line, pid in zip(hit_lines(at), now, strict=True):
+            if pid in original:
+                moved = original.index(pid) - now.index(pid)
+                assert line.endswith(f"↑{moved}" if moved > 0 else f"↓{-moved}" if moved < 0 else "=")
+            else:
+                assert line.endswith("new")
+
+    moves_against(before)
     gone = [pid for pid in before if pid not in after]
     from engine.explain.reasons import passage_name
     from engine.ingest.corpus import load_corpus
 
     titles = {p.id: p.title for p in load_corpus("dataroom-core").passages}
-    assert any(c.value == "Gone from the top since the previous view: " + ", ".join(passage_name(pid, titles)
-                                                                                   for pid in gone) for c in at.caption)
+    assert any(c.value == "Gone from the top, against the ranking with nothing taken out: " + ", ".join(
+        passage_name(pid, titles) for pid in gone) for c in at.caption)
+    assert "Arrows: each passage's move against the ranking with nothing taken out." in [c.value for c in at.caption]
+    # what was taken out shows in the evidence graph, crossed out and linked to nothing
+    graph = at.get("iframe")[0].proto.srcdoc
+    assert json.dumps("✕ Elliot Park")[1:-1] in graph and "taken out of the graph (what-if)" in graph
+    # a second entity taken out: the arrows still compare with the original ranking, not the step before
+    second = next(e for e in at.dataframe[0].value["entity"] if e != "Elliot Park")
+    at.multiselect(key="wi_entities").set_value(["Elliot Park", second]).run()
+    moves_against(before)
     # the same what-if through the engine, as the CLI's --without runs it
     from engine.ingest.corpus import load_corpus
     from engine.indexing.index import Index, search_config
@@ -697,3 +710,19 @@ def test_the_query_view_is_the_same_after_a_visit_to_another_page():
         == ("ppr-regex", 3, 0.3)
     assert at.text_input(key="question").value == "Who is the CFO of Brightwater Logistics?"
     assert [line.removesuffix(" · =") for line in hit_lines(at)] == before  # the same hits, each at its rank ("=")
+
+
+def test_a_link_to_a_view_of_uploaded_files_says_they_must_be_added_again_and_keeps_the_view():
+    at = AppTest.from_file(APP, default_timeout=120)
+    q = "What was Acme's capex in FY2019?"
+    for key, value in {"corpus": "upload a corpus file", "q": q, "retriever": "filing", "k": "3"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    told = [i.value for i in at.info if "uploaded in another session" in i.value]
+    assert told and "add the same files in the sidebar (or on the Corpus page)" in told[0]
+    assert at.query_params["q"] == q and at.query_params["retriever"] == "filing" and at.query_params["k"] == "3"
+    # the Corpus page has an uploader of its own, beside the sidebar's
+    at.switch_page("pages/corpus.py").run()
+    assert not at.exception
+    assert [u for u in at.get("file_uploader") if "Add your own documents" in u.proto.label]

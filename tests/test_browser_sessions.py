@@ -43,8 +43,8 @@ def upload(page, files) -> None:
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files([str(f) for f in files])
 
 
-def test_the_corpus_page_names_every_damaged_file_and_the_query_page_answers_from_the_good_one(server, browser,
-                                                                                               tmp_path):
+def test_files_added_on_the_corpus_page_become_the_corpus_its_damaged_ones_named_and_the_good_one_answers(
+        server, browser, tmp_path):
     from tests.filingmaker import write_pdfs
 
     room = write_pdfs(tmp_path / "room")
@@ -53,11 +53,15 @@ def test_the_corpus_page_names_every_damaged_file_and_the_query_page_answers_fro
     (room / "TRUNCATED.pdf").write_bytes(good[: len(good) // 3])  # …and three damaged ones
     (room / "GARBAGE.pdf").write_bytes(b"%PDF-1.4\n" + bytes(range(256)) * 8)
     (room / "HALF_A_HEADER.pdf").write_bytes(b"%PDF-1.")
-    page = open_page(browser, server[1] + "/corpus?" + urlencode({"corpus": UPLOAD}))
-    upload(page, sorted(room.iterdir()))
+    # on the bundled corpus, through the Corpus page's own uploader (not the sidebar's): the files become the corpus
+    page = open_page(browser, server[1] + "/corpus")
+    page.locator('[data-testid="stMain"] [data-testid="stFileUploaderDropzoneInput"]').set_input_files(
+        [str(f) for f in sorted(room.iterdir())])
     page.wait_for_selector("[data-testid=stMain] >> text=left out of this corpus", timeout=120_000)
     wait_idle(page, timeout=240)
     no_exception(page)
+    assert "corpus=upload+a+corpus+file" in page.url
+    assert page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.inner_text().startswith(UPLOAD)
     main = page.locator("[data-testid=stMain]").inner_text()
     assert "3 files or page ranges left out of this corpus: see Documents." in main, main[:1500]
     page.get_by_role("tab", name="Documents").click()

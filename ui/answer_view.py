@@ -70,12 +70,13 @@ def show_seeds(walk: GraphAnswer, name: str, lexical: float, titles: dict[str, s
 
 
 def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str], gold: frozenset[str],
-               alpha: float) -> None:
+               alpha: float, removed: list[str] = ()) -> None:
     st.subheader("Evidence graph")
     st.caption("Left to right: the question's seeds, the passages they lead to, the entities that bridge to "
                "further passages, and those passages. #n is a passage's rank; ★ marks a gold passage. Hover a "
                "node for its text; click a ranked passage to trace its paths; scroll to zoom.")
-    st.iframe(subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=620), height=640)
+    st.iframe(subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=620, removed=tuple(removed)),
+              height=640)
     with st.expander("How the walk converged: the PPR residual per iteration"):
         fig = go.Figure(go.Scatter(x=list(range(1, len(walk.residuals) + 1)), y=list(walk.residuals),
                                    mode="lines+markers", name="L1 change"))

@@ -61,6 +61,7 @@ def _digest(path: Path) -> str:
 
 
 UPLOAD_TYPES = [s.lstrip(".") for s in CORPUS_SUFFIXES]
+UPLOAD = "upload a corpus file"  # the corpus picker's entry for the session's uploaded files
 
 
 def save_uploads(uploads, questions=None) -> tuple[Path, str, Path | None]:
@@ -124,10 +125,40 @@ def _upload_notes(index: Index, problem: str) -> Index:
     return index
 
 
+def keep_uploads(ups, qs=None) -> tuple:
+    """Save uploaded files as the session's uploaded corpus; the same uploads on a rerun reuse what was saved
+    instead of reading and hashing them again. Returns (folder, digest, name, questions path or None)."""
+    upload_ids = tuple(u.file_id for u in ups) + ((qs.file_id,) if qs is not None else ())
+    kept = st.session_state.get("uploaded_corpus")
+    if kept is None or st.session_state.get("uploaded_ids") != upload_ids:
+        folder, digest, qpath = save_uploads(ups, qs)
+        name = Path(ups[0].name).stem if len(ups) == 1 else f"{len(ups)} uploaded files"
+        kept = (str(folder), digest, name, str(qpath) if qpath else None)
+        st.session_state["uploaded_corpus"] = kept
+        st.session_state["uploaded_ids"] = upload_ids
+    return kept
+
+
+def use_uploaded(key: str) -> None:
+    """on_change of an uploader outside the sidebar (the Corpus page's): its files become the corpus every page
+    shows, as if uploaded in the sidebar. A callback runs before the page, so the sidebar's picker can still be
+    set."""
+    ups = st.session_state.get(key)
+    if not ups:
+        return
+    try:
+        keep_uploads(ups)
+    except PathLensError as e:
+        st.session_state["upload_error"] = str(e)
+        return
+    st.session_state["corpus_choice"] = st.session_state["corpus_selected"] = UPLOAD
+    st.query_params["corpus"] = UPLOAD
+
+
 def sidebar_corpus() -> Index | None:
     """The sidebar corpus picker; returns the chosen corpus's index, or None with the reason shown."""
     names = bundled_names()
-    choices = names + ["upload a corpus file", "benchmark file (open corpus)"]
+    choices = names + [UPLOAD, "benchmark file (open corpus)"]
     # a link names the corpus; otherwise the one chosen on another page of this session (widgets are
     # per page, so the choice is kept under a key of its own), otherwise the default
     wanted = param("corpus", st.session_state.get("corpus_selected", DEFAULT_CORPUS))
@@ -142,7 +173,7 @@ def sidebar_corpus() -> Index | None:
     try:
         if choice in names:
             return _bundled_index(choice)
-        if choice == "upload a corpus file":
+        if choice == UPLOAD:
             ups = st.sidebar.file_uploader(
                 "Documents: PDF, Word, HTML, text, a .zip of them, or .jsonl passages", type=UPLOAD_TYPES,
                 accept_multiple_files=True, key="corpus_upload",
@@ -159,18 +190,16 @@ def sidebar_corpus() -> Index | None:
                                    "upload files here to replace them.")
                 return _upload_notes(index, problem)
             if not ups:
-                st.info("Upload documents in the sidebar: PDFs (cited by page), Word (.docx), HTML, .txt or .md "
-                        "files, a .zip of them, or JSON Lines passages with `id` and `text`.")
+                if "q" in st.query_params or "retriever" in st.query_params:  # a link to a view of uploaded files
+                    st.info("This link shows a view of documents uploaded in another session, and uploads are never "
+                            "shared: add the same files in the sidebar (or on the Corpus page) and the rest of the "
+                            "view, the question, retriever and settings the link holds, comes back.")
+                else:
+                    st.info("Upload documents in the sidebar or on the Corpus page: PDFs (cited by page), Word "
+                            "(.docx), HTML, .txt or .md files, a .zip of them, or JSON Lines passages with `id` and "
+                            "`text`.")
                 return None
-            # the same uploads on a rerun: reuse what was saved instead of reading and hashing them again
-            upload_ids = tuple(u.file_id for u in ups) + ((qs.file_id,) if qs is not None else ())
-            if kept is None or st.session_state.get("uploaded_ids") != upload_ids:
-                folder, digest, qpath = save_uploads(ups, qs)
-                name = Path(ups[0].name).stem if len(ups) == 1 else f"{len(ups)} uploaded files"
-                kept = (str(folder), digest, name, str(qpath) if qpath else None)
-                st.session_state["uploaded_corpus"] = kept
-                st.session_state["uploaded_ids"] = upload_ids
-            return _upload_notes(*_upload_index(*kept))
+            return _upload_notes(*_upload_index(*keep_uploads(ups, qs)))
         fmt = st.sidebar.selectbox("Benchmark format", FORMATS, key="bench_fmt_sidebar")
         given = st.sidebar.text_input("Benchmark file path", key="bench_path_sidebar")
         up = st.sidebar.file_uploader("…or upload it", type=["jsonl", "json"], key="bench_upload_sidebar")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from typing import Sequence
 
 from ..retrieve.graph_explain import GraphAnswer, SubgraphNode
 from .reasons import passage_name, short
@@ -129,6 +130,9 @@ def _legend(kinds: set[str]) -> str:
     rows = "".join(f'<div><span style="display:inline-block;width:12px;height:12px;margin-right:6px;'
                    f'background:{COLORS[k]};border-radius:2px"></span>{ROLE_WORDS[k]}</div>'
                    for k in COLORS if k in kinds)
+    if "removed" in kinds:
+        rows += ('<div><span style="display:inline-block;width:12px;height:12px;margin-right:6px;'
+                 'border:1px dashed #999;border-radius:6px"></span>✕ taken out (what-if)</div>')
     # a strip under the canvas, so it never covers a node
     return ('<div id="pathlens-legend" style="display:flex;flex-wrap:wrap;gap:4px 14px;padding:6px 8px;'
             f'font:12px sans-serif;color:#333;border-top:1px solid #ddd">{rows}'
@@ -137,10 +141,12 @@ def _legend(kinds: set[str]) -> str:
 
 
 def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str] | None = None,
-                  texts: dict[str, str] | None = None, gold: frozenset[str] = frozenset()) -> str:
+                  texts: dict[str, str] | None = None, gold: frozenset[str] = frozenset(),
+                  removed: Sequence[str] = ()) -> str:
     """The page; `height` covers the canvas and the legend strip under it (about 60 px). `titles`
     and `texts` (passage id → document title, text) label and describe passages; `gold` passages
-    get a star and a thick border."""
+    get a star and a thick border; `removed` entities (a what-if took them out of the graph) are drawn crossed
+    out, hollow and dashed, under the seeds, linked to nothing: the walk ran without them."""
     from pyvis.network import Network
 
     titles, texts = titles or {}, texts or {}
@@ -154,6 +160,12 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
                      x=pos[n.id][0], y=pos[n.id][1], color=COLORS.get(n.kind, "#999999"),
                      borderWidth=3 if n.id[2:] in gold and n.id.startswith("p:") else 1,
                      font={"color": "#ffffff" if n.kind in ("seed", "hit", "bridge") else "#222222"})
+    bottom = max((y for _, y in pos.values()), default=0)
+    for i, label in enumerate(removed):
+        net.add_node(f"x:{i}", label=f"✕ {short(label)}", shape="ellipse", x=0, y=bottom + (i + 1) * ROW_Y,
+                     title=f"{label} — taken out of the graph (what-if): the walk ran without it",
+                     color={"background": "#ffffff", "border": "#999999"}, shapeProperties={"borderDashes": [4, 3]},
+                     font={"color": "#777777"})
     # edges follow the walk (seed → … → hit); path edges get a width by the heaviest path mass through them
     path_mass: dict[tuple[str, str], float] = {}
     by_hit: dict[str, list[str]] = {}
@@ -188,6 +200,6 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
               "});</script>")
     # the legend goes right after the canvas's container; the script after pyvis's own
     page = page.replace('<div id="mynetwork" class="card-body"></div>',
-                        '<div id="mynetwork" class="card-body"></div>' + _legend({n.kind for n in answer.nodes}), 1)
+                        '<div id="mynetwork" class="card-body"></div>' + _legend({n.kind for n in answer.nodes} | ({"removed"} if removed else set())), 1)
     page = page.replace("</head>", TOOLTIP_CSS + "</head>", 1)
     return page.replace("</body>", script + "</body>", 1)
