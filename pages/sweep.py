@@ -13,7 +13,7 @@ from engine.indexing.index import search_config
 from engine.jobs import Job
 from engine.explain.palette import color_of
 from engine.evaluate.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
-from ui.builds import CancelButton, cancel_job, ensure, follow_job, stages_for
+from ui.builds import CancelButton, cancel_job, ensure, stages_for, watch_job
 from ui.frame import frame
 from ui.render import downloads, show_table
 from ui.url_state import asked_by_link, list_param, param, seed_from_url, set_params
@@ -136,17 +136,18 @@ if run:
 job = st.session_state.get("sweep_job")
 if job is not None:
     state = st.session_state["sweep"]
+    drawn = [0]
 
-    def draw(s) -> None:
+    def redraw(s) -> None:
         trials = list(state["trials"])
-        if trials:
-            st.plotly_chart(chart(trials, full_axis), width="stretch", key="sweep_live")
+        if len(trials) > drawn[0]:
+            drawn[0] = len(trials)
             last = trials[-1]
-            st.caption(f"latest trial: size {last.size}, {last.retriever} {state['key'][1].metric} = {last.value:.3f}")
+            status.caption(f"latest trial: size {last.size}, {last.retriever} "
+                           f"{state['key'][1].metric} = {last.value:.3f}")
+            plot.plotly_chart(chart(trials, full_axis), width="stretch", key=f"sweep_live_{len(trials)}")
 
-    with plot.container():
-        if not follow_job(job, draw):
-            st.stop()  # the fragment follows the sweep and reruns the page when it is over
+    watch_job(job, on_tick=redraw)
     cancel.idle()
     del st.session_state["sweep_job"]
     try:
@@ -162,7 +163,8 @@ state = st.session_state.get("sweep")
 set_params(ran=1 if state and state["key"] == key and state["trials"] and "sweep_job" not in st.session_state else None)
 if state and state["key"][0] == corpus.name and state["trials"]:
     trials = state["trials"]
-    plot.plotly_chart(chart(trials, full_axis), width="stretch", key="sweep_chart")
+    if job is None:
+        plot.plotly_chart(chart(trials, full_axis), width="stretch", key="sweep_chart")
     st.caption(f"Each line is a retriever's mean {state['key'][1].metric} over the resamples of a size; its shaded "
                "band runs from the worst resample to the best. The last size is the whole corpus.")
     if not state["complete"]:
