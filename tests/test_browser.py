@@ -469,6 +469,66 @@ def test_evidence_report_downloads_matches_the_cli_and_opens_offline(app_url, br
     context.close()
 
 
+def test_the_readme_demo_script(app_url, browser, tmp_path):
+    """README, "A demo in five steps", step by step, with a screenshot of each."""
+    from datetime import datetime, timezone
+
+    from engine.ingest.corpus import load_corpus
+
+    core = load_corpus("dataroom-core")
+    demo = next(q for q in core.queries if q.id == core.demo_question)
+    # 1. the app opens on the measured demo question, both gold passages in the top five
+    page = open_page(browser, app_url + "/")
+    assert page.get_by_role("textbox", name="Question", exact=True).input_value() == demo.text
+    assert len(hits(page)) == 5 and sum("★ gold" in h for h in hits(page)) == 2
+    page.screenshot(path=str(SHOTS / "demo-1-opens.png"), full_page=True)
+    # 2. the first answer leads with one sentence of its shares
+    first = page.locator("[data-testid=stMain] p", has_text=re.compile(r"^Its score: ")).first
+    first.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "demo-2-sentence.png"))
+    sentence = first.inner_text()
+    assert re.match(r"Its score: \d+% its similarity to the question, .*through Elliot Park → ", sentence), sentence
+    # 3. clicking #1 in the evidence graph turns its paths red and fades the rest
+    frame = graph_frame(page)
+    time.sleep(1.5)  # let vis-network fit the view before reading positions
+    target = frame.evaluate("""() => {
+      const id = network.body.data.nodes.get().find(n => /^(★ )?#1 /.test(n.label)).id;
+      const p = network.canvasToDOM(network.getPositions([id])[id]);
+      const r = document.querySelector('#mynetwork canvas').getBoundingClientRect();
+      return {x: r.left + p.x, y: r.top + p.y, on: pathlensPaths[id]};
+    }""")
+    box = page.locator("[data-testid=stMain] iframe").first.bounding_box()
+    page.mouse.click(box["x"] + target["x"], box["y"] + target["y"])
+    time.sleep(0.5)
+    colors = frame.evaluate("() => Object.fromEntries(edges.get().map(e => [e.id, e.color]))")
+    assert target["on"] and all(colors[e] == "#d62728" for e in target["on"])
+    page.locator("[data-testid=stMain] iframe").first.screenshot(path=str(SHOTS / "demo-3-traced.png"))
+    # 4. what if Elliot Park were not in the graph: arrows against the original ranking, and he is crossed out
+    page.get_by_text("What if… take out an entity or a passage").click()
+    page.get_by_role("combobox", name="Take out entities").click()
+    page.keyboard.type("Elliot Park")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    wait_idle(page)
+    assert "without=Elliot+Park" in page.url
+    page.get_by_text("Arrows: each passage's move against the ranking with nothing taken out.").wait_for(timeout=60_000)
+    assert any(label.startswith("✕ Elliot Park") for label in graph_nodes(page))
+    page.screenshot(path=str(SHOTS / "demo-4-what-if.png"), full_page=True)
+    no_exception(page)
+    # 5. the evidence report, named after the question and the day, opens with the answers
+    with page.expect_download(timeout=120_000) as info:
+        page.get_by_role("button", name="Download the evidence report (HTML)").click()
+    download = info.value
+    day = datetime.now(timezone.utc).date().isoformat()
+    assert download.suggested_filename == f"evidence-report-which-bank-is-administrative-agent-on-the-credit-{day}.html"
+    report = tmp_path / download.suggested_filename
+    download.save_as(str(report))
+    text = report.read_text("utf-8")
+    assert text.index("<h2>Answers") < text.index("Its score: ") < text.index("<h2>How this was computed")
+    assert "what-if: taken out" in text and "Elliot Park" in text
+    page.context.close()
+
+
 def test_a_fresh_server_whose_first_request_is_a_deep_link_shows_the_whole_page(browser):
     """Streamlit runs the first request of a fresh server in its pages-folder mode, without app.py:
     the page must still draw its own sidebar, and the app must navigate normally afterwards."""

@@ -13,6 +13,7 @@ from engine.explain.report import highlight, marked_terms
 from engine.retrieve.graph_explain import GraphAnswer
 from ui.render import escape_markdown, show_table
 
+HEADING = 80  # characters of a document's title in a hit's heading (a graph label keeps 30)
 RULE_HELP = ("extracted: the extractor found the name; containment: an extracted name inside or around a graph "
              "entity; vocabulary: a graph entity named in the question; filings: scope (a filing the question is "
              "scoped to), statement, lexicon (an analyst's word mapped to a line item or note), line item, note, "
@@ -95,7 +96,7 @@ def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question
     e = answer.why.get(h.passage_id) if walk is not None else None
     mark = " · ★ gold" if h.passage_id in gold else ""
     with st.container(border=True):
-        st.markdown(f"**{h.rank}. {escape_markdown(passage_name(h.passage_id, titles))}** · score {h.score:.5g}"
+        st.markdown(f"**{h.rank}. {escape_markdown(passage_name(h.passage_id, titles, HEADING))}** · score {h.score:.5g}"
                     f"{mark}{moved}")
         st.caption(f"From {escape_markdown(source)} · passage `{h.passage_id}`")
         if e is not None:
@@ -114,7 +115,7 @@ def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question
 
 def hit_row(h, answer, titles: dict[str, str], source: str, gold: frozenset[str]) -> dict:
     """A hit as a row of the downloadable table."""
-    row = {"rank": h.rank, "passage": passage_name(h.passage_id, titles), "passage_id": h.passage_id,
+    row = {"rank": h.rank, "passage": passage_name(h.passage_id, titles, HEADING), "passage_id": h.passage_id,
            "score": h.score, "gold": h.passage_id in gold, "source": source}
     e = answer.why.get(h.passage_id) if answer.walk is not None else None
     if e is not None:

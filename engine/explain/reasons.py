@@ -28,16 +28,17 @@ def short_document(title: str, doc: str) -> str:
     return " ".join(w.capitalize() if w.isalpha() and w.isupper() and len(w) > 3 else w for w in words[:4])
 
 
-def passage_name(pid: str, titles: Mapping[str, str]) -> str:
+def passage_name(pid: str, titles: Mapping[str, str], width: int = MAX_LABEL) -> str:
     """A passage as a reader tells it from the others: a PDF page leads with the document and page ("Apple 2022
-    10-K p.32"); another passage is its document's title and which part of the document it is."""
+    10-K p.32"); another passage is its document's title (cut to `width`: a graph's label is short, a page's
+    heading has room) and which part of the document it is."""
     paged = _PAGE_ID.match(pid)
     if paged:
         part = int(paged["part"])
         return short_document(titles.get(pid, ""), paged["doc"]) + f" p.{paged['page']}" + (
             f", part {part + 1}" if part else "")
     doc, _, part = pid.rpartition("#")
-    name = short(titles.get(pid) or doc or pid)
+    name = short(titles.get(pid) or doc or pid, width)
     return name + (f" · part {int(part) + 1}" if doc and part.isdigit() else "")
 
 
@@ -46,9 +47,9 @@ def percent(share: float) -> str:
     return "<1%" if 0 < share < SHOWN_SHARE else f"{share:.0%}"
 
 
-def path_words(path: EvidencePath, titles: Mapping[str, str]) -> str:
+def path_words(path: EvidencePath, titles: Mapping[str, str], width: int = 48) -> str:
     """A route in words: entities by name, passages by document and page."""
-    return " → ".join(passage_name(nid[2:], titles) if nid.startswith("p:") else label
+    return " → ".join(passage_name(nid[2:], titles, width) if nid.startswith("p:") else label
                       for nid, label in zip(path.node_ids, path.nodes))
 
 

@@ -199,7 +199,7 @@ def _hit(h, answer, titles: dict[str, str], texts: dict[str, str], cites: dict[s
     walk = answer.walk
     e = answer.why.get(h.passage_id) if walk is not None else None  # a walk's per-seed shares and paths
     mark = " · <span class='gold'>★ gold</span>" if h.passage_id in gold else ""
-    out = [f"<div class='hit'><div><strong>{h.rank}. {html.escape(passage_name(h.passage_id, titles))}</strong> · "
+    out = [f"<div class='hit'><div><strong>{h.rank}. {html.escape(passage_name(h.passage_id, titles, 80))}</strong> · "
            f"{html.escape(cites[h.passage_id])} · score {h.score:.5g}{mark}</div>"]
     if e is not None:
         out.append(f"<p>{html.escape(reason(e, walk))}</p>")
