@@ -102,7 +102,9 @@ def chart(trials: list[Trial], full_axis: bool) -> go.Figure:
 run = st.button("Run sweep", type="primary", key="sw_run")
 # a link to a swept view (ran=1) runs the sweep again on open
 run = asked_by_link("ran", "sweep") and "sweep" not in st.session_state or run
-cancel = CancelButton("sweep_job", "sw_cancel", active=run or "sweep_job" in st.session_state,
+# live while a sweep runs, or is about to (asked for before its index was built: it starts in this run)
+waiting = st.session_state.get("sweep_pending") == (corpus.name, config)
+cancel = CancelButton("sweep_job", "sw_cancel", active=run or waiting or "sweep_job" in st.session_state,
                       help="Stops the running sweep after the trial in flight; finished trials stay on the chart.")
 full_axis = st.toggle("Show the whole 0–1 scale", key="sw_full_axis",
           help="Off: the metric's axis is fitted to the values, so close lines are told apart. On: from 0 to 1.")

@@ -299,14 +299,8 @@ def run_then_cancel(page, field: str, value: str, button: str, progress: str) ->
     page.keyboard.press("Enter")
     wait_idle(page)
     page.get_by_role("button", name=button).click()
-    deadline = time.time() + 240
-    while time.time() < deadline:
-        m = re.search(progress, page.locator("body").inner_text())
-        if m and int(m.group(1)) >= 3:
-            break
-        time.sleep(0.2)
-    else:
-        raise AssertionError(f"no progress matching {progress!r}")
+    # Playwright waits for the text itself (no sleep, no poll here): the third item, or any later one, is done
+    page.get_by_text(re.compile(progress.replace(r"(\d+)", r"([3-9]|[1-9]\d+)"))).first.wait_for(timeout=240_000)
     page.get_by_role("button", name="Cancel").click()
     wait_idle(page)
 
@@ -579,18 +573,21 @@ def test_a_build_never_runs_under_the_last_views_results(browser, tmp_path):
     try:
         page = open_page(browser, url + "/?" + urlencode({"corpus": "dataroom-core", "retriever": "ppr-regex"}))
         assert page.get_by_text("Top 5 passages · ppr-regex").count() == 1
+        # every state the page passes through is read as it happens (a MutationObserver), not sampled by a poll
+        page.evaluate("""() => {
+          window.__build = {seen: false, leaked: []};
+          new MutationObserver(() => {
+            const text = document.querySelector('[data-testid=stMain]').innerText;
+            if (!text.includes('Building the index of dataroom-core')) return;
+            window.__build.seen = true;
+            for (const t of ['Top 5 passages · ppr-regex', 'Seeds: where the walk restarts', 'Evidence graph'])
+              if (text.includes(t)) window.__build.leaked.push(t);
+          }).observe(document.body, {childList: true, subtree: true, characterData: true});
+        }""")
         choose(page, "Retriever", "ppr-ner")  # spaCy NER over the corpus: a build of a few seconds
-        seen_build, leaked = False, []
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            text = page.locator("[data-testid=stMain]").inner_text()
-            if "Building the index of dataroom-core" in text:
-                seen_build = True
-                leaked += [t for t in ("Top 5 passages · ppr-regex", "Seeds: where the walk restarts",
-                                       "Evidence graph") if t in text]
-            if "Top 5 passages · ppr-ner" in text:
-                break
-            time.sleep(0.1)
+        page.get_by_text("Top 5 passages · ppr-ner").wait_for(timeout=120_000)
+        seen = page.evaluate("window.__build")
+        seen_build, leaked = seen["seen"], seen["leaked"]
         assert seen_build, "the build's progress was never on screen"
         assert not leaked, f"the previous view showed under the build: {sorted(set(leaked))}"
         wait_idle(page)
