@@ -492,6 +492,15 @@ def test_the_readme_demo_script(app_url, browser, tmp_path):
       return {x: r.left + p.x, y: r.top + p.y, on: pathlensPaths[id]};
     }""")
     box = page.locator("[data-testid=stMain] iframe").first.bounding_box()
+    # hovering #1 shows its text in the page's sans-serif, wrapped inside the frame
+    page.mouse.move(box["x"] + target["x"], box["y"] + target["y"])
+    frame.wait_for_selector("div.vis-tooltip", state="visible", timeout=10_000)
+    tip = frame.evaluate("""() => { const t = document.querySelector('div.vis-tooltip');
+      const r = t.getBoundingClientRect(), cs = getComputedStyle(t);
+      return {font: cs.fontFamily, wrap: cs.whiteSpace, right: r.right, width: document.documentElement.clientWidth}; }""")
+    assert "serif" not in tip["font"].replace("sans-serif", "") and tip["wrap"] == "pre-wrap", tip
+    assert tip["right"] <= tip["width"], tip
+    page.locator("[data-testid=stMain] iframe").first.screenshot(path=str(SHOTS / "demo-3-hover.png"))
     page.mouse.click(box["x"] + target["x"], box["y"] + target["y"])
     time.sleep(0.5)
     colors = frame.evaluate("() => Object.fromEntries(edges.get().map(e => [e.id, e.color]))")
