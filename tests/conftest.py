@@ -8,8 +8,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-# tests (and the app processes they start) keep their index cache out of the checkout
-os.environ["PATHLENS_CACHE_DIR"] = tempfile.mkdtemp(prefix="pathlens-test-cache-")
+# tests (and the app processes they start) keep their index cache out of the checkout; pytest-xdist's workers share
+# one for the run, so a corpus one worker built is read by the other (writes are atomic: engine.store.cache)
+_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+os.environ["PATHLENS_CACHE_DIR"] = (os.path.join(tempfile.gettempdir(), f"pathlens-test-cache-{_RUN}") if _RUN
+                                    else tempfile.mkdtemp(prefix="pathlens-test-cache-"))
+os.makedirs(os.environ["PATHLENS_CACHE_DIR"], exist_ok=True)
 
 from engine.ingest.corpus import Corpus, load_corpus  # noqa: E402
 from engine.ingest.questions import LabeledQuery  # noqa: E402

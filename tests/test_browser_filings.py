@@ -1,0 +1,181 @@
+"""Headless Chromium on builds: uploaded filings that build with progress and cite their pages, two years of Nike's
+10-K read with the right scope, a fresh server's first deep link, and a build that never shows the last view."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlencode
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.test_browser import (SHOTS, _start_app, _stop_app, app_url, browser, choose, graph_nodes,  # noqa: F401
+                                hits, no_exception, open_page, wait_idle)
+
+
+FILINGS = ROOT.parent / "shared" / "data" / "filings"
+
+
+
+def test_uploaded_filings_build_with_progress_and_answers_cite_their_page(app_url, browser, tmp_path):
+    if not FILINGS.is_dir():
+        pytest.skip(f"{FILINGS} is absent: the shared filings lie beside the checkout in CI")
+    import json
+
+    questions = tmp_path / "queries.jsonl"
+    wanted = {"i1", "i2", "i3", "i4", "m1", "m2", "m3", "x3", "x5"}  # the questions about these two filings
+    lines = [line for line in (ROOT / "tests" / "data" / "filings.queries.jsonl").read_text().splitlines()
+             if json.loads(line)["id"] in wanted]
+    questions.write_text("\n".join(lines) + "\n")
+    q = "What was Intel's revenue in the fourth quarter of 2022?"
+    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": q}))
+    inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    inputs.nth(1).set_input_files(str(questions))
+    broken = tmp_path / "BROKEN_SCAN.pdf"
+    broken.write_bytes(b"%PDF-1.4\n" + bytes(range(256)) * 8)  # not a readable PDF: left out, the rest builds
+    inputs.nth(0).set_input_files([str(FILINGS / "INTEL_2022Q4_EARNINGS.pdf"),
+                                   str(FILINGS / "MCDONALDS_2023Q1_EARNINGS.pdf"), str(broken)])
+    # the build shows its stages while it runs
+    page.wait_for_selector("text=Building the index", timeout=60_000)
+    page.wait_for_selector('[data-testid="stMain"] >> text=score', timeout=240_000)
+    wait_idle(page)
+    no_exception(page)
+    main = page.locator("[data-testid=stMain]").inner_text()
+    assert "Index of 3 uploaded files ready" in main
+    cites = re.findall(r"From INTEL 2022 Q4 EARNINGS, page (\d+) of INTEL_2022Q4_EARNINGS\.pdf", main)
+    assert "1" in cites, main[:2000]  # the release's first page states the quarter's revenue
+    page.screenshot(path=str(SHOTS / "filings-query.png"), full_page=True)
+    # the labeled questions evaluate on the Compare page, by page
+    page.get_by_role("link", name=re.compile("Compare")).first.click()
+    page.wait_for_selector("[data-testid=stMain] h1 >> text=Compare retrievers", timeout=60_000)
+    wait_idle(page, timeout=300)
+    page.screenshot(path=str(SHOTS / "filings-compare.png"), full_page=True)
+    no_exception(page)
+    text = page.locator("[data-testid=stMain]").inner_text()
+    assert "9 labeled queries; 9 name their gold by page" in text, text[:1500]
+    page.get_by_role("button", name="Evaluate all labeled queries").click()
+    page.wait_for_selector("[data-testid=stMain] >> text=Paired bootstrap 95% CI", timeout=300_000)
+    wait_idle(page, timeout=300)
+    no_exception(page)
+    page.screenshot(path=str(SHOTS / "filings-compare.png"), full_page=True)
+    # the Corpus page lists the running lines it dropped, per document, with the pages they were on
+    page.get_by_role("link", name=re.compile("Corpus")).first.click()
+    page.wait_for_selector("[data-testid=stMain] h1 >> text=Corpus & graph", timeout=60_000)
+    wait_idle(page, timeout=300)
+    page.get_by_role("tab", name="Documents").click()
+    section = page.get_by_text("Running headers, footers and page numbers dropped")
+    section.wait_for(timeout=30_000)
+    tables = page.locator('[data-testid="stTabs"] [data-testid="stDataFrame"]')
+    assert tables.count() >= 3  # the documents, the file left out, what was dropped from the documents
+    assert page.get_by_text("Left out", exact=True).count() == 1
+    page.screenshot(path=str(SHOTS / "filings-corpus.png"), full_page=True)
+    no_exception(page)
+    page.context.close()
+
+
+DEV_FILINGS = ROOT.parent / "shared" / "data" / "financebench_dev"
+
+
+
+def test_dev_filings_show_the_scope_the_typed_path_and_the_cited_page(app_url, browser):
+    """Two years of Nike's 10-K from the filings dev set: the question names the year, so the answer must come
+    from that year's filing, and the page says how it read the question."""
+    if not DEV_FILINGS.is_dir():
+        pytest.skip(f"{DEV_FILINGS} is absent: the shared filings lie beside the checkout in CI")
+    q = "What was Nike's capex in FY2018? Use the cash flow statement and answer in USD millions."
+    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": q}))
+    inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    inputs.nth(0).set_input_files([str(DEV_FILINGS / "NIKE_2018_10K.pdf"), str(DEV_FILINGS / "NIKE_2019_10K.pdf")])
+    page.wait_for_selector('[data-testid="stMain"] >> text=Typed path', timeout=300_000)
+    wait_idle(page, timeout=120)
+    no_exception(page)
+    main = page.locator("[data-testid=stMain]").inner_text()
+    assert "Scope as understood: Nike · FY2018 · Statement of cash flows → Nike FY2018 10-K" in main, main[:1500]
+    assert re.search(r"Typed path: Nike → Nike FY2018 10-K → .*Statement of cash flows → “Additions to property, "
+                     r"plant and equipment” → page 49", main), main[:3000]
+    cites = re.findall(r"From NIKE[^\n]*fiscal year ended May 31, 2018[^\n]*, page (\d+) of NIKE_2018_10K\.pdf", main)
+    assert cites and cites[0] == "49", main[:3000]  # the statement of cash flows, cited first
+    # the evidence graph's pages lead with what tells them apart: document, year, form and page
+    labels = graph_nodes(page)
+    assert any(re.fullmatch(r"(★ )?#1 Nike 2018 10-K p\.49(, part \d+)?", label) for label in labels), [
+        label for label in labels if "#" in label]
+    page.locator("[data-testid=stMain] iframe").first.screenshot(path=str(SHOTS / "dev-filings-graph.png"))
+    page.screenshot(path=str(SHOTS / "dev-filings-query.png"), full_page=True)
+    page.context.close()
+
+
+
+def test_a_fresh_server_whose_first_request_is_a_deep_link_shows_the_whole_page(browser):
+    """Streamlit runs the first request of a fresh server in its pages-folder mode, without app.py:
+    the page must still draw its own sidebar, and the app must navigate normally afterwards."""
+    proc, url = _start_app("streamlit-fresh.log")
+    try:
+        context = browser.new_context(viewport={"width": 1400, "height": 1100})
+        page = context.new_page()
+        errors, bad = [], []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("response", lambda r: bad.append(r.url) if r.status >= 400 else None)
+        page.on("requestfailed", lambda r: bad.append(r.url))
+        page.goto(url + "/compare")
+        page.wait_for_selector("[data-testid=stMain] h1", timeout=120_000)
+        wait_idle(page)
+        assert page.locator("[data-testid=stMain] h1").first.inner_text().strip() == "Compare retrievers"
+        sidebar = page.locator("[data-testid=stSidebar]")
+        assert sidebar.get_by_text("PathLens", exact=True).count() == 1
+        assert sidebar.get_by_text("Glossary: what the words mean").count() == 1
+        # the menu names the pages, as it does once app.py has run, not their scripts' file names
+        menu = [t.strip() for t in sidebar.get_by_role("link").all_inner_texts()]
+        assert [m.split("\n")[-1].strip() for m in menu] == ["Query", "Corpus & graph", "Compare", "Scale sweep",
+                                                              "Benchmarks"], menu
+        page.screenshot(path=str(SHOTS / "fresh-deep-link.png"))
+        no_exception(page)
+        sidebar.get_by_role("link", name="Scale sweep").click()  # the menu works in this mode too
+        page.wait_for_function("() => document.querySelector('[data-testid=stMain] h1')?.innerText === 'Scale sweep'",
+                               timeout=120_000)
+        wait_idle(page)  # leaving mid-run would cut off the favicon the run just served (a 404 of our own making)
+        page.goto(url + "/")
+        page.wait_for_selector("[data-testid=stMain] h1", timeout=120_000)
+        wait_idle(page)
+        assert page.locator("[data-testid=stMain] h1").first.inner_text().strip() == "Query"
+        assert len(hits(page)) == 5
+        # Streamlit's frontend, opened under /compare, first probes /compare/_stcore/… for a base path and
+        # falls back to /_stcore/…: those two 404s are its own; anything else (a favicon or font from a
+        # CDN, as a Material page icon fetched before) fails the test
+        assert all(re.fullmatch(re.escape(url) + r"/compare/_stcore/(health|host-config)", u) for u in bad), bad
+        assert len(errors) == len(bad)
+        page.context.close()
+    finally:
+        _stop_app(proc)
+
+
+
+def test_a_build_never_runs_under_the_last_views_results(browser, tmp_path):
+    """Switching to a retriever whose index parts are not built yet: while they build, the page shows
+    the build's progress and nothing of the previous view (not even greyed), then the new answer."""
+    proc, url = _start_app("streamlit-stale.log", cache_dir=str(tmp_path / "cache"))  # nothing built yet
+    try:
+        page = open_page(browser, url + "/?" + urlencode({"corpus": "dataroom-core", "retriever": "ppr-regex"}))
+        assert page.get_by_text("Top 5 passages · ppr-regex").count() == 1
+        # every state the page passes through is read as it happens (a MutationObserver), not sampled by a poll
+        page.evaluate("""() => {
+          window.__build = {seen: false, leaked: []};
+          new MutationObserver(() => {
+            const text = document.querySelector('[data-testid=stMain]').innerText;
+            if (!text.includes('Building the index of dataroom-core')) return;
+            window.__build.seen = true;
+            for (const t of ['Top 5 passages · ppr-regex', 'Seeds: where the walk restarts', 'Evidence graph'])
+              if (text.includes(t)) window.__build.leaked.push(t);
+          }).observe(document.body, {childList: true, subtree: true, characterData: true});
+        }""")
+        choose(page, "Retriever", "ppr-ner")  # spaCy NER over the corpus: a build of a few seconds
+        page.get_by_text("Top 5 passages · ppr-ner").wait_for(timeout=120_000)
+        seen = page.evaluate("window.__build")
+        seen_build, leaked = seen["seen"], seen["leaked"]
+        assert seen_build, "the build's progress was never on screen"
+        assert not leaked, f"the previous view showed under the build: {sorted(set(leaked))}"
+        wait_idle(page)
+        assert len(hits(page)) == 5 and page.get_by_text("Top 5 passages · ppr-regex").count() == 0
+        no_exception(page)
+        page.context.close()
+    finally:
+        _stop_app(proc)

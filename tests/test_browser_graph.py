@@ -1,0 +1,196 @@
+"""Headless Chromium on the evidence graph and what is handed over: labels that never overlap, a click that traces a
+hit's paths, the evidence report downloaded and opened offline, and the README's demo script step by step."""
+
+from __future__ import annotations
+
+import re
+import time
+from urllib.parse import urlencode
+
+import pytest
+
+from tests.test_browser import (MULTI_HOP, SHOTS, app_url, browser, graph_frame, graph_nodes, hits,  # noqa: F401
+                                no_exception, open_page, wait_idle)
+
+
+LAYOUT_JS = """() => {
+  const ids = network.body.data.nodes.getIds();
+  const pos = network.getPositions(ids);
+  const boxes = {};
+  ids.forEach(id => { boxes[id] = network.getBoundingBox(id); });
+  const labels = {};
+  network.body.data.nodes.get().forEach(n => { labels[n.id] = n.label; });
+  return {pos, boxes, labels};
+}"""
+
+
+
+@pytest.mark.parametrize("k", [5, 10])
+def test_evidence_graph_labels_never_overlap_and_the_layout_is_fixed(app_url, browser, k):
+    from engine.ingest.corpus import load_corpus
+
+    questions = [q.text for q in load_corpus("dataroom-core").queries if q.kind == "multi-hop"][:3]
+    for i, (q, retriever) in enumerate(zip(questions, ("hybrid-ner", "ppr-regex", "bct-ner"))):
+        url = app_url + "/?" + urlencode({"corpus": "dataroom-core", "q": q, "retriever": retriever, "k": k})
+        views = []
+        for _ in range(2 if i == 0 else 1):  # the first question twice, in fresh contexts: the same positions
+            page = open_page(browser, url)
+            errors = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            no_exception(page)
+            views.append(graph_frame(page).evaluate(LAYOUT_JS))
+            if i == 0:
+                page.screenshot(path=str(SHOTS / f"evidence-graph-k{k}.png"), full_page=True)
+            assert errors == []
+            page.context.close()
+        assert views[0]["pos"] == views[-1]["pos"]
+        boxes = list(views[0]["boxes"].items())
+        assert len(boxes) >= k
+        for a in range(len(boxes)):
+            for b in range(a + 1, len(boxes)):
+                (ia, ba), (ib, bb) = boxes[a], boxes[b]
+                apart = (ba["right"] <= bb["left"] or bb["right"] <= ba["left"] or ba["bottom"] <= bb["top"]
+                         or bb["bottom"] <= ba["top"])
+                assert apart, (ia, ib, q)
+        # passages are labelled by rank and a short document title, not by file ids
+        ranked = [label for nid, label in views[0]["labels"].items() if nid.startswith("p:") and "#" in label]
+        assert len(ranked) == k and not any(".md#" in label for label in ranked)
+
+
+
+def test_clicking_a_hit_highlights_its_paths_and_dims_the_rest(app_url, browser):
+    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "dataroom-core", "q": MULTI_HOP,
+                                                          "retriever": "ppr-regex"}))
+    frame = graph_frame(page)
+    time.sleep(1.5)  # let vis-network fit the view before reading positions
+    target = frame.evaluate("""() => {
+      const id = Object.keys(pathlensPaths)[0];
+      const p = network.canvasToDOM(network.getPositions([id])[id]);
+      const r = document.querySelector('#mynetwork canvas').getBoundingClientRect();
+      return {id, x: r.left + p.x, y: r.top + p.y, on: pathlensPaths[id]};
+    }""")
+    box = page.locator("[data-testid=stMain] iframe").first.bounding_box()
+    page.mouse.click(box["x"] + target["x"], box["y"] + target["y"])
+    time.sleep(0.5)
+    colors = frame.evaluate("() => Object.fromEntries(edges.get().map(e => [e.id, e.color]))")
+    on = set(target["on"])
+    assert on and all(colors[e] == "#d62728" for e in on)
+    assert all(c == "#eeeeee" for e, c in colors.items() if e not in on)
+    no_exception(page)
+    page.context.close()
+
+
+
+def test_evidence_report_downloads_matches_the_cli_and_opens_offline(app_url, browser, tmp_path):
+    from engine.cli import main
+
+    q = "Which bank is administrative agent on the credit facility of the company whose CFO is Elliot Park?"
+    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "dataroom-core", "q": q, "retriever": "hybrid-ner"}))
+    no_exception(page)
+    messages: list[str] = []  # a failed deferred download shows its reason on the button for 5 s
+    page.on("download", lambda d: messages.append("download started"))
+    try:
+        with page.expect_download(timeout=120_000) as info:
+            page.get_by_role("button", name="Download the evidence report (HTML)").click()
+            page.wait_for_timeout(1500)
+            messages.extend(page.locator("[data-testid=stDownloadButton]").all_inner_texts())
+        download = info.value
+    except Exception as e:
+        raise AssertionError(f"the report did not download; the button area read: {messages}") from e
+    downloaded = tmp_path / "from-page.html"
+    download.save_as(str(downloaded))
+    page.context.close()
+    from_cli = tmp_path / "from-cli.html"
+    assert main(["report", q, "--corpus", "dataroom-core", "--retriever", "hybrid-ner", "--out", str(from_cli)]) == 0
+    strip = lambda p: re.sub(r"<p class='meta'>Generated [^<]*</p>", "", p.read_text("utf-8"))  # noqa: E731
+    assert strip(downloaded) == strip(from_cli)
+    # opened from disk with every network request blocked: nothing is asked for, nothing fails
+    context = browser.new_context(viewport={"width": 1300, "height": 1000})
+    requests, errors = [], []
+
+    def block(route):
+        requests.append(route.request.url)
+        return route.continue_() if route.request.url.startswith(("file:", "about:", "data:")) else route.abort()
+
+    context.route("**/*", block)
+    report = context.new_page()
+    report.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    report.goto(downloaded.as_uri())
+    frame = graph_frame(report, "iframe")
+    assert frame.evaluate("network.body.data.nodes.length") >= 5
+    time.sleep(2)  # let vis-network draw before the picture
+    report.screenshot(path=str(SHOTS / "evidence-report.png"), full_page=False)
+    assert [r for r in requests if not r.startswith(("file:", "about:", "data:"))] == []
+    assert errors == []
+    assert report.locator("svg[aria-label='evidence graph']").count() == 1
+    context.close()
+
+
+
+def test_the_readme_demo_script(app_url, browser, tmp_path):
+    """README, "A demo in five steps", step by step, with a screenshot of each."""
+    from datetime import datetime, timezone
+
+    from engine.ingest.corpus import load_corpus
+
+    core = load_corpus("dataroom-core")
+    demo = next(q for q in core.queries if q.id == core.demo_question)
+    # 1. the app opens on the measured demo question, both gold passages in the top five
+    page = open_page(browser, app_url + "/")
+    assert page.get_by_role("textbox", name="Question", exact=True).input_value() == demo.text
+    assert len(hits(page)) == 5 and sum("★ gold" in h for h in hits(page)) == 2
+    page.screenshot(path=str(SHOTS / "demo-1-opens.png"), full_page=True)
+    # 2. the first answer leads with one sentence of its shares
+    first = page.locator("[data-testid=stMain] p", has_text=re.compile(r"^Its score: ")).first
+    first.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "demo-2-sentence.png"))
+    sentence = first.inner_text()
+    assert re.match(r"Its score: \d+% its similarity to the question, .*through Elliot Park → ", sentence), sentence
+    # 3. clicking #1 in the evidence graph turns its paths red and fades the rest
+    frame = graph_frame(page)
+    time.sleep(1.5)  # let vis-network fit the view before reading positions
+    target = frame.evaluate("""() => {
+      const id = network.body.data.nodes.get().find(n => /^(★ )?#1 /.test(n.label)).id;
+      const p = network.canvasToDOM(network.getPositions([id])[id]);
+      const r = document.querySelector('#mynetwork canvas').getBoundingClientRect();
+      return {x: r.left + p.x, y: r.top + p.y, on: pathlensPaths[id]};
+    }""")
+    box = page.locator("[data-testid=stMain] iframe").first.bounding_box()
+    # hovering #1 shows its text in the page's sans-serif, wrapped inside the frame
+    page.mouse.move(box["x"] + target["x"], box["y"] + target["y"])
+    frame.wait_for_selector("div.vis-tooltip", state="visible", timeout=10_000)
+    tip = frame.evaluate("""() => { const t = document.querySelector('div.vis-tooltip');
+      const r = t.getBoundingClientRect(), cs = getComputedStyle(t);
+      return {font: cs.fontFamily, wrap: cs.whiteSpace, right: r.right, width: document.documentElement.clientWidth}; }""")
+    assert "serif" not in tip["font"].replace("sans-serif", "") and tip["wrap"] == "pre-wrap", tip
+    assert tip["right"] <= tip["width"], tip
+    page.locator("[data-testid=stMain] iframe").first.screenshot(path=str(SHOTS / "demo-3-hover.png"))
+    page.mouse.click(box["x"] + target["x"], box["y"] + target["y"])
+    time.sleep(0.5)
+    colors = frame.evaluate("() => Object.fromEntries(edges.get().map(e => [e.id, e.color]))")
+    assert target["on"] and all(colors[e] == "#d62728" for e in target["on"])
+    page.locator("[data-testid=stMain] iframe").first.screenshot(path=str(SHOTS / "demo-3-traced.png"))
+    # 4. what if Elliot Park were not in the graph: arrows against the original ranking, and he is crossed out
+    page.get_by_text("What if… take out an entity or a passage").click()
+    page.get_by_role("combobox", name="Take out entities").click()
+    page.keyboard.type("Elliot Park")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    wait_idle(page)
+    assert "without=Elliot+Park" in page.url
+    page.get_by_text("Arrows: each passage's move against the ranking with nothing taken out.").wait_for(timeout=60_000)
+    assert any(label.startswith("✕ Elliot Park") for label in graph_nodes(page))
+    page.screenshot(path=str(SHOTS / "demo-4-what-if.png"), full_page=True)
+    no_exception(page)
+    # 5. the evidence report, named after the question and the day, opens with the answers
+    with page.expect_download(timeout=120_000) as info:
+        page.get_by_role("button", name="Download the evidence report (HTML)").click()
+    download = info.value
+    day = datetime.now(timezone.utc).date().isoformat()
+    assert download.suggested_filename == f"evidence-report-which-bank-is-administrative-agent-on-the-credit-{day}.html"
+    report = tmp_path / download.suggested_filename
+    download.save_as(str(report))
+    text = report.read_text("utf-8")
+    assert text.index("<h2>Answers") < text.index("Its score: ") < text.index("<h2>How this was computed")
+    assert "what-if: taken out" in text and "Elliot Park" in text
+    page.context.close()
