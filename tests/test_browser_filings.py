@@ -83,7 +83,10 @@ def test_dev_filings_show_the_scope_the_typed_path_and_the_cited_page(app_url, b
     if not DEV_FILINGS.is_dir():
         pytest.skip(f"{DEV_FILINGS} is absent: the shared filings lie beside the checkout in CI")
     q = "What was Nike's capex in FY2018? Use the cash flow statement and answer in USD millions."
-    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": q}))
+    # the filing graph alone: the scope, the typed path and the cited page are its; it needs no dense encoding of
+    # two 10-Ks (the default `filing` retriever's passage seeds are the uploaded-filings test's)
+    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": q,
+                                                          "retriever": "filing-graph"}))
     inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
     inputs.nth(0).set_input_files([str(DEV_FILINGS / "NIKE_2018_10K.pdf"), str(DEV_FILINGS / "NIKE_2019_10K.pdf")])
     page.wait_for_selector('[data-testid="stMain"] >> text=Typed path', timeout=300_000)

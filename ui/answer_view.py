@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine.explain.reasons import passage_name, path_words, percent, reason
+from engine.explain.reasons import explanation_lines, passage_name, path_words, percent, reason
 from engine.explain.render import passage_seed_summary, subgraph_html
 from engine.explain.report import highlight, marked_terms
 from engine.retrieve.graph_explain import GraphAnswer
@@ -100,13 +100,11 @@ def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question
                     f"{mark}{moved}")
         st.caption(f"From {escape_markdown(source)} · passage `{h.passage_id}`")
         if e is not None:
-            st.markdown(escape_markdown(reason(e, walk)))
-            if e.typed_path is not None:
-                st.markdown(f"**Typed path:** {escape_markdown(e.typed_path.words())} "
-                            f"(its seeds carry {percent(e.typed_path.share)} of the score)")
-            for p in e.paths:
-                st.caption(f"Evidence path: {escape_markdown(path_words(p, titles))} "
-                           f"(walks along it carry {percent(p.share)} of the score)")
+            for kind, text in explanation_lines(e, walk, titles):
+                if kind == "path":
+                    st.caption(escape_markdown(text))
+                else:
+                    st.markdown(("**Typed path:** " if kind == "typed path" else "") + escape_markdown(text))
         elif h.passage_id in answer.why:
             st.caption(f"Why: {answer.why[h.passage_id].words()}")
         terms = marked_terms(e.matched_entities if e is not None else None, text, question)

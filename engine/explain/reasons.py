@@ -89,10 +89,22 @@ def reason(e: HitExplanation, walk: GraphAnswer) -> str:
     return "Its score: " + (", ".join(shown) if shown else "spread thinly over many seeds") + "."
 
 
+def explanation_lines(e: HitExplanation, walk: GraphAnswer, titles: Mapping[str, str]) -> list[tuple[str, str]]:
+    """What a walk's hit says, line by line, as (kind, plain text): its "reason", its "typed path" (the filings
+    retriever's), each evidence "path" with its share. The page and the report format the same lines."""
+    out = [("reason", reason(e, walk))]
+    if e.typed_path is not None:
+        out.append(("typed path", f"{e.typed_path.words()} (its seeds carry {percent(e.typed_path.share)} of the "
+                                  "score)"))
+    out += [("path", f"Evidence path: {path_words(p, titles)} (walks along it carry {percent(p.share)} of the score)")
+            for p in e.paths]
+    return out
+
+
 def bridged_share(e: HitExplanation, walk: GraphAnswer) -> float:
     """The share of the hit's score owed to seeds whose heaviest route reaches it through a bridging entity: how
     much of the answer the graph's multi-hop links explain."""
     return sum(share for share, _, bridged in parts(e, walk) if bridged)
 
 
-__all__ = ["bridged_share", "parts", "passage_name", "path_words", "percent", "reason", "short", "short_document"]
+__all__ = ["bridged_share", "explanation_lines", "parts", "passage_name", "path_words", "percent", "reason", "short", "short_document"]

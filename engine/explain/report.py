@@ -26,7 +26,7 @@ from ..ingest.passage import citation
 from ..retrieve.graph_explain import GraphAnswer
 from ..indexing.index import Index, SearchConfig, param_values
 from ..catalog import EDGE_PARAMS, PARAMS, spec
-from .reasons import passage_name, path_words, percent, reason
+from .reasons import explanation_lines, passage_name
 from .render import COLORS, ROLE_WORDS, layout, node_label, passage_seed_summary, subgraph_html
 from ..retrieve.retrievers import check_k, check_query
 from ..text import tokenize
@@ -202,13 +202,9 @@ def _hit(h, answer, titles: dict[str, str], texts: dict[str, str], cites: dict[s
     out = [f"<div class='hit'><div><strong>{h.rank}. {html.escape(passage_name(h.passage_id, titles, 80))}</strong> · "
            f"{html.escape(cites[h.passage_id])} · score {h.score:.5g}{mark}</div>"]
     if e is not None:
-        out.append(f"<p>{html.escape(reason(e, walk))}</p>")
-        if e.typed_path is not None:
-            out.append(f"<div><strong>Typed path:</strong> {html.escape(e.typed_path.words())} "
-                       f"(its seeds carry {percent(e.typed_path.share)} of the score)</div>")
-        for p in e.paths:
-            out.append(f"<div class='meta'>Evidence path: {html.escape(path_words(p, titles))} "
-                       f"(walks along it carry {percent(p.share)} of the score)</div>")
+        form = {"reason": "<p>{}</p>", "typed path": "<div><strong>Typed path:</strong> {}</div>",
+                "path": "<div class='meta'>{}</div>"}
+        out += [form[kind].format(html.escape(text)) for kind, text in explanation_lines(e, walk, titles)]
     elif h.passage_id in answer.why:
         out.append(f"<p>Why: {html.escape(answer.why[h.passage_id].words())}</p>")
     terms = marked_terms(e.matched_entities if e is not None else None, texts[h.passage_id], question)
