@@ -71,6 +71,8 @@ def test_query_page_graph_retriever_explains_and_updates_url():
                         r"it carry (\d+%|<1%) of the score\)", c.value.replace("\\", "")) for c in at.caption), \
         [c.value for c in at.caption]  # the caption's text is markdown-escaped: read without the escapes
     assert not any("mass " in c.value or "e-0" in c.value for c in at.caption)
+    # and shows its own text, the matches marked
+    assert any("CREDIT AGREEMENT dated as of June 14, 2022" in h.proto.body for h in at.get("html"))
     # every hit leads with one plain sentence of what its score owes to what
     reasons = [m.value for m in at.markdown if m.value.startswith("Its score: ")]
     assert len(reasons) == 5 and re.match(r"Its score: \d+% its similarity to the question, \d+% the name “Agent”, "

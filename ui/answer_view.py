@@ -100,11 +100,11 @@ def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question
                     f"{mark}{moved}")
         st.caption(f"From {escape_markdown(source)} · passage `{h.passage_id}`")
         if e is not None:
-            for kind, text in explanation_lines(e, walk, titles):
+            for kind, line in explanation_lines(e, walk, titles):
                 if kind == "path":
-                    st.caption(escape_markdown(text))
+                    st.caption(escape_markdown(line))
                 else:
-                    st.markdown(("**Typed path:** " if kind == "typed path" else "") + escape_markdown(text))
+                    st.markdown(("**Typed path:** " if kind == "typed path" else "") + escape_markdown(line))
         elif h.passage_id in answer.why:
             st.caption(f"Why: {answer.why[h.passage_id].words()}")
         terms = marked_terms(e.matched_entities if e is not None else None, text, question)
