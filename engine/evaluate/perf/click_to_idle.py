@@ -124,7 +124,7 @@ def measure(ctx: Context, rounds: int = 3) -> ClickToIdle:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_context(viewport={"width": 1400, "height": 1100}).new_page()
             page.goto(url + "/?corpus=dataroom-core")
-            first_hit = page.locator("[data-testid=stMarkdownContainer] p", has_text=re.compile(r"^1\. \S+ · score"))
+            first_hit = page.locator("[data-testid=stMarkdownContainer] p", has_text=re.compile(r"^1\. .+ · score"))
             first_hit.first.wait_for(timeout=300_000)  # the first answer, after the index is built
             slider = page.get_by_role("slider").first
             for i in range(rounds):
