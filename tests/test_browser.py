@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 import pytest
 
 from engine.evaluate.perf.click_to_idle import (CHROMIUM, CHROMIUM_ARGS, choose, seconds_to_idle, start_app,
-                                              stop_app)
+                                              stop_app, wait_for_first_answer)
 from tests.conftest import ROOT
 
 SHOTS = ROOT / "test-output" / "screenshots"
@@ -147,6 +147,7 @@ def test_click_to_idle_times_an_action_until_the_page_settles(app_url, browser):
     """perf's click_to_idle section times actions this way (`python -m engine perf --sections click_to_idle`); here
     one retriever switch is timed, and what is asserted is that it took effect and the time is the page's."""
     page = open_page(browser, app_url + "/?corpus=dataroom-core")
+    wait_for_first_answer(page, 10_000)  # what the perf section waits for before its first action
     assert len(hits(page)) == 5
     t0 = time.monotonic()
     seconds = seconds_to_idle(page, lambda: choose(page, "Retriever", "ppr-regex"), "retriever=ppr-regex")

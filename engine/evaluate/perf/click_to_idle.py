@@ -85,6 +85,12 @@ def seconds_to_idle(page, action, url_has: str, quiet_ms: float = 800) -> float:
     raise RuntimeError(f"the page did not settle with {url_has!r} in its URL")
 
 
+def wait_for_first_answer(page, timeout_ms: float) -> None:
+    """Until the Query page shows its first hit's heading ("1. Credit Agreement — … · score …")."""
+    page.locator("[data-testid=stMarkdownContainer] p", has_text=re.compile(r"^1\. .+ · score")).first.wait_for(
+        timeout=timeout_ms)
+
+
 def choose(page, label: str, option: str) -> None:
     """Pick `option` in the Streamlit selectbox labelled `label`, as a person would: open it, click the option."""
     page.get_by_role("combobox", name=label, exact=True).click()
@@ -124,8 +130,7 @@ def measure(ctx: Context, rounds: int = 3) -> ClickToIdle:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_context(viewport={"width": 1400, "height": 1100}).new_page()
             page.goto(url + "/?corpus=dataroom-core")
-            first_hit = page.locator("[data-testid=stMarkdownContainer] p", has_text=re.compile(r"^1\. .+ · score"))
-            first_hit.first.wait_for(timeout=300_000)  # the first answer, after the index is built
+            wait_for_first_answer(page, 300_000)  # after the index is built
             slider = page.get_by_role("slider").first
             for i in range(rounds):
                 slider.focus()
