@@ -35,7 +35,7 @@ def measure(ctx: Context) -> QueryLatency:
     return query_latency(ctx.index, ctx.queries[:40])
 
 
-def _fresh() -> None:
+def _fresh(query: str = "") -> None:
     """Every timed query encodes its text and reads it with spaCy afresh."""
     from ...graph import entities
     from ...store import dense
@@ -45,9 +45,11 @@ def _fresh() -> None:
 
 
 def _timed(queries: list[str], fn, before=_fresh) -> Latency | None:
+    """Latency of `fn(q)` over the queries, `before(q)` run untimed first; a query `fn` returns False for is not
+    timed (it had nothing to do)."""
     times = []
     for q in queries:
-        before()
+        before(q)
         t0 = time.perf_counter()
         if fn(q) is False:  # nothing to time for this question
             continue
@@ -68,7 +70,8 @@ def query_latency(index: Index, queries: list[str]) -> QueryLatency:
     # the hybrid when dense has just answered the same question: the question's encoding is shared
     # (one cached encoding per text), so the hybrid adds only its seeding and the PPR kernel
     hybrid, dense_r = index.retriever("hybrid-ner", config), index.retriever("dense", config)
-    rows[SHARED_ENCODING] = _shared_encoding(hybrid, dense_r, queries)
+    rows[SHARED_ENCODING] = _timed(queries, lambda q: search_or_nothing(hybrid, q),
+                                   before=lambda q: (_fresh(), dense_r.search(q, 10)))
     # what-if: the default view's answer with its heaviest entity seed taken out of the graph
     default = index.retriever(DEFAULT_RETRIEVER, config)
 
@@ -83,7 +86,7 @@ def query_latency(index: Index, queries: list[str]) -> QueryLatency:
         index.without(entities=[heaviest]).retriever(DEFAULT_RETRIEVER, config).answer(q, 5)
         return True
 
-    what_if_latency = _timed(queries, what_if, before=lambda: None)
+    what_if_latency = _timed(queries, what_if, before=lambda q: None)
     if what_if_latency is not None:
         rows[f"what-if: {DEFAULT_RETRIEVER} without its heaviest seed (graph rebuilt, explained)"] = what_if_latency
     texts = {p.id: p.text for p in index.corpus.passages}
@@ -98,14 +101,3 @@ def query_latency(index: Index, queries: list[str]) -> QueryLatency:
     rows[PAGE_ANSWER] = _timed(queries, page_answer)
     return QueryLatency(rows)
 
-
-def _shared_encoding(hybrid, dense_r, queries: list[str]) -> Latency:
-    """The hybrid timed right after dense answered the same question, so its encoding is cached."""
-    times = []
-    for q in queries:
-        _fresh()
-        dense_r.search(q, 10)
-        t0 = time.perf_counter()
-        search_or_nothing(hybrid, q)
-        times.append(time.perf_counter() - t0)
-    return Latency.of(times)
