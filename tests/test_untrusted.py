@@ -40,10 +40,13 @@ def _docx() -> bytes:
 
 
 def _zip(prefix: str = "") -> bytes:
+    """The same bytes on every call: a member's time is fixed, because pytest-xdist's workers each collect the
+    parametrized tests and refuse to start when the ids (which hold these bytes) differ."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as z:
-        z.writestr(f"{prefix}report.pdf", _pdf(2))
-        z.writestr(f"{prefix}notes.txt", "Beta Gadgets hired Dana Cho as CFO.")
+        members = {f"{prefix}report.pdf": _pdf(2), f"{prefix}notes.txt": b"Beta Gadgets hired Dana Cho as CFO."}
+        for name, data in members.items():
+            z.writestr(zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0)), data)
     return out.getvalue()
 
 
@@ -73,7 +76,7 @@ def test_a_page_that_fails_is_named_and_the_other_pages_are_kept(monkeypatch):
     ("a.zip", _zip(), (corpus_module, "zip_members")),
     ("a.txt", b"Acme", (corpus_module, "decode_text")),
     ("a.jsonl", b'{"id": "x", "text": "Acme"}', (corpus_module, "_jsonl_passages")),
-])
+], ids=["zip", "txt", "jsonl"])
 def test_a_reader_that_fails_in_process_is_named_and_the_other_files_build(monkeypatch, name, data, target):
     """Text, JSON lines and zips are read in process: whatever their reader raises on a damaged file (here a
     KeyError deep inside it), only a named problem leaves ingestion, and the good file beside it builds."""
