@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from engine.store.parts import FILE_NAME as PARTS, PartStore
 from tests.conftest import ROOT
 
 BUILD = ["--corpus", "dataroom-core", "--stages", "tokens,extraction:regex,graph:regex,embeddings", "--json"]
@@ -22,8 +23,12 @@ def build(cache: str) -> None:
                    capture_output=True, timeout=300)
 
 
-def files(folder) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+def files(folder) -> dict[str, object]:
+    """Every file's bytes; the per-passage parts database by its rows (SQLite's file layout is its own)."""
+    out: dict[str, object] = {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+    if PARTS in out:
+        out[PARTS] = PartStore(folder).rows()
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -49,4 +54,4 @@ def test_a_build_killed_and_started_again_gives_the_clean_cache(point, clean, tm
     if point == "cache-write":
         assert any(n.startswith(".tmp-") for n in before)  # a half-written file was left behind…
     build(str(tmp_path))
-    assert files(tmp_path) == clean  # …and is gone, with every component as a clean build writes it
+    assert PARTS in clean and files(tmp_path) == clean  # …and is gone, with every component as a clean build writes it

@@ -83,7 +83,7 @@ def test_the_cli_builds_on_ray_the_same_cache_files_as_locally(local_ray, corpus
 class _Killer:
     """Kills (SIGKILL) the first Ray worker seen running a build task, as a crashed machine would."""
 
-    TASKS = ("ray::extract_task", "ray::encode_task")
+    TASKS = ("ray::extract_task", "ray::mentions_task", "ray::encode_task")
 
     def __init__(self):
         self.killed: list[tuple[int, str]] = []

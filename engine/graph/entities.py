@@ -39,6 +39,9 @@ _DETERMINER = re.compile(r"^(?:the|a|an)\s+")
 # bump a builder's number when its extractor or the shared filter changes what it finds: its cached
 # extraction and graph then rebuild
 EXTRACTOR_VERSIONS = {"regex": 4, "ner": 3}
+# builders whose mentions of a passage depend on that passage alone, so they can be kept per passage and a grown
+# corpus extracts its new passages only (regex is not one: which words it takes for names reads the corpus's casing)
+PER_PASSAGE = frozenset({"ner"})
 
 
 # Capitalised words in any cased script: "Zürich", "Société Générale", "Ørsted", "Газпром".

@@ -17,11 +17,12 @@ import numpy as np
 
 from ..store import dense
 from ..components import PERSISTED, key as component_key, parse
-from ..store.cache import DiskCache
+from ..store.cache import CacheEvent, DiskCache, versions
+from ..store.parts import MENTIONS, PartStore, vectors, with_parts
 from ..graph.aliases import AliasTable, build_alias_table
 from ..store.ann import ANN_MIN_PASSAGES, HnswIndex
 from ..ingest.corpus import Corpus
-from ..graph.entities import BUILDERS, Extraction, entity_key, extract, filter_mentions, query_keys
+from ..graph.entities import BUILDERS, PER_PASSAGE, Extraction, Mention, entity_key, extract, filter_mentions, query_keys
 from ..errors import PathLensError
 from ..graph.entity_graph import EntityGraph, build_graph
 from ..catalog import EDGE_PARAMS, PARAMS, RETRIEVERS, spec  # noqa: F401  (RETRIEVERS re-exported)
@@ -120,6 +121,8 @@ class Compute(Protocol):
 
     def extraction(self, builder: str, texts: Sequence[str], on_batch: BatchProgress) -> Extraction: ...
 
+    def mentions(self, builder: str, texts: Sequence[str], on_batch: BatchProgress) -> list[list[Mention]]: ...
+
     def embeddings(self, texts: Sequence[str], on_batch: BatchProgress) -> np.ndarray: ...
 
 
@@ -150,12 +153,23 @@ class LocalCompute:
             return pool.extraction(builder, texts, on_batch)
         return filter_mentions(builder, extract(builder, texts, on_batch=on_batch))
 
+    def mentions(self, builder: str, texts: Sequence[str], on_batch: BatchProgress) -> list[list[Mention]]:
+        pool = self._pool(len(texts))
+        if pool is not None:
+            return pool.mentions(builder, texts, on_batch)
+        return extract(builder, texts, on_batch=on_batch)
+
     def embeddings(self, texts: Sequence[str], on_batch: BatchProgress) -> np.ndarray:
         pool = self._pool(len(texts))
         if pool is not None:
             dense.load_encoder()  # exports the ONNX graph here once, before the workers read it
             return pool.embeddings(texts, on_batch)
         return dense.encode(list(texts), on_batch=on_batch)
+
+
+def part_kind(stage: str) -> str:
+    """The name a stage's per-passage parts are stored under: the stage and everything that shapes its result."""
+    return f"{stage}/{versions(stage)}"
 
 
 def _graph_text(title: str, text: str) -> str:
@@ -182,6 +196,11 @@ class Index:
         self._progress = threading.local()  # the progress callback of the build running in this thread
         self.timings: dict[str, float] = {}
         self.removed_entities: frozenset[str] = frozenset()  # what-if: keys taken out of every graph
+        # per-passage results of earlier builds, any corpus's (engine.store.parts): a grown room computes its new
+        # passages only
+        self.parts = None if cache is None else PartStore(
+            cache.directory, lambda why: cache.note(CacheEvent("parts", "rejected", why)))
+        self.computed: dict[str, int] = {}  # passages each slow stage ran its model over in this index
 
     def _lock_for(self, key: str) -> threading.Lock:
         with self._locks_lock:
@@ -249,13 +268,43 @@ class Index:
         return self._get("tokens", lambda: tuple(tuple(tokenize(t)) for t in self.texts))
 
     def embeddings(self) -> np.ndarray:
-        return self._get("embeddings", lambda: self.compute.embeddings(self.texts, self._tick("embeddings")))
+        def build() -> np.ndarray:
+            rows, self.computed["embeddings"] = with_parts(
+                self.parts, part_kind("embeddings"), self.texts, vectors(dense.DIM),
+                lambda missing: self.compute.embeddings(missing, self._tick("embeddings")))
+            return np.vstack(rows) if rows else np.zeros((0, dense.DIM), dtype=np.float32)
+
+        return self._get("embeddings", build)
 
     def extraction(self, builder: str) -> Extraction:
         if builder not in BUILDERS:
             raise PathLensError(f"unknown graph builder {builder!r}; choose one of {', '.join(BUILDERS)}")
         name = component_key("extraction", builder)
-        return self._get(name, lambda: self.compute.extraction(builder, self.graph_texts, self._tick(name)))
+        if builder not in PER_PASSAGE:  # its mentions of a passage depend on the whole corpus: extracted whole
+            return self._get(name, lambda: self.compute.extraction(builder, self.graph_texts, self._tick(name)))
+
+        def build() -> Extraction:
+            mentions, self.computed[name] = with_parts(
+                self.parts, part_kind(name), self.graph_texts, MENTIONS,
+                lambda missing: self.compute.mentions(builder, missing, self._tick(name)))
+            return filter_mentions(builder, mentions)
+
+        return self._get(name, build)
+
+    def to_compute(self, stages: Sequence[str]) -> dict[str, int]:
+        """For each of `stages` that runs a model over passages (encoding, NER), how many passages a build would
+        run it over now: none when the component is stored, else those no earlier build has a part for."""
+        out = {}
+        for stage in stages:
+            texts = self.texts if stage == "embeddings" else self.graph_texts
+            if not (stage == "embeddings" or (parse(stage)[0] == "extraction" and parse(stage)[1] in PER_PASSAGE)):
+                continue
+            if self.stored(stage):
+                out[stage] = 0
+            else:
+                unique = list(dict.fromkeys(texts))
+                out[stage] = len(unique) - (self.parts.count(part_kind(stage), unique) if self.parts else 0)
+        return out
 
     def graph(self, builder: str) -> EntityGraph:
         def build() -> EntityGraph:

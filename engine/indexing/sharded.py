@@ -25,7 +25,7 @@ from typing import Callable, Protocol, Sequence
 import numpy as np
 
 from ..errors import PathLensError
-from ..graph.entities import Casing, Extraction, MentionTally, extract, extract_regex, extraction_from, \
+from ..graph.entities import Casing, Extraction, Mention, MentionTally, extract, extract_regex, extraction_from, \
     merge_tallies, tally_mentions
 from ..store import dense
 
@@ -46,6 +46,13 @@ def extract_task(builder: str, texts: list[str], casing: Casing | None) -> Menti
         if builder == "regex":
             return tally_mentions(extract_regex(texts, casing=casing))
         return tally_mentions(extract(builder, texts))
+
+
+def mentions_task(builder: str, texts: list[str]) -> list[list[Mention]]:
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return extract(builder, texts)
 
 
 def encode_task(texts: list[str], threads: int) -> np.ndarray:
@@ -171,6 +178,13 @@ class ShardedCompute:
                                   sizes, on_batch)
         return extraction_from(builder, merge_tallies(tallies))
 
+    def mentions(self, builder: str, texts: Sequence[str], on_batch: BatchProgress) -> list[list[Mention]]:
+        texts = list(texts)
+        chunks = [texts[r.start:r.stop] for r in shards(len(texts), self.config.shard)]
+        found = self.runner.run(f"extraction:{builder}", mentions_task, [(builder, c) for c in chunks],
+                                [len(c) for c in chunks], on_batch)
+        return [m for block in found for m in block]
+
     def embeddings(self, texts: Sequence[str], on_batch: BatchProgress) -> np.ndarray:
         texts = list(texts)
         order = dense.batch_order(texts)
@@ -189,4 +203,4 @@ def default_processes() -> int:
 
 
 __all__ = ["PoolRunner", "Runner", "ShardConfig", "ShardedCompute", "default_processes", "encode_task",
-           "extract_task", "casing_task", "shards"]
+           "extract_task", "casing_task", "mentions_task", "shards"]

@@ -102,7 +102,7 @@ class DiskCache:
     def path(self, fingerprint: str, component: str) -> Path:
         return self.directory / f"{component.replace(':', '-')}-{self._key(fingerprint, component)}.pkl"
 
-    def _note(self, event: CacheEvent) -> None:
+    def note(self, event: CacheEvent) -> None:
         with self._lock:
             self.events.append(event)
         if self._on_event:
@@ -116,7 +116,7 @@ class DiskCache:
         except FileNotFoundError:
             return None
         except OSError as e:
-            self._note(CacheEvent(component, "rejected", f"unreadable ({e.strerror})"))
+            self.note(CacheEvent(component, "rejected", f"unreadable ({e.strerror})"))
             return None
         key = self._key(fingerprint, component).encode()
         header_len = len(MAGIC) + len(key) + 1 + 64 + 1
@@ -136,9 +136,9 @@ class DiskCache:
                 except Exception as e:  # a payload that passed its checksum but will not load
                     reason = f"unloadable ({type(e).__name__})"
                 else:
-                    self._note(CacheEvent(component, "hit", str(path.name)))
+                    self.note(CacheEvent(component, "hit", str(path.name)))
                     return value
-        self._note(CacheEvent(component, "rejected", f"{path.name}: {reason}; rebuilding"))
+        self.note(CacheEvent(component, "rejected", f"{path.name}: {reason}; rebuilding"))
         try:
             path.unlink()
         except OSError:
@@ -175,6 +175,6 @@ class DiskCache:
                 if os.path.exists(tmp):
                     os.unlink(tmp)
         except OSError as e:  # a read-only or full disk costs speed, not correctness
-            self._note(CacheEvent(component, "rejected", f"could not write the cache: {e.strerror}"))
+            self.note(CacheEvent(component, "rejected", f"could not write the cache: {e.strerror}"))
             return
-        self._note(CacheEvent(component, "stored", str(path.name)))
+        self.note(CacheEvent(component, "stored", str(path.name)))
