@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from engine.errors import PathLensError
 from engine.evaluate import perf
 from engine.evaluate.perf import growth, kernel, latency, reading, stages, startup
 from engine.evaluate.perf.common import ROOT, Options
@@ -157,3 +158,18 @@ def test_read_isolation_reads_a_folder_both_ways(tmp_path):
     r = reading.read_isolation(str(write_pdfs(tmp_path / "room")), repeats=1)
     assert r.files == 2 and r.in_process_s > 0 and r.isolated_s > 0
     assert r.lines()[0].startswith("reading 2 documents: ")
+
+
+def test_adding_a_document_is_timed_against_a_cold_build_and_checked_equal(tmp_path):
+    from engine.evaluate.perf.adding import add_document
+
+    docs = ROOT / "corpora" / "dataroom-core" / "docs"
+    for name in sorted(p.name for p in docs.iterdir())[:3]:
+        (tmp_path / name).write_text((docs / name).read_text())
+    result = add_document(tmp_path, sorted(p.name for p in docs.iterdir())[1])
+    assert result.added.startswith("02-") and result.documents == 3
+    assert result.identical_files == 6  # tokens, embeddings, two extractions, two graphs
+    assert 0 < result.add_s and 0 < result.cold_s and "embeddings" in result.add_stages_s
+    assert f"a ratio of {result.add_s / result.cold_s:.2f}" in result.lines()[0]
+    with pytest.raises(PathLensError, match="no document 'nope.pdf'"):
+        add_document(tmp_path, "nope.pdf")

@@ -180,6 +180,9 @@ def parser() -> argparse.ArgumentParser:
                     help="pool this corpus's passages with the measured one's for the ANN recall check")
     pf.add_argument("--growth-sizes", default="1000,10000,100000", metavar="N,N,…",
                     help="generated corpus sizes for the growth rows (e.g. 1000,10000,100000,1000000)")
+    pf.add_argument("--add-document", default="", metavar="FILE",
+                    help="with a folder: the document add_document adds to the room built without it "
+                         "(default: the last by name)")
 
     bd = sub.add_parser("build", help="build a corpus's index into the on-disk cache, here or on a Ray cluster",
                         parents=[corpus, as_json])

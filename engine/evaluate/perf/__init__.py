@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from ...errors import PathLensError
-from . import ann, click_to_idle, growth, kernel, latency, reading, stages, startup, sweep_time
+from . import adding, ann, click_to_idle, growth, kernel, latency, reading, stages, startup, sweep_time
 from .common import Context, Options, load_spec
 
 
@@ -47,6 +47,8 @@ SECTIONS = (
             "passages)", startup.cold_build),
     Section("cold_build_one_process", "cold build in one process (fresh cache)", startup.cold_build_one_process),
     Section("warm_start", "warm start to first answer (cache filled, own process)", startup.warm_start),
+    Section("add_document", "a document added to the room built without it, against a cold build of the whole room "
+            "(own processes)", adding.measure, adding.applies),
     Section("read_isolation", "reading the documents in worker processes against in this process", reading.measure,
             reading.applies),
     Section("ner_setup_s", "NER set-up (process count, batch size) on 1,000 passages", stages.measure_ner_setup),

@@ -103,6 +103,7 @@ class Options:
     ann_size: int = 100_000  # synthetic unit vectors for the ANN timing
     ann_pool: str | None = None  # another corpus pooled in for the ANN recall check
     growth_sizes: tuple[int, ...] = (1_000, 10_000, 100_000)
+    add_document: str = ""  # the document add_document adds to the room built without it (default: the last by name)
 
 
 class Context:
