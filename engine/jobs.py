@@ -10,8 +10,10 @@ own count, not the page's guess.
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Callable, Generic, TypeVar
 
@@ -69,6 +71,7 @@ class Job(Generic[T]):
         self._thread = threading.Thread(target=self._run, name=f"pathlens-job-{name}", daemon=True)
 
     def start(self) -> "Job[T]":
+        _running.add(self)
         self._thread.start()
         return self
 
@@ -87,6 +90,7 @@ class Job(Generic[T]):
             self._error = f"{type(e).__name__}: {e}"
         finally:
             self._over.set()
+            _running.discard(self)
 
     def cancel(self) -> None:
         """Ask the work to stop at its next check; it returns what it finished."""
@@ -111,3 +115,20 @@ class Job(Generic[T]):
 
 
 __all__ = ["Cancelled", "Job", "JobStatus", "Progress", "seconds_left"]
+
+
+# Jobs whose work is in flight. At exit they are asked to stop and given a moment to: a daemon thread still inside a
+# model's native code when the interpreter finalizes aborts the process ("terminate called without an active
+# exception", exit status 134), which a server's shutdown or a test run's end would otherwise report as a crash.
+_running: "weakref.WeakSet[Job]" = weakref.WeakSet()
+EXIT_WAIT_S = 30.0
+
+
+@atexit.register
+def _stop_running_jobs() -> None:
+    jobs = list(_running)
+    for job in jobs:
+        job.cancel()
+    deadline = time.monotonic() + EXIT_WAIT_S
+    for job in jobs:
+        job.wait(max(0.0, deadline - time.monotonic()))

@@ -93,8 +93,8 @@ with fresh_area(index, [component_key(p, b) for b in BUILDERS for p in ("extract
     still = [s for s in stages_for([opening]) if COMPONENTS[s].slow and not index.stored(s)]
     if still:
         st.info(f"The graphs below are ready. The Query page's default retriever, {opening}, still needs "
-                + " and ".join(component_label(s) for s in still)
-                + f" for {len(corpus):,} passages: built on its first question, with progress.")
+                + " and ".join(component_label(s) for s in still) + ": built on its first question, with progress ("
+                + "; ".join(w.words() for w in index.work(still)) + ").")
     builder_stats = {b: index.graph(b).stats(top=15) for b in BUILDERS}
     both = pd.DataFrame([{"builder": b, "raw mentions": index.extraction(b).raw_mentions,
                           "kept entities": index.extraction(b).kept, "edges": builder_stats[b].edges,

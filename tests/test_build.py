@@ -133,11 +133,18 @@ def test_the_local_build_shows_progress_and_then_reads_its_cache(tmp_path, capsy
                  "tokens,embeddings,extraction:regex,graph:regex"]) == 0
     out, err = capsys.readouterr()
     assert "embeddings: 100%" in err and "29/29" in err  # tqdm's bar for the stage that reports passages
+    assert "embeddings: 29 passages to encode\n" in err  # said before the work starts
     assert "dataroom-core: 29 passages built local in" in out
     assert main(["build", "--corpus", "dataroom-core", "--cache-dir", str(tmp_path), "--json",
                  "--stages", "tokens,embeddings,extraction:regex,graph:regex"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert [s["from"] for s in out["stages"]] == ["cache"] * 4
+    assert [s["from"] for s in out["stages"]] == ["cache"] * 4 and out["computed"] == []
+    # the corpus's embeddings file gone, its passages' parts kept: nothing is encoded again
+    next(tmp_path.glob("embeddings-*.pkl")).unlink()
+    assert main(["build", "--corpus", "dataroom-core", "--cache-dir", str(tmp_path), "--stages", "embeddings"]) == 0
+    err = capsys.readouterr().err
+    assert "embeddings: nothing to encode: all 29 passages unchanged, kept from earlier builds" in err
+    assert "29/29" not in err
 
 
 def test_a_worker_process_that_dies_fails_the_stage_by_name():

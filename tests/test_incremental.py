@@ -86,13 +86,19 @@ def test_adding_a_document_runs_the_models_over_its_passages_only(tmp_path):
     room = _room(tmp_path, ALL)
     index = Index(load_folder(room, name="room"), cache=DiskCache(cache_dir), compute=Recording())
     new = [p for p in index.corpus.passages if p.doc_id.endswith(ALL[-1])]
-    assert new and index.to_compute(STAGES) == {"embeddings": len(new), "extraction:ner": len(new)}
+    unchanged = len(set(index.texts)) - len(new)
+    work = index.work(STAGES)
+    assert [(w.stage, w.passages, w.stored) for w in work] == [("embeddings", len(new), unchanged),
+                                                                ("extraction:ner", len(new), unchanged)]
+    assert work[0].new_documents == (new[0].doc_id,) and work[0].changed_documents == ()
+    assert work[0].words() == (f"1 new document: {len(new)} passage{'s' * (len(new) > 1)} to encode; {unchanged} "
+                               "unchanged, kept from earlier builds")
     index.build_stages(STAGES)
     seen = index.compute.seen
     assert sorted(seen["embeddings"]) == sorted(t for t, p in zip(index.texts, index.corpus.passages) if p in new)
     assert len(seen["extraction:ner"]) == len(new)
     assert index.computed == {"embeddings": len(new), "extraction:ner": len(new)}
-    assert index.to_compute(STAGES) == {"embeddings": 0, "extraction:ner": 0}
+    assert index.work(STAGES) == ()
     _same_as_cold(index, cache_dir, tmp_path, room)
 
 
@@ -108,12 +114,16 @@ def test_removing_a_document_computes_nothing_and_equals_a_cold_build(tmp_path):
 def test_replacing_a_document_computes_its_changed_passages_only(tmp_path):
     cache_dir = tmp_path / "cache"
     before, _ = _build(_room(tmp_path, ALL), cache_dir)
-    target = ALL[3]
+    target = ALL[0]  # three passages: an added closing paragraph changes the last
     text = (DOCS / target).read_text()
-    edited = text.replace("Brightwater", "Brightwater Holdings", 1)
+    edited = text.rstrip() + "\n\nThe analyst notes that the fund's next report is due in January.\n"
     assert edited != text
     room = _room(tmp_path, ALL, {target: edited})
-    index, compute = _build(room, cache_dir)
+    index = Index(load_folder(room, name="room"), cache=DiskCache(cache_dir), compute=Recording())
+    work = index.work(STAGES)[0]
+    assert work.new_documents == () and [d.rsplit("/", 1)[-1] for d in work.changed_documents] == [target]
+    index.build_stages(STAGES)
+    compute = index.compute
     changed = set(index.texts) - set(before.texts)
     assert 1 <= len(changed) <= sum(p.doc_id.endswith(target) for p in index.corpus.passages)
     assert set(compute.seen["embeddings"]) == changed and len(compute.seen["embeddings"]) == len(changed)
@@ -138,8 +148,10 @@ def test_a_damaged_parts_database_is_set_aside_named_and_rebuilt(tmp_path):
 
 def test_no_cache_computes_everything_as_before(tmp_path):
     index = Index(load_folder(_room(tmp_path, ALL[:1]), name="room"), compute=Recording())
-    assert index.to_compute(["embeddings", "extraction:ner", "graph:ner"]) == {
-        "embeddings": len(set(index.texts)), "extraction:ner": len(set(index.graph_texts))}
+    work = index.work(["embeddings", "extraction:ner", "graph:ner"])
+    assert [(w.stage, w.passages, w.stored) for w in work] == [("embeddings", len(set(index.texts)), 0),
+                                                                ("extraction:ner", len(set(index.graph_texts)), 0)]
+    assert work[0].words() == f"{len(set(index.texts))} passages to encode"
     assert index.embeddings().shape == (len(index.texts), 384)
 
 

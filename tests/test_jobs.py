@@ -69,3 +69,24 @@ def test_an_early_rate_is_not_an_estimate_until_it_settles():
     assert seconds_left(1.0, 1, 486) is None  # 1 of 486 after a second: warm-up, not a rate
     assert seconds_left(2.0, 30, 486) is None  # enough items, too little time
     assert seconds_left(10.0, 30, 486) == pytest.approx(10.0 / 30 * 456)
+
+
+def test_a_job_still_running_at_exit_is_stopped_and_waited_for():
+    """The interpreter's exit asks running jobs to stop and waits for them: a job thread left inside a model's native
+    code as the interpreter finalized aborted the process (exit status 134)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    code = ("import time, sys\n"
+            "from engine.jobs import Job\n"
+            "def work(progress, should_stop):\n"
+            "    while not should_stop():\n"
+            "        time.sleep(0.01)\n"
+            "    time.sleep(0.2)  # the work's own clean-up, after the stop\n"
+            "    print('stopped cleanly', flush=True)\n"
+            "Job('forever', work).start()\n"
+            "print('main ends', flush=True)\n")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout.splitlines() == ["main ends", "stopped cleanly"]

@@ -51,6 +51,7 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
         if followed is not None and followed[0] is index:  # built while followed: say so once, as a blocking wait does
             _show_build(index, followed[1], followed[2].status())
         return True
+    _plan(index, missing)  # what the build will compute, counted before it starts
     job = build_in_background(index, missing, lease=BUILD_LEASE_S)
     if _over_soon(job, renew=job.touch):  # this run is watching: the lease holds
         return _show_build(index, missing, job.status())
@@ -71,6 +72,17 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
     return False
 
 
+def _plan(index: Index, missing: list[str]) -> tuple:
+    """What building `missing` runs a model over (`Index.work`), counted once per index and stages: a grown room
+    encodes its new passages only, and the page says so before the work starts."""
+    key = (id(index), tuple(missing))
+    held = st.session_state.get("build_plan")
+    if held is None or held[0] != key:
+        held = (key, index.work(missing))
+        st.session_state["build_plan"] = held
+    return held[1]
+
+
 def _over_soon(job, renew: Callable[[], None] = lambda: None) -> bool:
     """Wait a moment for a job: a cache read or a short run is over by then and its page draws at once, with no
     live following. (AppTests set PATHLENS_BUILD_WAIT_S high to get a page's whole result from one run.)"""
@@ -84,11 +96,18 @@ def _show_build(index: Index, missing: list[str], s) -> bool:
     """The build's status box: finished stages, the one in flight, or why it failed. True when built."""
     title = f"Building the index of {index.corpus.name} ({len(index.corpus):,} passages)…"
     with st.status(title, expanded=not s.complete or s.error is not None) as status:
+        plan = {w.stage: w for w in _plan(index, missing)}
         for stage in s.finished:
             hit = index.cache is not None and any(e.component == stage and e.kind == "hit"
                                                   for e in index.cache.events)
+            kept = plan[stage].stored if stage in plan and not hit else 0
             st.write(f"✓ {component_label(stage)} in {index.timings.get(stage, 0.0):.1f} s"
-                     + (" (read from the on-disk index cache)" if hit else ""))
+                     + (" (read from the on-disk index cache)" if hit else "")
+                     + (f" ({plan[stage].passages:,} passages computed, {kept:,} kept from earlier builds)"
+                        if kept else ""))
+        for w in plan.values():
+            if w.stage not in s.finished and not s.complete:
+                st.write(f"To do, {component_label(w.stage)}: {w.words()}")
         if not s.complete:
             st.progress(s.fraction(), text=_progress_text(s))
             return False

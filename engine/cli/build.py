@@ -46,6 +46,10 @@ def cmd_build(args) -> None:
         compute = ray_cluster.ray_compute(ray_cluster.RayConfig(shard=args.shard))
     index = open_index(corpus, args.cache_dir, compute)
     cache = index.cache
+    work = index.work(stages)  # a grown room: the models run over its new passages only
+    if not args.json:
+        for w in work:
+            print(f"{w.stage}: {w.words()}", file=sys.stderr)
     show, close = progress_bars()
     rows = []
     t_all = time.perf_counter()
@@ -66,6 +70,9 @@ def cmd_build(args) -> None:
             ray.shutdown()
     out = {"corpus": corpus.name, "passages": len(corpus.passages), "cache_dir": str(cache.directory),
            "where": f"ray {args.ray}" if args.ray else "local", "stages": rows,
+           "computed": [{"stage": w.stage, "passages": w.passages, "kept_from_earlier_builds": w.stored,
+                         "new_documents": list(w.new_documents), "changed_documents": list(w.changed_documents)}
+                        for w in work],
            "seconds": round(time.perf_counter() - t_all, 3),
            "rejected": [f"{e.component}: {e.detail}" for e in cache.events if e.kind == "rejected"]}
     if args.json:

@@ -167,6 +167,28 @@ class LocalCompute:
         return dense.encode(list(texts), on_batch=on_batch)
 
 
+@dataclass(frozen=True)
+class Work:
+    """What one stage of a build will compute: a grown room runs its model over new passages only."""
+
+    stage: str
+    passages: int  # distinct passages to run the model over
+    stored: int  # distinct passages whose results earlier builds kept
+    new_documents: tuple[str, ...]  # documents none of whose passages were seen before
+    changed_documents: tuple[str, ...]  # documents with some passages seen before and some not
+
+    def words(self) -> str:
+        """"3 new documents and 1 changed: 312 passages to encode; 4,200 unchanged"."""
+        verb = "encode" if self.stage == "embeddings" else "read for names (NER)"
+        if not self.passages:
+            return f"nothing to {verb}: all {self.stored:,} passages unchanged, kept from earlier builds"
+        docs = [f"{len(self.new_documents):,} new document{'s' * (len(self.new_documents) != 1)}"] * bool(
+            self.new_documents) + [f"{len(self.changed_documents):,} changed"] * bool(self.changed_documents)
+        head = " and ".join(docs) + ": " if docs and self.stored else ""
+        return f"{head}{self.passages:,} passage{'s' * (self.passages != 1)} to {verb}" + (
+            f"; {self.stored:,} unchanged, kept from earlier builds" if self.stored else "")
+
+
 def part_kind(stage: str) -> str:
     """The name a stage's per-passage parts are stored under: the stage and everything that shapes its result."""
     return f"{stage}/{versions(stage)}"
@@ -291,20 +313,25 @@ class Index:
 
         return self._get(name, build)
 
-    def to_compute(self, stages: Sequence[str]) -> dict[str, int]:
-        """For each of `stages` that runs a model over passages (encoding, NER), how many passages a build would
-        run it over now: none when the component is stored, else those no earlier build has a part for."""
-        out = {}
+    def work(self, stages: Sequence[str]) -> tuple["Work", ...]:
+        """What a build of `stages` would run a model over now, for each stage that runs one per passage (encoding,
+        NER) and is not stored: the passages no earlier build has a part for, and their documents."""
+        out = []
         for stage in stages:
-            texts = self.texts if stage == "embeddings" else self.graph_texts
-            if not (stage == "embeddings" or (parse(stage)[0] == "extraction" and parse(stage)[1] in PER_PASSAGE)):
+            kind, builder = parse(stage)
+            per_passage = stage == "embeddings" or (kind == "extraction" and builder in PER_PASSAGE)
+            if not per_passage or self.stored(stage):
                 continue
-            if self.stored(stage):
-                out[stage] = 0
-            else:
-                unique = list(dict.fromkeys(texts))
-                out[stage] = len(unique) - (self.parts.count(part_kind(stage), unique) if self.parts else 0)
-        return out
+            texts = self.texts if stage == "embeddings" else self.graph_texts
+            have = self.parts.get_keys(part_kind(stage), texts) if self.parts else [False] * len(texts)
+            unique = dict.fromkeys(t for t, h in zip(texts, have) if not h)
+            touched: dict[str, list[bool]] = {}
+            for p, h in zip(self.corpus.passages, have):
+                touched.setdefault(p.doc_id, []).append(h)
+            changed = [d for d, hs in touched.items() if not all(hs)]
+            out.append(Work(stage, len(unique), len(set(texts)) - len(unique),
+                            tuple(d for d in changed if not any(touched[d])), tuple(d for d in changed if any(touched[d]))))
+        return tuple(out)
 
     def graph(self, builder: str) -> EntityGraph:
         def build() -> EntityGraph:

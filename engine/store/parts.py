@@ -120,22 +120,23 @@ class PartStore:
                 out.append(None)
         return out
 
-    def count(self, kind: str, texts: Sequence[str]) -> int:
-        """How many of `texts` have a stored part (what a build will not compute again)."""
-        keys = list(dict.fromkeys(part_key(kind, t) for t in texts))
+    def get_keys(self, kind: str, texts: Sequence[str]) -> list[bool]:
+        """Whether each of `texts` has a stored part (what a build will not compute again), without reading it."""
+        keys = [part_key(kind, t) for t in texts]
         if not self.path.exists():
-            return 0
+            return [False] * len(keys)
 
         def read(db: sqlite3.Connection) -> set[bytes]:
             have: set[bytes] = set()
-            for start in range(0, len(keys), CHUNK):
-                chunk = keys[start:start + CHUNK]
+            unique = list(dict.fromkeys(keys))
+            for start in range(0, len(unique), CHUNK):
+                chunk = unique[start:start + CHUNK]
                 have.update(k for (k,) in db.execute(
                     f"SELECT key FROM parts WHERE kind = ? AND key IN ({','.join('?' * len(chunk))})", [kind, *chunk]))
             return have
 
         have = self._run(read, set())
-        return sum(part_key(kind, t) in have for t in texts)
+        return [k in have for k in keys]
 
     def put(self, kind: str, texts: Sequence[str], values: Sequence, codec: Codec) -> None:
         rows = [(kind, part_key(kind, t), codec.encode(v)) for t, v in zip(texts, values, strict=True)]
