@@ -173,3 +173,16 @@ def test_adding_a_document_is_timed_against_a_cold_build_and_checked_equal(tmp_p
     assert f"a ratio of {result.add_s / result.cold_s:.2f}" in result.lines()[0]
     with pytest.raises(PathLensError, match="no document 'nope.pdf'"):
         add_document(tmp_path, "nope.pdf")
+
+
+def test_local_ppr_is_compared_with_the_exact_walk_question_by_question(core_index):
+    from engine.evaluate.perf import local_ppr
+
+    r = local_ppr.compare(core_index, core_index.corpus.queries, epsilons=(0.0, 1e-2))
+    exact, coarse = r.rows
+    assert r.questions == len(core_index.corpus.queries) and r.graph_edges == core_index.graph("regex").W.nnz
+    # ε = 0 pushes everything: the exact walk, question by question
+    assert (exact.same_top, exact.same_set, exact.bound_p50) == (1.0, 1.0, 0.0)
+    assert exact.metric_push == exact.metric_exact and exact.diff_low == exact.diff_high == 0.0
+    assert coarse.edges_p50 < exact.edges_p50 and coarse.bound_p50 > 0  # less work, a counted error
+    assert r.lines()[2].split("|")[1].strip() == "100.0%"

@@ -95,7 +95,7 @@ class GraphRetriever(Answers):
         return Personalization(replace(seeding, seeds=entity_seeds),
                                tuple(replace(p, weight=p.weight * w) for p in passage_seeds))
 
-    def _vectors(self, pers: Personalization) -> tuple[np.ndarray, np.ndarray | None]:
+    def seed_vectors(self, pers: Personalization) -> tuple[np.ndarray, np.ndarray | None]:
         """(entity part, passage part or None) of the personalization vector."""
         s_e = self.seeder.vector(pers.seeds)
         if not pers.passage_seeds:
@@ -106,7 +106,7 @@ class GraphRetriever(Answers):
         return s_e, s_p
 
     def _full_vector(self, pers: Personalization) -> np.ndarray:
-        s_e, s_p = self._vectors(pers)
+        s_e, s_p = self.seed_vectors(pers)
         return np.concatenate([np.zeros(self.graph.n_passages) if s_p is None else s_p, s_e])
 
     def _no_seed(self, seeding: Seeding) -> NoSeedError:
@@ -143,7 +143,7 @@ class GraphRetriever(Answers):
         if self.params.tol is not None:  # an early stop needs every step's residual: the full path
             _, result = self.run(query)
             return self.hits_from(result.scores, k)
-        s_e, s_p = self._vectors(self.personalize(query))
+        s_e, s_p = self.seed_vectors(self.personalize(query))
         return self.hits_from(self.passage_scores(s_e, s_p, self.params.iterations), k)
 
     def answer_batch(self, questions: Sequence[str], k: int) -> tuple[Answer, ...]:
@@ -157,7 +157,7 @@ class GraphRetriever(Answers):
         seeded: list[tuple[int, tuple[np.ndarray, np.ndarray | None]]] = []
         for i, q in enumerate(questions):
             try:
-                seeded.append((i, self._vectors(self.personalize(q))))
+                seeded.append((i, self.seed_vectors(self.personalize(q))))
                 out.append(Answer(self.name, q, ()))
             except NoSeedError as e:
                 out.append(Answer(self.name, q, (), (str(e),), no_seed=True))

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from ...errors import PathLensError
-from . import adding, ann, click_to_idle, growth, kernel, latency, reading, stages, startup, sweep_time
+from . import adding, ann, click_to_idle, growth, kernel, latency, local_ppr, reading, stages, startup, sweep_time
 from .common import Context, Options, load_spec
 
 
@@ -55,6 +55,8 @@ SECTIONS = (
     Section("stage_costs", "the build's two long stages per core (one thread)", stages.measure_stage_costs),
     Section("ppr_kernel", "PPR kernel against igraph and networkx", kernel.measure),
     Section("query_latency", "query latency", latency.measure),
+    Section("local_ppr", "local PPR (forward push) against the exact walk, question by question", local_ppr.measure,
+            local_ppr.applies),
     Section("ann", "ANN index against exact dense search (--ann-size synthetic vectors for the timing)", ann.measure),
     Section("default_sweep", "full default sweep", sweep_time.measure, sweep_time.applies),
     Section("growth", "growth at the --growth-sizes generated passages", growth.measure,

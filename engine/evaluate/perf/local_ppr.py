@@ -1,0 +1,122 @@
+"""Local PPR (forward push, engine.graph.push) against the exact walk the retrievers run, question by question: how
+often its top 10 is the exact top 10, what its metrics are beside the exact ones (paired-bootstrap CI of the
+difference), the work it did against the graph's size, and its time against the exact ranking's."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import NoSeedError
+from ...graph.push import forward_push
+from ..evaluate import judged
+from ..metrics import paired_bootstrap, per_query
+from .common import Context
+
+EPSILONS = (1e-4, 1e-5, 1e-6, 1e-7)
+RETRIEVER = "ppr-regex"
+METRIC = "recall@5"
+TOP = 10
+
+
+@dataclass(frozen=True)
+class PushRow:
+    eps: float
+    same_top: float  # share of questions whose top 10 is the exact top 10, in order
+    same_set: float  # … as a set
+    metric_exact: float
+    metric_push: float
+    diff_low: float  # 95% paired-bootstrap CI of push − exact on the metric
+    diff_high: float
+    bound_p50: float  # the median question's error bound (every score exact to within it, from below)
+    edges_p50: float  # edges pushed, median question
+    push_ms_p50: float
+
+
+@dataclass(frozen=True)
+class LocalPPR:
+    retriever: str
+    questions: int
+    graph_edges: int  # non-zeros of the walk matrix: what one exact step reads
+    exact_ms_p50: float
+    metric: str
+    rows: list[PushRow]
+
+    def lines(self) -> list[str]:
+        out = [f"local PPR ({self.retriever}, {self.questions} questions; the exact walk reads {self.graph_edges:,} "
+               f"edges a step, 20 steps, {self.exact_ms_p50:.1f} ms p50):",
+               f"  {'ε':>7} | top {TOP} as exact | same set | {self.metric} exact → push (95% CI of the change) "
+               f"| bound p50 | edges pushed p50 | ms p50"]
+        for r in self.rows:
+            out.append(f"  {r.eps:>7.0e} | {r.same_top:>14.1%} | {r.same_set:>8.1%} | {r.metric_exact:.3f} → "
+                       f"{r.metric_push:.3f} ({r.diff_low:+.3f}, {r.diff_high:+.3f}) | {r.bound_p50:.1e} | "
+                       f"{r.edges_p50:,.0f} | {r.push_ms_p50:.1f}")
+        return out
+
+
+def applies(ctx: Context) -> bool:
+    return bool(ctx.corpus.queries)
+
+
+def measure(ctx: Context) -> LocalPPR:
+    return compare(ctx.index, ctx.corpus.queries)
+
+
+def _top(scores: np.ndarray, n_passages: int, ids) -> list[str]:
+    ps = scores[:n_passages]
+    order = np.lexsort((np.arange(n_passages), -ps))[:TOP]  # ties by position, as the retrievers break them
+    return [ids[i] for i in order if ps[i] > 0]
+
+
+def compare(index, queries, retriever: str = RETRIEVER, epsilons=EPSILONS) -> LocalPPR:
+    r = index.retriever(retriever)
+    g = r.graph
+    n, m = g.n_passages, len(g.entities)
+    W = g.W.tocsc()
+    seeded, exact_runs, exact_ms = [], {}, []
+    for q in queries:
+        try:
+            t0 = time.perf_counter()
+            pers = r.personalize(q.text)
+            s_e, s_p = r.seed_vectors(pers)
+            scores = r.passage_scores(s_e, s_p, r.params.iterations)
+            exact_ms.append((time.perf_counter() - t0) * 1e3)
+        except NoSeedError:
+            continue
+        nodes = [n + g.entity_index[s.entity] for s in pers.seeds] + [g.passage_index[p.passage_id]
+                                                                     for p in pers.passage_seeds]
+        weights = [s.weight for s in pers.seeds] + [p.weight for p in pers.passage_seeds]
+        seeded.append((q, nodes, weights))
+        exact_runs[q.id] = _top(np.concatenate([scores, np.zeros(m)]), n, g.passage_ids)
+    asked = [q for q, _, _ in seeded]
+    exact_values = per_query(*judged(index.corpus, asked, {q: {p: TOP - i for i, p in enumerate(ids)}
+                                                           for q, ids in exact_runs.items()}), (5,))
+    rows = []
+    for eps in epsilons:
+        runs, bounds, edges, ms = {}, [], [], []
+        for q, nodes, weights in seeded:
+            t0 = time.perf_counter()
+            total, bound, work = np.zeros(n + m), 0.0, 0
+            for node, weight in zip(nodes, weights):  # one push a seed: their sum is the score, share by share
+                pushed = forward_push(W, [node], [weight], r.params.alpha, r.params.iterations, eps)
+                total[pushed.nodes] += pushed.scores
+                bound, work = bound + pushed.bound, work + pushed.edges
+            runs[q.id] = _top(total, n, g.passage_ids)
+            ms.append((time.perf_counter() - t0) * 1e3)
+            bounds.append(bound)
+            edges.append(work)
+        values = per_query(*judged(index.corpus, asked, {q: {p: TOP - i for i, p in enumerate(ids)}
+                                                         for q, ids in runs.items()}), (5,))
+        a = [values[q.id][METRIC] for q in asked]
+        b = [exact_values[q.id][METRIC] for q in asked]
+        ci = paired_bootstrap(a, b, metric=METRIC, names=("push", "exact"))
+        rows.append(PushRow(eps, float(np.mean([runs[q.id] == exact_runs[q.id] for q in asked])),
+                            float(np.mean([set(runs[q.id]) == set(exact_runs[q.id]) for q in asked])),
+                            float(np.mean(b)), float(np.mean(a)), ci.low, ci.high, float(np.median(bounds)),
+                            float(np.median(edges)), float(np.median(ms))))
+    return LocalPPR(retriever, len(asked), int(g.W.nnz), float(np.median(exact_ms)), METRIC, rows)
+
+
+__all__ = ["LocalPPR", "PushRow", "compare"]
