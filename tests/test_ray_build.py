@@ -5,9 +5,7 @@ import json
 import os
 import signal
 import threading
-import time
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -80,50 +78,77 @@ def test_the_cli_builds_on_ray_the_same_cache_files_as_locally(local_ray, corpus
     _same_as_local(warm, local)
 
 
-class _Killer:
-    """Kills (SIGKILL) the first Ray worker seen running a build task, as a crashed machine would."""
+def _announcing(fn, address):
+    """`fn` as a task that first tells the test its worker's pid over a socket and waits for the test's word (a
+    closure, so Ray ships it by value). The test kills the worker while it waits: mid-task, at a moment the test
+    chose, not one a poll happened to catch. Once the test stops listening, tasks (retries too) run straight on."""
 
-    TASKS = ("ray::extract_task", "ray::mentions_task", "ray::encode_task")
+    def task(*args):
+        import os
+        import socket
+
+        try:
+            with socket.create_connection(address, timeout=10) as s:
+                s.sendall(str(os.getpid()).encode())
+                s.recv(1)  # the test's word, or its closing the connection
+        except OSError:
+            pass
+        return fn(*args)
+
+    return task
+
+
+class _Killer:
+    """Kills (SIGKILL) the first Ray worker that announces a build task, as a crashed machine would."""
 
     def __init__(self):
-        self.killed: list[tuple[int, str]] = []
-        self._stop = threading.Event()
+        import socket
+
+        self.killed: list[int] = []
+        self._server = socket.create_server(("127.0.0.1", 0))
+        self.address = self._server.getsockname()
         self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def compute(self, config):
+        """Ray's compute for an index, its tasks announcing themselves to this killer."""
+        from engine.indexing.sharded import ShardConfig, ShardedCompute
+
+        runner, address = ray_cluster.RayRunner(config), self.address
+
+        class Announcing:
+            def run(self, stage, fn, calls, sizes, on_batch):
+                return runner.run(stage, _announcing(fn, address), calls, sizes, on_batch)
+
+        return ShardedCompute(Announcing(), ShardConfig(config.shard, config.cpus_per_task), put=ray.put)
 
     def __enter__(self):
         self._thread.start()
         return self
 
     def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
+        self._server.close()
+        self._thread.join(30)
 
     def _run(self) -> None:
-        while not self._stop.is_set() and not self.killed:
-            for entry in os.scandir("/proc"):
-                if not entry.name.isdigit():
-                    continue
-                try:
-                    title = Path(f"/proc/{entry.name}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
-                except OSError:
-                    continue
-                task = next((t for t in self.TASKS if title.startswith(t)), None)
-                if task:
-                    os.kill(int(entry.name), signal.SIGKILL)
-                    self.killed.append((int(entry.name), task))
-                    return
-            time.sleep(0.005)
+        try:
+            conn, _ = self._server.accept()  # blocks until a task announces itself
+        except OSError:
+            return
+        with conn:
+            pid = int(conn.recv(32))
+            os.kill(pid, signal.SIGKILL)
+            self.killed.append(pid)
+        self._server.close()  # every later task (the retried one too) runs on unannounced
 
 
 @pytest.mark.parametrize("stage", ["embeddings", "extraction:ner"])
 def test_a_worker_killed_mid_build_is_retried_without_losing_or_repeating_passages(local_ray, corpus, local_build,
                                                                                   stage):
     local, _ = local_build
-    # 8 passages a shard: ~0.3–0.5 s of work each, a window the killer cannot miss
-    index = Index(corpus, compute=ray_cluster.ray_compute(ray_cluster.RayConfig(shard=8)))
     with _Killer() as killer:
+        index = Index(corpus, compute=killer.compute(ray_cluster.RayConfig(shard=8)))
         index.build(stage)
-    assert killer.killed, "no worker was seen running a build task"
+    assert killer.killed, "no worker announced a build task"
     built = index.embeddings() if stage == "embeddings" else index.extraction("ner")
     if stage == "embeddings":
         assert built.shape == (29, 384)
@@ -135,8 +160,9 @@ def test_a_worker_killed_mid_build_is_retried_without_losing_or_repeating_passag
 
 
 def test_a_shard_out_of_retries_fails_by_name(local_ray, corpus):
-    index = Index(corpus, compute=ray_cluster.ray_compute(ray_cluster.RayConfig(shard=8, max_retries=0)))
-    with _Killer() as killer, pytest.raises(PathLensError, match=r"Ray build, extraction:ner: shard \d of 4 failed"):
+    killer = _Killer()
+    index = Index(corpus, compute=killer.compute(ray_cluster.RayConfig(shard=8, max_retries=0)))
+    with killer, pytest.raises(PathLensError, match=r"Ray build, extraction:ner: shard \d of 4 failed"):
         index.build("extraction:ner")
     assert killer.killed
     assert Counter(ray.get([ray.remote(lambda: 1).remote() for _ in range(2)])) == {1: 2}  # Ray still serves
