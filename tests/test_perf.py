@@ -160,9 +160,19 @@ def test_read_isolation_reads_a_folder_both_ways(tmp_path):
     assert r.lines()[0].startswith("reading 2 documents: ")
 
 
-def test_adding_a_document_is_timed_against_a_cold_build_and_checked_equal(tmp_path):
-    from engine.evaluate.perf.adding import add_document
+def test_adding_a_document_is_timed_against_a_cold_build_and_checked_equal(tmp_path, monkeypatch):
+    """The section's logic with its three builds run in this process (each is `perf.child build`, whose own test is
+    above: three fresh interpreters loading both models cost a minute of the suite)."""
+    import time
 
+    from engine.evaluate.perf import adding
+    from engine.evaluate.perf.adding import add_document
+    from engine.evaluate.perf.child import measure as child_measure
+
+    def build(folder, cache_dir):
+        return child_measure("build", str(folder), str(cache_dir), time.perf_counter())
+
+    monkeypatch.setattr(adding, "_build", build)
     docs = ROOT / "corpora" / "dataroom-core" / "docs"
     for name in sorted(p.name for p in docs.iterdir())[:3]:
         (tmp_path / name).write_text((docs / name).read_text())
