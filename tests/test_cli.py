@@ -162,3 +162,15 @@ def test_every_catalog_parameter_is_a_flag_named_after_it_and_its_values_round_t
     # every value set comes back under its name, none lost or renamed on the way through the config
     chosen = {name: (p.high if isinstance(p.default, int) else (p.low + p.high) / 2) for name, p in PARAMS.items()}
     assert param_values(search_config(chosen)) == chosen
+
+
+@pytest.mark.parametrize("text, said", [("Acme Widgets hired Dana Cho.", "showing its only passage"),
+                                        ("Acme Widgets hired Dana Cho.\n\n" + "Filler words. " * 90
+                                         + "\n\nBeta Gadgets sold a plant.", "showing all 3 passages")])
+def test_a_k_past_the_corpus_says_how_many_passages_there_are(capsys, tmp_path, text, said):
+    from engine.ingest.corpus import load_corpus
+
+    (tmp_path / "room.txt").write_text(text)
+    assert said.endswith("only passage") or f"all {len(load_corpus(str(tmp_path / 'room.txt')).passages)} " in said
+    assert main(["query", "--corpus", str(tmp_path / "room.txt"), "--retriever", "bm25", "--k", "5", "Acme"]) == 0
+    assert f"note: k=5 is larger than the corpus; {said}" in capsys.readouterr().err

@@ -42,6 +42,11 @@ def passage_name(pid: str, titles: Mapping[str, str], width: int = MAX_LABEL) ->
     return name + (f" · part {int(part) + 1}" if doc and part.isdigit() else "")
 
 
+def all_passages(n: int) -> str:
+    """What "every passage" is for a corpus of n: "all 29 passages", or "its only passage"."""
+    return "its only passage" if n == 1 else f"all {n:,} passages"
+
+
 def percent(share: float) -> str:
     """A share as a reader reads it: whole percents, "<1%" for a small one that is not nothing."""
     return "<1%" if 0 < share < SHOWN_SHARE else f"{share:.0%}"
@@ -107,4 +112,4 @@ def bridged_share(e: HitExplanation, walk: GraphAnswer) -> float:
     return sum(share for share, _, bridged in parts(e, walk) if bridged)
 
 
-__all__ = ["bridged_share", "explanation_lines", "parts", "passage_name", "path_words", "percent", "reason", "short", "short_document"]
+__all__ = ["all_passages", "bridged_share", "explanation_lines", "parts", "passage_name", "path_words", "percent", "reason", "short", "short_document"]
