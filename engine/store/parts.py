@@ -42,7 +42,8 @@ class Codec:
     decode: Callable[[bytes], object]
 
 
-def _vector_codec(dim: int) -> Codec:
+def vectors(dim: int) -> Codec:
+    """float32 vectors of `dim` numbers, as their raw bytes."""
     def decode(blob: bytes) -> np.ndarray:
         if len(blob) != dim * 4:
             raise ValueError(f"a stored vector of {len(blob)} bytes, not {dim * 4}")
@@ -51,12 +52,9 @@ def _vector_codec(dim: int) -> Codec:
     return Codec(lambda v: np.ascontiguousarray(v, dtype=np.float32).tobytes(), decode)
 
 
+# a passage's mentions as JSON (not pickle: nothing read back from the table can run code)
 MENTIONS = Codec(lambda ms: json.dumps([[m.text, m.label] for m in ms], ensure_ascii=False).encode(),
                  lambda blob: [Mention(t, label) for t, label in json.loads(blob)])
-
-
-def vectors(dim: int) -> Codec:
-    return _vector_codec(dim)
 
 
 class PartStore:
@@ -96,21 +94,26 @@ class PartStore:
             pass
         return fallback
 
-    def get(self, kind: str, texts: Sequence[str], codec: Codec) -> list:
-        """Each text's stored part, or None where there is none (or it does not decode)."""
-        keys = [part_key(kind, t) for t in texts]
+    def _found(self, kind: str, keys: list[bytes], column: str) -> dict[bytes, bytes]:
+        """key → `column` ("value", or "key" to ask only whether it is there) of the stored ones among `keys`."""
+        if not self.path.exists():
+            return {}
 
         def read(db: sqlite3.Connection) -> dict[bytes, bytes]:
             found: dict[bytes, bytes] = {}
             unique = list(dict.fromkeys(keys))
             for start in range(0, len(unique), CHUNK):
                 chunk = unique[start:start + CHUNK]
-                rows = db.execute(f"SELECT key, value FROM parts WHERE kind = ? AND key IN "
-                                  f"({','.join('?' * len(chunk))})", [kind, *chunk])
-                found.update(rows)
+                found.update(db.execute(f"SELECT key, {column} FROM parts WHERE kind = ? AND key IN "
+                                        f"({','.join('?' * len(chunk))})", [kind, *chunk]))
             return found
 
-        found = self._run(read, {}) if self.path.exists() else {}
+        return self._run(read, {})
+
+    def get(self, kind: str, texts: Sequence[str], codec: Codec) -> list:
+        """Each text's stored part, or None where there is none (or it does not decode)."""
+        keys = [part_key(kind, t) for t in texts]
+        found = self._found(kind, keys, "value")
         out: list = []
         for k in keys:
             blob = found.get(k)
@@ -123,20 +126,8 @@ class PartStore:
     def get_keys(self, kind: str, texts: Sequence[str]) -> list[bool]:
         """Whether each of `texts` has a stored part (what a build will not compute again), without reading it."""
         keys = [part_key(kind, t) for t in texts]
-        if not self.path.exists():
-            return [False] * len(keys)
-
-        def read(db: sqlite3.Connection) -> set[bytes]:
-            have: set[bytes] = set()
-            unique = list(dict.fromkeys(keys))
-            for start in range(0, len(unique), CHUNK):
-                chunk = unique[start:start + CHUNK]
-                have.update(k for (k,) in db.execute(
-                    f"SELECT key FROM parts WHERE kind = ? AND key IN ({','.join('?' * len(chunk))})", [kind, *chunk]))
-            return have
-
-        have = self._run(read, set())
-        return [k in have for k in keys]
+        found = self._found(kind, keys, "key")
+        return [k in found for k in keys]
 
     def put(self, kind: str, texts: Sequence[str], values: Sequence, codec: Codec) -> None:
         rows = [(kind, part_key(kind, t), codec.encode(v)) for t, v in zip(texts, values, strict=True)]
