@@ -712,35 +712,44 @@ def test_the_corpus_page_says_what_the_first_question_will_still_build(monkeypat
     assert not [i.value for i in at.info if i.value.startswith("The graphs below are ready.")]
 
 
-def test_a_grown_room_says_what_its_build_will_compute_and_computes_only_that(monkeypatch, tmp_path):
-    """Parts of 20 of the room's 29 passages are on disk from an earlier build: the build box says, before the work,
-    that 9 passages are left to read for names and 20 are kept, and the finished stage says the same."""
+def _grown_room(monkeypatch, tmp_path):
+    """The data room's index over a cache that has NER parts of 20 of its 29 passages, from an earlier build."""
     import streamlit as st
 
-    from engine.indexing.background import build_in_background
     from engine.indexing.index import Index
     from engine.ingest.corpus import Corpus, load_corpus
     from engine.store.cache import DiskCache
-    from ui.corpora import _bundled_index
 
     room = load_corpus("dataroom-core")
-    earlier = Index(Corpus("earlier", room.passages[:20], ()), cache=DiskCache(tmp_path))
-    earlier.build("extraction:ner")
+    Index(Corpus("earlier", room.passages[:20], ()), cache=DiskCache(tmp_path)).build("extraction:ner")
     st.cache_resource.clear()
     monkeypatch.setenv("PATHLENS_CACHE_DIR", str(tmp_path))
-    monkeypatch.setenv("PATHLENS_BUILD_WAIT_S", "0")
-    at = start("pages/corpus.py")
+    return room
+
+
+def test_a_grown_room_says_what_its_build_will_compute_before_it_starts(monkeypatch, tmp_path):
+    from engine.indexing.background import build_in_background
+    from ui.corpora import _bundled_index
+
+    room = _grown_room(monkeypatch, tmp_path)
+    monkeypatch.setenv("PATHLENS_BUILD_WAIT_S", "0")  # the page draws while its build runs
+    at = start("pages/corpus.py", params={"q": "?!"})  # the Query page it passes through builds nothing
     new_docs = len({p.doc_id for p in room.passages[20:]} - {p.doc_id for p in room.passages[:20]})
     changed = len({p.doc_id for p in room.passages[20:]} & {p.doc_id for p in room.passages[:20]})
-    plan = [m.value for m in at.markdown if m.value.startswith("To do, entity extraction (spaCy NER)")]
-    assert plan == ["To do, entity extraction (spaCy NER): "
+    plan = [m.value for m in at.markdown if m.value.startswith("Still to come: entity extraction (spaCy NER)")]
+    assert plan == ["Still to come: entity extraction (spaCy NER) — "
                     + " and ".join([f"{new_docs} new documents"] * bool(new_docs) + [f"{changed} changed"] * bool(changed))
                     + ": 9 passages to read for names (NER); 20 unchanged, kept from earlier builds"]
     index = _bundled_index("dataroom-core")
     job = watched(build_in_background(index, ["extraction:regex", "graph:regex", "extraction:ner", "graph:ner"]))
-    assert job.status().error is None
-    assert index.computed["extraction:ner"] == 9
-    at.run()
+    assert job.status().error is None and index.computed["extraction:ner"] == 9  # spaCy read the 9 only
+
+
+def test_a_grown_room_says_what_its_build_computed_and_kept(monkeypatch, tmp_path):
+    _grown_room(monkeypatch, tmp_path)
+    at = start("pages/corpus.py", params={"q": "?!"})  # the Corpus page's build is over within this run
+    done = [m.value for m in at.markdown if m.value.startswith("✓ entity extraction (spaCy NER) in ")]
+    assert len(done) == 1 and done[0].endswith("(9 passages read, 20 kept from earlier builds)")
     assert not at.exception and at.dataframe  # the graphs' tables
 
 

@@ -103,11 +103,11 @@ def _show_build(index: Index, missing: list[str], s) -> bool:
             kept = plan[stage].stored if stage in plan and not hit else 0
             st.write(f"✓ {component_label(stage)} in {index.timings.get(stage, 0.0):.1f} s"
                      + (" (read from the on-disk index cache)" if hit else "")
-                     + (f" ({plan[stage].passages:,} passages computed, {kept:,} kept from earlier builds)"
-                        if kept else ""))
+                     + (f" ({plan[stage].passages:,} passages {plan[stage].done_words}, {kept:,} kept from earlier "
+                        "builds)" if kept else ""))
         for w in plan.values():
             if w.stage not in s.finished and not s.complete:
-                st.write(f"To do, {component_label(w.stage)}: {w.words()}")
+                st.write(f"Still to come: {component_label(w.stage)} — {w.words()}")
         if not s.complete:
             st.progress(s.fraction(), text=_progress_text(s))
             return False

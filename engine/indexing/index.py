@@ -177,6 +177,11 @@ class Work:
     new_documents: tuple[str, ...]  # documents none of whose passages were seen before
     changed_documents: tuple[str, ...]  # documents with some passages seen before and some not
 
+    @property
+    def done_words(self) -> str:
+        """What the stage did to a passage: "encoded", "read"."""
+        return "encoded" if self.stage == "embeddings" else "read"
+
     def words(self) -> str:
         """"3 new documents and 1 changed: 312 passages to encode; 4,200 unchanged"."""
         verb = "encode" if self.stage == "embeddings" else "read for names (NER)"
