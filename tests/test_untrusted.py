@@ -68,7 +68,7 @@ def test_a_page_that_fails_is_named_and_the_other_pages_are_kept(monkeypatch):
     monkeypatch.setattr(pdfium.PdfPage, "get_textpage", flaky)
     doc, problems = read_document(SourceFile("ACME.pdf", _pdf(3)))
     assert [str(p) for p in problems] == [
-        "ACME.pdf: page 2 could not be read (Failed to load page.); the other 2 pages are kept"]
+        "ACME.pdf: page 2 could not be read (Failed to load page); the other 2 pages are kept"]
     assert sorted({p.metadata["page"] for p in document_passages(doc)}) == ["1", "3"]
 
 

@@ -67,6 +67,11 @@ class SourceFile:
 # ---------------------------------------------------------------- readers, one per format
 
 
+def _why(error: Exception) -> str:
+    """A library's message as a clause inside our sentence: without its own full stop ("Failed to load page.")."""
+    return str(error).strip().rstrip(".") or type(error).__name__
+
+
 def pdf_pages(data: bytes, name: str) -> tuple[list[str], list[Problem]]:
     """Each page's text in reading order, as PDFium extracts it (rows of a table stay on one line), and
     the problems: a page PDFium cannot load is empty and named, and the other pages are kept."""
@@ -80,7 +85,7 @@ def pdf_pages(data: bytes, name: str) -> tuple[list[str], list[Problem]]:
             if "password" in str(e).lower():
                 raise PathLensError(f"{name} is encrypted (it needs a password to open); "
                                     "remove the password and add it again") from None
-            raise PathLensError(f"{name} is not a readable PDF ({e})") from None
+            raise PathLensError(f"{name} is not a readable PDF ({_why(e)})") from None
         try:
             count = len(pdf)
             if count > MAX_PDF_PAGES:
@@ -98,7 +103,7 @@ def pdf_pages(data: bytes, name: str) -> tuple[list[str], list[Problem]]:
                         page.close()
                 except pdfium.PdfiumError as e:
                     pages.append("")
-                    failed.append((i + 1, str(e)))
+                    failed.append((i + 1, _why(e)))
         finally:
             pdf.close()
     for number, why in failed[:12]:
