@@ -131,11 +131,16 @@ def test_multi_hop_query_renders_evidence_graph_and_alpha_reranks(app_url, brows
     # passages read as rank and document title: the Brightwater portfolio update is among them
     assert any(re.match(r"^(★ )?#\d+ Brightwater Logistics — Portf… · part \d$", label) for label in labels)
     page.screenshot(path=str(SHOTS / "query-multihop.png"), full_page=True)
-    # move α with the keyboard, as a person would
+    # move α with the keyboard, as a person would: a key pressed while a rerun redraws the slider can find it
+    # unfocused, so the slider is read again and the missing steps pressed, until it reads 0.55
     slider = page.get_by_role("slider").first
-    slider.focus()
-    for _ in range(40):
-        page.keyboard.press("ArrowRight")
+    for _ in range(20):
+        steps = round((0.55 - float(slider.input_value())) / 0.01)  # a range input, 0.01 a step
+        if not steps:
+            break
+        slider.focus()
+        for _ in range(abs(steps)):
+            page.keyboard.press("ArrowRight" if steps > 0 else "ArrowLeft")
     # the URL follows the slider once its rerun has run: wait for it (on a loaded machine, idle can come first)
     page.wait_for_function("() => location.href.includes('alpha=0.55')")
     wait_idle(page)
