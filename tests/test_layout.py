@@ -163,3 +163,10 @@ def test_the_readme_layout_map_lists_every_engine_module_in_its_layer():
     on_disk[""] -= {"cli", "__main__"}
     assert listed.pop("", set()) >= on_disk.pop("")  # base and top share the engine folder
     assert listed == on_disk
+
+
+def test_the_readme_is_read_in_minutes():
+    """At most 15,000 characters (issue #24): what PathLens is, the two commands, the main job, the cheat-sheet, the
+    limits and the layout; everything else is in docs/."""
+    text = (ROOT / "README.md").read_text("utf-8")
+    assert len(text) <= 15_000, f"README.md has {len(text):,} characters; move detail to docs/"
