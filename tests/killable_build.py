@@ -16,7 +16,7 @@ import sys
 import time
 
 from engine import cli
-from engine.indexing import index as index_module
+from engine.indexing import compute as compute_module
 from engine.store import cache as cache_module
 from engine.store import dense
 
@@ -28,13 +28,13 @@ def hold(point: str) -> None:
 
 def arm(point: str) -> None:
     if point == "extraction":
-        real_extract = index_module.extract
+        real_extract = compute_module.extract
 
         def extract(builder, texts, on_batch=None):
             real_extract(builder, texts[: len(texts) // 2])
             hold(point)
 
-        index_module.extract = extract
+        compute_module.extract = extract
     elif point == "encoding":
         real_encode = dense.encode
 

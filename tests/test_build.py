@@ -87,7 +87,8 @@ def test_worker_processes_build_what_one_process_builds_bit_for_bit(tmp_path):
     shards (engine.indexing.sharded); forced here on the small core."""
     import numpy as np
 
-    from engine.indexing.index import Index, LocalCompute
+    from engine.indexing.compute import LocalCompute
+    from engine.indexing.index import Index
     from engine.ingest.corpus import load_corpus
     from engine.store.cache import DiskCache
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.indexing.index import Index, LocalCompute
+from engine.indexing.compute import LocalCompute
+from engine.indexing.index import Index
 from engine.ingest.corpus import load_folder
 from engine.store.cache import DiskCache
 from engine.store.parts import FILE_NAME, PartStore

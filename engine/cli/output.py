@@ -14,7 +14,7 @@ from .options import CLI_DEFAULT_CORPUS
 def open_index(corpus, cache_dir: str | None = None, compute=None) -> Index:
     """An index that reads and writes the on-disk cache (`cache_dir`, else the default); rejected
     cache files are reported. `compute`: where extraction and encoding run (default: this machine)."""
-    from ..indexing.index import LocalCompute
+    from ..indexing.compute import LocalCompute
     from ..store.cache import DiskCache
 
     def report(event) -> None:

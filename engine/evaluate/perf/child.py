@@ -18,7 +18,8 @@ from pathlib import Path  # noqa: E402
 from ...catalog import DEFAULT_RETRIEVER, stages_for  # noqa: E402
 from ...components import COMPONENTS  # noqa: E402
 from ...errors import NoSeedError  # noqa: E402
-from ...indexing.index import Index, LocalCompute, search_config  # noqa: E402
+from ...indexing.compute import LocalCompute  # noqa: E402
+from ...indexing.index import Index, search_config  # noqa: E402
 from ...store.cache import DiskCache  # noqa: E402
 from .common import load_spec  # noqa: E402
 

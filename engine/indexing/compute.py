@@ -1,0 +1,110 @@
+"""Where an index's per-passage stages run (`Compute`): on this machine (`LocalCompute`, in process or on worker
+processes), or on a Ray cluster (`engine.indexing.ray_cluster.ray_compute`); and what a build of a stage will run
+its model over (`Work`), which a grown room keeps small (engine.store.parts)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from ..graph.entities import Extraction, Mention, extract, filter_mentions
+from ..store import dense
+from ..store.cache import versions
+from .sharded import BatchProgress, PoolRunner, ShardConfig, ShardedCompute, default_processes
+
+
+# Past this many passages spaCy NER and encoding run on a pool of one process per core: spawning the
+# workers and loading their models costs ~3 s, more than it saves on a small corpus.
+POOL_MIN_PASSAGES = 1_000
+
+
+class Compute(Protocol):
+    """Where an index's per-passage stages run: extraction with its filter, and encoding.
+
+    `LocalCompute` runs them on this machine; `engine.indexing.ray_cluster.ray_compute` on a Ray cluster.
+    Everything built from their results (graphs, alias tables, the cache files) is the same code
+    either way, so the two can differ only where these two calls do, and tests hold them equal."""
+
+    def extraction(self, builder: str, texts: Sequence[str], on_batch: BatchProgress) -> Extraction: ...
+
+    def mentions(self, builder: str, texts: Sequence[str], on_batch: BatchProgress) -> list[list[Mention]]: ...
+
+    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class LocalCompute:
+    """This machine: in this process, or past POOL_MIN_PASSAGES on `processes` worker processes
+    (default one per core) over shards (`engine.indexing.sharded.PoolRunner`), bit-identical either way (tested).
+
+    Why processes: spaCy NER runs on one thread, and ONNX Runtime encodes a little faster as one
+    single-threaded process per core than as one process on every core. On the 4,200-passage data
+    room two processes took the cold build from 68.6 to 54.9 s (docs/performance.md, "Builds")."""
+
+    processes: int = 0  # 0: one per core
+    min_passages: int = POOL_MIN_PASSAGES
+    # 64 passages a task: the filings' longest-first shards balance better over two processes than
+    # at 256 (encoding 40.5 against 43.5 s, NER 12.4 against 13.5 s; a throwaway timing of both stages)
+    shard: int = 64
+
+    def _pool(self, n: int) -> ShardedCompute | None:
+        processes = self.processes or default_processes()
+        if processes < 2 or n < self.min_passages:
+            return None
+        return ShardedCompute(PoolRunner(processes), ShardConfig(self.shard))
+
+    def extraction(self, builder: str, texts: Sequence[str], on_batch: BatchProgress) -> Extraction:
+        pool = self._pool(len(texts)) if builder != "regex" else None  # regex: ~0.2 ms a passage, in process
+        if pool is not None:
+            return pool.extraction(builder, texts, on_batch)
+        return filter_mentions(builder, extract(builder, texts, on_batch=on_batch))
+
+    def mentions(self, builder: str, texts: Sequence[str], on_batch: BatchProgress) -> list[list[Mention]]:
+        pool = self._pool(len(texts))
+        if pool is not None:
+            return pool.mentions(builder, texts, on_batch)
+        return extract(builder, texts, on_batch=on_batch)
+
+    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress) -> np.ndarray:
+        pool = self._pool(len(texts))
+        if pool is not None:
+            dense.load_encoder()  # exports the ONNX graph here once, before the workers read it
+            return pool.embeddings(texts, on_batch)
+        return dense.encode(list(texts), on_batch=on_batch)
+
+
+@dataclass(frozen=True)
+class Work:
+    """What one stage of a build will compute: a grown room runs its model over new passages only."""
+
+    stage: str
+    passages: int  # distinct passages to run the model over
+    stored: int  # distinct passages whose results earlier builds kept
+    new_documents: tuple[str, ...]  # documents none of whose passages were seen before
+    changed_documents: tuple[str, ...]  # documents with some passages seen before and some not
+
+    @property
+    def done_words(self) -> str:
+        """What the stage did to a passage: "encoded", "read"."""
+        return "encoded" if self.stage == "embeddings" else "read"
+
+    def words(self) -> str:
+        """"3 new documents and 1 changed: 312 passages to encode; 4,200 unchanged"."""
+        verb = "encode" if self.stage == "embeddings" else "read for names (NER)"
+        if not self.passages:
+            return f"nothing to {verb}: all {self.stored:,} passages unchanged, kept from earlier builds"
+        docs = [f"{len(self.new_documents):,} new document{'s' * (len(self.new_documents) != 1)}"] * bool(
+            self.new_documents) + [f"{len(self.changed_documents):,} changed"] * bool(self.changed_documents)
+        head = " and ".join(docs) + ": " if docs and self.stored else ""
+        return f"{head}{self.passages:,} passage{'s' * (self.passages != 1)} to {verb}" + (
+            f"; {self.stored:,} unchanged, kept from earlier builds" if self.stored else "")
+
+
+def part_kind(stage: str) -> str:
+    """The name a stage's per-passage parts are stored under: the stage and everything that shapes its result."""
+    return f"{stage}/{versions(stage)}"
+
+
+__all__ = ["Compute", "LocalCompute", "POOL_MIN_PASSAGES", "Work", "part_kind"]
