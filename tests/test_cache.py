@@ -17,9 +17,9 @@ def test_second_index_reads_every_component_from_disk(tmp_path, monkeypatch):
 
     # a warm start must not run the extractor or the encoder again
     import engine.store.dense
-    import engine.indexing.index
+    import engine.indexing.compute
 
-    monkeypatch.setattr(engine.indexing.index, "extract", lambda *a: pytest.fail("re-ran extraction"))
+    monkeypatch.setattr(engine.indexing.compute, "extract", lambda *a, **k: pytest.fail("re-ran extraction"))
     monkeypatch.setattr(engine.store.dense, "encode", lambda *a, **k: pytest.fail("re-encoded"))
     warm_cache = DiskCache(tmp_path)
     warm = Index(make_corpus(TEXTS), cache=warm_cache)
