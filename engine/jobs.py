@@ -114,9 +114,6 @@ class Job(Generic[T]):
         return self._result  # type: ignore[return-value]
 
 
-__all__ = ["Cancelled", "Job", "JobStatus", "Progress", "seconds_left"]
-
-
 # Jobs whose work is in flight. At exit they are asked to stop and given a moment to: a daemon thread still inside a
 # model's native code when the interpreter finalizes aborts the process ("terminate called without an active
 # exception", exit status 134), which a server's shutdown or a test run's end would otherwise report as a crash.
@@ -132,3 +129,7 @@ def _stop_running_jobs() -> None:
     deadline = time.monotonic() + EXIT_WAIT_S
     for job in jobs:
         job.wait(max(0.0, deadline - time.monotonic()))
+
+
+__all__ = ["Cancelled", "Job", "JobStatus", "Progress", "seconds_left"]
+

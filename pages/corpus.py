@@ -14,7 +14,7 @@ from engine.ingest.textfiles import MAX_FILE_BYTES
 from engine.ingest.documents import MAX_PAGE_CHARS, MAX_PDF_PAGES
 from engine.ingest.zips import MAX_ZIP_FILES
 from engine.ingest.isolated import ReadLimits
-from ui.builds import ensure, fresh_area
+from ui.builds import ensure, fresh_area, planned_work
 from ui.corpora import UPLOAD_TYPES, use_uploaded
 from ui.frame import frame
 from ui.render import downloads, show_table
@@ -94,7 +94,7 @@ with fresh_area(index, [component_key(p, b) for b in BUILDERS for p in ("extract
     if still:
         st.info(f"The graphs below are ready. The Query page's default retriever, {opening}, still needs "
                 + " and ".join(component_label(s) for s in still) + ": built on its first question, with progress ("
-                + "; ".join(w.words() for w in index.work(still)) + ").")
+                + "; ".join(w.words() for w in planned_work(index, still)) + ").")
     builder_stats = {b: index.graph(b).stats(top=15) for b in BUILDERS}
     both = pd.DataFrame([{"builder": b, "raw mentions": index.extraction(b).raw_mentions,
                           "kept entities": index.extraction(b).kept, "edges": builder_stats[b].edges,

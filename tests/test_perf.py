@@ -196,3 +196,5 @@ def test_local_ppr_is_compared_with_the_exact_walk_question_by_question(core_ind
     assert exact.metric_push == exact.metric_exact and exact.diff_low == exact.diff_high == 0.0
     assert coarse.edges_p50 < exact.edges_p50 and coarse.bound_p50 > 0  # less work, a counted error
     assert r.lines()[2].split("|")[1].strip() == "100.0%"
+    assert 0 < r.reached_p50 <= 1 and 0 <= r.min_gap_p50 <= r.tenth_p50  # a gap in the top 11 is below its 10th score
+    assert r.lines()[-1].startswith("  the exact walk, median question: reaches ")

@@ -11,6 +11,7 @@ import streamlit as st
 from engine.catalog import stages_for as catalog_stages
 from engine.components import label as component_label
 from engine.indexing.background import build_in_background
+from engine.indexing.compute import Work
 from engine.indexing.index import Index
 from engine.jobs import Job, JobStatus
 
@@ -51,7 +52,7 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
         if followed is not None and followed[0] is index:  # built while followed: say so once, as a blocking wait does
             _show_build(index, followed[1], followed[2].status())
         return True
-    _plan(index, missing)  # what the build will compute, counted before it starts
+    planned_work(index, missing)  # what the build will compute, counted before it starts
     job = build_in_background(index, missing, lease=BUILD_LEASE_S)
     if _over_soon(job, renew=job.touch):  # this run is watching: the lease holds
         return _show_build(index, missing, job.status())
@@ -72,15 +73,15 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
     return False
 
 
-def _plan(index: Index, missing: list[str]) -> tuple:
-    """What building `missing` runs a model over (`Index.work`), counted once per index and stages: a grown room
-    encodes its new passages only, and the page says so before the work starts."""
-    key = (id(index), tuple(missing))
-    held = st.session_state.get("build_plan")
-    if held is None or held[0] != key:
-        held = (key, index.work(missing))
-        st.session_state["build_plan"] = held
-    return held[1]
+def planned_work(index: Index, stages: Iterable[str]) -> tuple[Work, ...]:
+    """What building `stages` runs a model over (`Index.work`: it hashes every passage and asks the parts store),
+    counted once per corpus and stages in a session, not on every rerun: a grown room encodes its new passages only,
+    and the page says so before the work starts."""
+    key = (index.corpus.fingerprint, tuple(stages))  # by content: a what-if's short-lived index can reuse an id
+    held = st.session_state.setdefault("planned_work", {})
+    if key not in held:
+        held[key] = index.work(key[1])
+    return held[key]
 
 
 def _over_soon(job, renew: Callable[[], None] = lambda: None) -> bool:
@@ -96,7 +97,7 @@ def _show_build(index: Index, missing: list[str], s) -> bool:
     """The build's status box: finished stages, the one in flight, or why it failed. True when built."""
     title = f"Building the index of {index.corpus.name} ({len(index.corpus):,} passages)…"
     with st.status(title, expanded=not s.complete or s.error is not None) as status:
-        plan = {w.stage: w for w in _plan(index, missing)}
+        plan = {w.stage: w for w in planned_work(index, missing)}
         for stage in s.finished:
             hit = index.cache is not None and any(e.component == stage and e.kind == "hit"
                                                   for e in index.cache.events)

@@ -129,8 +129,9 @@ class PartStore:
         found = self._found(kind, keys, "key")
         return [k in found for k in keys]
 
-    def put(self, kind: str, texts: Sequence[str], values: Sequence, codec: Codec) -> None:
-        rows = [(kind, part_key(kind, t), codec.encode(v)) for t, v in zip(texts, values, strict=True)]
+    def put(self, kind: str, texts: Sequence[str], blobs: Sequence[bytes]) -> None:
+        """Store each text's part, already encoded by its codec."""
+        rows = [(kind, part_key(kind, t), b) for t, b in zip(texts, blobs, strict=True)]
         with self._lock:
             self._run(lambda db: db.executemany("INSERT OR IGNORE INTO parts VALUES (?, ?, ?)", rows), None)
 
@@ -150,10 +151,10 @@ def with_parts(store: PartStore | None, kind: str, texts: Sequence[str], codec: 
     parts = store.get(kind, texts, codec)
     missing = list(dict.fromkeys(t for t, p in zip(texts, parts) if p is None))
     if missing:
-        computed = list(compute(missing))
-        store.put(kind, missing, computed, codec)
-        # read back through the codec, so a computed part is the very value a later build reads
-        by_text = dict(zip(missing, (codec.decode(codec.encode(v)) for v in computed)))
+        blobs = [codec.encode(v) for v in compute(missing)]
+        store.put(kind, missing, blobs)
+        # decoded from the stored bytes, so a computed part is the very value a later build reads
+        by_text = dict(zip(missing, map(codec.decode, blobs)))
         parts = [by_text[t] if p is None else p for t, p in zip(texts, parts)]
     return parts, len(missing)
 

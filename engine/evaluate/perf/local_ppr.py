@@ -43,6 +43,11 @@ class LocalPPR:
     exact_ms_p50: float
     metric: str
     rows: list[PushRow]
+    # why a local walk misses the exact order, for the median question: the share of passages the exact walk reaches,
+    # the smallest gap between consecutive scores of its top 11, and its 10th score
+    reached_p50: float = 0.0
+    min_gap_p50: float = 0.0
+    tenth_p50: float = 0.0
 
     def lines(self) -> list[str]:
         out = [f"local PPR ({self.retriever}, {self.questions} questions; the exact walk reads {self.graph_edges:,} "
@@ -53,6 +58,9 @@ class LocalPPR:
             out.append(f"  {r.eps:>7.0e} | {r.same_top:>14.1%} | {r.same_set:>8.1%} | {r.metric_exact:.3f} → "
                        f"{r.metric_push:.3f} ({r.diff_low:+.3f}, {r.diff_high:+.3f}) | {r.bound_p50:.1e} | "
                        f"{r.edges_p50:,.0f} | {r.push_ms_p50:.1f}")
+        out.append(f"  the exact walk, median question: reaches {self.reached_p50:.1%} of the passages; smallest gap "
+                   f"between consecutive scores of its top {TOP + 1} {self.min_gap_p50:.1e}, its {TOP}th score "
+                   f"{self.tenth_p50:.1e}")
         return out
 
 
@@ -64,10 +72,16 @@ def measure(ctx: Context) -> LocalPPR:
     return compare(ctx.index, ctx.corpus.queries)
 
 
-def _top(scores: np.ndarray, n_passages: int, ids) -> list[str]:
-    ps = scores[:n_passages]
-    order = np.lexsort((np.arange(n_passages), -ps))[:TOP]  # ties by position, as the retrievers break them
-    return [ids[i] for i in order if ps[i] > 0]
+def _top(passage_scores: np.ndarray, ids) -> list[str]:
+    order = np.lexsort((np.arange(len(ids)), -passage_scores))[:TOP]  # ties by position, as the retrievers break them
+    return [ids[i] for i in order if passage_scores[i] > 0]
+
+
+def _values(index, asked, runs: dict[str, list[str]]) -> list[float]:
+    """Each asked question's METRIC for its top passages (judged by pages where its gold names pages)."""
+    values = per_query(*judged(index.corpus, asked, {q: {p: TOP - i for i, p in enumerate(ids)}
+                                                     for q, ids in runs.items()}), (5,))
+    return [values[q.id][METRIC] for q in asked]
 
 
 def compare(index, queries, retriever: str = RETRIEVER, epsilons=EPSILONS) -> LocalPPR:
@@ -75,7 +89,7 @@ def compare(index, queries, retriever: str = RETRIEVER, epsilons=EPSILONS) -> Lo
     g = r.graph
     n, m = g.n_passages, len(g.entities)
     W = g.W.tocsc()
-    seeded, exact_runs, exact_ms = [], {}, []
+    seeded, exact_runs, exact_ms, reached, gaps, tenth = [], {}, [], [], [], []
     for q in queries:
         try:
             t0 = time.perf_counter()
@@ -89,10 +103,13 @@ def compare(index, queries, retriever: str = RETRIEVER, epsilons=EPSILONS) -> Lo
                                                                      for p in pers.passage_seeds]
         weights = [s.weight for s in pers.seeds] + [p.weight for p in pers.passage_seeds]
         seeded.append((q, nodes, weights))
-        exact_runs[q.id] = _top(np.concatenate([scores, np.zeros(m)]), n, g.passage_ids)
+        exact_runs[q.id] = _top(scores, g.passage_ids)
+        best = np.sort(scores)[::-1][:TOP + 1]
+        reached.append(float(np.mean(scores > 0)))
+        gaps.append(float(np.min(-np.diff(best))) if best.size > 1 else 0.0)
+        tenth.append(float(best[TOP - 1]) if best.size >= TOP else 0.0)
     asked = [q for q, _, _ in seeded]
-    exact_values = per_query(*judged(index.corpus, asked, {q: {p: TOP - i for i, p in enumerate(ids)}
-                                                           for q, ids in exact_runs.items()}), (5,))
+    b = _values(index, asked, exact_runs)
     rows = []
     for eps in epsilons:
         runs, bounds, edges, ms = {}, [], [], []
@@ -103,20 +120,18 @@ def compare(index, queries, retriever: str = RETRIEVER, epsilons=EPSILONS) -> Lo
                 pushed = forward_push(W, [node], [weight], r.params.alpha, r.params.iterations, eps)
                 total[pushed.nodes] += pushed.scores
                 bound, work = bound + pushed.bound, work + pushed.edges
-            runs[q.id] = _top(total, n, g.passage_ids)
+            runs[q.id] = _top(total[:n], g.passage_ids)
             ms.append((time.perf_counter() - t0) * 1e3)
             bounds.append(bound)
             edges.append(work)
-        values = per_query(*judged(index.corpus, asked, {q: {p: TOP - i for i, p in enumerate(ids)}
-                                                         for q, ids in runs.items()}), (5,))
-        a = [values[q.id][METRIC] for q in asked]
-        b = [exact_values[q.id][METRIC] for q in asked]
+        a = _values(index, asked, runs)
         ci = paired_bootstrap(a, b, metric=METRIC, names=("push", "exact"))
         rows.append(PushRow(eps, float(np.mean([runs[q.id] == exact_runs[q.id] for q in asked])),
                             float(np.mean([set(runs[q.id]) == set(exact_runs[q.id]) for q in asked])),
                             float(np.mean(b)), float(np.mean(a)), ci.low, ci.high, float(np.median(bounds)),
                             float(np.median(edges)), float(np.median(ms))))
-    return LocalPPR(retriever, len(asked), int(g.W.nnz), float(np.median(exact_ms)), METRIC, rows)
+    return LocalPPR(retriever, len(asked), int(g.W.nnz), float(np.median(exact_ms)), METRIC, rows,
+                    float(np.median(reached)), float(np.median(gaps)), float(np.median(tenth)))
 
 
 __all__ = ["LocalPPR", "PushRow", "compare"]
