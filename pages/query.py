@@ -15,7 +15,7 @@ from engine.errors import PathLensError
 from engine.indexing.index import search_config
 from engine.retrieve.retrievers import MAX_QUERY_CHARS, check_query
 from engine.retrieve.rrf_retriever import RRFConfig
-from engine.explain.reasons import all_passages, passage_name
+from engine.explain.reasons import k_past_corpus, passage_name
 from engine.explain.report import ReportView, build_report, report_file_name
 from ui.answer_view import hit_row, show_graph, show_hit, show_scope, show_seeds
 from ui.builds import ensure, fresh_area, stages_for
@@ -245,7 +245,7 @@ except PathLensError as e:
     st.error(str(e))
     st.stop()
 if k > len(corpus):
-    st.info(f"k = {k} is larger than the corpus; showing {all_passages(len(corpus))}.")
+    st.info(k_past_corpus(k, len(corpus)) + ".")
 with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no stale answer under a build
     if not ensure(index, stages_for([name], config.rrf.members)):
         st.stop()

@@ -779,3 +779,15 @@ def test_a_link_to_a_view_of_uploaded_files_says_they_must_be_added_again_and_ke
     at.switch_page("pages/corpus.py").run()
     assert not at.exception
     assert [u for u in at.get("file_uploader") if "Add your own documents" in u.proto.label]
+
+
+def test_a_k_past_the_corpus_says_so_and_shows_every_passage():
+    at = start(params={"retriever": "bm25", "k": "40", "q": "Who is the CFO of Brightwater Logistics?"})
+    assert [i.value for i in at.info if i.value.startswith("k = 40")] == [
+        "k = 40 is larger than the corpus (29 passages): every passage the retriever ranks is shown."]
+    # bm25 ranks the passages that share a word with the question: all of them are shown, none past them
+    from engine.indexing.index import Index
+    from engine.ingest.corpus import load_corpus
+
+    ranked = Index(load_corpus("dataroom-core")).retriever("bm25").search("Who is the CFO of Brightwater Logistics?", 40)
+    assert 0 < len(ranked) == len(hit_lines(at)) <= 29

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..catalog import default_retriever, stages_for
 from ..errors import NoSeedError, PathLensError
 from ..explain.jsonout import answer_json, config_json
-from ..explain.reasons import all_passages, path_words, percent, reason
+from ..explain.reasons import k_past_corpus, path_words, percent, reason
 from ..indexing.index import check_retriever
 from ..ingest.corpus import bundled_manifest, bundled_names
 from ..ingest.passage import citation
@@ -52,7 +52,7 @@ def cmd_query(args) -> None:
         index = index.without(args.without_passage, args.without)
     retriever = index.retriever(name, config)
     if k > len(corpus):
-        print(f"note: k={k} is larger than the corpus; showing {all_passages(len(corpus))}", file=sys.stderr)
+        print(f"note: {k_past_corpus(k, len(corpus))}", file=sys.stderr)
     answer = retriever.answer(args.question, k)
     if answer.no_seed:
         raise NoSeedError(answer.notes[0])

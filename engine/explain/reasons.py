@@ -42,9 +42,11 @@ def passage_name(pid: str, titles: Mapping[str, str], width: int = MAX_LABEL) ->
     return name + (f" · part {int(part) + 1}" if doc and part.isdigit() else "")
 
 
-def all_passages(n: int) -> str:
-    """What "every passage" is for a corpus of n: "all 29 passages", or "its only passage"."""
-    return "its only passage" if n == 1 else f"all {n:,} passages"
+def k_past_corpus(k: int, n: int) -> str:
+    """What a k past a corpus of n passages gets: every passage the retriever ranks (bm25 ranks only the passages
+    that share a word with the question, so not always all n)."""
+    return (f"k = {k} is larger than the corpus ({n:,} passage{'s' * (n != 1)}): every passage the retriever ranks "
+            "is shown")
 
 
 def percent(share: float) -> str:
@@ -112,4 +114,4 @@ def bridged_share(e: HitExplanation, walk: GraphAnswer) -> float:
     return sum(share for share, _, bridged in parts(e, walk) if bridged)
 
 
-__all__ = ["all_passages", "bridged_share", "explanation_lines", "parts", "passage_name", "path_words", "percent", "reason", "short", "short_document"]
+__all__ = ["bridged_share", "explanation_lines", "k_past_corpus", "parts", "passage_name", "path_words", "percent", "reason", "short", "short_document"]
