@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import altair as alt
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from engine.errors import PathLensError
@@ -13,7 +13,7 @@ from engine.indexing.index import search_config
 from engine.jobs import Job
 from engine.explain.palette import color_of
 from engine.evaluate.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
-from ui.builds import CancelButton, cancel_job, ensure, stages_for, watch_job
+from ui.builds import CancelButton, cancel_job, ensure, follow_job, stages_for
 from ui.frame import frame
 from ui.render import downloads, show_table
 from ui.url_state import asked_by_link, list_param, param, seed_from_url, set_params
@@ -73,30 +73,34 @@ except PathLensError as e:
     st.stop()
 
 
-def chart(trials: list[Trial], full_axis: bool) -> go.Figure:
+def chart(trials: list[Trial], full_axis: bool) -> alt.LayerChart:
     """Each retriever's mean as a line in its own colour, its spread as a band; the metric's axis fitted to the
-    values (so lines near each other are told apart) unless the user asks for the whole 0–1."""
-    fig = go.Figure()
+    values (so lines near each other are told apart) unless the user asks for the whole 0–1.
+
+    Vega-Lite, not Plotly as on the other pages: the chart is redrawn from a fragment as trials finish, and a
+    Plotly chart redrawn there showed twice for a moment on every redraw, one key or not (the browser test's
+    recorder read 16 → 32 → 16 points); a Vega-Lite chart has its data replaced in place (tests/test_browser.py
+    records the chart at every change of the page)."""
     df = pd.DataFrame([{"size": t.size, "retriever": t.retriever, "value": t.value} for t in trials])
-    if len(df):
-        for r, g in df.groupby("retriever", sort=False):
-            agg = g.groupby("size")["value"].agg(["mean", "min", "max"]).reset_index()
-            fig.add_trace(go.Scatter(x=list(agg["size"]) + list(agg["size"])[::-1],
-                                     y=list(agg["max"]) + list(agg["min"])[::-1], fill="toself", opacity=0.15, mode="lines",
-                                     fillcolor=color_of(r), line=dict(width=0), showlegend=False, hoverinfo="skip",
-                                     name=f"{r} spread"))
-            fig.add_trace(go.Scatter(x=agg["size"], y=agg["mean"], mode="lines+markers", name=r,
-                                     line=dict(color=color_of(r), width=2.5), marker=dict(color=color_of(r))))
-    low, high = (float(df["value"].min()), float(df["value"].max())) if len(df) else (0.0, 1.0)
+    agg = df.groupby(["retriever", "size"], sort=False)["value"].agg(["mean", "min", "max"]).reset_index()
+    names = list(dict.fromkeys(df["retriever"]))
+    low, high = float(df["value"].min()), float(df["value"].max())
     pad = max(0.02, (high - low) * 0.1)
-    fitted = [max(0.0, low - pad), min(1.02, high + pad)]
-    fig.update_layout(xaxis_type="log", xaxis_title="corpus size (passages)", yaxis_title=metric,
-                      yaxis_range=[0, 1.02] if full_axis else fitted, height=430,
-                      margin=dict(l=10, r=10, t=10, b=10))
-    if len(df):  # ticks at the sizes swept, not a log axis's 2, 3, 4… between powers of ten
-        swept = sorted(df["size"].unique())
-        fig.update_xaxes(tickvals=swept, ticktext=[f"{int(v):,}" for v in swept])
-    return fig
+    y_scale = alt.Scale(domain=[0, 1.02] if full_axis else [max(0.0, low - pad), min(1.02, high + pad)], zero=False,
+                        clamp=True)
+    swept = sorted(int(v) for v in agg["size"].unique())
+    ends = {"domain": [swept[0], swept[-1]]} if len(swept) > 1 else {}  # from the first size swept to the last
+    x = alt.X("size:Q", title="corpus size (passages)", scale=alt.Scale(type="log", nice=False, **ends),
+              axis=alt.Axis(values=swept, format=",", labelFlush=False))
+    color = alt.Color("retriever:N", title=None, scale=alt.Scale(domain=names, range=[color_of(r) for r in names]),
+                      legend=alt.Legend(orient="bottom", symbolOpacity=1))  # not the bands' faint fill
+    base = alt.Chart(agg)
+    band = base.mark_area(opacity=0.15).encode(x, alt.Y("min:Q", scale=y_scale, title=metric), alt.Y2("max:Q"), color)
+    line = base.mark_line(point=True, strokeWidth=2.5).encode(
+        x, alt.Y("mean:Q", scale=y_scale, title=metric), color,
+        tooltip=[alt.Tooltip("retriever:N"), alt.Tooltip("size:Q", format=","), alt.Tooltip("mean:Q", format=".3f"),
+                 alt.Tooltip("min:Q", format=".3f"), alt.Tooltip("max:Q", format=".3f")])
+    return (band + line).properties(height=430)
 
 
 run = st.button("Run sweep", type="primary", key="sw_run")
@@ -138,18 +142,18 @@ if run:
 job = st.session_state.get("sweep_job")
 if job is not None:
     state = st.session_state["sweep"]
-    drawn = [0]
 
-    def redraw(s) -> None:
-        trials = list(state["trials"])
-        if len(trials) > drawn[0]:
-            drawn[0] = len(trials)
+    def live(s) -> None:
+        trials = list(state["trials"])  # appended by the job's thread as trials finish
+        if trials:
+            st.altair_chart(chart(trials, full_axis), width="stretch")
             last = trials[-1]
-            status.caption(f"latest trial: size {last.size}, {last.retriever} "
-                           f"{state['key'][1].metric} = {last.value:.3f}")
-            plot.plotly_chart(chart(trials, full_axis), width="stretch", key=f"sweep_live_{len(trials)}")
+            st.caption(f"latest trial: size {last.size}, {last.retriever} {state['key'][1].metric} = {last.value:.3f}")
 
-    watch_job(job, on_tick=redraw)
+    with plot.container():
+        over = follow_job(job, show=live)
+    if not over:
+        st.stop()  # the fragment draws the sweep as it goes and reruns the page when it is over
     cancel.idle()
     del st.session_state["sweep_job"]
     try:
@@ -165,8 +169,7 @@ state = st.session_state.get("sweep")
 set_params(ran=1 if state and state["key"] == key and state["trials"] and "sweep_job" not in st.session_state else None)
 if state and state["key"][0] == corpus.name and state["trials"]:
     trials = state["trials"]
-    if job is None:
-        plot.plotly_chart(chart(trials, full_axis), width="stretch", key="sweep_chart")
+    plot.altair_chart(chart(trials, full_axis), width="stretch")
     st.caption(f"Each line is a retriever's mean {state['key'][1].metric} over the resamples of a size; its shaded "
                "band runs from the worst resample to the best. The last size is the whole corpus.")
     if not state["complete"]:

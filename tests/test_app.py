@@ -44,6 +44,10 @@ def plotly_spec(at, i=0):
     return json.loads(at.get("plotly_chart")[i].proto.spec)
 
 
+def vega_spec(at, i=0):
+    return json.loads(at.get("vega_lite_chart")[i].proto.spec)
+
+
 def test_query_page_graph_retriever_explains_and_updates_url():
     at = start()
     assert at.title[0].value == "Query"
@@ -309,25 +313,23 @@ def test_sweep_page_runs_and_plots():
     table = at.dataframe[-1].value
     assert set(table["size"]) == {100, 4200} and set(table["retriever"]) == {"bm25", "ppr-regex"}
     assert list(table[table["size"] == 100]["resamples"]) == [2, 2]
-    spec = plotly_spec(at, -1)
-    assert {t["name"] for t in spec["data"] if not t["name"].endswith("spread")} == {"bm25", "ppr-regex"}
+    band, line = vega_spec(at, -1)["layer"]
+    assert line["encoding"]["color"]["scale"]["domain"] == ["bm25", "ppr-regex"]
     # the size axis is labelled at the sizes swept, with thousands separators
-    assert list(spec["layout"]["xaxis"]["tickvals"]) == [100, 4200]
-    assert list(spec["layout"]["xaxis"]["ticktext"]) == ["100", "4,200"]
+    assert line["encoding"]["x"]["axis"]["values"] == [100, 4200] and line["encoding"]["x"]["axis"]["format"] == ","
     assert any("shaded band runs from the worst resample to the best" in c.value for c in at.caption)
-    # each retriever in its own colour (the same on every page), its band in the same colour
+    # each retriever in its own colour (the same on every page), its band in the same colour and without markers
     from engine.explain.palette import color_of
 
-    lines = {t["name"]: t for t in spec["data"]}
-    assert {r: lines[r]["line"]["color"] for r in ("bm25", "ppr-regex")} == {r: color_of(r) for r in ("bm25", "ppr-regex")}
-    assert lines["bm25 spread"]["fillcolor"] == color_of("bm25") != color_of("ppr-regex")
-    assert lines["bm25 spread"]["mode"] == "lines"  # a band without markers (they took the default colours)
+    assert line["encoding"]["color"]["scale"]["range"] == [color_of("bm25"), color_of("ppr-regex")]
+    assert color_of("bm25") != color_of("ppr-regex") and band["encoding"]["color"] == line["encoding"]["color"]
+    assert band["mark"] == {"type": "area", "opacity": 0.15} and line["mark"]["point"] is True
     # the metric's axis is fitted to the values, with a way back to the whole 0–1
     values = list(table["mean"]) + list(table["min"]) + list(table["max"])
-    low, high = spec["layout"]["yaxis"]["range"]
+    low, high = line["encoding"]["y"]["scale"]["domain"]
     assert low <= min(values) and high >= max(values) and (low > 0 or high < 1.02)
     at.toggle(key="sw_full_axis").set_value(True).run()
-    assert plotly_spec(at, -1)["layout"]["yaxis"]["range"] == [0, 1.02]
+    assert vega_spec(at, -1)["layer"][1]["encoding"]["y"]["scale"]["domain"] == [0, 1.02]
 
 
 def test_sweep_page_says_when_a_corpus_is_too_small_and_resets_sizes_per_corpus():

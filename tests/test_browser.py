@@ -184,19 +184,23 @@ def test_sweep_chart_gains_points_as_trials_finish(app_url, browser):
     no_exception(page)
     # record the chart's point count at every DOM change, so no intermediate drawing is missed
     page.evaluate("""() => {
+        const CHART = '[data-testid=stVegaLiteChart]', POINTS = CHART + ' svg .mark-symbol path';
         window.__points = [];
         new MutationObserver(() => {
-            const n = document.querySelectorAll('.js-plotly-plot .scatterlayer .trace .points path').length;
+            const n = document.querySelectorAll(POINTS).length;
             if (n && n !== window.__points[window.__points.length - 1]) window.__points.push(n);
+            window.__charts = Math.max(window.__charts || 0, document.querySelectorAll(CHART).length);
         }).observe(document.body, {childList: true, subtree: true});
     }""")
     page.get_by_role("button", name="Run sweep").click()
     page.get_by_text("Sweep finished").wait_for(timeout=300_000)
     wait_idle(page)
     counts = page.evaluate("window.__points")
-    final = page.locator(".js-plotly-plot .scatterlayer .trace .points path").count()
+    final = page.locator("[data-testid=stVegaLiteChart] svg .mark-symbol path").count()
     assert len(counts) >= 3, counts  # the chart was redrawn with more points as trials finished
-    assert counts[0] < max(counts) and final == max(counts)
+    # updated in place as it grows: never fewer points than a moment before, never two charts at once
+    assert counts == sorted(counts) and final == max(counts), counts
+    assert page.evaluate("window.__charts") == 1
     page.screenshot(path=str(SHOTS / "sweep.png"), full_page=True)
     page.context.close()
 

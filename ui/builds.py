@@ -148,11 +148,11 @@ def job_text(s: JobStatus) -> str:
     return f"building the index, {component_label(s.step)}: {s.done:,} of {s.total:,} passages{eta}"
 
 
-def follow_job(job: Job) -> bool:
+def follow_job(job: Job, show: Callable[[JobStatus], None] = lambda s: None) -> bool:
     """True once the job is over: the page then reads its result. Otherwise False, and the page stops (`st.stop()`)
-    while a fragment rerunning every second shows the job's progress and reruns the page when the job is over. A
-    click elsewhere ends only this following: the job runs on, and the next run of the page follows it again (or
-    shows its result)."""
+    while a fragment rerunning every second shows the job's progress and what it has made so far (`show`: the
+    Scale sweep's chart), and reruns the page when the job is over. A click elsewhere ends only this following: the
+    job runs on, and the next run of the page follows it again (or shows its result)."""
     if _over_soon(job):
         return True
 
@@ -162,26 +162,10 @@ def follow_job(job: Job) -> bool:
         if s.over:
             st.rerun()  # the whole page, now with the result
         st.progress(s.fraction(), text=("stopping… " if s.cancelled else "") + job_text(s))
+        show(s)
 
     follow()
     return False
-
-
-def watch_job(job: Job, on_tick: Callable[[JobStatus], None]) -> JobStatus:
-    """Show a job's progress and what it has drawn so far (`on_tick`) until it is over, in this run: for a page
-    that streams a chart as the job goes (the Scale sweep). A fragment cannot do that cleanly: a chart it redraws
-    shows twice for a moment on every rerun (the sweep's point count read 12 → 24 → 12 each second in
-    tests/test_browser.py's recorder), so the page runs this loop instead. A click elsewhere ends only this
-    watching: the job runs on, and the next run of the page watches it again (or shows its result)."""
-    bar = st.progress(0.0, text="starting…")
-    while True:
-        over = job.wait(0.4)
-        s = job.status()
-        bar.progress(s.fraction(), text=("stopping… " if s.cancelled and not over else "") + job_text(s))
-        on_tick(s)
-        if over:
-            bar.empty()
-            return s
 
 
 def cancel_job(key: str) -> None:
