@@ -742,6 +742,9 @@ def test_a_grown_room_says_what_its_build_will_compute_before_it_starts(monkeypa
     assert plan == ["Still to come: entity extraction (spaCy NER) — "
                     + " and ".join([f"{new_docs} new documents"] * bool(new_docs) + [f"{changed} changed"] * bool(changed))
                     + ": 9 passages to read for names (NER); 20 unchanged, kept from earlier builds"]
+    # the box says it is still at work: a spinner, not the check mark of a finished build
+    box = [b for b in at.get("status") if b.label.startswith("Building the index of dataroom-core")]
+    assert len(box) == 1 and (box[0].state, box[0].icon) == ("running", "spinner"), [(b.state, b.icon) for b in box]
     index = _bundled_index("dataroom-core")
     job = watched(build_in_background(index, ["extraction:regex", "graph:regex", "extraction:ner", "graph:ner"]))
     assert job.status().error is None and index.computed["extraction:ner"] == 9  # spaCy read the 9 only

@@ -94,33 +94,35 @@ def _over_soon(job, renew: Callable[[], None] = lambda: None) -> bool:
 
 
 def _show_build(index: Index, missing: list[str], s) -> bool:
-    """The build's status box: finished stages, the one in flight, or why it failed. True when built."""
+    """The build's status box: finished stages, the one in flight, or why it failed. True when built.
+
+    Written to without a `with` block: leaving one marks a box still "running" complete (a check mark over a build
+    that is still at work), so the box keeps its spinner until this says how the build ended."""
     title = f"Building the index of {index.corpus.name} ({len(index.corpus):,} passages)…"
-    with st.status(title, expanded=not s.complete or s.error is not None) as status:
-        plan = {w.stage: w for w in planned_work(index, missing)}
-        for stage in s.finished:
-            hit = index.cache is not None and any(e.component == stage and e.kind == "hit"
-                                                  for e in index.cache.events)
-            kept = plan[stage].stored if stage in plan and not hit else 0
-            st.write(f"✓ {component_label(stage)} in {index.timings.get(stage, 0.0):.1f} s"
-                     + (" (read from the on-disk index cache)" if hit else "")
-                     + (f" ({plan[stage].passages:,} passages {plan[stage].done_words}, {kept:,} kept from earlier "
-                        "builds)" if kept else ""))
-        for w in plan.values():
-            if w.stage not in s.finished and not s.complete:
-                st.write(f"Still to come: {component_label(w.stage)} — {w.words()}")
-        if not s.complete:
-            st.progress(s.fraction(), text=_progress_text(s))
-            return False
-        if s.error is not None:
-            stage = s.stage or (s.stages[len(s.finished)] if len(s.finished) < len(s.stages) else "")
-            status.update(label=f"Could not build {component_label(stage)}", state="error")
-            st.error(s.error + (" Reload the page to build it again." if s.stopped else ""))
-            return False
-        for event in index.cache.events if index.cache else []:
-            if event.kind == "rejected" and event.component in missing:
-                st.warning(f"Cache file not trusted: {event.detail}")
-        status.update(label=f"Index of {index.corpus.name} ready", state="complete", expanded=False)
+    box = st.status(title, expanded=not s.complete or s.error is not None)
+    plan = {w.stage: w for w in planned_work(index, missing)}
+    for stage in s.finished:
+        hit = index.cache is not None and any(e.component == stage and e.kind == "hit" for e in index.cache.events)
+        kept = plan[stage].stored if stage in plan and not hit else 0
+        box.write(f"✓ {component_label(stage)} in {index.timings.get(stage, 0.0):.1f} s"
+                  + (" (read from the on-disk index cache)" if hit else "")
+                  + (f" ({plan[stage].passages:,} passages {plan[stage].done_words}, {kept:,} kept from earlier "
+                     "builds)" if kept else ""))
+    for w in plan.values():
+        if w.stage not in s.finished and not s.complete:
+            box.write(f"Still to come: {component_label(w.stage)} — {w.words()}")
+    if not s.complete:
+        box.progress(s.fraction(), text=_progress_text(s))
+        return False
+    if s.error is not None:
+        stage = s.stage or (s.stages[len(s.finished)] if len(s.finished) < len(s.stages) else "")
+        box.update(label=f"Could not build {component_label(stage)}", state="error")
+        box.error(s.error + (" Reload the page to build it again." if s.stopped else ""))
+        return False
+    for event in index.cache.events if index.cache else []:
+        if event.kind == "rejected" and event.component in missing:
+            box.warning(f"Cache file not trusted: {event.detail}")
+    box.update(label=f"Index of {index.corpus.name} ready", state="complete", expanded=False)
     return True
 
 
