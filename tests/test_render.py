@@ -149,3 +149,15 @@ def test_the_report_is_named_after_the_question_and_the_day():
     assert report_file_name("<script>/../../etc</script>", date(2026, 1, 2)) == \
         "evidence-report-script-etc-script-2026-01-02.html"  # nothing of a path or markup survives
     assert report_file_name("???", date(2026, 1, 2)) == "evidence-report-2026-01-02.html"
+
+
+def test_a_passages_matches_are_marked_as_whole_words_in_escaped_text():
+    from engine.explain.report import highlight
+
+    text = "The Fund's unfunded commitment <b>Fund</b> & Fund II; fundraising."
+    assert highlight(text, ["Fund", "Fund II"]) == (
+        "The <mark>Fund</mark>&#x27;s unfunded commitment &lt;b&gt;<mark>Fund</mark>&lt;/b&gt; &amp; "
+        "<mark>Fund II</mark>; fundraising.")
+    assert highlight("R&D spend", ["R&D"]) == "<mark>R&amp;D</mark> spend"
+    assert highlight("a < b", ["lt", "a"]) == "<mark>a</mark> &lt; b"  # never inside an escape
+    assert highlight("nothing here", []) == "nothing here"

@@ -33,12 +33,14 @@ from ..text import tokenize
 
 
 def highlight(text: str, terms: Iterable[str]) -> str:
-    """Passage text as safe HTML with the given terms marked; the text is escaped first."""
+    """Passage text as safe HTML with the given terms marked as whole words (the entity "Fund" is not marked
+    inside "unfunded", nor "lt" inside the "&lt;" of the escaped text); the text is escaped first."""
     safe = html.escape(text)
     words = sorted({t for t in terms if t.strip()}, key=len, reverse=True)
     if not words:
         return safe
-    pattern = re.compile("|".join(re.escape(html.escape(w)) for w in words), re.IGNORECASE)
+    alternatives = "|".join(re.escape(html.escape(w)) for w in words)
+    pattern = re.compile(rf"(?<![\w&#])(?:{alternatives})(?!\w)", re.IGNORECASE)
     return pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", safe)
 
 
