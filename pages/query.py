@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 
 import pandas as pd
 import streamlit as st
 
-from engine.catalog import CATALOG, PARAMS, default_retriever
+from engine.catalog import CATALOG, DEFAULT_RETRIEVER, PARAMS, default_retriever
 from engine.filings.scope import ScopeCorrection
 from engine.filings.structure import STATEMENTS
 from engine.ingest.passage import citation
 from engine.errors import PathLensError
+from engine.evaluate.demo import graph_story
 from engine.indexing.index import search_config
 from engine.retrieve.retrievers import MAX_QUERY_CHARS, check_query
 from engine.retrieve.rrf_retriever import RRFConfig
@@ -131,9 +133,23 @@ if corpus.queries:
     st.selectbox("Labeled example questions", examples, key="example", on_change=use_example)
 question = st.text_input("Question", key="question", help=f"Up to {MAX_QUERY_CHARS:,} characters.")
 labeled = next((q for q in corpus.queries if q.text.strip() == question.strip()), None)
+
+
+def said(value: str) -> str:
+    """A labeled question's extra field as a person reads it: a map of passage ids (the evidence each passage
+    holds) by passage names; any other value as written."""
+    try:
+        held = json.loads(value)
+    except ValueError:
+        return value
+    if isinstance(held, dict) and held and all(pid in titles for pid in held):
+        return "; ".join(f"{passage_name(pid, titles, 48)}: “{v}”" for pid, v in held.items())
+    return value
+
+
 if labeled is not None and labeled.extra:  # what the labeled question's file says beside its gold
     st.caption(f"Labeled question {escape_markdown(labeled.id)} ({escape_markdown(labeled.kind)}): "
-               + "; ".join(f"{escape_markdown(k)}: {escape_markdown(v)}" for k, v in labeled.extra.items()))
+               + "; ".join(f"{escape_markdown(k)}: {escape_markdown(said(v))}" for k, v in labeled.extra.items()))
 
 c1, c2, c3 = st.columns([3, 3, 1])
 base = c1.selectbox("Retriever", BASE_RETRIEVERS, key="base_retriever",
@@ -327,6 +343,13 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
         if gone:
             st.caption(f"Gone from the top, against {against}: " + ", ".join(passage_name(pid, titles)
                                                                               for pid in gone))
+    demo = next((q.text for q in corpus.queries if q.id == corpus.demo_question), None)
+    opening_view = question.strip() == demo and name == DEFAULT_RETRIEVER and not (removed_entities or removed_passages)
+    story = graph_story(answer, gold) if opening_view else None
+    if story is not None:  # the opening example says what it is there to show
+        st.info(story.sentence() + " The page opens on this question because, of the corpus's labeled two-hop "
+                "questions, it is the one whose answers the graph's links explain most (measured by `python -m engine "
+                "demo`).")
     rows = []
     for h in hits:
         source = citation(passage_of[h.passage_id])

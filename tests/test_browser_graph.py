@@ -143,23 +143,27 @@ def test_the_readme_demo_script(app_url, browser, tmp_path):
     expect(page.get_by_role("textbox", name="Question", exact=True)).to_have_value(demo.text, timeout=30_000)
     assert len(hits(page)) == 5 and sum("★ gold" in h for h in hits(page)) == 2
     page.screenshot(path=str(SHOTS / "demo-1-opens.png"), full_page=True)
-    # 2. the first answer leads with one sentence of its shares
-    first = page.locator("[data-testid=stMain] p", has_text=re.compile(r"^Its score: ")).first
-    first.scroll_into_view_if_needed()
+    # 2. the page says why it opened on this question, and answer #3's sentence says what it owes to the bridge
+    why = page.get_by_text(re.compile(r"^Why this example: answer #3 owes \d+% of its score to the route Solano Foods → "
+                                      r"Juniper Peak Growth Fund II"))
+    why.wait_for(timeout=30_000)
+    third = page.locator("[data-testid=stMain] p", has_text=re.compile(r"^Its score: ")).nth(2)
+    third.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "demo-2-sentence.png"))
-    sentence = first.inner_text()
-    assert re.match(r"Its score: \d+% its similarity to the question, .*through Elliot Park → ", sentence), sentence
-    # 3. clicking #1 in the evidence graph turns its paths red and fades the rest
+    sentence = third.inner_text()
+    assert re.match(r"Its score: \d+% passages like the question .*, \d+% through Solano Foods → Juniper Peak Growth "
+                    r"Fund II, ", sentence), sentence
+    # 3. clicking #3 in the evidence graph turns its paths red and fades the rest
     frame = graph_frame(page)
     time.sleep(1.5)  # let vis-network fit the view before reading positions
     target = frame.evaluate("""() => {
-      const id = network.body.data.nodes.get().find(n => /^(★ )?#1 /.test(n.label)).id;
+      const id = network.body.data.nodes.get().find(n => /^(★ )?#3 /.test(n.label)).id;
       const p = network.canvasToDOM(network.getPositions([id])[id]);
       const r = document.querySelector('#mynetwork canvas').getBoundingClientRect();
       return {x: r.left + p.x, y: r.top + p.y, on: pathlensPaths[id]};
     }""")
     box = page.locator("[data-testid=stMain] iframe").first.bounding_box()
-    # hovering #1 shows its text in the page's sans-serif, wrapped inside the frame
+    # hovering #3 shows its text in the page's sans-serif, wrapped inside the frame
     page.mouse.move(box["x"] + target["x"], box["y"] + target["y"])
     frame.wait_for_selector("div.vis-tooltip", state="visible", timeout=10_000)
     tip = frame.evaluate("""() => { const t = document.querySelector('div.vis-tooltip');
@@ -173,16 +177,16 @@ def test_the_readme_demo_script(app_url, browser, tmp_path):
     colors = frame.evaluate("() => Object.fromEntries(edges.get().map(e => [e.id, e.color]))")
     assert target["on"] and all(colors[e] == "#d62728" for e in target["on"])
     page.locator("[data-testid=stMain] iframe").first.screenshot(path=str(SHOTS / "demo-3-traced.png"))
-    # 4. what if Elliot Park were not in the graph: arrows against the original ranking, and he is crossed out
+    # 4. what if the bridge were not in the graph: arrows against the original ranking, and it is crossed out
     page.get_by_text("What if… take out an entity or a passage").click()
     page.get_by_role("combobox", name="Take out entities").click()
-    page.keyboard.type("Elliot Park")
+    page.keyboard.type("Juniper Peak Growth Fund II")
     page.keyboard.press("Enter")
     page.keyboard.press("Escape")
     wait_idle(page)
-    assert "without=Elliot+Park" in page.url
+    assert "without=Juniper+Peak+Growth+Fund+II" in page.url
     page.get_by_text("Arrows: each passage's move against the ranking with nothing taken out.").wait_for(timeout=60_000)
-    assert any(label.startswith("✕ Elliot Park") for label in graph_nodes(page))
+    assert any(label.startswith("✕ Juniper Peak Growth Fund II") for label in graph_nodes(page))
     page.screenshot(path=str(SHOTS / "demo-4-what-if.png"), full_page=True)
     no_exception(page)
     # 5. the evidence report, named after the question and the day, opens with the answers
@@ -190,10 +194,10 @@ def test_the_readme_demo_script(app_url, browser, tmp_path):
         page.get_by_role("button", name="Download the evidence report (HTML)").click()
     download = info.value
     day = datetime.now(timezone.utc).date().isoformat()
-    assert download.suggested_filename == f"evidence-report-which-bank-is-administrative-agent-on-the-credit-{day}.html"
+    assert download.suggested_filename == f"evidence-report-who-is-the-largest-investor-in-the-fund-{day}.html"
     report = tmp_path / download.suggested_filename
     download.save_as(str(report))
     text = report.read_text("utf-8")
     assert text.index("<h2>Answers") < text.index("Its score: ") < text.index("<h2>How this was computed")
-    assert "what-if: taken out" in text and "Elliot Park" in text
+    assert "what-if: taken out" in text and "Juniper Peak Growth Fund II" in text
     page.context.close()

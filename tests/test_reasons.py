@@ -48,6 +48,27 @@ def test_a_hit_is_said_in_one_sentence_of_its_shares():
     assert path_words(e.paths[1], TITLES, width=30).startswith("Elliot Park → Brightwater Logistics — Portf… · part 2")
 
 
+def test_the_opening_examples_story_is_its_gold_hit_in_the_top_three_owing_most_to_a_bridge():
+    from dataclasses import replace
+
+    from engine.evaluate.demo import graph_story
+    from engine.retrieve.retrievers import Answer
+
+    e, walk = _explanation()  # 10% through Elliot Park → Brightwater
+    hits = [replace(e.hit, passage_id=pid, rank=r) for r, pid in enumerate(["a#0", "b#0", "03-credit.md#0000", "d#0"], 1)]
+    why = {h.passage_id: replace(e, hit=h) for h in hits}
+    answer = Answer("hybrid-ner", "q", tuple(hits), why=why, walk=walk)
+    story = graph_story(answer, gold={"a#0", "03-credit.md#0000"})
+    assert (story.rank, story.route) == (1, "Elliot Park → Brightwater")
+    assert story.share == pytest.approx(0.1) and story.route_share == pytest.approx(0.1)
+    assert story.sentence() == ("Why this example: answer #1 owes 10% of its score to the route Elliot Park → "
+                                "Brightwater, which the graph found through another passage.")
+    # a gold hit past the first three is not read; no gold hit in them: no story
+    assert graph_story(answer, gold={"b#0", "03-credit.md#0000"}).rank == 2
+    assert graph_story(answer, gold={"d#0"}) is None
+    assert graph_story(replace(answer, walk=None), gold={"a#0"}) is None
+
+
 def test_the_demo_question_is_the_one_measurement_chooses(core_index):
     from engine.evaluate.demo import demo_candidates, demo_question
 
@@ -56,7 +77,11 @@ def test_the_demo_question_is_the_one_measurement_chooses(core_index):
     chosen = demo_question(candidates)
     assert chosen.query_id == core_index.corpus.demo_question  # the manifest names what the measurement chooses
     assert chosen.top_is_gold and chosen.bridged_share == max(c.bridged_share for c in candidates if c.top_is_gold)
-    assert "through Elliot Park" in chosen.reason
+    # measured: the chain a two-hop question is about carries little of any top hit (the passage naming the
+    # question's entities ranks first), and a third of the answer after it
+    assert max(c.top_bridged_share for c in candidates) < 0.05 < chosen.bridged_share
+    assert (chosen.query_id, chosen.story_rank) == ("m15", 3)
+    assert "through Solano Foods → Juniper Peak Growth Fund II" in chosen.reason
 
 
 def test_a_manifest_naming_an_unknown_demo_question_is_refused(tmp_path, monkeypatch):

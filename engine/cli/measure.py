@@ -159,7 +159,7 @@ def cmd_perf(args) -> None:
 def cmd_demo(args) -> None:
     from dataclasses import asdict
 
-    from ..evaluate.demo import demo_candidates, demo_question
+    from ..evaluate.demo import SHOWN, demo_candidates, demo_question
     from ..indexing.index import check_retriever
 
     check_retriever(args.retriever)
@@ -170,8 +170,11 @@ def cmd_demo(args) -> None:
         print(json.dumps({"corpus": corpus.name, "retriever": args.retriever, "chosen": chosen and chosen.query_id,
                           "candidates": [asdict(c) for c in candidates]}, indent=2))
         return
-    print(table(["question", "top hit gold", "through a bridge", "why the top hit came back"],
-                [[c.query_id, "yes" if c.top_is_gold else "no", f"{c.bridged_share:.1%}", c.reason]
-                 for c in sorted(candidates, key=lambda c: (-c.bridged_share, c.query_id))]))
+    print(table(["question", "top hit gold", "top hit through a bridge", f"gold hit in the top {SHOWN} most through one",
+                 "why that hit came back"],
+                [[c.query_id, "yes" if c.top_is_gold else "no", f"{c.top_bridged_share:.1%}",
+                  f"#{c.story_rank}: {c.bridged_share:.1%}" if c.story_rank else "none", c.reason]
+                 for c in sorted(candidates, key=lambda c: (-c.bridged_share, c.story_rank, c.query_id))]))
     print(f"\nopen on: {chosen.query_id} · {chosen.question}" if chosen else
-          "\nno labeled question's gold top hit owes anything to a bridging entity")
+          f"\nno labeled question with a gold top hit has a gold hit in its top {SHOWN} that owes anything to a "
+          "bridging entity")
