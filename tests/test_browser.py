@@ -441,7 +441,7 @@ def test_a_link_to_an_evaluated_view_evaluates_it_again_on_open(app_url, browser
     page.get_by_text(re.compile(r"Sweep finished: \d+ trials")).wait_for(timeout=120_000)
     wait_idle(page)
     no_exception(page)
-    assert page.locator(".js-plotly-plot").count() >= 1 and "ran=1" in page.url
+    assert page.locator("[data-testid=stVegaLiteChart]").count() == 1 and "ran=1" in page.url
     page.context.close()
 
     shared = ROOT.parent / "shared" / "data" / "musique_ans_dev_292.jsonl"

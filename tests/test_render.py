@@ -35,7 +35,8 @@ def test_hover_text_and_gold_marks_are_the_renderers():
     ans, texts = hostile_answer()
     nodes = {n.id: n for n in ans.nodes}
     seed = nodes["e:calder bank"]
-    assert hover_text(seed, ans, texts).startswith("question entity (seed) · PPR mass ")
+    assert re.match(r"question entity \(seed\) · the walk spends (\d+%|<1%) of its time here\n",
+                    hover_text(seed, ans, texts))  # a percentage, not a raw mass
     assert "Calder Bank — query seed (" in hover_text(seed, ans, texts)
     hit = nodes["p:p0"]
     assert hover_text(hit, ans, texts).endswith("p0\n" + texts["p0"][:400])
@@ -43,6 +44,8 @@ def test_hover_text_and_gold_marks_are_the_renderers():
     assert node_label(hit, {"p:p0": 1}, {}) == "#1 p0"
     page = subgraph_html(ans, texts=texts, gold=frozenset({"p0"}))
     assert '"label": "\\u2605 #1 p0"' in page  # the star, as JSON writes it
+    assert re.search(r"on an evidence path carrying (\d+%|<1%) of the score of the passage it leads to", page)
+    assert "e-0" not in page  # no raw mass
 
 
 def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys):

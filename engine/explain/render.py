@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from ..retrieve.graph_explain import GraphAnswer, SubgraphNode
-from .reasons import passage_name, short
+from .reasons import passage_name, percent, short
 
 COLORS = {"seed": "#d62728", "alias": "#ff9896", "passage-seed": "#ff7f0e", "hit": "#1f77b4", "bridge": "#2ca02c",
           "bridge-passage": "#aec7e8"}
@@ -86,9 +86,9 @@ def node_label(node: SubgraphNode, rank: dict[str, int], titles: dict[str, str],
 def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str],
                titles: dict[str, str] | None = None) -> str:
     """What a node says on hover (plain text; vis-network shows string titles as text): its role,
-    its PPR mass, and who it is — a seed's rule and weight, a passage's id, its document's full identity,
-    dense cosine and text."""
-    head = f"{ROLE_WORDS.get(node.kind, node.kind)} · PPR mass {node.mass:.3g}\n"
+    the share of the walk's time it holds (its PPR mass, as a percentage), and who it is — a seed's rule and
+    weight, a passage's id, its document's full identity, dense cosine and text."""
+    head = f"{ROLE_WORDS.get(node.kind, node.kind)} · the walk spends {percent(node.mass)} of its time here\n"
     if node.id.startswith("e:"):
         seed = next((s for s in answer.seeds if s.entity == node.id[2:]), None)
         if seed is None:
@@ -96,7 +96,7 @@ def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str],
         return head + f"{seed.label} — {seed.source} seed ({seed.rule}), weight {seed.weight:.3f}"
     pid = node.id[2:]
     cosine = next((p.cosine for p in answer.passage_seeds if p.passage_id == pid), None)
-    extra = f" — dense seed, cosine {cosine:.3f}" if cosine is not None else ""
+    extra = f" — a passage seed: its similarity to the question {cosine:.3f} (cosine)" if cosine is not None else ""
     identity = f"{titles[pid]}\n" if titles and titles.get(pid) else ""
     return head + f"{identity}{pid}{extra}\n{texts.get(pid, '')[:400]}"
 
@@ -136,7 +136,8 @@ def _legend(kinds: set[str]) -> str:
     # a strip under the canvas, so it never covers a node
     return ('<div id="pathlens-legend" style="display:flex;flex-wrap:wrap;gap:4px 14px;padding:6px 8px;'
             f'font:12px sans-serif;color:#333;border-top:1px solid #ddd">{rows}'
-            '<div>dark arrows: evidence paths, thicker = more mass · click a ranked passage to trace its paths</div>'
+            '<div>dark arrows: evidence paths, thicker = more of the walk along them · click a ranked passage to '
+            'trace its paths</div>'
             '</div>')
 
 
@@ -168,17 +169,20 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
                      font={"color": "#777777"})
     # edges follow the walk (seed → … → hit); path edges get a width by the heaviest path mass through them
     path_mass: dict[tuple[str, str], float] = {}
+    path_share: dict[tuple[str, str], float] = {}  # the largest share of its hit's score a path through it carries
     by_hit: dict[str, list[str]] = {}
     for e in answer.explanations:
         for p in e.paths:
             for a, b in zip(p.node_ids, p.node_ids[1:]):
                 path_mass[(a, b)] = max(path_mass.get((a, b), 0.0), p.mass)
+                path_share[(a, b)] = max(path_share.get((a, b), 0.0), p.share)
                 by_hit.setdefault(f"p:{e.hit.passage_id}", []).append(f"{a}>{b}")
     top = max(path_mass.values(), default=1.0) or 1.0
     drawn = set()
     for (a, b), mass in sorted(path_mass.items()):
         net.add_edge(a, b, id=f"{a}>{b}", width=1.5 + 6.5 * mass / top, color="#444444", arrows="to",
-                     title=f"evidence path mass up to {mass:.2e}")
+                     title=f"on an evidence path carrying {percent(path_share[(a, b)])} of the score of the passage "
+                           "it leads to")
         drawn.update({(a, b), (b, a)})
     for e in answer.edges:
         if (e.source, e.target) not in drawn:
