@@ -28,7 +28,6 @@ run: $(VENV)/.installed
 	HF_HUB_OFFLINE=1 $(PY) -c "from engine.store import dense; dense.load_encoder()"
 	HF_HUB_OFFLINE=1 $(PY) -m streamlit run app.py --server.port $(PORT)
 
-# -n 2: the suite on both cores, a test file per worker at a time (its module's app server and builds stay together),
-# handed out in collection order: the longest files first (tests/conftest.py)
+# -n 2: the suite on both cores, a test file per worker at a time (its module's app server and builds stay together)
 test: $(VENV)/.installed-test chromium
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -n 2 --dist loadfile

@@ -21,19 +21,6 @@ from engine.ingest.passage import Passage  # noqa: E402
 from engine.indexing.index import Index  # noqa: E402
 
 
-# The suite's longest files, longest first (seconds of test time measured with --durations=0 on 2 cores: 231, 144,
-# 110, 99, 89, 50). pytest-xdist hands out whole files (--dist loadfile) in collection order
-# (--no-loadscope-reorder, in the Makefile), so the files left for the end of a run are short and neither core
-# waits long on the other.
-LONGEST_FIRST = ("test_browser.py", "test_shared_data.py", "test_browser_sessions.py", "test_browser_graph.py",
-                 "test_browser_filings.py", "test_ray_build.py")
-
-
-def pytest_collection_modifyitems(items):
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file keeps its own order
-
-
 @pytest.fixture(scope="session")
 def core_corpus() -> Corpus:
     return load_corpus("dataroom-core")
