@@ -150,6 +150,7 @@ def said(value: str) -> str:
 if labeled is not None and labeled.extra:  # what the labeled question's file says beside its gold
     st.caption(f"Labeled question {escape_markdown(labeled.id)} ({escape_markdown(labeled.kind)}): "
                + "; ".join(f"{escape_markdown(k)}: {escape_markdown(said(v))}" for k, v in labeled.extra.items()))
+story_slot = st.empty()  # the opening example's story, under its question once its answer is in
 
 c1, c2, c3 = st.columns([3, 3, 1])
 base = c1.selectbox("Retriever", BASE_RETRIEVERS, key="base_retriever",
@@ -347,7 +348,7 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
     opening_view = question.strip() == demo and name == DEFAULT_RETRIEVER and not (removed_entities or removed_passages)
     story = graph_story(answer, gold) if opening_view else None
     if story is not None:  # the opening example says what it is there to show
-        st.info(story.sentence() + " The page opens on this question because, of the corpus's labeled two-hop "
+        story_slot.info(story.sentence() + " The page opens on this question because, of the corpus's labeled two-hop "
                 "questions, it is the one whose answers the graph's links explain most (measured by `python -m engine "
                 "demo`).")
     rows = []
