@@ -7,6 +7,8 @@ import os
 import signal
 import time
 
+from engine.ingest.documents import read_document  # loaded with the worker, as the real reader is
+
 
 def segfault(source):
     os.kill(os.getpid(), signal.SIGSEGV)
@@ -25,10 +27,17 @@ def key_error(source):
     raise KeyError("/Root")
 
 
+def slow_start(source):
+    """The real reader in a worker that took long to start (imported below: the module sleeps first)."""
+    return read_document(source)
+
+
+if os.environ.get("PATHLENS_TEST_SLOW_START"):  # a worker's start on a loaded machine, longer than the file limit
+    time.sleep(float(os.environ["PATHLENS_TEST_SLOW_START"]))
+
+
 def by_name(source):
     """The real reader, except for files whose name says how to fail."""
-    from engine.ingest.documents import read_document
-
     for word, fn in (("SEGV", segfault), ("HANG", sleep), ("HOG", allocate), ("BUG", key_error)):
         if word in source.name:
             return fn(source)

@@ -114,6 +114,15 @@ def test_documents_are_read_in_workers_whose_crash_hang_or_memory_is_named(name,
     assert {p.doc_id for p in c.passages} == {"good.pdf"}
 
 
+def test_a_workers_own_start_is_not_counted_against_a_files_time_limit(monkeypatch):
+    """A worker that takes longer to start than the limit per file (seen under load: a good PDF 'stopped after
+    2 s' in a fresh worker) still reads the file: the file's clock starts once the worker says it is ready."""
+    monkeypatch.setenv("PATHLENS_TEST_SLOW_START", "3")
+    c = load_sources([SourceFile("good.pdf", _pdf(2))], "room", limits=ReadLimits(seconds=2),
+                     reader="tests.evil_readers:slow_start")
+    assert not c.report.skipped and {p.doc_id for p in c.passages} == {"good.pdf"}
+
+
 def test_the_limits_are_named(monkeypatch):
     """Pages per PDF and characters per page (in the reader the workers run), files per zip (in process)."""
     from engine.ingest.documents import read_document

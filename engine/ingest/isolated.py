@@ -67,6 +67,9 @@ def _decode(reply: dict) -> tuple[Document, tuple[Problem, ...]]:
     return doc, tuple(Problem(**p) for p in reply["problems"])
 
 
+STARTUP_SECONDS = 120.0  # what a worker's start may take before it reads anything
+
+
 class _Worker:
     """A worker process that reads documents one at a time from its stdin: a header line (name, size), then
     the bytes; it answers each with one JSON line. Started once and reused until something goes wrong with a
@@ -80,17 +83,30 @@ class _Worker:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
                                      env=env)
         self.limits = limits
+        self.ready = False  # it says so once its interpreter and reader are loaded
 
     def read(self, source: SourceFile) -> tuple[Document, tuple[Problem, ...]]:
         """The file's document and problems; raises PathLensError naming the file and what happened (the worker
-        is then dead and must not be reused: `alive` is False)."""
+        is then dead and must not be reused: `alive` is False). The file's time limit starts once the worker is
+        ready: its own start (an interpreter and the reader's imports, seconds on a loaded machine) is not the
+        file's doing."""
         proc, limits = self.proc, self.limits
-        try:
-            proc.stdin.write(json.dumps({"name": source.name, "size": len(source.data)}).encode() + b"\n" + source.data)
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            pass  # it died at start or on the file before: said below
-        line = self._reply_line(limits.seconds)
+        line = b""
+        if not self.ready:
+            line = self._reply_line(STARTUP_SECONDS)
+            if line is None:
+                self.stop()
+                raise PathLensError(f"{source.name}: could not be read: the reader's worker process did not start "
+                                    f"within {STARTUP_SECONDS:g} s")
+            self.ready = bool(line)  # b"": it died at start, said below
+        if self.ready:
+            try:
+                proc.stdin.write(json.dumps({"name": source.name, "size": len(source.data)}).encode() + b"\n"
+                                 + source.data)
+                proc.stdin.flush()
+            except (BrokenPipeError, OSError):
+                pass  # it died on the file before: said below
+            line = self._reply_line(limits.seconds)
         if line is None:
             self.stop()
             raise PathLensError(f"{source.name}: stopped after {limits.seconds:g} s (the time limit per file); "
@@ -193,6 +209,8 @@ def _serve(reader: str, memory_bytes: int) -> None:
     read = getattr(import_module(module), fn)
     inp, out = sys.stdin.buffer, sys.stdout
     sys.stdout = sys.stderr  # a library's print must never land in the reply
+    out.write(json.dumps({"ready": True}) + "\n")  # loaded: from here on, each file's time is its own
+    out.flush()
     while True:
         header = inp.readline()
         if not header:
