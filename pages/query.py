@@ -348,9 +348,9 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
     opening_view = question.strip() == demo and name == DEFAULT_RETRIEVER and not (removed_entities or removed_passages)
     story = graph_story(answer, gold) if opening_view else None
     if story is not None:  # the opening example says what it is there to show
-        story_slot.info(story.sentence() + " The page opens on this question because, of the corpus's labeled two-hop "
-                "questions, it is the one whose answers the graph's links explain most (measured by `python -m engine "
-                "demo`).")
+        story_slot.info(story.sentence() + " The page opens on this question because, of the corpus's labeled "
+                        "two-hop questions, it is the one whose answers the graph's links explain most (measured by "
+                        "`python -m engine demo`).")
     rows = []
     for h in hits:
         source = citation(passage_of[h.passage_id])

@@ -46,10 +46,9 @@ def graph_story(answer: Answer, gold: Collection[str]) -> GraphStory | None:
     for hit in answer.hits[:SHOWN]:
         if hit.passage_id not in gold:
             continue
-        e = answer.why[hit.passage_id]
-        share = bridged_share(e, answer.walk)
+        bridged = [(s, words) for s, words, through in parts(answer.why[hit.passage_id], answer.walk) if through]
+        share = sum(s for s, _ in bridged)  # bridged_share, from the parts read here once
         if share > 0 and (best is None or share > best.share):
-            bridged = [(s, words) for s, words, through in parts(e, answer.walk) if through]
             s, words = max(bridged, key=lambda p: p[0])
             best = GraphStory(hit.rank, share, words.removeprefix("through "), s)
     return best
