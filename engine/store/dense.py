@@ -27,6 +27,8 @@ from typing import Callable
 
 import numpy as np
 
+from ..heap import load_once, settle
+
 MODEL_NAME = "all-MiniLM-L6-v2"
 MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json)
 DIM = 384
@@ -53,12 +55,10 @@ def _single_thread_blas() -> None:
     threadpool_limits(limits=1, user_api="blas")
 
 
-@lru_cache(maxsize=1)
+@load_once
 def load_model():
     """The sentence-transformers (torch) model: the reference, and the source of the ONNX export."""
     from sentence_transformers import SentenceTransformer
-
-    from ..heap import settle
 
     model = SentenceTransformer(str(_model_dir()), device="cpu")
     _single_thread_blas()
@@ -161,12 +161,10 @@ class OnnxEncoder:
         return out
 
 
-@lru_cache(maxsize=2)
+@load_once
 def load_encoder(threads: int = 0) -> OnnxEncoder:
     """The engine's encoder, on `threads` threads (0: one per core); exports the ONNX graph on first
     use on this machine (a few seconds)."""
-    from ..heap import settle
-
     target = onnx_path()
     with _export_lock:
         if not target.exists():
