@@ -53,36 +53,63 @@ CONSOLE: dict = {}  # page → (console errors, failed or ≥ 400 responses)
 
 
 def open_page(browser, url, wait_for="[data-testid=stMain] h1"):
-    context = browser.new_context(viewport={"width": 1400, "height": 1100})
-    page = context.new_page()
+    page = start_page(browser, url)
+    page.wait_for_selector(wait_for, timeout=120_000)
+    wait_idle(page)
+    return page
+
+
+# Streamlit's frontend marks its root with the script's state ("initial", "running", "notRunning"): the hook its own
+# browser tests wait on. Each page counts the runs that finished, and notes when anything on it last changed (its
+# widgets keep drawing for a moment after a run ends: a multiselect's chips came 0.3 s later).
+RUNS_JS = """new MutationObserver(changes => {
+  window.__changed = performance.now();
+  for (const c of changes)
+    if (c.attributeName === 'data-test-script-state' && c.oldValue !== 'notRunning'
+        && c.target.dataset.testScriptState === 'notRunning') window.__runs = (window.__runs || 0) + 1;
+}).observe(document, {subtree: true, childList: true, characterData: true, attributes: true, attributeOldValue: true});"""
+# idle: a run finished after `since` (or 1.5 s have passed: a run that starts and ends between two of the page's
+# frames changes no attribute, and an action may start none), none is running, nothing follows a job or build in
+# flight (a progress bar, a build's box: read from the DOM, never laid out), and nothing on the page has changed
+# for 0.5 s
+IDLE_JS = """since => ((window.__runs || 0) > since.runs || performance.now() - since.t >= 1500)
+  && document.querySelector('[data-testid=stApp]')?.dataset.testScriptState === 'notRunning'
+  && !document.querySelector('[data-testid=stStatusWidget], [data-testid=stProgress], [data-testid=stSkeleton]')
+  && !document.evaluate("//*[contains(text(), 'Building the index of')]", document.body, null, 9, null).singleNodeValue
+  && performance.now() - window.__changed >= 500"""
+
+
+def new_context(browser, **options):
+    """A browser context whose pages count their script runs (RUNS_JS), so wait_idle can wait on them."""
+    context = browser.new_context(**{"viewport": {"width": 1400, "height": 1100}, **options})
+    context.add_init_script(RUNS_JS)
+    return context
+
+
+def start_page(browser, url):
+    """A fresh context's page sent to `url`, its console and failed responses recorded, not yet waited on."""
+    page = new_context(browser).new_page()
     errors, bad = [], []
     CONSOLE[page] = (errors, bad)
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("response", lambda r: bad.append(r.url) if r.status >= 400 else None)
     page.on("requestfailed", lambda r: bad.append(r.url))
     page.goto(url)
-    page.wait_for_selector(wait_for, timeout=120_000)
-    wait_idle(page)
     return page
 
 
-def busy(page) -> bool:
-    """Streamlit runs the script ('Running…' widget), or a page follows an index build still in flight."""
-    return (page.locator('[data-testid="stStatusWidget"]').count() > 0
-            or page.get_by_text("Building the index of").count() > 0)
+def mark(page) -> dict:
+    """The page's count of finished script runs and its clock: take it before an action, and wait_idle(page, it)."""
+    return page.evaluate("() => ({runs: window.__runs || 0, t: performance.now()})")
 
 
-def wait_idle(page, timeout=120):
-    """Wait until Streamlit has finished running the script and no index build is in flight."""
-    time.sleep(1.0)
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if not busy(page):
-            time.sleep(0.5)
-            if not busy(page):
-                return
-        time.sleep(0.3)
-    raise AssertionError("the app kept running for too long")
+def wait_idle(page, since: dict | None = None, timeout: float = 120) -> None:
+    """Until a script run has finished since `since` (a mark taken before an action; by default, since the page
+    opened) and the page is idle (IDLE_JS). Playwright waits on the page's own state and clock."""
+    try:
+        page.wait_for_function(IDLE_JS, arg=since or {"runs": 0, "t": 0}, timeout=timeout * 1000, polling=100)
+    except Exception as e:  # Playwright's TimeoutError
+        raise AssertionError(f"the app kept running for {timeout:g} s: {e}") from None
 
 
 def hits(page) -> list[str]:
@@ -217,8 +244,9 @@ def test_hostile_text_is_shown_as_text_and_never_runs(app_url, browser, tmp_path
     corpus.write_text(HOSTILE, encoding="utf-8")
     page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": "What does Evil Corp Holdings own?",
                                                           "retriever": "bct-regex"}))
+    before = mark(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(corpus))
-    wait_idle(page)
+    wait_idle(page, before)
     page.wait_for_selector("[data-testid=stMain] >> text=score", timeout=60_000)  # not the sidebar glossary
     wait_idle(page)
     no_exception(page)
@@ -255,16 +283,13 @@ def test_eight_concurrent_sessions_each_get_their_own_results(app_url):
 
     async def query_session(browser, corpus, q, retriever, alpha, k):
         context = await browser.new_context()
+        await context.add_init_script(RUNS_JS)
         page = await context.new_page()
         # eight pages load at once on two cores, beside the builds they start: more than goto's default 30 s
         await page.goto(app_url + "/?" + urlencode({"corpus": corpus, "q": q, "retriever": retriever,
                                                     "alpha": alpha, "k": k}), timeout=180_000)
         await page.wait_for_selector("[data-testid=stMain] >> text=score", timeout=240_000)
-        await asyncio.sleep(1.5)
-        for _ in range(480):
-            if await page.locator('[data-testid="stStatusWidget"]').count() == 0:
-                break
-            await asyncio.sleep(0.5)
+        await page.wait_for_function(IDLE_JS, arg={"runs": 0, "t": 0}, timeout=240_000, polling=100)
         texts = await page.locator('[data-testid="stCaptionContainer"]').all_inner_texts()
         errors = await page.locator('[data-testid="stException"]').count()
         await context.close()
@@ -304,14 +329,16 @@ def test_eight_concurrent_sessions_each_get_their_own_results(app_url):
 
 def run_then_cancel(page, field: str, value: str, button: str, progress: str) -> None:
     """Fill `field`, press `button`, wait until the progress text shows a third item done, press Cancel."""
+    before = mark(page)
     page.get_by_label(field, exact=True).fill(value)
     page.keyboard.press("Enter")
-    wait_idle(page)
+    wait_idle(page, before)
     page.get_by_role("button", name=button).click()
     # Playwright waits for the text itself (no sleep, no poll here): the third item, or any later one, is done
     page.get_by_text(re.compile(progress.replace(r"(\d+)", r"([3-9]|[1-9]\d+)"))).first.wait_for(timeout=240_000)
+    before = mark(page)
     page.get_by_role("button", name="Cancel").click()
-    wait_idle(page)
+    wait_idle(page, before)
 
 
 def test_cancelled_sweep_leaves_the_app_usable(app_url, browser):
@@ -320,9 +347,10 @@ def test_cancelled_sweep_leaves_the_app_usable(app_url, browser):
     assert page.get_by_text(re.compile(r"Sweep cancelled after \d+ of [\d,]+ trials")).count() == 1  # of how many
     no_exception(page)
     # the same session sweeps again, to the end: the cancel left nothing behind
+    before = mark(page)
     page.get_by_label("Resamples per size", exact=True).fill("1")
     page.keyboard.press("Enter")
-    wait_idle(page)
+    wait_idle(page, before)
     page.get_by_role("button", name="Run sweep").click()
     page.get_by_text(re.compile(r"Sweep finished: \d+ trials")).wait_for(timeout=120_000)
     wait_idle(page)
@@ -361,8 +389,9 @@ def test_bad_uploads_get_a_specific_message(app_url, browser, tmp_path, name, da
     f = tmp_path / name
     f.write_bytes(data)
     page = open_page(browser, app_url + "/?corpus=" + "upload+a+corpus+file")
+    before = mark(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(f))
-    wait_idle(page)
+    wait_idle(page, before)
     assert message in page.locator('[data-testid="stAlertContentError"]').first.inner_text()
     no_exception(page)
     page.context.close()

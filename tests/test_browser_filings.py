@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.test_browser import (SHOTS, _start_app, _stop_app, app_url, browser, choose, graph_nodes,  # noqa: F401
-                                hits, no_exception, open_page, wait_idle)
+                                hits, new_context, no_exception, open_page, wait_idle)
 
 
 FILINGS = ROOT.parent / "shared" / "data" / "filings"
@@ -114,8 +114,7 @@ def test_a_fresh_server_whose_first_request_is_a_deep_link_shows_the_whole_page(
     the page must still draw its own sidebar, and the app must navigate normally afterwards."""
     proc, url = _start_app("streamlit-fresh.log")
     try:
-        context = browser.new_context(viewport={"width": 1400, "height": 1100})
-        page = context.new_page()
+        page = new_context(browser).new_page()
         errors, bad = [], []
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("response", lambda r: bad.append(r.url) if r.status >= 400 else None)

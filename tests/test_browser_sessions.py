@@ -13,7 +13,8 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.test_browser import SHOTS, _start_app, _stop_app, browser, no_exception, open_page, wait_idle  # noqa: F401
+from tests.test_browser import (SHOTS, _start_app, _stop_app, browser, no_exception, open_page,  # noqa: F401
+                                start_page, wait_idle)
 
 UPLOAD = "upload a corpus file"
 
@@ -96,9 +97,12 @@ def test_eight_users_building_eight_rooms_at_once_each_get_their_own_answer(serv
         room.write_text(f"Vendor{i} Holdings acquired Target{i} Mills in 201{i}.\n\n"
                         f"Target{i} Mills makes paper in Ohio. Its CFO is Dana Cho{i}.\n\n"
                         "The weather was fine and nothing else happened.")
-        page = open_page(browser, server[1] + "/?" + urlencode({"corpus": UPLOAD, "q": f"Who acquired Target{i} Mills?"}))
-        pages.append((i, room, page))
-    for i, room, page in pages:  # every upload is in before the first build is over
+        pages.append((i, room, start_page(browser, server[1] + "/?" + urlencode(
+            {"corpus": UPLOAD, "q": f"Who acquired Target{i} Mills?"}))))
+    for i, room, page in pages:  # eight sessions open at once…
+        page.wait_for_selector("[data-testid=stMain] h1", timeout=120_000)
+        wait_idle(page)
+    for i, room, page in pages:  # …and every upload is in before the first build is over
         upload(page, [room])
     for i, room, page in pages:
         page.wait_for_selector('[data-testid="stMain"] >> text=score', timeout=300_000)
