@@ -32,7 +32,7 @@ if st.session_state.get("compare_state_for") != corpus.name:
     st.session_state.update({
         "compare_state_for": corpus.name,
         "cmp_retrievers": wanted or DEFAULT,
-        "cmp_question": param("q", next((q.text for q in corpus.queries if q.kind == "multi-hop"), "")),
+        "cmp_question": param("q", corpus.opening_question),  # the Query page's opening question too
         "cmp_k": min(20, max(1, param("k", 5, int))),
     })
 

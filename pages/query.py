@@ -74,11 +74,7 @@ if st.session_state.get("query_state_for") != corpus.name:
         for key in [k for k in st.query_params if k != "corpus"]:  # not the last corpus's question and parameters
             del st.query_params[key]
         st.session_state.pop("example", None)
-    # the question the corpus names as its demo (chosen by measurement: engine.evaluate.demo), else its first
-    # multi-hop one, else its first
-    default_q = next((q.text for q in corpus.queries if q.id == corpus.demo_question),
-                     next((q.text for q in corpus.queries if q.kind == "multi-hop"),
-                          corpus.queries[0].text if corpus.queries else ""))
+    default_q = corpus.opening_question
     opening = default_retriever(corpus.paged)  # a corpus of PDFs opens on the filings retriever
     wanted = param("retriever", opening)
     notes: list[str] = []

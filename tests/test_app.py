@@ -6,6 +6,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from engine.ingest.corpus import load_corpus
 from tests.conftest import ROOT
 
 APP = str(ROOT / "app.py")
@@ -164,7 +165,6 @@ def test_query_page_names_an_ambiguous_defined_term_on_the_full_data_room():
 
 def test_query_page_weighted_rrf_members_and_weights():
     from engine.indexing.index import Index, search_config
-    from engine.ingest.corpus import load_corpus
 
     q = "Who is the largest investor in the fund that owns Solano Foods?"
     at = start(params={"q": q, "retriever": "rrf", "members": "bm25,dense", "weights": "2,0.5"})
@@ -251,6 +251,8 @@ def test_corpus_page():
 def test_compare_page_side_by_side_and_metrics():
     at = start("pages/compare.py")
     assert at.title[0].value == "Compare retrievers"
+    # it opens on the question the Query page opens on: the data room's measured demo question
+    assert at.text_input(key="cmp_question").value == load_corpus("dataroom-core").opening_question
     at.multiselect(key="cmp_retrievers").set_value(["bm25", "ppr-regex", "bct-regex"]).run()
     assert at.query_params["retrievers"] == "bm25,ppr-regex,bct-regex"
     headers = [m.value for m in at.markdown if m.value.startswith("**") and m.value.endswith("**")]
@@ -561,7 +563,6 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     moves_against(before)
     gone = [pid for pid in before if pid not in after]
     from engine.explain.reasons import passage_name
-    from engine.ingest.corpus import load_corpus
 
     titles = {p.id: p.title for p in load_corpus("dataroom-core").passages}
     assert any(c.value == "Gone from the top, against the ranking with nothing taken out: " + ", ".join(
@@ -575,7 +576,6 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     at.multiselect(key="wi_entities").set_value(["Elliot Park", second]).run()
     moves_against(before)
     # the same what-if through the engine, as the CLI's --without runs it
-    from engine.ingest.corpus import load_corpus
     from engine.indexing.index import Index, search_config
 
     corpus = load_corpus("dataroom-core")
@@ -704,7 +704,6 @@ def test_a_toy_parameter_added_to_the_catalog_alone_is_a_flag_a_url_key_and_a_wi
     widget.set_value(5.0).run()
     assert at.query_params["toy_scale"] == "5.0" and not at.exception
     from engine.indexing.index import Index
-    from engine.ingest.corpus import load_corpus
 
     longest = max(len(t) for t in Index(load_corpus("dataroom-core")).texts)
     assert float(re.search(r"· score ([\d.]+)", hit_lines(at)[0]).group(1)) == 5.0 * longest  # the widget's value
@@ -805,7 +804,6 @@ def test_a_k_past_the_corpus_says_so_and_shows_every_passage():
         "k = 40 is larger than the corpus (29 passages): every passage the retriever ranks is shown."]
     # bm25 ranks the passages that share a word with the question: all of them are shown, none past them
     from engine.indexing.index import Index
-    from engine.ingest.corpus import load_corpus
 
     ranked = Index(load_corpus("dataroom-core")).retriever("bm25").search("Who is the CFO of Brightwater Logistics?", 40)
     assert 0 < len(ranked) == len(hit_lines(at)) <= 29

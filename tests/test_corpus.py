@@ -112,3 +112,20 @@ def test_query_kinds_are_free_labels_and_extra_fields_are_kept(tmp_path):
     (tmp_path / "c.queries.jsonl").write_text(json.dumps({"id": "q", "text": "?", "gold": ["a"], "kind": " "}))
     with pytest.raises(PathLensError, match=r"line 1: field 'kind' must be a short non-empty label"):
         load_jsonl(f)
+
+
+def test_the_opening_question_is_the_demo_question_else_the_first_multi_hop_else_the_first():
+    from dataclasses import replace
+
+    from engine.ingest.questions import LabeledQuery
+
+    one = LabeledQuery("a", "Who lends?", ("p0",), "single-hop")
+    two = LabeledQuery("b", "Who owns the lender?", ("p0",), "multi-hop")
+    three = LabeledQuery("c", "Who owns the owner?", ("p0",), "multi-hop")
+    base = Corpus("c", (Passage("p0", "d0", "", "Calder Bank lends."),), (one, two, three), demo_question="c")
+    assert base.opening_question == "Who owns the owner?"
+    assert replace(base, demo_question="").opening_question == "Who owns the lender?"
+    assert replace(base, demo_question="gone").opening_question == "Who owns the lender?"  # an id no query has
+    assert replace(base, queries=(one,), demo_question="").opening_question == "Who lends?"
+    assert replace(base, queries=(), demo_question="").opening_question == ""
+    assert load_corpus("dataroom-core").opening_question.startswith("Who is the largest investor in the fund that owns")

@@ -88,6 +88,14 @@ class Corpus:
     def qrels(self) -> dict[str, dict[str, int]]:
         return {q.id: {g: 1 for g in q.gold} for q in self.queries}
 
+    @property
+    def opening_question(self) -> str:
+        """The question the pages open on: the corpus's demo question (chosen by measurement,
+        engine.evaluate.demo), else its first multi-hop one, else its first; "" without labeled questions."""
+        return next((q.text for q in self.queries if q.id == self.demo_question),
+                    next((q.text for q in self.queries if q.kind == "multi-hop"),
+                         self.queries[0].text if self.queries else ""))
+
 
 # ---------------------------------------------------------------- chunking
 
