@@ -60,14 +60,16 @@ def open_page(browser, url, wait_for="[data-testid=stMain] h1"):
 
 
 # Streamlit's frontend marks its root with the script's state ("initial", "running", "notRunning"): the hook its own
-# browser tests wait on. Each page counts the runs that finished, and notes when anything on it last changed (its
-# widgets keep drawing for a moment after a run ends: a multiselect's chips came 0.3 s later).
+# browser tests wait on. Each page counts the runs that finished, and notes when its content last changed (its
+# widgets keep drawing for a moment after a run ends: a multiselect's chips came 0.3 s later); style and class
+# changes are not content, and a frame resizing itself would keep a page from ever looking settled.
 RUNS_JS = """new MutationObserver(changes => {
   window.__changed = performance.now();
   for (const c of changes)
     if (c.attributeName === 'data-test-script-state' && c.oldValue !== 'notRunning'
         && c.target.dataset.testScriptState === 'notRunning') window.__runs = (window.__runs || 0) + 1;
-}).observe(document, {subtree: true, childList: true, characterData: true, attributes: true, attributeOldValue: true});"""
+}).observe(document, {subtree: true, childList: true, characterData: true, attributeOldValue: true,
+                      attributeFilter: ['data-test-script-state']});"""
 # idle: a run finished after `since` (or 1.5 s have passed: a run that starts and ends between two of the page's
 # frames changes no attribute, and an action may start none), none is running, nothing follows a job or build in
 # flight (a progress bar, a build's box: read from the DOM, never laid out), and nothing on the page has changed
