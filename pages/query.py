@@ -340,8 +340,8 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
         if gone:
             st.caption(f"Gone from the top, against {against}: " + ", ".join(passage_name(pid, titles)
                                                                               for pid in gone))
-    demo = next((q.text for q in corpus.queries if q.id == corpus.demo_question), None)
-    opening_view = question.strip() == demo and name == DEFAULT_RETRIEVER and not (removed_entities or removed_passages)
+    opening_view = (labeled is not None and labeled.id == corpus.demo_question and name == DEFAULT_RETRIEVER
+                    and not (removed_entities or removed_passages))
     story = graph_story(answer, gold) if opening_view else None
     if story is not None:  # the opening example says what it is there to show
         story_slot.info(story.sentence() + " The page opens on this question because, of the corpus's labeled "

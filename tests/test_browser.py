@@ -72,7 +72,7 @@ RUNS_JS = """new MutationObserver(changes => {
                       attributeFilter: ['data-test-script-state']});"""
 # idle: a run finished after `since` (or 1.5 s have passed: a run that starts and ends between two of the page's
 # frames changes no attribute, and an action may start none), none is running, nothing follows a job or build in
-# flight (a progress bar, a build's box: read from the DOM, never laid out), and nothing on the page has changed
+# flight (a progress bar, a build's box: read from the DOM, never laid out), and none of its content has changed
 # for 0.5 s
 IDLE_JS = """since => ((window.__runs || 0) > since.runs || performance.now() - since.t >= 1500)
   && document.querySelector('[data-testid=stApp]')?.dataset.testScriptState === 'notRunning'
