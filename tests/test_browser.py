@@ -399,20 +399,20 @@ def test_bad_uploads_get_a_specific_message(app_url, browser, tmp_path, name, da
     page.context.close()
 
 
+# resolves on vis-network's next "afterDrawing", which the redraw asked for here fires: once it has, the view
+# (fitted when the network was made: physics is off) is on the canvas, and positions read from it hold
+DRAWN_JS = "() => new Promise(done => { network.once('afterDrawing', () => done(true)); network.redraw(); })"
+
+
 def graph_frame(page, iframe="[data-testid=stMain] iframe"):
-    page.locator(iframe).first.scroll_into_view_if_needed()  # iframes load when seen
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        for frame in page.frames:
-            if frame is page.main_frame:
-                continue
-            try:
-                if frame.evaluate("typeof network !== 'undefined' && network.body.data.nodes.length > 0"):
-                    return frame
-            except Exception:
-                pass
-        time.sleep(0.5)
-    raise AssertionError("no evidence graph rendered")
+    """The evidence graph's frame (the first iframe), once its network has nodes and has drawn them."""
+    host = page.locator(iframe).first
+    host.scroll_into_view_if_needed(timeout=60_000)  # iframes load when seen
+    frame = host.element_handle(timeout=60_000).content_frame()
+    assert frame is not None, "the evidence graph's iframe has no document"
+    frame.wait_for_function("typeof network !== 'undefined' && network.body.data.nodes.length > 0", timeout=60_000)
+    frame.evaluate(DRAWN_JS)
+    return frame
 
 
 @pytest.mark.parametrize("path,params,shown", [

@@ -4,7 +4,6 @@ hit's paths, the evidence report downloaded and opened offline, and the README's
 from __future__ import annotations
 
 import re
-import time
 from urllib.parse import urlencode
 
 import pytest
@@ -12,6 +11,9 @@ import pytest
 from tests.test_browser import (MULTI_HOP, SHOTS, app_url, browser, graph_frame, graph_nodes, hits,  # noqa: F401
                                 mark, no_exception, open_page, wait_idle)
 
+
+# the selectNode handler (engine/explain/render.py) has recoloured the edges: the click's effect, waited on
+TRACED_JS = "() => edges.get().some(e => e.color === '#d62728')"
 
 LAYOUT_JS = """() => {
   const ids = network.body.data.nodes.getIds();
@@ -64,7 +66,6 @@ def test_clicking_a_hit_highlights_its_paths_and_dims_the_rest(app_url, browser)
     page = open_page(browser, app_url + "/?" + urlencode({"corpus": "dataroom-core", "q": MULTI_HOP,
                                                           "retriever": "ppr-regex"}))
     frame = graph_frame(page)
-    time.sleep(1.5)  # let vis-network fit the view before reading positions
     target = frame.evaluate("""() => {
       const id = Object.keys(pathlensPaths)[0];
       const p = network.canvasToDOM(network.getPositions([id])[id]);
@@ -73,7 +74,7 @@ def test_clicking_a_hit_highlights_its_paths_and_dims_the_rest(app_url, browser)
     }""")
     box = page.locator("[data-testid=stMain] iframe").first.bounding_box()
     page.mouse.click(box["x"] + target["x"], box["y"] + target["y"])
-    time.sleep(0.5)
+    frame.wait_for_function(TRACED_JS, timeout=10_000)
     colors = frame.evaluate("() => Object.fromEntries(edges.get().map(e => [e.id, e.color]))")
     on = set(target["on"])
     assert on and all(colors[e] == "#d62728" for e in on)
@@ -120,7 +121,6 @@ def test_evidence_report_downloads_matches_the_cli_and_opens_offline(app_url, br
     report.goto(downloaded.as_uri())
     frame = graph_frame(report, "iframe")
     assert frame.evaluate("network.body.data.nodes.length") >= 5
-    time.sleep(2)  # let vis-network draw before the picture
     report.screenshot(path=str(SHOTS / "evidence-report.png"), full_page=False)
     assert [r for r in requests if not r.startswith(("file:", "about:", "data:"))] == []
     assert errors == []
@@ -157,7 +157,6 @@ def test_the_readme_demo_script(app_url, browser, tmp_path):
                     r"Fund II, ", sentence), sentence
     # 3. clicking #3 in the evidence graph turns its paths red and fades the rest
     frame = graph_frame(page)
-    time.sleep(1.5)  # let vis-network fit the view before reading positions
     target = frame.evaluate("""() => {
       const id = network.body.data.nodes.get().find(n => /^(★ )?#3 /.test(n.label)).id;
       const p = network.canvasToDOM(network.getPositions([id])[id]);
@@ -175,7 +174,7 @@ def test_the_readme_demo_script(app_url, browser, tmp_path):
     assert tip["right"] <= tip["width"], tip
     page.locator("[data-testid=stMain] iframe").first.screenshot(path=str(SHOTS / "demo-3-hover.png"))
     page.mouse.click(box["x"] + target["x"], box["y"] + target["y"])
-    time.sleep(0.5)
+    frame.wait_for_function(TRACED_JS, timeout=10_000)
     colors = frame.evaluate("() => Object.fromEntries(edges.get().map(e => [e.id, e.color]))")
     assert target["on"] and all(colors[e] == "#d62728" for e in target["on"])
     page.locator("[data-testid=stMain] iframe").first.screenshot(path=str(SHOTS / "demo-3-traced.png"))
