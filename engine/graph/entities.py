@@ -39,7 +39,7 @@ STOP_PHRASES = frozenset(
 _DETERMINER = re.compile(r"^(?:the|a|an)\s+")
 # bump a builder's number when its extractor or the shared filter changes what it finds: its cached
 # extraction and graph then rebuild
-EXTRACTOR_VERSIONS = {"regex": 4, "ner": 3}
+EXTRACTOR_VERSIONS = {"regex": 5, "ner": 4}
 # builders whose mentions of a passage depend on that passage alone, so they can be kept per passage and a grown
 # corpus extracts its new passages only (regex is not one: which words it takes for names reads the corpus's casing)
 PER_PASSAGE = frozenset({"ner"})
@@ -325,11 +325,25 @@ def merge_tallies(tallies: Iterable[MentionTally]) -> MentionTally:
     return MentionTally(dict(surfaces), {r: frozenset(v) for r, v in dropped.items()}, raw, frozenset(seen))
 
 
+_TRAILING_POSSESSIVE = re.compile(r"(?<=\w)['’]s$")
+
+
+def shown_form(surfaces: Mapping[str, int]) -> str:
+    """An entity's display form: its most frequent surface (ties: the first in code-point order),
+    counting a possessive ("NIKE's", "NIKE’s") as its bare form when the corpus also writes the bare
+    form ("NIKE"), so a filing's "NIKE's" is shown as "NIKE". A name whose "'s" is its own
+    ("McDonald's", never written bare) keeps it."""
+    counts: Counter = Counter()
+    for surface, n in surfaces.items():
+        bare = _TRAILING_POSSESSIVE.sub("", surface)
+        counts[bare if bare in surfaces else surface] += n
+    return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
 def extraction_from(builder: str, tally: MentionTally) -> Extraction:
     """The Extraction a tally amounts to; every choice in it (display form, order) depends only on
     the counts, never on the order in which passages were tallied."""
-    display = {k: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0]
-               for k, c in sorted(tally.surfaces.items())}  # sorted: the same pickle however tallied
+    display = {k: shown_form(c) for k, c in sorted(tally.surfaces.items())}  # sorted: the same pickle however tallied
     return Extraction(
         builder=builder,
         entities=tuple(sorted(tally.surfaces)),
