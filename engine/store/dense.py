@@ -137,6 +137,9 @@ class OnnxEncoder:
         options = ort.SessionOptions()
         options.log_severity_level = 3  # warnings about unused initialisers are noise here
         options.intra_op_num_threads = threads  # 0: one per core; a Ray task gets the cores it was given
+        # idle threads sleep instead of spinning: the same speed alone, and with another process busy on one
+        # of two cores 300 filing passages took 12.4 s against 14.7 s (median of 3) and a quarter less CPU
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
 
     def encode(self, texts: list[str], batch_size: int = BATCH,
