@@ -218,6 +218,22 @@ def test_shared_url_reproduces_the_view():
     assert len(hit_lines(at)) == 4 and len(plotly_spec(at)["data"][0]["y"]) == 12
 
 
+def test_the_corpus_picker_shows_names_and_says_under_it_what_the_chosen_corpus_is():
+    import json
+
+    from tests.conftest import ROOT
+
+    manifests = {c: json.loads((ROOT / "corpora" / c / "manifest.json").read_text())["description"]
+                 for c in ("dataroom-core", "dataroom")}
+    at = start()
+    picker = next(x for x in at.sidebar.selectbox if x.label == "Corpus")
+    assert picker.value == "dataroom-core" and "dataroom" in picker.options
+    assert all(" — " not in o for o in picker.options)  # names only: a description did not fit the sidebar
+    assert [c.value for c in at.sidebar.caption if c.value == manifests["dataroom-core"]]
+    assert not [c.value for c in at.sidebar.caption if c.value == manifests["dataroom"]]  # the chosen one's only
+    assert all(text in picker.help for text in manifests.values())
+
+
 def test_unknown_corpus_in_url_is_not_a_path():
     at = start(params={"corpus": "../../etc"})
     assert any("Unknown corpus" in w.value for w in at.sidebar.warning)

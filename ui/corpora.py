@@ -165,9 +165,12 @@ def sidebar_corpus() -> Index | None:
     if wanted not in choices:  # URL names are looked up among known corpora, never used as paths
         st.sidebar.warning(f"Unknown corpus {wanted!r} in the link; showing {DEFAULT_CORPUS}.")
         wanted = DEFAULT_CORPUS
+    # the box shows names only (a name with its description was cut off in the sidebar's width); the
+    # chosen corpus's description goes under it, and every bundled one's in the help
     choice = st.sidebar.selectbox("Corpus", choices, index=choices.index(wanted), key="corpus_choice",
-                                  format_func=lambda c: f"{c} — {bundled_manifest(c)['description']}"
-                                  if c in names else c)
+                                  help="\n\n".join(f"**{c}**: {bundled_manifest(c)['description']}" for c in names))
+    if choice in names:
+        st.sidebar.caption(bundled_manifest(choice)["description"])
     set_params(corpus=choice)
     st.session_state["corpus_selected"] = choice
     try:
