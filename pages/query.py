@@ -139,7 +139,7 @@ def said(value: str) -> str:
     except ValueError:
         return value
     if isinstance(held, dict) and held and all(pid in titles for pid in held):
-        return "; ".join(f"{passage_name(pid, titles, 48)}: “{v}”" for pid, v in held.items())
+        return "; ".join(f"{passage_name(pid, titles, 120)}: “{v}”" for pid, v in held.items())  # a caption has room
     return value
 
 

@@ -57,9 +57,9 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     assert at.text_input(key="question").value == "Who is the largest investor in the fund that owns Solano Foods?"
     # the labeled evidence names passages as a reader does, not by file id
     evidence = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("Labeled question m15")]
-    assert evidence == ["Labeled question m15 (multi-hop): evidence: Juniper Peak Growth Fund II, L.P. — Quarterly L… "
-                        "· part 1: “Solano Foods”; Juniper Peak Growth Fund II, L.P. — Quarterly L… · part 2: "
-                        "“largest investor is Osprey Mutual Insurance Company”"], evidence
+    assert evidence == ["Labeled question m15 (multi-hop): evidence: Juniper Peak Growth Fund II, L.P. — Quarterly Letter, "
+                        "Q3 2024 · part 1: “Solano Foods”; Juniper Peak Growth Fund II, L.P. — Quarterly Letter, Q3 2024 "
+                        "· part 2: “largest investor is Osprey Mutual Insurance Company”"], evidence
     # which says what it is there to show: the answer the graph reached through a bridge
     assert any(i.value.startswith("Why this example: answer #3 owes 33% of its score to the route Solano Foods → "
                                   "Juniper Peak Growth Fund II, which the graph found through another passage.")
