@@ -118,7 +118,23 @@ def test_a_pdf_page_is_labelled_by_what_tells_pages_apart_and_hovers_its_full_id
         "#4 Notes 2020 p.3"]
     ans, texts = hostile_answer()
     hover = hover_text(node("APPLE_2022_10K.pdf#p32.0"), ans, {"APPLE_2022_10K.pdf#p32.0": "Net sales 394,328"}, titles)
-    assert hover.split("\n")[1:] == [apple, "APPLE_2022_10K.pdf#p32.0", "Net sales 394,328"]
+    assert hover.split("\n")[1:] == [apple, "page 32 of APPLE_2022_10K.pdf", "Net sales 394,328"]
+    long = "Net sales " * 50  # 500 characters: the tooltip shows the first 400, cut at a word, and says there is more
+    body = hover_text(node("APPLE_2022_10K.pdf#p32.0"), ans, {"APPLE_2022_10K.pdf#p32.0": long}, titles).split("\n")[-1]
+    assert body == ("Net sales " * 40).strip() + "…"
+    split = "a" * 395 + " bcdefghij"  # the 400th character falls inside "bcdefghij": that word goes whole
+    body = hover_text(node("APPLE_2022_10K.pdf#p32.0"), ans, {"APPLE_2022_10K.pdf#p32.0": split}, titles)
+    assert body.split("\n")[-1] == "a" * 395 + "…"
+
+
+def test_a_passage_is_placed_in_words_by_page_or_part():
+    from engine.explain.reasons import passage_place
+
+    assert passage_place("APPLE_2022_10K.pdf#p32.0") == "page 32 of APPLE_2022_10K.pdf"
+    assert passage_place("APPLE_2022_10K.pdf#p32.1") == "page 32 of APPLE_2022_10K.pdf, part 2"
+    assert passage_place("06-juniper-peak-ii-q3-2024-lp-report.md#0001") == "part 2 of 06-juniper-peak-ii-q3-2024-lp-report.md"
+    assert passage_place("room#notes#0000") == "part 1 of room#notes"  # the last # splits
+    assert passage_place("p0") == "p0" and passage_place("doc#intro") == "doc#intro"  # no known form: as it is
 
 
 def test_every_catalog_retriever_has_its_own_colour():

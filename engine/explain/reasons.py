@@ -42,6 +42,17 @@ def passage_name(pid: str, titles: Mapping[str, str], width: int = MAX_LABEL) ->
     return name + (f" · part {int(part) + 1}" if doc and part.isdigit() else "")
 
 
+def passage_place(pid: str) -> str:
+    """Where a passage is, in words: "page 32 of APPLE_2022_10K.pdf" (", part 2" past a page's first passage),
+    "part 2 of 06-juniper-peak-ii-q3-2024-lp-report.md"; an id of no known form as it is."""
+    paged = _PAGE_ID.match(pid)
+    if paged:
+        part = int(paged["part"])
+        return f"page {paged['page']} of {paged['doc']}" + (f", part {part + 1}" if part else "")
+    doc, _, part = pid.rpartition("#")
+    return f"part {int(part) + 1} of {doc}" if doc and part.isdigit() else pid
+
+
 def k_past_corpus(k: int, n: int) -> str:
     """What a k past a corpus of n passages gets: every passage the retriever ranks (bm25 ranks only the passages
     that share a word with the question, so not always all n)."""
@@ -114,4 +125,4 @@ def bridged_share(e: HitExplanation, walk: GraphAnswer) -> float:
     return sum(share for share, _, bridged in parts(e, walk) if bridged)
 
 
-__all__ = ["bridged_share", "explanation_lines", "k_past_corpus", "parts", "passage_name", "path_words", "percent", "reason", "short", "short_document"]
+__all__ = ["bridged_share", "explanation_lines", "k_past_corpus", "parts", "passage_name", "passage_place", "path_words", "percent", "reason", "short", "short_document"]

@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from ..retrieve.graph_explain import GraphAnswer, SubgraphNode
-from .reasons import passage_name, percent, short
+from .reasons import passage_name, passage_place, percent, short
 
 COLORS = {"seed": "#d62728", "alias": "#ff9896", "passage-seed": "#ff7f0e", "hit": "#1f77b4", "bridge": "#2ca02c",
           "bridge-passage": "#aec7e8"}
@@ -87,7 +87,7 @@ def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str],
                titles: dict[str, str] | None = None) -> str:
     """What a node says on hover (plain text; vis-network shows string titles as text): its role,
     the share of the walk's time it holds (its PPR mass, as a percentage), and who it is — a seed's rule and
-    weight, a passage's id, its document's full identity, dense cosine and text."""
+    weight; a passage's document's full identity, where in it the passage is, its dense cosine, its text."""
     head = f"{ROLE_WORDS.get(node.kind, node.kind)} · the walk spends {percent(node.mass)} of its time here\n"
     if node.id.startswith("e:"):
         seed = next((s for s in answer.seeds if s.entity == node.id[2:]), None)
@@ -96,9 +96,20 @@ def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str],
         return head + f"{seed.label} — {seed.source} seed ({seed.rule}), weight {seed.weight:.3f}"
     pid = node.id[2:]
     cosine = next((p.cosine for p in answer.passage_seeds if p.passage_id == pid), None)
-    extra = f" — a passage seed: its similarity to the question {cosine:.3f} (cosine)" if cosine is not None else ""
+    seed = f"a passage seed: its similarity to the question is {cosine:.3f} (cosine)\n" if cosine is not None else ""
     identity = f"{titles[pid]}\n" if titles and titles.get(pid) else ""
-    return head + f"{identity}{pid}{extra}\n{texts.get(pid, '')[:400]}"
+    return head + f"{identity}{passage_place(pid)}\n{seed}{_opening(texts.get(pid, ''))}"
+
+
+def _opening(text: str, n: int = 400) -> str:
+    """A passage's first n characters for a tooltip, cut at a word with "…" when there is more."""
+    if len(text) <= n:
+        return text
+    cut = text[:n]
+    if not (text[n].isspace() or cut[-1].isspace()):  # the cut falls inside a word: end before that word
+        words = cut.rsplit(None, 1)
+        cut = words[0] if len(words) > 1 else cut
+    return cut.rstrip() + "…"
 
 
 def passage_seed_summary(answer: GraphAnswer, lexical: float) -> str:
