@@ -17,7 +17,7 @@ from engine.evaluate.demo import graph_story
 from engine.indexing.index import search_config
 from engine.retrieve.retrievers import MAX_QUERY_CHARS, check_query
 from engine.retrieve.rrf_retriever import RRFConfig
-from engine.explain.reasons import k_past_corpus, passage_name
+from engine.explain.reasons import IN_TEXT, k_past_corpus, passage_name
 from engine.explain.report import ReportView, build_report, report_file_name
 from ui.answer_view import hit_row, show_graph, show_hit, show_scope, show_seeds
 from ui.builds import ensure, fresh_area, stages_for
@@ -139,7 +139,7 @@ def said(value: str) -> str:
     except ValueError:
         return value
     if isinstance(held, dict) and held and all(pid in titles for pid in held):
-        return "; ".join(f"{passage_name(pid, titles, 120)}: “{v}”" for pid, v in held.items())  # a caption has room
+        return "; ".join(f"{passage_name(pid, titles, IN_TEXT)}: “{v}”" for pid, v in held.items())
     return value
 
 
@@ -338,7 +338,7 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
         st.caption(f"Arrows: each passage's move against {against}.")
         gone = [pid for pid in before if pid not in {h.passage_id for h in hits}]
         if gone:
-            st.caption(f"Gone from the top, against {against}: " + ", ".join(passage_name(pid, titles)
+            st.caption(f"Gone from the top, against {against}: " + ", ".join(passage_name(pid, titles, IN_TEXT)
                                                                               for pid in gone))
     opening_view = (labeled is not None and labeled.id == corpus.demo_question and name == DEFAULT_RETRIEVER
                     and not (removed_entities or removed_passages))

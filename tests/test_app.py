@@ -86,6 +86,9 @@ def test_query_page_graph_retriever_explains_and_updates_url():
                         r"score\)", c.value.replace("\\", "")) for c in at.caption), \
         [c.value for c in at.caption]  # the caption's text is markdown-escaped: read without the escapes
     assert not any("mass " in c.value or "e-0" in c.value for c in at.caption)
+    routes = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("Evidence path: ")]
+    assert routes and not [r for r in routes if "…" in r], routes  # documents by their whole titles
+    assert any("Juniper Peak Growth Fund II, L.P. — Quarterly Letter, Q3 2024 · part 1" in r for r in routes), routes
     # and shows its own text, the matches marked
     assert any("The Partnership closed on $420 million of commitments" in h.proto.body for h in at.get("html"))
     # every hit leads with one plain sentence of what its score owes to what
@@ -578,11 +581,12 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
 
     moves_against(before)
     gone = [pid for pid in before if pid not in after]
-    from engine.explain.reasons import passage_name
+    from engine.explain.reasons import IN_TEXT, passage_name
 
     titles = {p.id: p.title for p in load_corpus("dataroom-core").passages}
     assert any(c.value == "Gone from the top, against the ranking with nothing taken out: " + ", ".join(
-        passage_name(pid, titles) for pid in gone) for c in at.caption)
+        passage_name(pid, titles, IN_TEXT) for pid in gone) for c in at.caption)
+    assert not any(c.value.startswith("Gone from the top") and "…" in c.value for c in at.caption)  # whole titles
     assert "Arrows: each passage's move against the ranking with nothing taken out." in [c.value for c in at.caption]
     # what was taken out shows in the evidence graph, crossed out and linked to nothing
     graph = at.get("iframe")[0].proto.srcdoc

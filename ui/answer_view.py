@@ -7,13 +7,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine.explain.reasons import explanation_lines, passage_name, path_words, percent, reason
+from engine.explain.reasons import IN_TEXT, explanation_lines, passage_name, path_words, percent, reason
 from engine.explain.render import passage_seed_summary, subgraph_html
 from engine.explain.report import highlight, marked_terms
 from engine.retrieve.graph_explain import GraphAnswer
 from ui.render import escape_markdown, show_table
 
-HEADING = 80  # characters of a document's title in a hit's heading (a graph label keeps 30)
 RULE_HELP = ("extracted: the extractor found the name; containment: an extracted name inside or around a graph "
              "entity; vocabulary: a graph entity named in the question; filings: scope (a filing the question is "
              "scoped to), statement, lexicon (an analyst's word mapped to a line item or note), line item, note, "
@@ -96,7 +95,7 @@ def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question
     e = answer.why.get(h.passage_id) if walk is not None else None
     mark = " · ★ gold" if h.passage_id in gold else ""
     with st.container(border=True):
-        st.markdown(f"**{h.rank}. {escape_markdown(passage_name(h.passage_id, titles, HEADING))}** · score {h.score:.5g}"
+        st.markdown(f"**{h.rank}. {escape_markdown(passage_name(h.passage_id, titles, IN_TEXT))}** · score {h.score:.5g}"
                     f"{mark}{moved}")
         st.caption(f"From {escape_markdown(source)} · passage `{h.passage_id}`")
         if e is not None:
@@ -113,7 +112,7 @@ def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question
 
 def hit_row(h, answer, titles: dict[str, str], source: str, gold: frozenset[str]) -> dict:
     """A hit as a row of the downloadable table."""
-    row = {"rank": h.rank, "passage": passage_name(h.passage_id, titles, HEADING), "passage_id": h.passage_id,
+    row = {"rank": h.rank, "passage": passage_name(h.passage_id, titles, IN_TEXT), "passage_id": h.passage_id,
            "score": h.score, "gold": h.passage_id in gold, "source": source}
     e = answer.why.get(h.passage_id) if answer.walk is not None else None
     if e is not None:

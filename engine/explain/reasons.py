@@ -12,7 +12,8 @@ from ..retrieve.graph_explain import EvidencePath, GraphAnswer, HitExplanation
 
 _PAGE_ID = re.compile(r"^(?P<doc>.+)#p(?P<page>\d+)\.(?P<part>\d+)$")  # a document page's passage: FILE#p12.0
 SHOWN_SHARE = 0.005  # a part of a score below this is left out of a sentence (it would read "0%")
-MAX_LABEL = 30
+MAX_LABEL = 30  # characters of a title in a graph label
+IN_TEXT = 120  # in running text or a heading: room for a document's whole title
 
 
 def short(text: str, n: int = MAX_LABEL) -> str:
@@ -65,7 +66,7 @@ def percent(share: float) -> str:
     return "<1%" if 0 < share < SHOWN_SHARE else f"{share:.0%}"
 
 
-def path_words(path: EvidencePath, titles: Mapping[str, str], width: int = 48) -> str:
+def path_words(path: EvidencePath, titles: Mapping[str, str], width: int = IN_TEXT) -> str:
     """A route in words: entities by name, passages by document and page."""
     return " → ".join(passage_name(nid[2:], titles, width) if nid.startswith("p:") else label
                       for nid, label in zip(path.node_ids, path.nodes))
@@ -125,4 +126,4 @@ def bridged_share(e: HitExplanation, walk: GraphAnswer) -> float:
     return sum(share for share, _, bridged in parts(e, walk) if bridged)
 
 
-__all__ = ["bridged_share", "explanation_lines", "k_past_corpus", "parts", "passage_name", "passage_place", "path_words", "percent", "reason", "short", "short_document"]
+__all__ = ["IN_TEXT", "MAX_LABEL", "bridged_share", "explanation_lines", "k_past_corpus", "parts", "passage_name", "passage_place", "path_words", "percent", "reason", "short", "short_document"]

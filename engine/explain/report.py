@@ -26,7 +26,7 @@ from ..ingest.passage import citation
 from ..retrieve.graph_explain import GraphAnswer
 from ..indexing.index import Index, SearchConfig, param_values
 from ..catalog import EDGE_PARAMS, PARAMS, spec
-from .reasons import explanation_lines, passage_name
+from .reasons import IN_TEXT, explanation_lines, passage_name
 from .render import COLORS, ROLE_WORDS, layout, node_label, passage_seed_summary, subgraph_html
 from ..retrieve.retrievers import check_k, check_query
 from ..text import tokenize
@@ -201,7 +201,7 @@ def _hit(h, answer, titles: dict[str, str], texts: dict[str, str], cites: dict[s
     walk = answer.walk
     e = answer.why.get(h.passage_id) if walk is not None else None  # a walk's per-seed shares and paths
     mark = " · <span class='gold'>★ gold</span>" if h.passage_id in gold else ""
-    out = [f"<div class='hit'><div><strong>{h.rank}. {html.escape(passage_name(h.passage_id, titles, 80))}</strong> · "
+    out = [f"<div class='hit'><div><strong>{h.rank}. {html.escape(passage_name(h.passage_id, titles, IN_TEXT))}</strong> · "
            f"{html.escape(cites[h.passage_id])} · score {h.score:.5g}{mark}</div>"]
     if e is not None:
         form = {"reason": "<p>{}</p>", "typed path": "<div><strong>Typed path:</strong> {}</div>",
