@@ -13,13 +13,12 @@ import streamlit as st
 from engine.errors import PathLensError
 from engine.evaluate.benchmarks import FORMATS, load_questions, open_corpus
 from engine.indexing.index import Index
-from engine.ingest.corpus import CORPUS_SUFFIXES, bundled_manifest, bundled_names, load_corpus
+from engine.ingest.corpus import CORPUS_SUFFIXES, DEFAULT_CORPUS, bundled_manifest, bundled_names, load_corpus
 from engine.ingest.textfiles import MAX_FILE_BYTES
 from engine.ingest.questions import load_queries
 from engine.store.cache import DiskCache
 from ui.url_state import param, set_params
 
-DEFAULT_CORPUS = "dataroom-core"  # the app opens on the hand-written core: it builds in seconds
 UPLOAD_DIR = Path(tempfile.gettempdir()) / "pathlens-uploads"  # uploads never leave this folder
 
 
