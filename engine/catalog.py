@@ -147,6 +147,8 @@ CATALOG: dict[str, RetrieverSpec] = {s.name: s for s in [
 RETRIEVERS = tuple(CATALOG)
 DEFAULT_RETRIEVER = "hybrid-ner"  # the Query page's default: the best on the data room (docs/benchmarks.md)
 FILINGS_RETRIEVER = "filing"  # the default over paged documents (PDFs): the best on the filings dev set (docs)
+# what the Scale sweep and Benchmarks pages start with: none needs the encoder or spaCy, so a first run loads no model
+QUICK_RETRIEVERS = ("bm25", "tfidf", "ppr-regex", "bct-regex")
 
 
 def default_retriever(paged: bool) -> str:

@@ -14,7 +14,7 @@ from engine.errors import PathLensError
 from engine.explain.palette import color_map
 from engine.evaluate.evaluate import compare, verdict
 from engine.evaluate.metrics import metric_names
-from engine.catalog import CATALOG
+from engine.catalog import CATALOG, QUICK_RETRIEVERS
 from ui.builds import CancelButton, cancel_job, follow_job
 from ui.corpora import save_upload
 from ui.frame import frame
@@ -48,7 +48,7 @@ seed_from_url("bm_format", "format", FORMATS[0], lambda v: v in FORMATS)
 seed_from_url("bm_mode", "mode", MODES[0], lambda v: v in MODES)
 seed_from_url("bm_sample", "sample", 50, lambda v: 0 <= v <= 100_000, int)
 seed_from_url("bm_seed", "seed", 42, lambda v: 0 <= v < 2**31, int)
-seed_from_url("bm_retrievers", "retrievers", ["bm25", "tfidf", "ppr-regex", "bct-regex"], bool,
+seed_from_url("bm_retrievers", "retrievers", list(QUICK_RETRIEVERS), bool,
               lambda raw: list_param(raw, CATALOG))
 c1, c2 = st.columns(2)
 fmt = c1.selectbox("Format", FORMATS, key="bm_format")

@@ -8,7 +8,7 @@ import streamlit as st
 
 from engine.errors import PathLensError
 from engine.evaluate.metrics import metric_names
-from engine.catalog import CATALOG
+from engine.catalog import CATALOG, QUICK_RETRIEVERS
 from engine.indexing.index import search_config
 from engine.jobs import Job
 from engine.explain.palette import color_of
@@ -41,7 +41,7 @@ if st.session_state.get("sw_sizes_for") != corpus.fingerprint:  # another corpus
 METRICS = metric_names(SweepConfig().ks)
 seed_from_url("sw_resamples", "resamples", 5, lambda v: 1 <= v <= 20, int)
 seed_from_url("sw_seed", "seed", 42, lambda v: 0 <= v < 2**31, int)
-seed_from_url("sw_retrievers", "retrievers", ["bm25", "tfidf", "ppr-regex", "bct-regex"], bool,
+seed_from_url("sw_retrievers", "retrievers", list(QUICK_RETRIEVERS), bool,
               lambda raw: list_param(raw, CATALOG))
 seed_from_url("sw_metric", "metric", "hr@5", lambda v: v in METRICS)
 
