@@ -14,6 +14,7 @@ from engine.indexing.background import build_in_background
 from engine.indexing.compute import Work
 from engine.indexing.index import Index
 from engine.jobs import Job, JobStatus
+from engine.retrieve.rrf_retriever import RRFConfig
 
 
 def fresh_area(index: Index, stages: Iterable[str], key: str):
@@ -193,6 +194,7 @@ class CancelButton:
         self.slot.button("Cancel", key=f"{self.widget_key}_idle", disabled=True, help=self.help)
 
 
-def stages_for(retrievers: Iterable[str], rrf_members: Iterable[str] = ("bm25", "ppr-ner")) -> list[str]:
-    """The index components the given retrievers need, in build order (from the catalog)."""
+def stages_for(retrievers: Iterable[str], rrf_members: Iterable[str] = RRFConfig().members) -> list[str]:
+    """The index components the given retrievers need, in build order (from the catalog); RRF's members are
+    its default ones unless named."""
     return catalog_stages(list(retrievers), tuple(rrf_members))
