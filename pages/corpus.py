@@ -9,12 +9,12 @@ import pandas as pd
 import streamlit as st
 
 from engine.catalog import default_retriever, stages_for
-from engine.components import BUILDERS, COMPONENTS, key as component_key, label as component_label
+from engine.components import BUILDERS, COMPONENTS, key as component_key
 from engine.ingest.textfiles import MAX_FILE_BYTES
 from engine.ingest.documents import MAX_PAGE_CHARS, MAX_PDF_PAGES
 from engine.ingest.zips import MAX_ZIP_FILES
 from engine.ingest.isolated import ReadLimits
-from ui.builds import ensure, fresh_area, planned_work
+from ui.builds import ensure, fresh_area, planned_work, still_to_build
 from ui.corpora import UPLOAD_TYPES, use_uploaded
 from ui.frame import frame
 from ui.render import downloads, show_table
@@ -92,9 +92,7 @@ with fresh_area(index, [component_key(p, b) for b in BUILDERS for p in ("extract
     opening = default_retriever(corpus.paged)
     still = [s for s in stages_for([opening]) if COMPONENTS[s].slow and not index.stored(s)]
     if still:
-        st.info(f"The graphs below are ready. The Query page's default retriever, {opening}, still needs "
-                + " and ".join(component_label(s) for s in still) + ": built on its first question, with progress ("
-                + "; ".join(w.words() for w in planned_work(index, still)) + ").")
+        st.info(still_to_build(opening, still, planned_work(index, still)))
     builder_stats = {b: index.graph(b).stats(top=15) for b in BUILDERS}
     both = pd.DataFrame([{"builder": b, "raw mentions": index.extraction(b).raw_mentions,
                           "kept entities": index.extraction(b).kept, "edges": builder_stats[b].edges,

@@ -729,6 +729,22 @@ def test_a_toy_parameter_added_to_the_catalog_alone_is_a_flag_a_url_key_and_a_wi
     assert float(re.search(r"· score ([\d.]+)", hit_lines(at)[0]).group(1)) == 5.0 * longest  # the widget's value
 
 
+def test_the_first_question_s_build_is_said_as_work_to_come_or_as_none_left():
+    from engine.indexing.compute import Work
+    from ui.builds import still_to_build
+
+    grown = Work("embeddings", 312, 4200, ("a.pdf", "b.pdf", "c.pdf"), ())
+    assert still_to_build("filing", ["embeddings"], [grown]) == (
+        "The graphs below are ready. The Query page's default retriever, filing, still needs dense embeddings "
+        "(all-MiniLM-L6-v2): built on its first question, with progress (3 new documents: 312 passages to encode; "
+        "4,200 unchanged, kept from earlier builds).")
+    kept = Work("embeddings", 0, 7, (), ())  # a room of files whose passages earlier builds encoded, put together anew
+    assert still_to_build("filing", ["embeddings"], [kept]) == (
+        "The graphs below are ready. The Query page's default retriever, filing, also uses dense embeddings "
+        "(all-MiniLM-L6-v2): nothing is left to compute (all 7 passages encoded by earlier builds), so its first "
+        "question only gathers them.")
+
+
 def test_the_corpus_page_says_what_the_first_question_will_still_build(monkeypatch, tmp_path):
     import streamlit as st
 

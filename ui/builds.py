@@ -85,6 +85,19 @@ def planned_work(index: Index, stages: Iterable[str]) -> tuple[Work, ...]:
     return held[key]
 
 
+def still_to_build(retriever: str, stages: Iterable[str], work: Iterable[Work]) -> str:
+    """What the Query page's first question will still build, said on the Corpus page once its graphs are ready:
+    the work to come, or, when earlier builds kept every passage's result, that there is none."""
+    needs = " and ".join(component_label(s) for s in stages)
+    work = tuple(work)
+    if all(not w.passages for w in work):
+        kept = "; ".join(f"all {w.stored:,} passages {w.done_words} by earlier builds" for w in work)
+        return (f"The graphs below are ready. The Query page's default retriever, {retriever}, also uses {needs}: "
+                f"nothing is left to compute ({kept}), so its first question only gathers them.")
+    return (f"The graphs below are ready. The Query page's default retriever, {retriever}, still needs {needs}: "
+            "built on its first question, with progress (" + "; ".join(w.words() for w in work) + ").")
+
+
 def _over_soon(job, renew: Callable[[], None] = lambda: None) -> bool:
     """Wait a moment for a job: a cache read or a short run is over by then and its page draws at once, with no
     live following. (AppTests set PATHLENS_BUILD_WAIT_S high to get a page's whole result from one run.)"""
