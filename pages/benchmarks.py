@@ -5,20 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-import plotly.express as px
 import streamlit as st
 
 from engine.evaluate.benchmarks import FORMATS, MODES, run_bench
 from engine.jobs import Job
 from engine.errors import PathLensError
-from engine.explain.palette import color_map
 from engine.evaluate.evaluate import compare, verdict
 from engine.evaluate.metrics import metric_names
 from engine.catalog import CATALOG, QUICK_RETRIEVERS
 from ui.builds import CancelButton, cancel_job, follow_job
 from ui.corpora import save_upload
 from ui.frame import frame
-from ui.render import downloads, pick_pair, show_table
+from ui.render import downloads, metric_bars, pick_pair, show_table
 from ui.url_state import asked_by_link, list_param, param, seed_from_url, set_params
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # beside the checkout, when it is there
@@ -136,9 +134,7 @@ if result is not None:
                    "passages, so no ranking can have them all in so few places: it is 0 by construction.")
     downloads(table, f"pathlens-bench-{result.format}-{result.mode}", key="bench")
     long = table.melt(id_vars=["retriever"], value_vars=metrics, var_name="metric")
-    st.plotly_chart(px.bar(long, x="metric", y="value", color="retriever", barmode="group", range_y=[0, 1],
-                           color_discrete_map=color_map(result.eval.results)),
-                    width="stretch", key="bench_chart")
+    metric_bars(long, key="bench_chart")
 
     names_run = list(result.eval.results)
     if len(names_run) >= 2:

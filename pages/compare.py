@@ -5,19 +5,17 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import pandas as pd
-import plotly.express as px
 import streamlit as st
 
-from engine.ingest.passage import page_number
 from engine.errors import PathLensError
 from engine.evaluate.evaluate import compare_by_kind, evaluate, verdict
 from engine.catalog import CATALOG, PARAMS
-from engine.explain.palette import color_map
 from engine.indexing.index import search_config
 from engine.evaluate.metrics import metric_names
+from engine.explain.reasons import IN_TEXT, MAX_LABEL, passage_name
 from ui.builds import ensure, fresh_area, stages_for
 from ui.frame import frame
-from ui.render import downloads, escape_markdown, gold_of, pick_pair, show_table
+from ui.render import downloads, escape_markdown, gold_of, metric_bars, pick_pair, show_table
 from ui.url_state import asked_by_link, param, seed_from_url, set_params
 
 st.title("Compare retrievers")
@@ -81,12 +79,8 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
 
     # ---------------------------------------------------------------- one question, side by side
     titles = {p.id: p.title or p.doc_id for p in corpus.passages}
-    pages = {p.id: page_number(p) for p in corpus.passages}
-
-
-    def short_title(title: str, n: int = 48) -> str:
-        return title if len(title) <= n else title[: n - 1].rstrip() + "…"
-
+    # a column's passage names as the Query page's: whole titles in two columns, cut to fit five
+    width = max(MAX_LABEL, 2 * IN_TEXT // max(1, len(names)))
 
     if question.strip():
         gold = gold_of(index, question)
@@ -116,11 +110,7 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
                     elsewhere = [f"{o}:{rankings[o].index(pid) + 1}" if pid in rankings[o] else f"{o}:–"
                                  for o in names if o != name and o in rankings]
                     mark = " · ★ gold" if pid in gold else ""
-                    _, _, part = pid.rpartition("#")
-                    where = (f" · page {pages[pid]}" if pages[pid] else f" · part {int(part) + 1}" if part.isdigit()
-                             else "")
-                    # a short title reads in a narrow column; the id follows for the exact passage
-                    st.markdown(f"{rank}. **{escape_markdown(short_title(titles[pid]))}**{where}{mark}")
+                    st.markdown(f"{rank}. **{escape_markdown(passage_name(pid, titles, width))}**{mark}")
                     st.caption(" · ".join([pid] + elsewhere))
         ok = [n for n in names if n in rankings]
         if len(ok) >= 2:
@@ -195,9 +185,7 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         st.caption("The best value of each column, within each group of questions, is in bold.")
         downloads(table, "pathlens-metrics", key="metrics")
         long = table.melt(id_vars=["retriever", "kind"], value_vars=metrics, var_name="metric")
-        fig = px.bar(long[long["kind"] == "all"], x="metric", y="value", color="retriever", barmode="group",
-                     range_y=[0, 1], color_discrete_map=color_map(names))
-        st.plotly_chart(fig, width="stretch", key="metrics_chart")
+        metric_bars(long[long["kind"] == "all"], key="metrics_chart")
 
         if len(names) >= 2:
             st.subheader("Paired bootstrap 95% CI")

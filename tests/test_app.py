@@ -41,12 +41,22 @@ def hit_ids(at):
     return [c.value.split("`")[1] for c in at.caption if c.value.startswith("From ") and " · passage `" in c.value]
 
 
-def plotly_spec(at, i=0):
-    return json.loads(at.get("plotly_chart")[i].proto.spec)
-
-
 def vega_spec(at, i=0):
     return json.loads(at.get("vega_lite_chart")[i].proto.spec)
+
+
+def vega_data(at, i=0):
+    """The rows an Altair chart draws (Streamlit sends them apart from the spec, as Arrow)."""
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(at.get("vega_lite_chart")[i].proto.datasets[0].data.data).read_pandas()
+
+
+def bars_by_retriever(at, i=0) -> dict[str, str]:
+    """A metric bar chart's {retriever: colour}, checked against the retrievers its rows hold."""
+    scale = vega_spec(at, i)["encoding"]["color"]["scale"]
+    assert set(vega_data(at, i)["retriever"]) == set(scale["domain"])
+    return dict(zip(scale["domain"], scale["range"]))
 
 
 def test_query_page_graph_retriever_explains_and_updates_url():
@@ -98,8 +108,9 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     assert re.match(r"Its score: \d+% passages like the question that share a name with it, 33% through Solano Foods → "
                     r"Juniper Peak Growth Fund II, ", reasons[2]), reasons[2]
     assert len(at.get("iframe")) == 1  # the pyvis subgraph
-    residual = plotly_spec(at)["data"][0]
-    assert len(residual["y"]) == 20
+    residual = vega_data(at)
+    assert list(residual["iteration"]) == list(range(1, 21)) and residual["L1 change"].is_monotonic_decreasing
+    assert vega_spec(at)["encoding"]["y"]["scale"]["type"] == "log"
     assert at.query_params["retriever"] == "hybrid-ner" and at.query_params["alpha"] == "0.15"
     assert at.query_params["passage_weight"] == "0.5" and at.query_params["lexical_share"] == "0.5"
     before = hit_lines(at)
@@ -109,7 +120,7 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     after = hit_lines(at)
     assert len(after) == 5 and after != before  # scores change with α
     at.number_input(key="iterations").set_value(7).run()
-    assert len(plotly_spec(at)["data"][0]["y"]) == 7
+    assert len(vega_data(at)) == 7
     assert at.query_params["iterations"] == "7"
     at.slider(key="passage_weight").set_value(1.0).run()  # every seed a passage seed: no entity seeds are left
     assert at.query_params["passage_weight"] == "1.0"
@@ -218,7 +229,7 @@ def test_shared_url_reproduces_the_view():
     assert at.text_input(key="question").value == params["q"]
     assert at.selectbox(key="base_retriever").value == "ppr-regex" and at.toggle(key="bct").value is True
     assert at.slider(key="alpha").value == 0.3 and at.slider(key="beta").value == 0.75
-    assert len(hit_lines(at)) == 4 and len(plotly_spec(at)["data"][0]["y"]) == 12
+    assert len(hit_lines(at)) == 4 and len(vega_data(at)) == 12
 
 
 def test_the_corpus_picker_shows_names_and_says_under_it_what_the_chosen_corpus_is():
@@ -276,6 +287,14 @@ def test_compare_page_side_by_side_and_metrics():
     assert at.query_params["retrievers"] == "bm25,ppr-regex,bct-regex"
     headers = [m.value for m in at.markdown if m.value.startswith("**") and m.value.endswith("**")]
     assert headers[:3] == ["**bm25**", "**ppr-regex**", "**bct-regex**"]
+    # each column names its passages as the Query page does, cut to fit three columns (80 characters)
+    from engine.explain.reasons import passage_name
+
+    titles = {p.id: p.title for p in load_corpus("dataroom-core").passages}
+    names = {passage_name(pid, titles, 80) for pid in titles}
+    lines = [m.value.replace("\\", "") for m in at.markdown if re.match(r"^\d+\. \*\*", m.value)]
+    assert len(lines) == 15 and all(re.sub(r"^\d+\. \*\*(.*)\*\*( · ★ gold)?$", r"\1", line) in names
+                                    for line in lines), lines
     # why they disagree: each retriever's own reason for one passage some rank and others do not
     pick = at.selectbox(key="cmp_why")
     assert pick.options and pick.options[0].startswith(pick.value + " — ")
@@ -297,11 +316,10 @@ def test_compare_page_side_by_side_and_metrics():
             if v == metrics[metrics["kind"] == metrics["kind"][i]][m].max()}
     assert bold == best and bold
     assert set(metrics["kind"]) == {"all", "single-hop", "multi-hop"}
-    assert len(plotly_spec(at)["data"]) == 3  # one bar trace per retriever, in its own colour
     from engine.explain.palette import color_of
 
-    assert {t["name"]: t["marker"]["color"] for t in plotly_spec(at)["data"]} == {
-        r: color_of(r) for r in ("bm25", "ppr-regex", "bct-regex")}
+    # one bar per retriever and metric, each retriever in its own colour
+    assert bars_by_retriever(at) == {r: color_of(r) for r in ("bm25", "ppr-regex", "bct-regex")}
     ci = next(d.value for d in at.dataframe if "95% CI low" in getattr(d.value, "columns", []))
     assert list(ci["queries"]) == ["all", "multi-hop", "single-hop"]
     # it opens on the best graph retriever against the best baseline, on Recall@5 (questions with two gold passages)
@@ -403,10 +421,9 @@ def test_benchmarks_page_with_fixture_file():
     assert len(cancels) == 1 and cancels[0].disabled  # greyed out again when the benchmark ends
     table = at.dataframe[0].value
     assert list(table["retriever"]) == ["bm25", "ppr-regex"] and table.loc[0, "hr@1"] == 1.0
-    assert len(plotly_spec(at)["data"]) == 2
     from engine.explain.palette import color_of  # each retriever's bars in its colour, as on every other chart
 
-    assert {t["name"]: t["marker"]["color"] for t in plotly_spec(at)["data"]} == {r: color_of(r) for r in ("bm25", "ppr-regex")}
+    assert bars_by_retriever(at) == {r: color_of(r) for r in ("bm25", "ppr-regex")}
     # every question has two gold passages: all@1 is 0 by construction, so it is not shown, and the page says why
     assert "all@1" not in table.columns and "all@3" in table.columns
     assert any(c.value.startswith("Not shown: all@1. Every question here has at least 2 gold passages") for c in at.caption)

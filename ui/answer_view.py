@@ -3,8 +3,8 @@ came back (engine.explain.reasons), so the page reads the same as the evidence r
 
 from __future__ import annotations
 
+import altair as alt
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from engine.explain.reasons import IN_TEXT, explanation_lines, passage_name, path_words, percent, reason
@@ -78,11 +78,13 @@ def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str],
     st.iframe(subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=620, removed=tuple(removed)),
               height=640)
     with st.expander("How the walk converged: the PPR residual per iteration"):
-        fig = go.Figure(go.Scatter(x=list(range(1, len(walk.residuals) + 1)), y=list(walk.residuals),
-                                   mode="lines+markers", name="L1 change"))
-        fig.update_layout(yaxis_type="log", xaxis_title="iteration", yaxis_title="‖pₜ₊₁ − pₜ‖₁", height=320,
-                          margin=dict(l=10, r=10, t=10, b=10))
-        st.plotly_chart(fig, width="stretch", key="residuals")
+        # Vega-Lite (ui.render.metric_bars says why not plotly): the browser draws this chart on every Query page
+        # load, even while its expander stays shut
+        residuals = pd.DataFrame({"iteration": range(1, len(walk.residuals) + 1), "L1 change": walk.residuals})
+        st.altair_chart(alt.Chart(residuals).mark_line(point=True).encode(
+            alt.X("iteration:Q", axis=alt.Axis(tickMinStep=1)),
+            alt.Y("L1 change:Q", scale=alt.Scale(type="log"), title="‖pₜ₊₁ − pₜ‖₁")).properties(height=320),
+            width="stretch", key="residuals")
         st.caption(f"{walk.iterations} iterations run at α = {alpha:.2f}; the change shrinks by about (1 − α) "
                    "each step, so a larger α converges faster and keeps the walk nearer its seeds.")
 

@@ -24,9 +24,4 @@ def color_of(retriever: str) -> str:
     return SPARE[others.index(retriever) % len(SPARE)] if retriever in others else SPARE[-1]
 
 
-def color_map(retrievers) -> dict[str, str]:
-    """{retriever: colour} for plotly's color_discrete_map."""
-    return {r: color_of(r) for r in retrievers}
-
-
-__all__ = ["RETRIEVER_COLORS", "color_map", "color_of"]
+__all__ = ["RETRIEVER_COLORS", "color_of"]
