@@ -82,7 +82,7 @@ def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str],
         # load, even while its expander stays shut
         residuals = pd.DataFrame({"iteration": range(1, len(walk.residuals) + 1), "L1 change": walk.residuals})
         st.altair_chart(alt.Chart(residuals).mark_line(point=True).encode(
-            alt.X("iteration:Q", axis=alt.Axis(tickMinStep=1)),
+            alt.X("iteration:Q", scale=alt.Scale(zero=False), axis=alt.Axis(tickMinStep=1)),
             alt.Y("L1 change:Q", scale=alt.Scale(type="log"), title="‖pₜ₊₁ − pₜ‖₁")).properties(height=320),
             width="stretch", key="residuals")
         st.caption(f"{walk.iterations} iterations run at α = {alpha:.2f}; the change shrinks by about (1 − α) "
