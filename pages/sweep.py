@@ -11,11 +11,10 @@ from engine.evaluate.metrics import metric_names
 from engine.catalog import CATALOG, QUICK_RETRIEVERS
 from engine.indexing.index import search_config
 from engine.jobs import Job
-from engine.explain.palette import color_of
 from engine.evaluate.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
 from ui.builds import CancelButton, cancel_job, ensure, follow_job, stages_for
 from ui.frame import frame
-from ui.render import downloads, show_table
+from ui.render import downloads, retriever_color, show_table
 from ui.url_state import asked_by_link, list_param, param, seed_from_url, set_params
 
 st.title("Scale sweep")
@@ -92,8 +91,7 @@ def chart(trials: list[Trial], full_axis: bool) -> alt.LayerChart:
     ends = {"domain": [swept[0], swept[-1]]} if len(swept) > 1 else {}  # from the first size swept to the last
     x = alt.X("size:Q", title="corpus size (passages)", scale=alt.Scale(type="log", nice=False, **ends),
               axis=alt.Axis(values=swept, format=",", labelFlush=False))
-    color = alt.Color("retriever:N", title=None, scale=alt.Scale(domain=names, range=[color_of(r) for r in names]),
-                      legend=alt.Legend(orient="bottom", symbolOpacity=1))  # not the bands' faint fill
+    color = retriever_color(names, symbolOpacity=1)  # the legend's symbols not in the bands' faint fill
     base = alt.Chart(agg)
     band = base.mark_area(opacity=0.15).encode(x, alt.Y("min:Q", scale=y_scale, title=metric), alt.Y2("max:Q"), color)
     line = base.mark_line(point=True, strokeWidth=2.5).encode(

@@ -15,6 +15,15 @@ from engine.explain.palette import color_of
 from engine.indexing.index import Index
 from ui.url_state import seed_from_url, set_params
 
+
+def retriever_color(names, **legend) -> alt.Color:
+    """Vega-Lite's colour channel for a chart by retriever: each in its own colour (engine.explain.palette), the
+    legend under the chart."""
+    names = list(names)
+    return alt.Color("retriever:N", title=None, scale=alt.Scale(domain=names, range=[color_of(r) for r in names]),
+                     legend=alt.Legend(orient="bottom", **legend))
+
+
 def metric_bars(long: pd.DataFrame, key: str) -> None:
     """Each metric's value per retriever as grouped bars on the 0–1 scale, each retriever in its colour; `long`
     has the columns retriever, metric and value.
@@ -23,13 +32,11 @@ def metric_bars(long: pd.DataFrame, key: str) -> None:
     CPU-s a page. Six Query page loads took 36.2 s with the residual chart in plotly, 28.7 s in Vega-Lite and
     26.8 s without it (headless Chromium on two cores)."""
     names = list(dict.fromkeys(long["retriever"]))
-    color = alt.Color("retriever:N", title=None, scale=alt.Scale(domain=names, range=[color_of(r) for r in names]),
-                      legend=alt.Legend(orient="bottom"))
     st.altair_chart(alt.Chart(long).mark_bar().encode(
         alt.X("metric:N", title=None, sort=list(dict.fromkeys(long["metric"])), axis=alt.Axis(labelAngle=0)),
         alt.XOffset("retriever:N", sort=names), alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title=None),
-        color, tooltip=["retriever", "metric", alt.Tooltip("value:Q", format=".3f")]).properties(height=300),
-        width="stretch", key=key)
+        retriever_color(names), tooltip=["retriever", "metric", alt.Tooltip("value:Q", format=".3f")]
+    ).properties(height=300), width="stretch", key=key)
 
 
 def show_table(data, column_config: dict | None = None, **kwargs) -> None:
