@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.test_browser import (SHOTS, _start_app, _stop_app, app_url, browser, choose, graph_nodes,  # noqa: F401
-                                hits, new_context, no_exception, open_page, wait_idle)
+                                hits, mark, new_context, no_exception, open_page, wait_idle)
 
 
 FILINGS = ROOT.parent / "shared" / "data" / "filings"
@@ -30,14 +30,19 @@ def test_uploaded_filings_build_with_progress_and_answers_cite_their_page(app_ur
     q = "What was Intel's revenue in the fourth quarter of 2022?"
     page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": q}))
     inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    since = mark(page)
     inputs.nth(1).set_input_files(str(questions))
+    wait_idle(page, since)  # the questions' run is over before the documents go in, as a person's two uploads are
     broken = tmp_path / "BROKEN_SCAN.pdf"
     broken.write_bytes(b"%PDF-1.4\n" + bytes(range(256)) * 8)  # not a readable PDF: left out, the rest builds
     inputs.nth(0).set_input_files([str(FILINGS / "INTEL_2022Q4_EARNINGS.pdf"),
                                    str(FILINGS / "MCDONALDS_2023Q1_EARNINGS.pdf"), str(broken)])
     # the build's box: its stages while it runs, or at once "ready" when earlier builds of the suite kept these
     # filings' passages (engine/store/parts.py)
-    page.wait_for_selector("text=/Building the index|Index of 3 uploaded files ready/", timeout=60_000)
+    try:  # reading the PDFs comes first, in worker processes: beside a busy suite that can take a minute
+        page.wait_for_selector("text=/Building the index|Index of 3 uploaded files ready/", timeout=240_000)
+    except Exception as e:  # Playwright's TimeoutError: say what the page showed instead
+        raise AssertionError(f"{e}\n{page.locator('[data-testid=stMain]').inner_text()[:1500]}") from None
     page.wait_for_selector('[data-testid="stMain"] >> text=score', timeout=240_000)
     wait_idle(page)
     no_exception(page)
