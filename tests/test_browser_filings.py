@@ -106,7 +106,7 @@ def test_dev_filings_show_the_scope_the_typed_path_and_the_cited_page(app_url, b
     assert cites and cites[0] == "49", main[:3000]  # the statement of cash flows, cited first
     # the evidence graph's pages lead with what tells them apart: document, year, form and page
     labels = graph_nodes(page)
-    assert any(re.fullmatch(r"(★ )?#1 Nike 2018 10-K p\.49(, part \d+)?", label) for label in labels), [
+    assert any(re.fullmatch(r"(★ )?#1 Nike 2018 10-K[ \n]p\.49(, part \d+)?", label) for label in labels), [
         label for label in labels if "#" in label]
     page.locator("[data-testid=stMain] iframe").first.screenshot(path=str(SHOTS / "dev-filings-graph.png"))
     page.screenshot(path=str(SHOTS / "dev-filings-query.png"), full_page=True)

@@ -114,8 +114,8 @@ def test_a_pdf_page_is_labelled_by_what_tells_pages_apart_and_hovers_its_full_id
     node = lambda pid: SubgraphNode(f"p:{pid}", pid, "hit", 0.1)  # noqa: E731
     rank = {f"p:{pid}": r for r, pid in enumerate(titles, start=1)}
     assert [node_label(node(pid), rank, titles) for pid in titles] == [
-        "#1 Apple 2022 10-K p.32", "#2 Apple 2022 10-K p.32, part 2", "#3 Salesforce 2021 8-K p.13, part 5",
-        "#4 Notes 2020 p.3"]
+        "#1 Apple 2022 10-K p.32", "#2 Apple 2022 10-K\np.32, part 2", "#3 Salesforce 2021 8-K\np.13, part 5",
+        "#4 Notes 2020 p.3"]  # past 26 characters a label takes two lines, split before its page
     ans, texts = hostile_answer()
     hover = hover_text(node("APPLE_2022_10K.pdf#p32.0"), ans, {"APPLE_2022_10K.pdf#p32.0": "Net sales 394,328"}, titles)
     assert hover.split("\n")[1:] == [apple, "page 32 of APPLE_2022_10K.pdf", "Net sales 394,328"]
@@ -180,3 +180,44 @@ def test_a_passages_matches_are_marked_as_whole_words_in_escaped_text():
     assert highlight("R&D spend", ["R&D"]) == "<mark>R&amp;D</mark> spend"
     assert highlight("a < b", ["lt", "a"]) == "<mark>a</mark> &lt; b"  # never inside an escape
     assert highlight("nothing here", []) == "nothing here"
+
+
+def test_a_long_label_wraps_before_its_page_or_at_its_middle_and_layers_stand_as_close_as_their_labels_allow(
+        core_index):
+    from engine.explain.render import LAYER_GAP, ROW_GAP, label_height, label_width, layout, node_label, wrap
+
+    assert wrap("#1 Apple 2022 10-K p.32") == "#1 Apple 2022 10-K p.32"  # 23 characters: one line
+    assert wrap("#3 Salesforce 2021 8-K p.13, part 5") == "#3 Salesforce 2021 8-K\np.13, part 5"
+    # no split before "· part 1" fits 26 characters (that line would be 43): the longer line is made shortest
+    assert wrap("#1 Credit Agreement — Brightwater Logistic… · part 1") == (
+        "#1 Credit Agreement —\nBrightwater Logistic… · part 1")
+    assert wrap("x" * 40) == "x" * 40  # no space: as it is
+    assert label_width("#1 Credit Agreement —\nBrightwater Logistic… · part 1", "p:x") == 7.1 * 30 + 14
+    assert label_width("Calder Bank", "e:calder bank") == 7.1 * 11 + 26
+    assert label_height("a\nb", "p:x") == 50 and label_height("a", "p:x") == 36 and label_height("a", "e:a") == 28
+
+    corpus = core_index.corpus
+    titles = {p.id: p.title for p in corpus.passages}
+    q = next(q.text for q in corpus.queries if q.kind == "multi-hop")
+    answer = core_index.retriever("ppr-regex").explain(q, 10)
+    rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
+    labels = {n.id: node_label(n, rank, titles) for n in answer.nodes}
+    pos = layout(answer, labels)
+    assert pos == layout(answer, labels) and set(pos) == set(labels)
+    xs = sorted({x for x, _ in pos.values()})
+    assert len(xs) >= 3
+    boxes = {nid: (x - label_width(labels[nid], nid) / 2, x + label_width(labels[nid], nid) / 2,
+                   y - label_height(labels[nid], nid) / 2, y + label_height(labels[nid], nid) / 2)
+             for nid, (x, y) in pos.items()}
+    for a, b in zip(xs, xs[1:]):  # neighbouring layers: the widest labels LAYER_GAP apart, exactly
+        right = max(boxes[n][1] for n, (x, _) in pos.items() if x == a)
+        left = min(boxes[n][0] for n, (x, _) in pos.items() if x == b)
+        assert abs(left - right - LAYER_GAP) <= 1, (a, b)
+    for x in xs:  # one layer's rows: at least ROW_GAP between neighbouring labels
+        column = sorted((boxes[n] for n, (nx, _) in pos.items() if nx == x), key=lambda bx: bx[2])
+        assert all(lower[2] - upper[3] >= ROW_GAP - 1 for upper, lower in zip(column, column[1:]))
+    # the frame is as tall as the graph drawn at the width it has: a short graph gets a short frame
+    from engine.explain.render import page_height
+
+    short, crowded = (page_height(core_index.retriever("ppr-regex").explain(q, k), titles) for k in (1, 10))
+    assert 320 <= short < crowded <= 620, (short, crowded)

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.explain.reasons import IN_TEXT, explanation_lines, passage_name, path_words, percent, reason
-from engine.explain.render import passage_seed_summary, subgraph_html
+from engine.explain.render import page_height, passage_seed_summary, subgraph_html
 from engine.explain.report import highlight, marked_terms
 from engine.retrieve.graph_explain import GraphAnswer
 from ui.render import escape_markdown, show_table
@@ -75,8 +75,9 @@ def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str],
     st.caption("Left to right: the question's seeds, the passages they lead to, the entities that bridge to "
                "further passages, and those passages. #n is a passage's rank; ★ marks a gold passage. Hover a "
                "node for its text; click a ranked passage to trace its paths; scroll to zoom.")
-    st.iframe(subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=620, removed=tuple(removed)),
-              height=640)
+    height = page_height(walk, titles, gold, removed)
+    st.iframe(subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=height, removed=tuple(removed)),
+              height=height + 20)
     with st.expander("How the walk converged: the PPR residual per iteration"):
         # Vega-Lite (ui.render.metric_bars says why not plotly): the browser draws this chart on every Query page
         # load, even while its expander stays shut

@@ -4,7 +4,7 @@ Layout: deterministic layers, left to right — seeds (entity seeds, aliases, th
 passage seeds), first-hop passages, bridge entities, second-hop passages — each node in the
 first layer of any evidence path it lies on, ordered within its layer by role, rank and mass.
 Positions are fixed and physics is off, so the same view always gives the same picture.
-Passages show their rank and a short document title (id and text on hover); evidence-path
+Passages show their rank and their document's title on two lines (id and text on hover); evidence-path
 edges are drawn dark with a width by the mass they carry, the rest thin and grey. Selecting
 a hit highlights its paths and dims the rest; the legend is drawn in the frame.
 
@@ -30,8 +30,15 @@ ROLE_WORDS = {"seed": "question entity (seed)", "alias": "alias of a seed (BCT)"
               "passage seed (dense similarity)", "hit": "ranked passage (hit)", "bridge": "bridging entity",
               "bridge-passage": "passage on a path"}
 _REMOTE = re.compile(r'<(?:link|script)[^>]*(?:href|src)="https?://[^"]*"[^>]*>(?:\s*</script>)?', re.IGNORECASE)
-LAYER_X = 420  # horizontal distance between layers, wider than the widest label
-ROW_Y = 56  # vertical distance between nodes of one layer, taller than a label box
+# Label sizes, estimated from their text: vis-network fits the whole graph to its frame, so the graph's width in
+# label-widths sets how large the text is drawn. Passage labels wrap onto two lines of at most LINE characters,
+# which halves the widest layer for one more line of height, a trade the frame (wider than tall) has room for.
+LINE = 26  # characters on one line of a passage's label
+# Measured in Chromium for vis-network's 14 px labels: 6.7-6.9 px a character in long labels, boxes 22 px tall plus 14
+# a line, ellipses 28; rounded up, so an estimate is never short of the drawn label
+CHAR_PX = 7.1
+LAYER_GAP = 70  # between the widest labels of neighbouring layers: room for the arrows
+ROW_GAP = 14  # between the tallest labels of one layer's neighbouring rows
 
 
 @lru_cache(maxsize=4)
@@ -43,8 +50,39 @@ def _template_env(template_dir: str):
     return Environment(loader=FileSystemLoader(template_dir))
 
 
-def layout(answer: GraphAnswer) -> dict[str, tuple[int, int]]:
-    """Node id → (x, y): each node in the first layer of any evidence path through it."""
+def wrap(label: str, line: int = LINE) -> str:
+    """A label longer than `line` characters on two lines: split before its page or part ("p.32", "· part 2") when
+    both lines then fit, otherwise at the space that makes the longer line shortest."""
+    spaces = [i for i, c in enumerate(label) if c == " "]
+    if len(label) <= line or not spaces:
+        return label
+    longer = lambda i: max(i, len(label) - i - 1)  # noqa: E731
+    fits = [i for i in spaces if longer(i) <= line and label[i + 1:i + 3] in ("p.", "· ")]
+    cut = min(fits or spaces, key=lambda i: (longer(i), i))
+    return label[:cut] + "\n" + label[cut + 1:]
+
+
+def label_width(label: str, node_id: str) -> float:
+    """A node's estimated width in the graph's units: its longest line, plus a box's margins or an ellipse's ends."""
+    text = CHAR_PX * max(len(part) for part in label.split("\n"))
+    return text + (14 if node_id.startswith("p:") else 26)
+
+
+def label_height(label: str, node_id: str) -> float:
+    """A node's estimated height: a passage's box grows by its lines, an entity's ellipse has one."""
+    return 22 + 14 * (label.count("\n") + 1) if node_id.startswith("p:") else 28
+
+
+def extent(pos: dict[str, tuple[int, int]], labels: dict[str, str]) -> tuple[float, float, float, float]:
+    """Left, top, right and bottom of the estimated boxes of every label placed at `pos` (not empty)."""
+    boxes = [(x - label_width(labels[n], n) / 2, y - label_height(labels[n], n) / 2,
+              x + label_width(labels[n], n) / 2, y + label_height(labels[n], n) / 2) for n, (x, y) in pos.items()]
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def layout(answer: GraphAnswer, labels: dict[str, str]) -> dict[str, tuple[int, int]]:
+    """Node id → (x, y): each node in the first layer of any evidence path through it. Layers stand as close as
+    their widest `labels` (node id → label) allow, and rows as their tallest."""
     layer: dict[str, int] = {}
     ends: dict[str, int] = {}  # a hit sits where its paths end, even if it also seeds other paths
     for e in answer.explanations:
@@ -62,24 +100,47 @@ def layout(answer: GraphAnswer) -> dict[str, tuple[int, int]]:
     columns: dict[int, list] = {}
     for n in answer.nodes:
         columns.setdefault(layer[n.id], []).append(n)
-    pos = {}
-    for col, nodes in columns.items():
-        nodes.sort(key=lambda n: (order[n.kind], rank.get(n.id, 10**6), -n.mass, n.id))
-        top = -(len(nodes) - 1) * ROW_Y / 2
+    pos, x, last = {}, 0.0, None
+    for col in sorted(columns):
+        nodes = sorted(columns[col], key=lambda n: (order[n.kind], rank.get(n.id, 10**6), -n.mass, n.id))
+        half = max(label_width(labels[n.id], n.id) for n in nodes) / 2
+        x = 0.0 if last is None else x + last + LAYER_GAP + half
+        last = half
+        row = ROW_GAP + max(label_height(labels[n.id], n.id) for n in nodes)
+        top = -(len(nodes) - 1) * row / 2
         for i, n in enumerate(nodes):
-            pos[n.id] = (col * LAYER_X, int(round(top + i * ROW_Y)))
+            pos[n.id] = (int(round(x)), int(round(top + i * row)))
     return pos
+
+
+FRAME_WIDTH = 900  # the page's main column in a 1400 px window, where the evidence graph is drawn
+LEGEND_PX = 60  # the legend strip under the canvas
+
+
+def page_height(answer: GraphAnswer, titles: dict[str, str] | None = None, gold: frozenset[str] = frozenset(),
+                removed: Sequence[str] = (), low: int = 320, high: int = 620) -> int:
+    """How tall `subgraph_html`'s page needs to be (canvas and legend) to draw this graph as large as a frame
+    FRAME_WIDTH wide allows, from `low` to `high` px: a short graph gets a short frame, not an empty band."""
+    rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
+    labels = {n.id: node_label(n, rank, titles or {}, gold) for n in answer.nodes}
+    pos = layout(answer, labels)
+    if not pos:
+        return low
+    left, top, right, bottom = extent(pos, labels)
+    width, tall = right - left, bottom - top + len(removed) * (28 + ROW_GAP)
+    scale = min(1.0, FRAME_WIDTH / width)  # vis-network's fit never draws larger than 1:1
+    return int(min(high, max(low, tall * scale * 1.1 + 40 + LEGEND_PX)))  # its fit leaves a margin of about 10%
 
 
 def node_label(node: SubgraphNode, rank: dict[str, int], titles: dict[str, str],
                gold: frozenset[str] = frozenset()) -> str:
     """Passages: a star when gold, rank, and the passage by document and page or part (reasons.passage_name: a
     PDF page leads with what tells pages apart, "#1 Apple 2022 10-K p.32"; its full identity is in the hover);
-    entities: their name."""
+    entities: their name. A passage's label has two lines' room (`wrap`)."""
     if node.id.startswith("p:"):
         pid = node.id[2:]
-        head = f"#{rank[node.id]} " if node.id in rank else ""
-        return ("★ " if pid in gold else "") + head + passage_name(pid, titles)
+        head = ("★ " if pid in gold else "") + (f"#{rank[node.id]} " if node.id in rank else "")
+        return wrap(head + passage_name(pid, titles, 2 * LINE - len(head) - 9))  # 9: room for " · part 12"
     return short(node.label)
 
 
@@ -162,19 +223,20 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
     from pyvis.network import Network
 
     titles, texts = titles or {}, texts or {}
-    net = Network(height=f"{height - 60}px", width="100%", directed=True, cdn_resources="in_line")
+    net = Network(height=f"{height - LEGEND_PX}px", width="100%", directed=True, cdn_resources="in_line")
     net.templateEnv = _template_env(net.template_dir)
     rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
-    pos = layout(answer)
+    labels = {n.id: node_label(n, rank, titles, gold) for n in answer.nodes}
+    pos = layout(answer, labels)
     for n in answer.nodes:
         shape = "box" if n.id.startswith("p:") else "ellipse"
-        net.add_node(n.id, label=node_label(n, rank, titles, gold), title=hover_text(n, answer, texts, titles), shape=shape,
+        net.add_node(n.id, label=labels[n.id], title=hover_text(n, answer, texts, titles), shape=shape,
                      x=pos[n.id][0], y=pos[n.id][1], color=COLORS.get(n.kind, "#999999"),
                      borderWidth=3 if n.id[2:] in gold and n.id.startswith("p:") else 1,
                      font={"color": "#ffffff" if n.kind in ("seed", "hit", "bridge") else "#222222"})
     bottom = max((y for _, y in pos.values()), default=0)
     for i, label in enumerate(removed):
-        net.add_node(f"x:{i}", label=f"✕ {short(label)}", shape="ellipse", x=0, y=bottom + (i + 1) * ROW_Y,
+        net.add_node(f"x:{i}", label=f"✕ {short(label)}", shape="ellipse", x=0, y=bottom + (i + 1) * (28 + ROW_GAP),
                      title=f"{label} — taken out of the graph (what-if): the walk ran without it",
                      color={"background": "#ffffff", "border": "#999999"}, shapeProperties={"borderDashes": [4, 3]},
                      font={"color": "#777777"})

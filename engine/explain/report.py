@@ -27,7 +27,7 @@ from ..retrieve.graph_explain import GraphAnswer
 from ..indexing.index import Index, SearchConfig, param_values
 from ..catalog import EDGE_PARAMS, PARAMS, spec
 from .reasons import IN_TEXT, explanation_lines, passage_name
-from .render import COLORS, ROLE_WORDS, layout, node_label, passage_seed_summary, subgraph_html
+from .render import COLORS, ROLE_WORDS, extent, label_width, layout, node_label, passage_seed_summary, subgraph_html
 from ..retrieve.retrievers import check_k, check_query
 from ..text import tokenize
 
@@ -139,15 +139,16 @@ def _table(headers: list[str], rows: list[list[object]]) -> str:
 
 def _svg(answer: GraphAnswer, titles: dict[str, str], gold: frozenset[str]) -> str:
     """The evidence graph as a static picture, in the same layered layout."""
-    pos = layout(answer)
+    rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
+    labels = {n.id: node_label(n, rank, titles, gold) for n in answer.nodes}
+    pos = layout(answer, labels)
     if not pos:
         return ""
-    rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
-    xs, ys = [x for x, _ in pos.values()], [y for _, y in pos.values()]
-    pad, half_w = 30, 170
-    x0, y0 = min(xs) - half_w - pad, min(ys) - 20 - pad
-    width, height = max(xs) - min(xs) + 2 * (half_w + pad), max(ys) - min(ys) + 40 + 2 * pad
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{x0} {y0} {width} {height}" role="img" '
+    half = {nid: label_width(label, nid) / 2 for nid, label in labels.items()}
+    pad = 30
+    left, top, right, bottom = extent(pos, labels)
+    x0, y0, width, height = left - pad, top - pad, right - left + 2 * pad, bottom - top + 2 * pad
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{x0:g} {y0:g} {width:g} {height:g}" role="img" '
              'aria-label="evidence graph">']
     drawn = {(a, b) for e in answer.explanations for p in e.paths for a, b in zip(p.node_ids, p.node_ids[1:])}
     for a, b in sorted(drawn):
@@ -155,13 +156,16 @@ def _svg(answer: GraphAnswer, titles: dict[str, str], gold: frozenset[str]) -> s
         parts.append(f'<line x1="{xa}" y1="{ya}" x2="{xb}" y2="{yb}" stroke="#444" stroke-width="1.5"/>')
     for n in answer.nodes:
         x, y = pos[n.id]
-        label = html.escape(node_label(n, rank, titles, gold))
+        lines = labels[n.id].split("\n")
         color = COLORS.get(n.kind, "#999999")
-        shape = (f'<rect x="{x - half_w + 10}" y="{y - 13}" width="{2 * half_w - 20}" height="26" rx="4" fill="{color}"/>'
-                 if n.id.startswith("p:") else f'<ellipse cx="{x}" cy="{y}" rx="{half_w - 40}" ry="14" fill="{color}"/>')
+        w, h = half[n.id], 13 + 7.5 * (len(lines) - 1)  # half the box: a line of 12 px text is 15 px
+        shape = (f'<rect x="{x - w:g}" y="{y - h:g}" width="{2 * w:g}" height="{2 * h:g}" rx="4" fill="{color}"/>'
+                 if n.id.startswith("p:") else f'<ellipse cx="{x}" cy="{y}" rx="{w:g}" ry="{h + 1:g}" fill="{color}"/>')
         ink = "#fff" if n.kind in ("seed", "hit", "bridge") else "#222"
-        parts.append(f'{shape}<text x="{x}" y="{y + 4}" text-anchor="middle" font-size="12" fill="{ink}" '
-                     f'font-family="sans-serif">{label}</text>')
+        text = "".join(f'<tspan x="{x}" y="{y + 4 - 7.5 * (len(lines) - 1) + 15 * i:g}">{html.escape(line)}</tspan>'
+                       for i, line in enumerate(lines))
+        parts.append(f'{shape}<text text-anchor="middle" font-size="12" fill="{ink}" font-family="sans-serif">'
+                     f'{text}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
