@@ -27,7 +27,8 @@ from ..retrieve.graph_explain import GraphAnswer
 from ..indexing.index import Index, SearchConfig, param_values
 from ..catalog import EDGE_PARAMS, PARAMS, spec
 from .reasons import IN_TEXT, explanation_lines, passage_name
-from .render import COLORS, ROLE_WORDS, extent, label_width, layout, node_label, passage_seed_summary, subgraph_html
+from .render import (COLORS, ROLE_WORDS, extent, label_width, layout, node_label, page_height, passage_seed_summary,
+                     subgraph_html)
 from ..retrieve.retrievers import check_k, check_query
 from ..text import tokenize
 
@@ -252,8 +253,9 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
         out.append("<h2>Evidence graph</h2><p class='meta'>Left to right: seeds, the passages they lead to, bridging "
                    "entities, further passages. " + " · ".join(f"<span style='color:{COLORS[r]}'>■</span> "
                                                               f"{html.escape(ROLE_WORDS[r])}" for r in COLORS) + "</p>")
-        page = subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=560)
-        out.append(f"<iframe sandbox='allow-scripts' height='580' srcdoc=\"{html.escape(page, quote=True)}\">"
+        height = page_height(walk, titles, gold)
+        page = subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=height)
+        out.append(f"<iframe sandbox='allow-scripts' height='{height + 20}' srcdoc=\"{html.escape(page, quote=True)}\">"
                    "</iframe>")
         out.append("<p class='meta'>The same graph as a static picture:</p>" + _svg(walk, titles, gold))
     out += ["<h2>How this was computed</h2>", _table(["parameter", "value"], _parameters(view, len(corpus)))]
