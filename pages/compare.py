@@ -12,7 +12,8 @@ from engine.evaluate.evaluate import compare_by_kind, evaluate, verdict
 from engine.catalog import CATALOG, PARAMS
 from engine.indexing.index import search_config
 from engine.evaluate.metrics import metric_names
-from engine.explain.reasons import IN_TEXT, MAX_LABEL, passage_name
+from engine.explain.reasons import IN_TEXT, MAX_LABEL, passage_name, walk_words
+from engine.retrieve.graph_explain import HitExplanation
 from ui.builds import ensure, fresh_area, stages_for
 from ui.frame import frame
 from ui.render import downloads, escape_markdown, gold_of, metric_bars, pick_pair, show_table
@@ -124,7 +125,7 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         if len(ok) >= 2 and disagree:
             st.subheader("Why they disagree")
             pick = st.selectbox("Passage ranked by some and not others", disagree, key="cmp_why",
-                                format_func=lambda pid: f"{pid} — {titles[pid]}")
+                                format_func=lambda pid: passage_name(pid, titles, IN_TEXT))
             for name in ok:
                 ranked = pick in rankings[name]
                 where = f"rank {rankings[name].index(pick) + 1}" if ranked else f"not in its top {k}"
@@ -132,6 +133,8 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
                 why = index.retriever(name, config).explain_hits(question, [pick]).get(pick)
                 if why is None:
                     reason = "it does not reach this passage at all (no shared word, no path from the question's seeds)"
+                elif isinstance(why, HitExplanation):  # a walk's: its passages named as the rest of the page names them
+                    reason = walk_words(why, titles)
                 else:
                     reason = why.words()
                 st.markdown(f"**{name}** · {where}")

@@ -297,11 +297,13 @@ def test_compare_page_side_by_side_and_metrics():
                                     for line in lines), lines
     # why they disagree: each retriever's own reason for one passage some rank and others do not
     pick = at.selectbox(key="cmp_why")
-    assert pick.options and pick.options[0].startswith(pick.value + " — ")
+    assert pick.options and passage_name(pick.value, titles, 120) in pick.options  # named, not by id
     reasons = [c.value for c in at.caption]
-    # a graph retriever's: its rank in the walk, seed shares and heaviest path (or why it never arrives)
-    assert any(re.match(r"rank \d+ in the walk; its seeds: .+ \d+%", r) or r.startswith("it does not reach")
-               for r in reasons), reasons
+    # a graph retriever's: its rank in the walk, seed shares and heaviest path (or why it never arrives), passages
+    # named as the page names them, never by id
+    walks = [r for r in reasons if re.match(r"Rank \d+ in the walk\. Its score: .+\d+% .+\. (Evidence path: .+|No "
+                                            r"evidence path within two hops)\.$", r) or r.startswith("it does not reach")]
+    assert walks and not any(".md#" in r for r in walks), reasons
     assert any("(×" in r and "idf" in r for r in reasons) or any(r == "no question word is in this passage"
                                                                   for r in reasons)  # bm25's terms
     at.button(key="run_eval").click().run()

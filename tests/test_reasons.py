@@ -40,9 +40,9 @@ def _explanation():
 
 def test_a_hit_is_said_in_one_sentence_of_its_shares():
     e, walk = _explanation()
-    assert reason(e, walk) == ("Its score: 60% its similarity to the question, 30% the name “Agent”, "
+    assert reason(e) == ("Its score: 60% its similarity to the question, 30% the name “Agent”, "
                                "10% through Elliot Park → Brightwater.")
-    assert bridged_share(e, walk) == pytest.approx(0.1)
+    assert bridged_share(e) == pytest.approx(0.1)
     assert path_words(e.paths[1], TITLES) == ("Elliot Park → Brightwater Logistics — Portfolio update Q3 2024 · part 2 → "
                                               "Brightwater → Brightwater credit agreement · part 1")
     assert path_words(e.paths[1], TITLES, width=30).startswith("Elliot Park → Brightwater Logistics — Portf… · part 2")

@@ -102,7 +102,7 @@ def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question
                     f"{mark}{moved}")
         st.caption(f"From {escape_markdown(source)} · passage `{h.passage_id}`")
         if e is not None:
-            for kind, line in explanation_lines(e, walk, titles):
+            for kind, line in explanation_lines(e, titles):
                 if kind == "path":
                     st.caption(escape_markdown(line))
                 else:
@@ -119,7 +119,7 @@ def hit_row(h, answer, titles: dict[str, str], source: str, gold: frozenset[str]
            "score": h.score, "gold": h.passage_id in gold, "source": source}
     e = answer.why.get(h.passage_id) if answer.walk is not None else None
     if e is not None:
-        row["why"] = reason(e, answer.walk)
+        row["why"] = reason(e)
         row["evidence paths"] = " | ".join(f"{path_words(p, titles)} ({percent(p.share)})"
                                            for p in ((e.typed_path,) if e.typed_path else ()) + e.paths)
     elif h.passage_id in answer.why:

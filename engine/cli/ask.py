@@ -73,7 +73,7 @@ def cmd_query(args) -> None:
         print(f"      from {citation(by_id[h.passage_id])}")
         why = answer.why.get(h.passage_id)
         if answer.walk is not None:  # a walk says why in one sentence, then by its routes and their shares
-            print(f"      {reason(why, answer.walk)}")
+            print(f"      {reason(why)}")
             if why.typed_path is not None:
                 print(f"      typed path {why.typed_path.words()}  ({percent(why.typed_path.share)} of the score)")
             print("\n".join(f"      via {path_words(p, titles)}  ({percent(p.share)} of the score)" for p in why.paths))

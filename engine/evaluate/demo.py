@@ -46,7 +46,7 @@ def graph_story(answer: Answer, gold: Collection[str]) -> GraphStory | None:
     for hit in answer.hits[:SHOWN]:
         if hit.passage_id not in gold:
             continue
-        bridged = [(s, words) for s, words, through in parts(answer.why[hit.passage_id], answer.walk) if through]
+        bridged = [(s, words) for s, words, through in parts(answer.why[hit.passage_id]) if through]
         share = sum(s for s, _ in bridged)  # bridged_share, from the parts read here once
         if share > 0 and (best is None or share > best.share):
             s, words = max(bridged, key=lambda p: p[0])
@@ -81,9 +81,8 @@ def demo_candidates(index: Index, retriever: str = DEFAULT_RETRIEVER) -> list[De
         top = answer.hits[0]
         story = graph_story(answer, q.gold)
         told = answer.why[answer.hits[story.rank - 1].passage_id if story else top.passage_id]
-        out.append(DemoCandidate(q.id, q.text, top.passage_id in q.gold, bridged_share(answer.why[top.passage_id],
-                                 answer.walk), story.rank if story else 0, story.share if story else 0.0,
-                                 reason(told, answer.walk)))
+        out.append(DemoCandidate(q.id, q.text, top.passage_id in q.gold, bridged_share(answer.why[top.passage_id]),
+                                 story.rank if story else 0, story.share if story else 0.0, reason(told)))
     return out
 
 

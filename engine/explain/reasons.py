@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from ..retrieve.graph_explain import EvidencePath, GraphAnswer, HitExplanation
+from ..retrieve.graph_explain import EvidencePath, HitExplanation
 
 _PAGE_ID = re.compile(r"^(?P<doc>.+)#p(?P<page>\d+)\.(?P<part>\d+)$")  # a document page's passage: FILE#p12.0
 SHOWN_SHARE = 0.005  # a part of a score below this is left out of a sentence (it would read "0%")
@@ -77,11 +77,11 @@ def _route(e: HitExplanation, seed_id: str) -> EvidencePath | None:
     return next((p for p in e.paths if p.node_ids[0] == seed_id), None)
 
 
-def parts(e: HitExplanation, walk: GraphAnswer) -> list[tuple[float, str, bool]]:
+def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
     """What the hit's score owes to what, heaviest first: (share, words, through a bridging entity?). Entity seeds
     are each a part, named by their heaviest listed route; the passage seeds are read together as the hit's
     similarity to the question (its own, and similar passages' that share a name with it)."""
-    label = {f"e:{s.entity}": s.label for s in walk.seeds}
+    label = dict(zip((seed_id for seed_id, _ in e.contributions), e.seed_names))
     own = f"p:{e.passage_id}"
     out: list[tuple[float, str, bool]] = []
     similar = 0.0
@@ -101,17 +101,17 @@ def parts(e: HitExplanation, walk: GraphAnswer) -> list[tuple[float, str, bool]]
     return sorted(out, key=lambda p: (-p[0], p[1]))
 
 
-def reason(e: HitExplanation, walk: GraphAnswer) -> str:
+def reason(e: HitExplanation) -> str:
     """One plain sentence of a hit's shares: "61% its similarity to the question, 36% the name “Agent”, 3% through
     Elliot Park → Brightwater Logistics." Shares under half a percent are left out."""
-    shown = [f"{percent(share)} {words}" for share, words, _ in parts(e, walk) if share >= SHOWN_SHARE]
+    shown = [f"{percent(share)} {words}" for share, words, _ in parts(e) if share >= SHOWN_SHARE]
     return "Its score: " + (", ".join(shown) if shown else "spread thinly over many seeds") + "."
 
 
-def explanation_lines(e: HitExplanation, walk: GraphAnswer, titles: Mapping[str, str]) -> list[tuple[str, str]]:
+def explanation_lines(e: HitExplanation, titles: Mapping[str, str]) -> list[tuple[str, str]]:
     """What a walk's hit says, line by line, as (kind, plain text): its "reason", its "typed path" (the filings
     retriever's), each evidence "path" with its share. The page and the report format the same lines."""
-    out = [("reason", reason(e, walk))]
+    out = [("reason", reason(e))]
     if e.typed_path is not None:
         out.append(("typed path", f"{e.typed_path.words()} (its seeds carry {percent(e.typed_path.share)} of the "
                                   "score)"))
@@ -120,10 +120,18 @@ def explanation_lines(e: HitExplanation, walk: GraphAnswer, titles: Mapping[str,
     return out
 
 
-def bridged_share(e: HitExplanation, walk: GraphAnswer) -> float:
+def bridged_share(e: HitExplanation) -> float:
     """The share of the hit's score owed to seeds whose heaviest route reaches it through a bridging entity: how
     much of the answer the graph's multi-hop links explain."""
-    return sum(share for share, _, bridged in parts(e, walk) if bridged)
+    return sum(share for share, _, bridged in parts(e) if bridged)
 
 
-__all__ = ["IN_TEXT", "MAX_LABEL", "bridged_share", "explanation_lines", "k_past_corpus", "parts", "passage_name", "passage_place", "path_words", "percent", "reason", "short", "short_document"]
+def walk_words(e: HitExplanation, titles: Mapping[str, str]) -> str:
+    """A walk's hit in a few sentences, for a page that sets retrievers side by side: its rank in the whole walk,
+    its shares (`reason`) and its heaviest route, passages named as a reader names them."""
+    route = (f"Typed path: {e.typed_path.words()}." if e.typed_path is not None else
+             f"Evidence path: {path_words(e.paths[0], titles)}." if e.paths else "No evidence path within two hops.")
+    return f"Rank {e.hit.rank} in the walk. {reason(e)} {route}"
+
+
+__all__ = ["IN_TEXT", "MAX_LABEL", "bridged_share", "explanation_lines", "k_past_corpus", "parts", "passage_name", "passage_place", "path_words", "percent", "reason", "short", "short_document", "walk_words"]

@@ -211,7 +211,7 @@ def _hit(h, answer, titles: dict[str, str], texts: dict[str, str], cites: dict[s
     if e is not None:
         form = {"reason": "<p>{}</p>", "typed path": "<div><strong>Typed path:</strong> {}</div>",
                 "path": "<div class='meta'>{}</div>"}
-        out += [form[kind].format(html.escape(text)) for kind, text in explanation_lines(e, walk, titles)]
+        out += [form[kind].format(html.escape(text)) for kind, text in explanation_lines(e, titles)]
     elif h.passage_id in answer.why:
         out.append(f"<p>Why: {html.escape(answer.why[h.passage_id].words())}</p>")
     terms = marked_terms(e.matched_entities if e is not None else None, texts[h.passage_id], question)

@@ -80,9 +80,10 @@ class RRFExplanation:
     passage_id: str
     score: float
     votes: tuple[RRFVote, ...]  # one per member, in member order
+    k: int  # RRF's constant, written as its value: a page's "k" is the number of hits
 
     def words(self) -> str:
-        return "; ".join(f"{v.member} ranks it {v.rank}: {v.weight:g}/(k + {v.rank}) = {v.contribution:.4f}"
+        return "; ".join(f"{v.member} ranks it {v.rank}: {v.weight:g}/({self.k} + {v.rank}) = {v.contribution:.4f}"
                          if v.rank else f"{v.member} does not rank it" for v in self.votes)
 
 

@@ -89,5 +89,5 @@ class RRFRetriever(Answers):
         for pid in passage_ids:
             votes = tuple(RRFVote(m.name, r.get(pid), w, w / (self.config.k + r[pid]) if pid in r else 0.0)
                           for m, w, r in zip(self.members, self.weights, ranks))
-            out[pid] = RRFExplanation(pid, float(sum(v.contribution for v in votes)), votes)
+            out[pid] = RRFExplanation(pid, float(sum(v.contribution for v in votes)), votes, self.config.k)
         return out
