@@ -34,8 +34,8 @@ _REMOTE = re.compile(r'<(?:link|script)[^>]*(?:href|src)="https?://[^"]*"[^>]*>(
 # label-widths sets how large the text is drawn. Passage labels wrap onto two lines of at most LINE characters,
 # which halves the widest layer for one more line of height, a trade the frame (wider than tall) has room for.
 LINE = 26  # characters on one line of a passage's label
-# Measured in Chromium for vis-network's 14 px labels: 6.7-6.9 px a character in long labels, boxes 22 px tall plus 14
-# a line, ellipses 28; rounded up, so an estimate is never short of the drawn label
+# Measured in Chromium for vis-network's 14 px labels: 6.7-7.3 px a character in labels of 30 or more (short ones
+# more, which the margins below cover), boxes 22 px tall plus 14 a line, ellipses 28
 CHAR_PX = 7.1
 LAYER_GAP = 70  # between the widest labels of neighbouring layers: room for the arrows
 ROW_GAP = 14  # between the tallest labels of one layer's neighbouring rows
