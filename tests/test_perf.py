@@ -38,6 +38,10 @@ def test_growth_fits_an_exponent_over_sizes():
     for key, exp in (("build_regex_graph_and_bm25_s", "exponent_build"), ("ppr_regex_query_p50_ms", "exponent_ppr_query")):
         slope = (math.log(getattr(b, key)) - math.log(getattr(a, key))) / (math.log(300) - math.log(100))
         assert getattr(g, exp) == pytest.approx(slope, rel=1e-9)
+    # from one size there is no slope to fit, and the report says so instead of printing one
+    one = growth.Growth(g.rows[:1], None, None, None)
+    assert one.lines()[-1] == "  fitted exponents: none (they need two sizes or more)"
+    assert growth.growth(sizes=(100,)).exponent_build is None
 
 
 def test_query_latency_times_every_retriever_and_the_page_answer(core_index):

@@ -29,9 +29,10 @@ class GrowthRow:
 @dataclass(frozen=True)
 class Growth:
     rows: list[GrowthRow]
-    exponent_build: float
-    exponent_ppr_query: float
-    exponent_bm25_query: float
+    # the slope of log cost against log size; None from one size, where no slope is measured
+    exponent_build: float | None
+    exponent_ppr_query: float | None
+    exponent_bm25_query: float | None
 
     def lines(self) -> list[str]:
         lines = [f"  {r.passages:>9,} passages: generated in {r.generate_s:.1f} s, "
@@ -39,6 +40,8 @@ class Growth:
                  f"ppr-regex query p50 {r.ppr_regex_query_p50_ms:.1f} ms, bm25 p50 {r.bm25_query_p50_ms:.1f} ms, "
                  f"Query page answer (ppr-regex explained and drawn) p50 {r.query_page_answer_p50_ms:.1f} ms"
                  for r in self.rows]
+        if self.exponent_build is None:
+            return lines + ["  fitted exponents: none (they need two sizes or more)"]
         return lines + [f"  fitted exponents: build {self.exponent_build:.2f}, ppr query {self.exponent_ppr_query:.2f}, "
                         f"bm25 query {self.exponent_bm25_query:.2f}"]
 
@@ -95,7 +98,9 @@ def growth(sizes=(1_000, 10_000, 100_000), seed: int = 7) -> Growth:
     rows = [_row(size, seed) for size in sizes]
     x = np.log([r.passages for r in rows])
 
-    def exponent(key: str) -> float:
+    def exponent(key: str) -> float | None:
+        if len(set(x)) < 2:
+            return None
         return float(np.polyfit(x, np.log([getattr(r, key) for r in rows]), 1)[0])
 
     return Growth(rows, exponent("build_regex_graph_and_bm25_s"), exponent("ppr_regex_query_p50_ms"),
