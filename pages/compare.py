@@ -108,11 +108,13 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
                 if not rankings[name]:
                     st.caption("no hits")
                 for rank, pid in enumerate(rankings[name], start=1):
-                    elsewhere = [f"{o}:{rankings[o].index(pid) + 1}" if pid in rankings[o] else f"{o}:–"
+                    elsewhere = [f"{o} #{rankings[o].index(pid) + 1}" if pid in rankings[o] else f"{o} –"
                                  for o in names if o != name and o in rankings]
                     mark = " · ★ gold" if pid in gold else ""
                     st.markdown(f"{rank}. **{escape_markdown(passage_name(pid, titles, width))}**{mark}")
-                    st.caption(" · ".join([pid] + elsewhere))
+                    if elsewhere:  # the others' ranks, in words a reader needs no id for; the id is on hover
+                        st.caption("Elsewhere: " + " · ".join(elsewhere), help=f"Passage `{pid}`. “–”: not in that "
+                                   f"retriever's top {k}.")
         ok = [n for n in names if n in rankings]
         if len(ok) >= 2:
             overlap = pd.DataFrame([[len(set(rankings[a]) & set(rankings[b])) for b in ok] for a in ok], index=ok,

@@ -295,6 +295,10 @@ def test_compare_page_side_by_side_and_metrics():
     lines = [m.value.replace("\\", "") for m in at.markdown if re.match(r"^\d+\. \*\*", m.value)]
     assert len(lines) == 15 and all(re.sub(r"^\d+\. \*\*(.*)\*\*( · ★ gold)?$", r"\1", line) in names
                                     for line in lines), lines
+    # under each, the other two retrievers' ranks of it in words; its id only on hover
+    elsewhere = [c for c in at.caption if c.value.startswith("Elsewhere: ")]
+    assert len(elsewhere) == 15 and all(re.fullmatch(r"Elsewhere: [\w-]+ (#\d|–) · [\w-]+ (#\d|–)", c.value)
+                                        and c.help.startswith("Passage `") for c in elsewhere), [c.value for c in elsewhere]
     # why they disagree: each retriever's own reason for one passage some rank and others do not
     pick = at.selectbox(key="cmp_why")
     assert pick.options and passage_name(pick.value, titles, 120) in pick.options  # named, not by id
