@@ -22,7 +22,7 @@ LAYOUT_JS = """() => {
   ids.forEach(id => { boxes[id] = network.getBoundingBox(id); });
   const labels = {};
   network.body.data.nodes.get().forEach(n => { labels[n.id] = n.label; });
-  return {pos, boxes, labels};
+  return {pos, boxes, labels, scale: network.getScale()};
 }"""
 
 
@@ -48,6 +48,9 @@ def test_evidence_graph_labels_never_overlap_and_the_layout_is_fixed(app_url, br
             assert errors == []
             page.context.close()
         assert views[0]["pos"] == views[-1]["pos"]
+        # drawn large enough to read: one-line labels a fixed 420 apart were fit at 0.56-0.58 here (5342b7e)
+        print(f"k = {k}, {retriever}: drawn at {views[0]['scale']:.2f} of full size")
+        assert views[0]["scale"] >= 0.7, views[0]["scale"]
         boxes = list(views[0]["boxes"].items())
         assert len(boxes) >= k
         for a in range(len(boxes)):

@@ -37,6 +37,7 @@ LINE = 26  # characters on one line of a passage's label
 # Measured in Chromium for vis-network's 14 px labels: 6.7-7.3 px a character in labels of 30 or more (short ones
 # more, which the margins below cover), boxes 22 px tall plus 14 a line, ellipses 28
 CHAR_PX = 7.1
+ELLIPSE_PX = 28  # an entity's one-line ellipse, measured as above
 LAYER_GAP = 70  # between the widest labels of neighbouring layers: room for the arrows
 ROW_GAP = 14  # between the tallest labels of one layer's neighbouring rows
 
@@ -70,7 +71,7 @@ def label_width(label: str, node_id: str) -> float:
 
 def label_height(label: str, node_id: str) -> float:
     """A node's estimated height: a passage's box grows by its lines, an entity's ellipse has one."""
-    return 22 + 14 * (label.count("\n") + 1) if node_id.startswith("p:") else 28
+    return 22 + 14 * (label.count("\n") + 1) if node_id.startswith("p:") else ELLIPSE_PX
 
 
 def extent(pos: dict[str, tuple[int, int]], labels: dict[str, str]) -> tuple[float, float, float, float]:
@@ -121,13 +122,12 @@ def page_height(answer: GraphAnswer, titles: dict[str, str] | None = None, gold:
                 removed: Sequence[str] = (), low: int = 320, high: int = 620) -> int:
     """How tall `subgraph_html`'s page needs to be (canvas and legend) to draw this graph as large as a frame
     FRAME_WIDTH wide allows, from `low` to `high` px: a short graph gets a short frame, not an empty band."""
-    rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
-    labels = {n.id: node_label(n, rank, titles or {}, gold) for n in answer.nodes}
+    labels = node_labels(answer, titles or {}, gold)
     pos = layout(answer, labels)
     if not pos:
         return low
     left, top, right, bottom = extent(pos, labels)
-    width, tall = right - left, bottom - top + len(removed) * (28 + ROW_GAP)
+    width, tall = right - left, bottom - top + len(removed) * (ELLIPSE_PX + ROW_GAP)
     scale = min(1.0, FRAME_WIDTH / width)  # vis-network's fit never draws larger than 1:1
     return int(min(high, max(low, tall * scale * 1.1 + 40 + LEGEND_PX)))  # its fit leaves a margin of about 10%
 
@@ -142,6 +142,12 @@ def node_label(node: SubgraphNode, rank: dict[str, int], titles: dict[str, str],
         head = ("★ " if pid in gold else "") + (f"#{rank[node.id]} " if node.id in rank else "")
         return wrap(head + passage_name(pid, titles, 2 * LINE - len(head) - 9))  # 9: room for " · part 12"
     return short(node.label)
+
+
+def node_labels(answer: GraphAnswer, titles: dict[str, str], gold: frozenset[str] = frozenset()) -> dict[str, str]:
+    """Every node's label (`node_label`), by node id: what the layout is sized by and the drawings show."""
+    rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
+    return {n.id: node_label(n, rank, titles, gold) for n in answer.nodes}
 
 
 def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str],
@@ -225,8 +231,7 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
     titles, texts = titles or {}, texts or {}
     net = Network(height=f"{height - LEGEND_PX}px", width="100%", directed=True, cdn_resources="in_line")
     net.templateEnv = _template_env(net.template_dir)
-    rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
-    labels = {n.id: node_label(n, rank, titles, gold) for n in answer.nodes}
+    labels = node_labels(answer, titles, gold)
     pos = layout(answer, labels)
     for n in answer.nodes:
         shape = "box" if n.id.startswith("p:") else "ellipse"
@@ -236,7 +241,7 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
                      font={"color": "#ffffff" if n.kind in ("seed", "hit", "bridge") else "#222222"})
     bottom = max((y for _, y in pos.values()), default=0)
     for i, label in enumerate(removed):
-        net.add_node(f"x:{i}", label=f"✕ {short(label)}", shape="ellipse", x=0, y=bottom + (i + 1) * (28 + ROW_GAP),
+        net.add_node(f"x:{i}", label=f"✕ {short(label)}", shape="ellipse", x=0, y=bottom + (i + 1) * (ELLIPSE_PX + ROW_GAP),
                      title=f"{label} — taken out of the graph (what-if): the walk ran without it",
                      color={"background": "#ffffff", "border": "#999999"}, shapeProperties={"borderDashes": [4, 3]},
                      font={"color": "#777777"})

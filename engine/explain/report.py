@@ -27,7 +27,7 @@ from ..retrieve.graph_explain import GraphAnswer
 from ..indexing.index import Index, SearchConfig, param_values
 from ..catalog import EDGE_PARAMS, PARAMS, spec
 from .reasons import IN_TEXT, explanation_lines, passage_name
-from .render import (COLORS, ROLE_WORDS, extent, label_width, layout, node_label, page_height, passage_seed_summary,
+from .render import (COLORS, ROLE_WORDS, extent, label_width, layout, node_labels, page_height, passage_seed_summary,
                      subgraph_html)
 from ..retrieve.retrievers import check_k, check_query
 from ..text import tokenize
@@ -140,8 +140,7 @@ def _table(headers: list[str], rows: list[list[object]]) -> str:
 
 def _svg(answer: GraphAnswer, titles: dict[str, str], gold: frozenset[str]) -> str:
     """The evidence graph as a static picture, in the same layered layout."""
-    rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
-    labels = {n.id: node_label(n, rank, titles, gold) for n in answer.nodes}
+    labels = node_labels(answer, titles, gold)
     pos = layout(answer, labels)
     if not pos:
         return ""
