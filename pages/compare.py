@@ -12,7 +12,7 @@ from engine.evaluate.evaluate import compare_by_kind, evaluate, verdict
 from engine.catalog import CATALOG, PARAMS
 from engine.indexing.index import search_config
 from engine.evaluate.metrics import metric_names
-from engine.explain.reasons import IN_TEXT, MAX_LABEL, passage_name, walk_words
+from engine.explain.reasons import IN_TEXT, passage_name, walk_words
 from engine.retrieve.graph_explain import HitExplanation
 from ui.builds import ensure, fresh_area, stages_for
 from ui.frame import frame
@@ -80,8 +80,6 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
 
     # ---------------------------------------------------------------- one question, side by side
     titles = {p.id: p.title or p.doc_id for p in corpus.passages}
-    # a column's passage names as the Query page's: whole titles in two columns, cut to fit five
-    width = max(MAX_LABEL, 2 * IN_TEXT // max(1, len(names)))
 
     if question.strip():
         gold = gold_of(index, question)
@@ -111,7 +109,7 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
                     elsewhere = [f"{o} #{rankings[o].index(pid) + 1}" if pid in rankings[o] else f"{o} –"
                                  for o in names if o != name and o in rankings]
                     mark = " · ★ gold" if pid in gold else ""
-                    st.markdown(f"{rank}. **{escape_markdown(passage_name(pid, titles, width))}**{mark}")
+                    st.markdown(f"{rank}. **{escape_markdown(passage_name(pid, titles, IN_TEXT))}**{mark}")
                     if elsewhere:  # the others' ranks, in words a reader needs no id for; the id is on hover
                         st.caption("Elsewhere: " + " · ".join(elsewhere), help=f"Passage `{pid}`. “–”: not in that "
                                    f"retriever's top {k}.")

@@ -283,15 +283,19 @@ def test_compare_page_side_by_side_and_metrics():
     assert at.title[0].value == "Compare retrievers"
     # it opens on the question the Query page opens on: the data room's measured demo question
     assert at.text_input(key="cmp_question").value == load_corpus("dataroom-core").opening_question
+    five = [m.value for m in at.markdown if re.match(r"^\d+\. \*\*", m.value)]  # the default's five columns
+    assert len(five) == 25 and not [line for line in five if "…" in line], five
     at.multiselect(key="cmp_retrievers").set_value(["bm25", "ppr-regex", "bct-regex"]).run()
     assert at.query_params["retrievers"] == "bm25,ppr-regex,bct-regex"
     headers = [m.value for m in at.markdown if m.value.startswith("**") and m.value.endswith("**")]
     assert headers[:3] == ["**bm25**", "**ppr-regex**", "**bct-regex**"]
-    # each column names its passages as the Query page does, cut to fit three columns (80 characters)
+    # each column names its passages as the Query page does, by their whole titles: a cut one ("Quarterly L…")
+    # could not tell a fund's Q3 letter from its Q2 one
     from engine.explain.reasons import passage_name
 
     titles = {p.id: p.title for p in load_corpus("dataroom-core").passages}
-    names = {passage_name(pid, titles, 80) for pid in titles}
+    names = {passage_name(pid, titles, 120) for pid in titles}
+    assert not [n for n in names if "…" in n]
     lines = [m.value.replace("\\", "") for m in at.markdown if re.match(r"^\d+\. \*\*", m.value)]
     assert len(lines) == 15 and all(re.sub(r"^\d+\. \*\*(.*)\*\*( · ★ gold)?$", r"\1", line) in names
                                     for line in lines), lines
