@@ -11,7 +11,8 @@ from engine.evaluate.metrics import metric_names
 from engine.catalog import CATALOG, QUICK_RETRIEVERS
 from engine.indexing.index import search_config
 from engine.jobs import Job
-from engine.evaluate.sweep import SweepConfig, SweepResult, Trial, default_sizes, gold_positions, run_sweep
+from engine.evaluate.sweep import (SweepConfig, SweepResult, Trial, default_sizes, gold_positions, in_words,
+                                  run_sweep)
 from ui.builds import CancelButton, cancel_job, ensure, follow_job, stages_for
 from ui.frame import frame
 from ui.render import downloads, retriever_color, show_table
@@ -59,7 +60,10 @@ sizes = c1.multiselect("Sizes (the full corpus is always added)", options, key="
                        help=f"No size below {n_gold}: every subsample keeps all gold passages of the labeled queries.")
 resamples = int(c2.number_input("Resamples per size", 1, 20, key="sw_resamples"))
 seed = int(c3.number_input("Random seed", 0, 2**31 - 1, key="sw_seed", help="Seed of the random subsamples, so a sweep can be repeated exactly."))
-names = st.multiselect("Retrievers", list(CATALOG), key="sw_retrievers")
+names = st.multiselect("Retrievers", list(CATALOG), key="sw_retrievers",
+                       help="The default four need no model, so a first sweep loads none. The hybrids (hybrid-regex, "
+                       "hybrid-ner) and dense also read dense embeddings: the first sweep with one of them builds "
+                       "those, with its progress shown.")
 metric = st.selectbox("Metric", METRICS, key="sw_metric")
 set_params(sizes=",".join(str(s) for s in sizes) or None, resamples=resamples, seed=seed,
            retrievers=",".join(names) or None, metric=metric)
@@ -175,6 +179,8 @@ if state and state["key"][0] == corpus.name and state["trials"]:
         status.warning(f"Sweep cancelled after {len(trials)}{of} trials; the chart shows what finished.")
     result = SweepResult(corpus.name, n, tuple(sorted({t.size for t in trials})), state["key"][1], tuple(trials),
                          state["complete"])
+    if story := in_words(result):  # the chart read out, for a reader who does not know the metric
+        st.info(" ".join(story))
     rows = [{"size": size, "retriever": r, "mean": v["mean"], "min": v["min"], "max": v["max"],
              "resamples": len(v["values"])} for size, per in result.summary().items() for r, v in per.items()]
     table = pd.DataFrame(rows)

@@ -374,6 +374,12 @@ def test_sweep_page_runs_and_plots():
     table = at.dataframe[-1].value
     assert set(table["size"]) == {100, 4200} and set(table["retriever"]) == {"bm25", "ppr-regex"}
     assert list(table[table["size"] == 100]["resamples"]) == [2, 2]
+    # the chart read out in words: the table's leader on the whole corpus, and what each lost on the way there
+    full = table[table["size"] == 4200].set_index("retriever")["mean"]
+    story = next(i.value for i in at.info if i.value.startswith("On the whole corpus"))
+    lead = f"{full.idxmax()} finds a gold passage in its top 5" if full.nunique() == 2 else "bm25 and ppr-regex do best"
+    assert story.startswith(f"On the whole corpus (4,200 passages) {lead}"), story
+    assert "From 100 passages to 4,200, " in story and "hr@5" in story, story
     band, line = vega_spec(at, -1)["layer"]
     assert line["encoding"]["color"]["scale"]["domain"] == ["bm25", "ppr-regex"]
     # the size axis is labelled at the sizes swept, with thousands separators

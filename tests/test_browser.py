@@ -232,6 +232,10 @@ def test_sweep_chart_gains_points_as_trials_finish(app_url, browser):
     assert counts == sorted(counts) and final == max(counts), counts
     assert page.evaluate("window.__charts") == 1
     page.screenshot(path=str(SHOTS / "sweep.png"), full_page=True)
+    # under the chart, what it shows in words (the main area scrolls on its own: bring the sentence into view)
+    story = page.get_by_text(re.compile(r"^On the whole corpus \(4,200 passages\) .+ From 100 passages to 4,200, "))
+    story.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "sweep-in-words.png"))
     page.context.close()
 
 

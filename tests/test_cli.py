@@ -146,6 +146,15 @@ def test_sweep_defaults_to_sizes_that_fit_a_benchmark_corpus(capsys):
     data = json.loads(out)
     assert data["sizes"][-1] == data["n_passages"] and len(data["sizes"]) >= 2
     assert set(data["results"][str(data["sizes"][0])]) == {"bm25", "ppr-regex"}
+    # as text: the table, then the sweep read out, from the same numbers
+    code, text, err = run(capsys, "sweep", "--format", "musique", "--file", str(ROOT / "tests" / "fixtures" /
+                          "musique.jsonl"), "--retrievers", "bm25,ppr-regex", "--resamples", "2")
+    full = data["results"][str(data["n_passages"])]
+    best = max(full, key=lambda r: full[r]["mean"])
+    lines = text.strip().splitlines()
+    assert code == 0 and lines[-2].startswith(f"On the whole corpus ({data['n_passages']:,} passages) "), lines
+    assert (best in lines[-2] and f"{full[best]['mean']:.3f}" in lines[-2]
+            and lines[-1].startswith(f"From {data['sizes'][0]:,} passages to")), lines
     code, _, err = run(capsys, "sweep", "--corpus", "dataroom-core", "--sizes", "5,full", "--retrievers", "bm25")
     assert code == 2 and "smaller than the" in err
 

@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from engine.errors import PathLensError
-from engine.evaluate.metrics import (all_found, hit_rate, mean_metrics, paired_bootstrap, per_query, ranking, recall,
-                            reciprocal_rank)
+from engine.evaluate.metrics import (all_found, hit_rate, mean_metrics, metric_words, paired_bootstrap, per_query,
+                                     ranking, recall, reciprocal_rank)
 
 
 def test_each_metric_against_hand_computed_values():
@@ -64,3 +64,13 @@ def test_bootstrap_matches_a_brute_force_reference_and_is_seeded():
 def test_bootstrap_rejects_unpaired_input():
     with pytest.raises(PathLensError):
         paired_bootstrap([1, 0], [1])
+
+
+def test_metric_words_by_hand():
+    assert metric_words("hr@5", 0.975) == "finds a gold passage in its top 5 for 98% of the questions"
+    assert metric_words("recall@3", 0.5) == "finds 50% of the gold passages in its top 3"
+    assert metric_words("all@10", 0.25) == "finds every gold passage in its top 10 for 25% of the questions"
+    assert metric_words("mrr", 0.8) == "ranks a gold passage nearest the top (MRR is 1 when the first passage is always gold)"
+    assert metric_words("mrr", 0.0) == "ranks no gold passage at all"
+    with pytest.raises(PathLensError, match="unknown metric 'ndcg@5'"):
+        metric_words("ndcg@5", 0.5)

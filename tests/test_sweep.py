@@ -4,7 +4,8 @@ import pytest
 from engine.ingest.corpus import load_corpus
 from engine.errors import PathLensError
 from engine.indexing.index import Index
-from engine.evaluate.sweep import DEFAULT_SIZES, SweepConfig, default_sizes, resolve_sizes, run_sweep, subsample
+from engine.evaluate.sweep import (DEFAULT_SIZES, SweepConfig, SweepResult, Trial, default_sizes, in_words,
+                                   resolve_sizes, run_sweep, subsample)
 
 
 def test_subsample_keeps_gold_has_size_and_is_seeded():
@@ -106,3 +107,41 @@ def test_generated_statements_agree_with_their_numbers():
         if m and p.id.startswith("gen/"):
             c, paid, unfunded = (int(x.replace(",", "")) for x in m.groups())
             assert c - paid == unfunded, p.id
+
+
+def _result(values: dict, complete: bool = True, metric: str = "hr@5") -> SweepResult:
+    """A sweep of a 400-passage corpus from {retriever: {size: [one value per resample]}}."""
+    trials = tuple(Trial(size, i, r, v, {}) for r, per in values.items() for size, vs in per.items()
+                   for i, v in enumerate(vs))
+    return SweepResult("room", 400, tuple(sorted({t.size for t in trials})),
+                       SweepConfig(retrievers=tuple(values), metric=metric), trials, complete)
+
+
+def test_a_finished_sweep_in_words_by_hand():
+    result = _result({"bm25": {100: [1.0, 0.9], 400: [0.95]}, "ppr-regex": {100: [0.9, 0.9], 400: [0.7]},
+                      "tfidf": {100: [0.8, 0.8], 400: [0.85]}})
+    assert in_words(result) == [
+        "On the whole corpus (400 passages) bm25 finds a gold passage in its top 5 for 95% of the questions; "
+        "hr@5 0.950, the best of the 3 retrievers.",
+        # drops: bm25 0.95 − 0.95 = 0, ppr-regex 0.9 − 0.7 = 0.2, tfidf 0.8 − 0.85 = −0.05 (a gain)
+        "From 100 passages to 400, ppr-regex loses the most (0.900 → 0.700) and tfidf gains (0.800 → 0.850)."]
+    held = _result({"bm25": {100: [0.95], 400: [0.95]}, "ppr-regex": {100: [0.9], 400: [0.7]}})
+    assert in_words(held)[1] == ("From 100 passages to 400, ppr-regex loses the most (0.900 → 0.700) and bm25 holds "
+                                 "(0.950 → 0.950).")
+
+
+def test_a_sweep_in_words_names_level_leaders_and_says_nothing_when_cancelled():
+    level = _result({"dense": {100: [0.5], 400: [0.4]}, "bm25": {100: [0.6], 400: [0.4]}}, metric="recall@3")
+    assert in_words(level) == [
+        "On the whole corpus (400 passages) dense and bm25 do best, level: each finds 40% of the gold passages in its "
+        "top 3; recall@3 0.400.", "From 100 passages to 400, bm25 loses the most (0.600 → 0.400) and dense "
+        "loses the least (0.500 → 0.400)."]
+    same = _result({"dense": {100: [0.5], 400: [0.4]}, "bm25": {100: [0.6], 400: [0.5]}})
+    assert in_words(same)[1] == "From 100 passages to 400, every retriever loses the same (0.100)."
+    assert in_words(_result({"dense": {100: [0.5], 400: [0.4]}}, complete=False)) == []
+    assert in_words(_result({"dense": {100: [0.5], 400: [0.4]}})) == [
+        "On the whole corpus (400 passages) dense finds a gold passage in its top 5 for 40% of the questions; hr@5 "
+        "0.400.", "From 100 passages to 400, dense goes from 0.500 to 0.400."]
+    assert in_words(_result({"dense": {400: [0.4]}, "bm25": {400: [0.3]}}, metric="mrr")) == [  # one size: no change
+        "On the whole corpus (400 passages) dense ranks a gold passage nearest the top (MRR is 1 when the first passage "
+        "is always gold); mrr 0.400, the best of the 2 retrievers."]

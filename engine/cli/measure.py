@@ -94,7 +94,7 @@ def cmd_bench(args) -> None:
 
 
 def cmd_sweep(args) -> None:
-    from ..evaluate.sweep import SweepConfig, default_sizes, gold_positions, run_sweep
+    from ..evaluate.sweep import SweepConfig, default_sizes, gold_positions, in_words, run_sweep
 
     if args.file or args.format:
         from ..evaluate.benchmarks import load_questions, open_corpus, sample
@@ -127,6 +127,8 @@ def cmd_sweep(args) -> None:
     rows = [[r] + [f"{summary[s][r]['mean']:.3f} [{summary[s][r]['min']:.2f}–{summary[s][r]['max']:.2f}]"
                    for s in res.sizes] for r in config.retrievers]
     print(table(["retriever"] + [str(s) for s in res.sizes], rows))
+    for sentence in in_words(res):
+        print(sentence)
 
 
 

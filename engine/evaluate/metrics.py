@@ -48,6 +48,22 @@ def all_found(ranked: Sequence[str], gold: set[str], k: int) -> float:
     return float(bool(gold) and gold.issubset(ranked[:k]))
 
 
+def metric_words(metric: str, value: float) -> str:
+    """What a metric's value says about a retriever, for a reader who does not know the metric's name:
+    "finds a gold passage in its top 5 for 98% of the questions" (hr@5 0.975)."""
+    name, _, k = metric.partition("@")
+    if name == "hr":
+        return f"finds a gold passage in its top {k} for {value:.0%} of the questions"
+    if name == "recall":
+        return f"finds {value:.0%} of the gold passages in its top {k}"
+    if name == "all":
+        return f"finds every gold passage in its top {k} for {value:.0%} of the questions"
+    if name == "mrr":  # an average of 1/rank reads as no rank, so the words say what its top means
+        return ("ranks no gold passage at all" if value == 0 else
+                "ranks a gold passage nearest the top (MRR is 1 when the first passage is always gold)")
+    raise PathLensError(f"unknown metric {metric!r}; choose from hr@k, recall@k, all@k or mrr")
+
+
 def metric_names(ks: Sequence[int]) -> list[str]:
     ks = sorted(set(ks))
     return [f"hr@{k}" for k in ks] + ["mrr"] + [f"recall@{k}" for k in ks] + [f"all@{k}" for k in ks]

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import PathLensError
 from .evaluate import check_ks, evaluate
+from .metrics import metric_words
 from ..catalog import stages_for
 from ..indexing.index import Index, SearchConfig, check_retriever
 
@@ -167,3 +168,43 @@ def run_sweep(index: Index, config: SweepConfig = SweepConfig(), search: SearchC
             if should_stop():
                 return SweepResult(corpus.name, n, sizes, config, tuple(trials), False)
     return SweepResult(corpus.name, n, sizes, config, tuple(trials), True)
+
+
+def in_words(result: SweepResult) -> list[str]:
+    """A finished sweep read out in two sentences: which retriever does best on the whole corpus, in words a
+    reader needs no metric for (retrievers level at the top named together), and which loses the most and which
+    the least from the smallest size swept to the whole corpus (means over the resamples). Nothing for a
+    cancelled sweep: its whole corpus may not have run."""
+    if not result.complete or not result.trials:
+        return []
+    metric, n = result.config.metric, result.n_passages
+    summary = result.summary()
+    full = {r: v["mean"] for r, v in summary[n].items()}
+    top = max(full.values())
+    best = [r for r, v in full.items() if v == top]
+    words = f"{metric_words(metric, top)}; {metric} {top:.3f}"
+    if len(best) > 1:
+        out = [f"On the whole corpus ({n:,} passages) {', '.join(best[:-1])} and {best[-1]} do best, level: each "
+               f"{words}."]
+    else:
+        out = [f"On the whole corpus ({n:,} passages) {best[0]} {words}"
+               + (f", the best of the {len(full)} retrievers." if len(full) > 1 else ".")]
+    first = min(summary)
+    if first == n:
+        return out
+    change = {r: (summary[first][r]["mean"], full[r]) for r in full if r in summary[first]}
+    span = f"From {first:,} passages to {n:,}"
+    if len(change) == 1:
+        (r, (a, b)), = change.items()
+        return out + [f"{span}, {r} goes from {a:.3f} to {b:.3f}."]
+    drop = {r: round(a - b, 3) for r, (a, b) in change.items()}  # as the sentence shows them
+    worst = max(drop, key=lambda r: (drop[r], r))
+    steadiest = min(drop, key=lambda r: (drop[r], r))
+    if drop[worst] <= 0:
+        return out + [f"{span}, no retriever loses ground."]
+    if drop[worst] == drop[steadiest]:
+        return out + [f"{span}, every retriever loses the same ({drop[worst]:.3f})."]
+    a, b = change[worst]
+    c, d = change[steadiest]
+    held = "loses the least" if drop[steadiest] > 0 else "holds" if drop[steadiest] == 0 else "gains"
+    return out + [f"{span}, {worst} loses the most ({a:.3f} → {b:.3f}) and {steadiest} {held} ({c:.3f} → {d:.3f})."]
