@@ -52,9 +52,12 @@ if report.skipped:
                f"{'s' if len(report.skipped) != 1 else ''} left out of this corpus: see Documents.")
 tab_p, tab_d, tab_q = st.tabs(["Passages", "Documents", "Labeled queries"])
 with tab_p:
-    passages = pd.DataFrame([{"passage_id": p.id, "document": p.doc_id, "title": p.title, "characters": len(p.text),
-                              "text": p.text} for p in corpus.passages])
-    show_table(passages, hide_index=True, width="stretch", height=320)
+    # what a reader scans first (the title, then the text) at the left; the ids a link or an export needs after
+    passages = pd.DataFrame([{"title": p.title, "text": p.text, "characters": len(p.text), "document": p.doc_id,
+                              "passage_id": p.id} for p in corpus.passages])
+    show_table(passages, {"title": st.column_config.TextColumn(width="medium"),
+                          "text": st.column_config.TextColumn(width="large")},
+               hide_index=True, width="stretch", height=320)
     downloads(passages, "pathlens-passages", key="passages")
 with tab_d:
     titles = {p.doc_id: p.title for p in corpus.passages}

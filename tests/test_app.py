@@ -259,6 +259,8 @@ def test_corpus_page():
     assert at.title[0].value == "Corpus & graph"
     passages = at.dataframe[0].value
     assert len(passages) == 29
+    # a reader's columns first (the title, then the text), the ids after
+    assert list(passages.columns) == ["title", "text", "characters", "document", "passage_id"]
     assert [m.value for m in at.metric][:3] == ["29", "10", "40"]
     # the limits on the files people bring are stated where they bring them
     limits = next(c.value for c in at.caption if c.value.startswith("Files you bring:"))
