@@ -58,8 +58,10 @@ if "bm_path" not in st.session_state:
     linked = param("file", "")
     st.session_state["bm_path"] = str(SHARED / linked) if linked in shared_files() else ""
 samples = sorted(shared_files())
+# the example path is one of the chosen format's own files when one is here, so the two never disagree
+example = next((s for s in samples if fmt in s.lower()), None)
 path_text = st.text_input("File path (JSON or JSON Lines)", key="bm_path",
-                          placeholder=str(SHARED / samples[0]) if samples else "/path/to/musique_dev.jsonl",
+                          placeholder=str(SHARED / example) if example else f"/path/to/{fmt}_dev.jsonl",
                           help=f"Files in {SHARED} can be shared in the page's link; other paths are not put in it.")
 if samples:
     st.caption(f"Sample files beside the checkout, in {SHARED}: " + ", ".join(samples) + ". Paste one's path, or "

@@ -454,7 +454,10 @@ def test_benchmarks_page_with_fixture_file():
     assert ci.loc[0, "95% CI low"] <= ci.loc[0, "Δ recall@5 (A − B)"] <= ci.loc[0, "95% CI high"]
     # the corpus picker does nothing here, so it is not drawn; the path box says where sample files are
     assert not [x for x in at.sidebar.selectbox if x.label == "Corpus"]
-    assert at.text_input(key="bm_path").placeholder
+    # the example path in the box is a file of the chosen format (a HotpotQA file under "musique" misled)
+    assert "musique" in at.text_input(key="bm_path").placeholder
+    at.selectbox(key="bm_format").set_value("hotpotqa").run()
+    assert "hotpotqa" in at.text_input(key="bm_path").placeholder
     at.text_input(key="bm_path").set_value(str(FIX / "nope.jsonl")).run()
     at.button(key="bm_run").click().run()
     assert any("no file at" in e.value for e in at.error)
