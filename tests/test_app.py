@@ -82,7 +82,8 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     assert list(seeds.columns) == ["entity", "rule", "weight", "passages", "from"]
     assert "Solano Foods" in set(seeds["entity"])
     passage_seeds = at.dataframe[1].value
-    assert list(passage_seeds.columns) == ["passage", "title", "cosine", "weight"]
+    assert list(passage_seeds.columns) == ["passage", "cosine", "weight"]
+    assert not [n for n in passage_seeds["passage"] if "…" in n]  # whole names, each with its part
     # the data room's tuned w = 0.5: passage and entity seeds each carry half the restart mass
     assert passage_seeds["weight"].sum() == pytest.approx(0.5, abs=1e-3)
     assert seeds["weight"].sum() == pytest.approx(0.5, abs=1e-3)
@@ -124,7 +125,7 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     assert at.query_params["iterations"] == "7"
     at.slider(key="passage_weight").set_value(1.0).run()  # every seed a passage seed: no entity seeds are left
     assert at.query_params["passage_weight"] == "1.0"
-    assert list(at.dataframe[0].value.columns) == ["passage", "title", "cosine", "weight"]
+    assert list(at.dataframe[0].value.columns) == ["passage", "cosine", "weight"]
     assert at.dataframe[0].value["weight"].sum() == pytest.approx(1.0, abs=1e-3)
 
 

@@ -100,6 +100,10 @@ def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys
     assert re.search(r"Passage seeds: the \d+ passages closest to the question in meaning \(dense embeddings, 50%\) "
                      r"and in shared words \(BM25, 50%\) take \d+% of the restart", written)
     assert "<th>similarity</th>" in written
+    # each passage seed by its whole name, once (no cut name beside its repeated title)
+    seeds = written[written.index("<th>passage seed</th>"):]
+    seeds = seeds[:seeds.index("</table>")]
+    assert "<th>title</th>" not in seeds and "…" not in seeds and " · part " in seeds
     _json.dumps(capsys.readouterr().out)  # the CLI printed one line about the file
 
 

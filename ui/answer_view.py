@@ -42,9 +42,11 @@ def show_seeds(walk: GraphAnswer, name: str, lexical: float, titles: dict[str, s
                                                       "1 / this (specificity), so generic names weigh little")})
     if walk.passage_seeds:
         st.caption(passage_seed_summary(walk, lexical))
-        show_table(pd.DataFrame([{"passage": passage_name(p.passage_id, titles), "title": titles[p.passage_id],
-                                  "cosine": p.cosine, "weight": p.weight} for p in walk.passage_seeds]),
+        # each passage by its whole name (a cut one beside its title repeated the title and lost the part)
+        show_table(pd.DataFrame([{"passage": passage_name(p.passage_id, titles, IN_TEXT), "cosine": p.cosine,
+                                  "weight": p.weight} for p in walk.passage_seeds]),
                    hide_index=True, width="stretch", height=200, column_config={
+                       "passage": st.column_config.TextColumn("passage", width="large"),
                        "cosine": st.column_config.NumberColumn(
                            "similarity", format="%.4f", help="cosine similarity of the passage's and the question's "
                                                              "dense embeddings (1: same meaning; near 0: unrelated)"),

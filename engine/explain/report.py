@@ -266,9 +266,9 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
                                 s.passages, s.via] for s in walk.seeds]))
         if walk.passage_seeds:
             out.append(f"<p class='meta'>{html.escape(passage_seed_summary(walk, view.config.hybrid.lexical))}</p>")
-            out.append(_table(["passage seed", "title", "similarity", "weight"],
-                              [[passage_name(p.passage_id, titles), titles[p.passage_id], f"{p.cosine:.4f}",
-                                f"{p.weight:.4f}"] for p in walk.passage_seeds]))
+            out.append(_table(["passage seed", "similarity", "weight"],
+                              [[passage_name(p.passage_id, titles, IN_TEXT), f"{p.cosine:.4f}", f"{p.weight:.4f}"]
+                               for p in walk.passage_seeds]))
         for amb in walk.ambiguous:
             out.append(f"<p><strong>Ambiguous:</strong> “{html.escape(amb.term)}” is defined in "
                        f"{len({d for d, _ in amb.meanings})} documents as different names; none was seeded for it.</p>")
