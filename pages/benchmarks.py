@@ -11,7 +11,7 @@ from engine.evaluate.benchmarks import FORMATS, MODES, run_bench
 from engine.jobs import Job
 from engine.errors import PathLensError
 from engine.evaluate.evaluate import compare, verdict
-from engine.evaluate.metrics import metric_names
+from engine.evaluate.metrics import leaders_in_words, metric_names
 from engine.catalog import CATALOG, QUICK_RETRIEVERS
 from ui.builds import CancelButton, cancel_job, follow_job
 from ui.corpora import save_upload
@@ -142,6 +142,8 @@ if result is not None:
     if len(names_run) >= 2:
         st.subheader("Paired bootstrap 95% CI")
         a, b, metric = pick_pair(result.eval, names_run, metrics, result.min_gold > 1, "bm_ci")
+        st.info(f"On these {result.n_questions} questions, "  # the table read out, on the metric the CI is about
+                f"{leaders_in_words({n: result.eval.results[n].means[metric] for n in names_run}, metric)}.")
         ci = next(c for c in compare(result.eval, a, b) if c.metric == metric)
         ci_df = pd.DataFrame([{"questions": result.n_questions, f"Δ {metric} (A − B)": ci.mean_diff,
                                "95% CI low": ci.low, "95% CI high": ci.high, "verdict": verdict(ci),

@@ -11,7 +11,7 @@ from engine.errors import PathLensError
 from engine.evaluate.evaluate import compare_by_kind, evaluate, verdict
 from engine.catalog import CATALOG, PARAMS
 from engine.indexing.index import search_config
-from engine.evaluate.metrics import metric_names
+from engine.evaluate.metrics import leaders_in_words, metric_names
 from engine.explain.reasons import IN_TEXT, passage_name, walk_words
 from engine.retrieve.graph_explain import HitExplanation
 from ui.builds import ensure, fresh_area, stages_for
@@ -193,6 +193,9 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         if len(names) >= 2:
             st.subheader("Paired bootstrap 95% CI")
             a, b, metric = pick_pair(result, names, metrics, any(len(q.gold) > 1 for q in corpus.queries), "ci")
+            asked = len(result.results[names[0]].per_query)
+            st.info(f"Over the {asked} labeled questions, "  # the table read out, on the metric the CI is about
+                    f"{leaders_in_words({n: result.results[n].means[metric] for n in names}, metric)}.")
             rows = [{"queries": kind, "n": n, f"Δ {metric} (A − B)": ci.mean_diff, "95% CI low": ci.low,
                      "95% CI high": ci.high, "verdict": verdict(ci), "P(Δ ≤ 0)": ci.p_not_better}
                     for kind, n, ci in compare_by_kind(result, corpus.queries, a, b, metric)]

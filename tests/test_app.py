@@ -341,6 +341,13 @@ def test_compare_page_side_by_side_and_metrics():
     assert (at.selectbox(key="ci_a").value, at.selectbox(key="ci_b").value) == (best_graph, "bm25")
     assert at.selectbox(key="ci_metric").value == "recall@5"
     assert all(v.startswith(("not significant", "bm25 better", f"{best_graph} better")) for v in ci["verdict"])
+    # the table read out on that metric: its leader named from the table's own numbers, in words
+    top = recall.round(3).max()
+    leaders = [n for n in recall.index if round(recall[n], 3) == top]
+    said = next(i.value for i in at.info if i.value.startswith("Over the 40 labeled questions, "))
+    assert said.startswith("Over the 40 labeled questions, " + (
+        f"{leaders[0]} finds {top:.0%} of the gold passages in its top 5; recall@5 {top:.3f}, the best of the 3"
+        if len(leaders) == 1 else " and ".join([", ".join(leaders[:-1]), leaders[-1]]) + " do best")), said
     assert any("0 means" in c.value and "ahead in every resample" in c.value for c in at.caption)
     at.selectbox(key="ci_a").set_value("bm25").run()
     at.selectbox(key="ci_b").set_value("ppr-regex").run()
@@ -453,6 +460,11 @@ def test_benchmarks_page_with_fixture_file():
     assert ci.loc[0, "verdict"] in ("not significant: the interval includes 0", "ppr-regex better: the whole interval "
                                     "is above 0", "bm25 better: the whole interval is below 0")
     assert ci.loc[0, "95% CI low"] <= ci.loc[0, "Δ recall@5 (A − B)"] <= ci.loc[0, "95% CI high"]
+    # the table read out on the CI's metric: its leader, from the table's own numbers
+    asked = next(int(m.group(1)) for h in at.subheader if (m := re.search(r"· (\d+) questions ·", h.value)))
+    said = next(i.value for i in at.info if i.value.startswith(f"On these {asked} questions, "))
+    recall = table.set_index("retriever")["recall@5"].round(3)
+    assert f"recall@5 {recall.max():.3f}" in said and any(n in said for n in recall[recall == recall.max()].index), said
     # the corpus picker does nothing here, so it is not drawn; the path box says where sample files are
     assert not [x for x in at.sidebar.selectbox if x.label == "Corpus"]
     # the example path in the box is a file of the chosen format (a HotpotQA file under "musique" misled)

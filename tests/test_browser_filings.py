@@ -64,6 +64,9 @@ def test_uploaded_filings_build_with_progress_and_answers_cite_their_page(app_ur
     wait_idle(page, timeout=300)
     no_exception(page)
     page.screenshot(path=str(SHOTS / "filings-compare.png"), full_page=True)
+    said = page.get_by_text(re.compile(r"^Over the 9 labeled questions, .+; recall@5 \d\.\d{3}"))  # the table in words
+    said.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "filings-compare-in-words.png"))
     # the Corpus page lists the running lines it dropped, per document, with the pages they were on
     page.get_by_role("link", name=re.compile("Corpus")).first.click()
     page.wait_for_selector("[data-testid=stMain] h1 >> text=Corpus & graph", timeout=60_000)

@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from engine.errors import PathLensError
-from engine.evaluate.metrics import (all_found, hit_rate, mean_metrics, metric_words, paired_bootstrap, per_query,
-                                     ranking, recall, reciprocal_rank)
+from engine.evaluate.metrics import (all_found, hit_rate, leaders_in_words, mean_metrics, metric_words,
+                                     paired_bootstrap, per_query, ranking, recall, reciprocal_rank)
 
 
 def test_each_metric_against_hand_computed_values():
@@ -70,7 +70,20 @@ def test_metric_words_by_hand():
     assert metric_words("hr@5", 0.975) == "finds a gold passage in its top 5 for 98% of the questions"
     assert metric_words("recall@3", 0.5) == "finds 50% of the gold passages in its top 3"
     assert metric_words("all@10", 0.25) == "finds every gold passage in its top 10 for 25% of the questions"
-    assert metric_words("mrr", 0.8) == "ranks a gold passage nearest the top (MRR is 1 when the first passage is always gold)"
+    assert metric_words("mrr", 0.8) == (
+        "ranks a gold passage nearest the top (MRR is 1 when the first passage is always gold)")
     assert metric_words("mrr", 0.0) == "ranks no gold passage at all"
     with pytest.raises(PathLensError, match="unknown metric 'ndcg@5'"):
         metric_words("ndcg@5", 0.5)
+
+
+def test_leaders_in_words_by_hand():
+    assert leaders_in_words({"bm25": 0.975, "dense": 0.675}, "hr@5") == (
+        "bm25 finds a gold passage in its top 5 for 98% of the questions; hr@5 0.975, the best of the 2 retrievers")
+    # level at the three decimals the tables show: named together
+    assert leaders_in_words({"bm25": 0.9004, "rrf": 0.9001, "dense": 0.5}, "all@5") == (
+        "bm25 and rrf do best, level: each finds every gold passage in its top 5 for 90% of the questions; all@5 0.900")
+    assert leaders_in_words({"dense": 0.25}, "recall@3") == (
+        "dense finds 25% of the gold passages in its top 3; recall@3 0.250")
+    with pytest.raises(PathLensError, match="no retriever"):
+        leaders_in_words({}, "mrr")

@@ -64,6 +64,21 @@ def metric_words(metric: str, value: float) -> str:
     raise PathLensError(f"unknown metric {metric!r}; choose from hr@k, recall@k, all@k or mrr")
 
 
+def leaders_in_words(means: Mapping[str, float], metric: str) -> str:
+    """Which retriever does best on `metric`, in words that need no metric: "bm25 finds a gold passage in its top
+    5 for 98% of the questions; hr@5 0.975, the best of the 4 retrievers". Retrievers level at three decimals, as
+    the tables show them, are named together."""
+    if not means:
+        raise PathLensError("no retriever to name")
+    shown = {name: round(v, 3) for name, v in means.items()}
+    top = max(shown.values())
+    best = [name for name, v in shown.items() if v == top]
+    words = f"{metric_words(metric, top)}; {metric} {top:.3f}"
+    if len(best) > 1:
+        return f"{', '.join(best[:-1])} and {best[-1]} do best, level: each {words}"
+    return f"{best[0]} {words}" + (f", the best of the {len(means)} retrievers" if len(means) > 1 else "")
+
+
 def metric_names(ks: Sequence[int]) -> list[str]:
     ks = sorted(set(ks))
     return [f"hr@{k}" for k in ks] + ["mrr"] + [f"recall@{k}" for k in ks] + [f"all@{k}" for k in ks]

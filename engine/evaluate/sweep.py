@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import PathLensError
 from .evaluate import check_ks, evaluate
-from .metrics import metric_words
+from .metrics import leaders_in_words
 from ..catalog import stages_for
 from ..indexing.index import Index, SearchConfig, check_retriever
 
@@ -180,15 +180,7 @@ def in_words(result: SweepResult) -> list[str]:
     metric, n = result.config.metric, result.n_passages
     summary = result.summary()
     full = {r: v["mean"] for r, v in summary[n].items()}
-    top = max(full.values())
-    best = [r for r, v in full.items() if v == top]
-    words = f"{metric_words(metric, top)}; {metric} {top:.3f}"
-    if len(best) > 1:
-        out = [f"On the whole corpus ({n:,} passages) {', '.join(best[:-1])} and {best[-1]} do best, level: each "
-               f"{words}."]
-    else:
-        out = [f"On the whole corpus ({n:,} passages) {best[0]} {words}"
-               + (f", the best of the {len(full)} retrievers." if len(full) > 1 else ".")]
+    out = [f"On the whole corpus ({n:,} passages) {leaders_in_words(full, metric)}."]
     first = min(summary)
     if first == n:
         return out
