@@ -100,6 +100,13 @@ def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys
     assert re.search(r"Passage seeds: the \d+ passages closest to the question in meaning \(dense embeddings, 50%\) "
                      r"and in shared words \(BM25, 50%\) take \d+% of the restart", written)
     assert "<th>similarity</th>" in written
+    # the key above the graph names only the kinds of node it draws (a hybrid's walk has no alias seeds)
+    from engine.explain.render import ROLE_WORDS
+
+    key = written[written.index("<h2>Evidence graph</h2>"):]
+    key = key[:key.index("</p>")]
+    drawn = {n.kind for n in Index(core).retriever("hybrid-regex", search_config({}, core)).answer(q, 4).walk.nodes}
+    assert {kind for kind, words in ROLE_WORDS.items() if words in key} == drawn and "alias" not in drawn, key
     # each passage seed by its whole name, once (no cut name beside its repeated title)
     seeds = written[written.index("<th>passage seed</th>"):]
     seeds = seeds[:seeds.index("</table>")]

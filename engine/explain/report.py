@@ -249,9 +249,11 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
         out.append("<p>No passage was returned.</p>")
     out += [_hit(h, answer, titles, texts, cites, question, gold) for h in hits]
     if walk is not None:
+        present = {n.kind for n in walk.nodes}  # the key names only what this graph draws, as the frame's does
         out.append("<h2>Evidence graph</h2><p class='meta'>Left to right: seeds, the passages they lead to, bridging "
                    "entities, further passages. " + " · ".join(f"<span style='color:{COLORS[r]}'>■</span> "
-                                                              f"{html.escape(ROLE_WORDS[r])}" for r in COLORS) + "</p>")
+                                                              f"{html.escape(ROLE_WORDS[r])}" for r in COLORS
+                                                              if r in present) + "</p>")
         height = page_height(walk, titles, gold)
         page = subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=height)
         out.append(f"<iframe sandbox='allow-scripts' height='{height + 20}' srcdoc=\"{html.escape(page, quote=True)}\">"
