@@ -409,6 +409,15 @@ def test_bad_uploads_get_a_specific_message(app_url, browser, tmp_path, name, da
 DRAWN_JS = "() => new Promise(done => { network.once('afterDrawing', () => done(true)); network.redraw(); })"
 
 
+def overlapping_labels(frame) -> list[tuple[str, str]]:
+    """Pairs of nodes whose drawn boxes (vis-network's own bounding boxes) overlap in the graph's frame."""
+    boxes = list(frame.evaluate("() => Object.fromEntries(network.body.data.nodes.getIds()"
+                                ".map(id => [id, network.getBoundingBox(id)]))").items())
+    return [(ia, ib) for i, (ia, a) in enumerate(boxes) for ib, b in boxes[i + 1:]
+            if not (a["right"] <= b["left"] or b["right"] <= a["left"] or a["bottom"] <= b["top"]
+                    or b["bottom"] <= a["top"])]
+
+
 def graph_frame(page, iframe="[data-testid=stMain] iframe"):
     """The evidence graph's frame (the first iframe), once its network has nodes and has drawn them."""
     host = page.locator(iframe).first

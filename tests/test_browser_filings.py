@@ -9,8 +9,9 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.conftest import ROOT
-from tests.test_browser import (SHOTS, _start_app, _stop_app, app_url, browser, choose, graph_nodes,  # noqa: F401
-                                hits, mark, new_context, no_exception, open_page, wait_idle)
+from tests.test_browser import (SHOTS, _start_app, _stop_app, app_url, browser, choose, graph_frame,  # noqa: F401
+                                graph_nodes, hits, mark, new_context, no_exception, open_page, overlapping_labels,
+                                wait_idle)
 
 
 FILINGS = ROOT.parent / "shared" / "data" / "filings"
@@ -111,6 +112,9 @@ def test_dev_filings_show_the_scope_the_typed_path_and_the_cited_page(app_url, b
     labels = graph_nodes(page)
     assert any(re.fullmatch(r"(★ )?#1 Nike 2018 10-K[ \n]p\.49(, part \d+)?", label) for label in labels), [
         label for label in labels if "#" in label]
+    # a line item's long name on two lines, whole, and no label over another
+    assert "Additions to property,\nplant and equipment" in labels, labels
+    assert overlapping_labels(graph_frame(page)) == []
     page.locator("[data-testid=stMain] iframe").first.screenshot(path=str(SHOTS / "dev-filings-graph.png"))
     page.screenshot(path=str(SHOTS / "dev-filings-query.png"), full_page=True)
     page.context.close()

@@ -206,6 +206,15 @@ def test_a_long_label_wraps_before_its_page_or_at_its_middle_and_layers_stand_as
     assert label_width("#1 Credit Agreement —\nBrightwater Logistic… · part 1", "p:x") == 7.1 * 30 + 14
     assert label_width("Calder Bank", "e:calder bank") == 7.1 * 11 + 26
     assert label_height("a\nb", "p:x") == 50 and label_height("a", "p:x") == 36 and label_height("a", "e:a") == 28
+    # an entity past 30 characters: two lines, not cut ("Additions to property, plant…" lost what was added to);
+    # vis-network's ellipse is twice its text's height and as wide as its text plus that height
+    from engine.retrieve.graph_explain import SubgraphNode
+
+    capex = node_label(SubgraphNode("e:additions", "Additions to property, plant and equipment", "seed", 0.1), {}, {})
+    assert capex == "Additions to property,\nplant and equipment"
+    assert label_height(capex, "e:additions") == 56 and label_width(capex, "e:additions") == 7.1 * 22 + 26 + 28
+    assert node_label(SubgraphNode("e:b", "Brightwater Logistics Holdings", "bridge", 0.1), {}, {}) == (
+        "Brightwater Logistics Holdings")  # 30 characters: one line, as before
 
     corpus = core_index.corpus
     titles = {p.id: p.title for p in corpus.passages}

@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from ..retrieve.graph_explain import GraphAnswer, SubgraphNode
-from .reasons import passage_name, passage_place, percent, short
+from .reasons import MAX_LABEL, passage_name, passage_place, percent, short
 
 COLORS = {"seed": "#d62728", "alias": "#ff9896", "passage-seed": "#ff7f0e", "hit": "#1f77b4", "bridge": "#2ca02c",
           "bridge-passage": "#aec7e8"}
@@ -64,14 +64,18 @@ def wrap(label: str, line: int = LINE) -> str:
 
 
 def label_width(label: str, node_id: str) -> float:
-    """A node's estimated width in the graph's units: its longest line, plus a box's margins or an ellipse's ends."""
+    """A node's estimated width in the graph's units: its longest line, plus a box's margins or an ellipse's ends
+    (vis-network draws an ellipse as wide as its text plus its own height, so each line adds to its ends)."""
     text = CHAR_PX * max(len(part) for part in label.split("\n"))
-    return text + (14 if node_id.startswith("p:") else 26)
+    lines = label.count("\n") + 1
+    return text + (14 if node_id.startswith("p:") else 26 + ELLIPSE_PX * (lines - 1))
 
 
 def label_height(label: str, node_id: str) -> float:
-    """A node's estimated height: a passage's box grows by its lines, an entity's ellipse has one."""
-    return 22 + 14 * (label.count("\n") + 1) if node_id.startswith("p:") else ELLIPSE_PX
+    """A node's estimated height: a passage's box grows by its lines, an entity's ellipse by its own height a line
+    (vis-network makes an ellipse twice as tall as its text)."""
+    lines = label.count("\n") + 1
+    return 22 + 14 * lines if node_id.startswith("p:") else ELLIPSE_PX * lines
 
 
 def extent(pos: dict[str, tuple[int, int]], labels: dict[str, str]) -> tuple[float, float, float, float]:
@@ -136,12 +140,13 @@ def node_label(node: SubgraphNode, rank: dict[str, int], titles: dict[str, str],
                gold: frozenset[str] = frozenset()) -> str:
     """Passages: a star when gold, rank, and the passage by document and page or part (reasons.passage_name: a
     PDF page leads with what tells pages apart, "#1 Apple 2022 10-K p.32"; its full identity is in the hover);
-    entities: their name. A passage's label has two lines' room (`wrap`)."""
+    entities: their name, on two lines past MAX_LABEL characters ("Additions to property, / plant and
+    equipment"). A passage's label has two lines' room (`wrap`)."""
     if node.id.startswith("p:"):
         pid = node.id[2:]
         head = ("★ " if pid in gold else "") + (f"#{rank[node.id]} " if node.id in rank else "")
         return wrap(head + passage_name(pid, titles, 2 * LINE - len(head) - 9))  # 9: room for " · part 12"
-    return short(node.label)
+    return wrap(short(node.label, 2 * MAX_LABEL), MAX_LABEL)
 
 
 def node_labels(answer: GraphAnswer, titles: dict[str, str], gold: frozenset[str] = frozenset()) -> dict[str, str]:
