@@ -113,6 +113,8 @@ class PoolRunner:
                                     stdout=subprocess.PIPE, cwd=ROOT, env=env)
                    for _ in range(min(self.processes, len(calls)))]
         try:
+            if on_batch:  # the stage starts at 0 before any shard can finish, whichever thread runs first
+                on_batch(0, total)
             threads = [threading.Thread(target=drive, args=(w,), daemon=True) for w in workers]
             for t in threads:
                 t.start()
