@@ -894,3 +894,20 @@ def test_a_k_past_the_corpus_says_so_and_shows_every_passage():
 
     ranked = Index(load_corpus("dataroom-core")).retriever("bm25").search("Who is the CFO of Brightwater Logistics?", 40)
     assert 0 < len(ranked) == len(hit_lines(at)) <= 29
+
+
+def test_the_query_page_says_how_exact_a_walk_by_push_is(monkeypatch):
+    """A graph past push.LOCAL_FROM_EDGES is walked by push; the page says so, with its bound, under the graph
+    (here the threshold is lowered so that the data room's graph counts as big)."""
+    import engine.retrieve.graph_retriever as gr
+
+    monkeypatch.setattr(gr, "LOCAL_FROM_EDGES", 0)
+    at = start(params={"retriever": "ppr-regex", "q": "Who manages Juniper Peak Growth Fund II?"})
+    said = [c.value for c in at.caption if c.value.startswith("This graph is large, so the walk ran locally")]
+    assert len(said) == 1, [c.value for c in at.caption]
+    bound = float(re.search(r"exact to within ([0-9.e+-]+):", said[0]).group(1))
+    assert 0 <= bound < 1
+    assert len(hit_lines(at)) == 5
+    monkeypatch.setattr(gr, "LOCAL_FROM_EDGES", 10**12)
+    at.run()
+    assert not [c for c in at.caption if c.value.startswith("This graph is large")]

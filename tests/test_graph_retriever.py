@@ -7,6 +7,8 @@ from engine.graph.entities import entity_key
 from engine.indexing.index import Index, SearchConfig
 from tests.conftest import make_corpus
 
+MULTI_HOP = "Who manages the fund whose portfolio company signed a lease at the Joliet facility of Brightwater Logistics?"
+
 
 PAPER_SEEDING = SearchConfig(graph=GraphParams(vocabulary=False, specificity=False))
 
@@ -420,3 +422,52 @@ def test_a_routes_share_is_what_walks_along_it_add_to_the_score(core_index, name
             assert 0 < sum(p.share for p in ex.paths) <= 1
             checked += 1
     assert checked >= 10
+
+
+@pytest.mark.parametrize("name", ["ppr-regex", "hybrid-regex"])
+def test_a_walk_by_push_ranks_as_the_exact_walk_and_its_shares_add_up_to_each_score(core_index, name):
+    """ε = 0 pushes everything: the exact walk's hits, scores to 1e-15. At a coarser ε every score lies in
+    [score, score + bound] of the exact one (below, never above), and each hit's per-seed shares, each its seed's
+    own push, add up to its score; search, the batch and the explanation give the same hits."""
+    question = MULTI_HOP
+    exact = core_index.retriever(name, SearchConfig(graph=GraphParams(walk="exact"))).explain(question, 10)
+    assert not exact.pushed and exact.bound == 0.0
+    whole = core_index.retriever(name, SearchConfig(graph=GraphParams(walk="push", eps=0))).explain(question, 10)
+    assert whole.pushed and whole.bound == 0.0
+    assert [h.passage_id for h in whole.hits] == [h.passage_id for h in exact.hits]
+    np.testing.assert_allclose([h.score for h in whole.hits], [h.score for h in exact.hits], rtol=0, atol=1e-15)
+    r = core_index.retriever(name, SearchConfig(graph=GraphParams(walk="push", eps=1e-4)))  # a small graph: coarse ε
+    pushed = r.explain(question, 10)
+    assert pushed.pushed and pushed.bound > 0
+    exact_scores = {h.passage_id: h.score for h in core_index.retriever(
+        name, SearchConfig(graph=GraphParams(walk="exact"))).explain(question, 40).hits}
+    for e in pushed.explanations:
+        gap = exact_scores[e.hit.passage_id] - e.hit.score
+        assert -1e-15 <= gap <= pushed.bound
+        assert sum(c for _, c in e.contributions) == pytest.approx(e.hit.score, abs=1e-15, rel=0)
+    assert r.search(question, 10) == pushed.hits
+    assert r.answer_batch([question, "nothing named"], 10)[0].hits == pushed.hits
+    # what each level added: α of the seeds' whole weight first, then at most (1 − α) of the level before
+    assert pushed.residuals[0] == pytest.approx(0.15, abs=1e-15)
+    assert all(b <= 0.85 * a + 1e-15 for a, b in zip(pushed.residuals, pushed.residuals[1:]))
+
+
+def test_the_walk_is_by_push_from_a_graph_size_on(core_index, monkeypatch):
+    import engine.retrieve.graph_retriever as gr
+
+    r = core_index.retriever("ppr-regex")
+    assert not r.pushes and r.graph.W.nnz < gr.LOCAL_FROM_EDGES  # the data room is walked exactly
+    monkeypatch.setattr(gr, "LOCAL_FROM_EDGES", r.graph.W.nnz)
+    assert r.pushes and r.explain(MULTI_HOP, 3).pushed
+    tol = core_index.retriever("ppr-regex", SearchConfig(graph=GraphParams(iterations=200, tol=1e-6)))
+    assert not tol.pushes  # an early stop is the exact walk's
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(walk="local"), "walk must be auto, exact or push, got 'local'"),
+    (dict(walk="push", tol=1e-6), "takes no tolerance"),
+    (dict(eps=-1.0), "push threshold ε must be 0 or more"),
+])
+def test_bad_walk_parameters_are_named(params, message):
+    with pytest.raises(PathLensError, match=message):
+        GraphParams(**params)

@@ -42,6 +42,17 @@ def test_growth_fits_an_exponent_over_sizes():
     one = growth.Growth(g.rows[:1], None, None, None)
     assert one.lines()[-1] == "  fitted exponents: none (they need two sizes or more)"
     assert growth.growth(sizes=(100,)).exponent_build is None
+    # small graphs are walked exactly, so the walk's top 10 is the exact one for every question
+    assert [(r.walk, r.same_top10_as_exact) for r in g.rows] == [("exact", 1.0), ("exact", 1.0)]
+
+
+def test_growth_says_when_the_walk_is_by_push_and_how_often_it_agrees(monkeypatch):
+    import engine.retrieve.graph_retriever as gr
+
+    monkeypatch.setattr(gr, "LOCAL_FROM_EDGES", 0)
+    row = growth.growth(sizes=(300,)).rows[0]
+    assert row.walk == "push" and 0.5 <= row.same_top10_as_exact <= 1.0
+    assert "(push walk; exact " in growth.Growth([row], None, None, None).lines()[0]
 
 
 def test_query_latency_times_every_retriever_and_the_page_answer(core_index):

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from engine.explain.reasons import bridged_share, passage_name, path_words, percent, reason
+from engine.explain.reasons import bridged_share, exactness_words, passage_name, path_words, percent, reason
 from engine.retrieve.graph_explain import EvidencePath, HitExplanation
 from engine.retrieve.retrievers import Hit
 from engine.retrieve.seeding import Seed
@@ -98,3 +98,11 @@ def test_a_manifest_naming_an_unknown_demo_question_is_refused(tmp_path, monkeyp
     monkeypatch.setattr(corpus_module, "CORPORA_DIR", tmp_path)
     with pytest.raises(PathLensError, match="field 'demo_question': 'm99' is not a labeled question's id"):
         corpus_module.load_corpus("room")
+
+
+def test_a_walk_says_how_exact_its_scores_are():
+    exact = SimpleNamespace(pushed=False, bound=0.0, iterations=20)
+    assert exactness_words(exact) == "Every score is exact: the walk ran all 20 steps over the whole graph."
+    pushed = SimpleNamespace(pushed=True, bound=0.00423, iterations=20)
+    assert exactness_words(pushed).endswith("Every score is exact to within 4.2e-03: never above its exact value, "
+                                            "and at most that much below it.")

@@ -7,7 +7,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from engine.explain.reasons import IN_TEXT, explanation_lines, passage_name, path_words, percent, reason
+from engine.explain.reasons import (IN_TEXT, exactness_words, explanation_lines, passage_name, path_words, percent,
+                                    reason)
 from engine.explain.render import page_height, passage_seed_summary, subgraph_html
 from engine.explain.report import highlight, marked_terms
 from engine.retrieve.graph_explain import GraphAnswer
@@ -80,13 +81,16 @@ def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str],
     height = page_height(walk, titles, gold, removed)
     st.iframe(subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=height, removed=tuple(removed)),
               height=height + 20)
+    if walk.pushed:
+        st.caption(exactness_words(walk))
     with st.expander("How the walk converged: the PPR residual per iteration"):
         # Vega-Lite (ui.render.metric_bars says why not plotly): the browser draws this chart on every Query page
         # load, even while its expander stays shut
         residuals = pd.DataFrame({"iteration": range(1, len(walk.residuals) + 1), "L1 change": walk.residuals})
         st.altair_chart(alt.Chart(residuals).mark_line(point=True).encode(
             alt.X("iteration:Q", scale=alt.Scale(zero=False), axis=alt.Axis(tickMinStep=1)),
-            alt.Y("L1 change:Q", scale=alt.Scale(type="log"), title="‖pₜ₊₁ − pₜ‖₁")).properties(height=320),
+            alt.Y("L1 change:Q", scale=alt.Scale(type="log"),
+                  title="score added at step t" if walk.pushed else "‖pₜ₊₁ − pₜ‖₁")).properties(height=320),
             width="stretch", key="residuals")
         st.caption(f"{walk.iterations} iterations run at α = {alpha:.2f}; the change shrinks by about (1 − α) "
                    "each step, so a larger α converges faster and keeps the walk nearer its seeds.")

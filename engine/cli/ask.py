@@ -10,7 +10,7 @@ from pathlib import Path
 from ..catalog import default_retriever, stages_for
 from ..errors import NoSeedError, PathLensError
 from ..explain.jsonout import answer_json, config_json
-from ..explain.reasons import k_past_corpus, path_words, percent, reason
+from ..explain.reasons import exactness_words, k_past_corpus, path_words, percent, reason
 from ..indexing.index import check_retriever
 from ..ingest.corpus import bundled_manifest, bundled_names
 from ..ingest.passage import citation
@@ -81,6 +81,8 @@ def cmd_query(args) -> None:
             print(f"      why: {why.words()}")
     if answer.walk is not None:
         print("residuals: " + " ".join(f"{r:.2e}" for r in answer.walk.residuals))
+        if answer.walk.pushed:
+            print(exactness_words(answer.walk))
 
 
 

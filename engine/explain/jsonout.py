@@ -54,6 +54,8 @@ def walk_json(walk: GraphAnswer) -> dict:
         "aliases_used": [asdict(s) for s in walk.seeds if s.source == "alias"],
         "residuals": list(walk.residuals),
         "iterations": walk.iterations,
+        "walk": "push" if walk.pushed else "exact",
+        "bound": walk.bound,
         "subgraph": {"nodes": [asdict(n) for n in walk.nodes], "edges": [asdict(e) for e in walk.edges]},
         **({"scope": scope_json(walk.extra)} if walk.extra is not None else {}),
     }

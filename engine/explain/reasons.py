@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from ..retrieve.graph_explain import EvidencePath, HitExplanation
+from ..retrieve.graph_explain import EvidencePath, GraphAnswer, HitExplanation
 
 _PAGE_ID = re.compile(r"^(?P<doc>.+)#p(?P<page>\d+)\.(?P<part>\d+)$")  # a document page's passage: FILE#p12.0
 SHOWN_SHARE = 0.005  # a part of a score below this is left out of a sentence (it would read "0%")
@@ -134,4 +134,13 @@ def walk_words(e: HitExplanation, titles: Mapping[str, str]) -> str:
     return f"Rank {e.hit.rank} in the walk. {reason(e)} {route}"
 
 
-__all__ = ["IN_TEXT", "MAX_LABEL", "bridged_share", "explanation_lines", "k_past_corpus", "parts", "passage_name", "passage_place", "path_words", "percent", "reason", "short", "short_document", "walk_words"]
+def exactness_words(walk: GraphAnswer) -> str:
+    """How exact a walk's scores are, for a reader who has never heard of PageRank."""
+    if not walk.pushed:
+        return f"Every score is exact: the walk ran all {walk.iterations} steps over the whole graph."
+    return ("This graph is large, so the walk ran locally: it followed a link only while the weight it carried "
+            "was worth the link (forward push), instead of stepping over the whole graph. Every score is exact to "
+            f"within {walk.bound:.1e}: never above its exact value, and at most that much below it.")
+
+
+__all__ = ["IN_TEXT", "MAX_LABEL", "bridged_share", "exactness_words", "explanation_lines", "k_past_corpus", "parts", "passage_name", "passage_place", "path_words", "percent", "reason", "short", "short_document", "walk_words"]

@@ -26,7 +26,7 @@ from ..ingest.passage import citation
 from ..retrieve.graph_explain import GraphAnswer
 from ..indexing.index import Index, SearchConfig, param_values
 from ..catalog import EDGE_PARAMS, PARAMS, spec
-from .reasons import IN_TEXT, explanation_lines, passage_name
+from .reasons import IN_TEXT, exactness_words, explanation_lines, passage_name
 from .render import (COLORS, ROLE_WORDS, extent, label_width, layout, node_labels, page_height, passage_seed_summary,
                      subgraph_html)
 from ..retrieve.retrievers import check_k, check_query
@@ -261,6 +261,7 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
         out.append("<p class='meta'>The same graph as a static picture:</p>" + _svg(walk, titles, gold))
     out += ["<h2>How this was computed</h2>", _table(["parameter", "value"], _parameters(view, len(corpus)))]
     if walk is not None:
+        out.append(f"<p class='meta'>{html.escape(exactness_words(walk))}</p>")
         out.append("<h3>Seeds: where the walk restarts</h3>")
         if walk.seeds:
             out.append(_table(["entity", "rule", "weight", "passages it occurs in", "from"],

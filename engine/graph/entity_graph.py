@@ -17,6 +17,7 @@ from scipy import sparse
 
 from .entities import Extraction
 from .ppr import column_normalize, threaded
+from .push import LocalWalk
 from ..text import name_tokens, normalize_name
 
 
@@ -97,6 +98,11 @@ class EntityGraph:
     def walk_matrix(self):
         """W as the explanation's full walk multiplies it (`ppr.threaded`)."""
         return threaded(self.W)
+
+    @cached_property
+    def local_walk(self) -> LocalWalk:
+        """W by column, as a walk by push reads it (engine.graph.push)."""
+        return LocalWalk(self.W)
 
     @cached_property
     def to_entities_csc(self) -> sparse.csc_matrix:

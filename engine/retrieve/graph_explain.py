@@ -35,6 +35,20 @@ def _top_candidates(masses: np.ndarray, valid: np.ndarray, keep: int, passages: 
     return idx
 
 
+def _shared_passages(to_e, b: int, support: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The passages leading to entity b (to_e's row b, ascending) and their step weights, cut to the seed's own
+    passages `support` (ascending) when those are fewer: a path through a passage the seed does not reach weighs
+    nothing, and a hub entity has hundreds of thousands of passages against a seed's few."""
+    lo, hi = to_e.indptr[b], to_e.indptr[b + 1]
+    p1s, steps = to_e.indices[lo:hi], to_e.data[lo:hi]
+    if support.size >= p1s.size or not to_e.has_sorted_indices:  # searchsorted needs each row ascending
+        return p1s, steps
+    where = np.searchsorted(p1s, support)
+    inside = where < p1s.size
+    where = where[inside][p1s[where[inside]] == support[inside]]
+    return p1s[where], steps[where]
+
+
 @dataclass(frozen=True)
 class EvidencePath:
     nodes: tuple[str, ...]  # display labels along the path: seed, passage[, bridge, passage]
@@ -116,6 +130,8 @@ class GraphAnswer:
     nodes: tuple[SubgraphNode, ...]
     edges: tuple[SubgraphEdge, ...]
     extra: object = None  # what a retriever adds to its walk (the filings retriever: its scope)
+    pushed: bool = False  # walked by push (engine.graph.push), not exactly
+    bound: float = 0.0  # by push, every score is exact within [score, score + bound]
 
     def uncovered_words(self) -> tuple[str, ...]:
         """Words of the question that no entity seed covers: they steer the walk only through its
@@ -142,7 +158,7 @@ def explain_walk(retriever, query: str, k: int, paths_per_hit: int = 3) -> Graph
     nodes, edges = _subgraph(retriever.graph, pers, hits, bridges, on_path_edges, result.scores)
     return GraphAnswer(retriever.name, query, hits, pers.seeds, pers.passage_seeds, pers.seeding.query_entities,
                        pers.seeding.unmatched, pers.seeding.ambiguous, explanations, result.residuals,
-                       result.iterations, nodes, edges)
+                       result.iterations, nodes, edges, pushed=result.pushed, bound=result.bound)
 
 
 def explain_passages(retriever, query: str, passage_ids, paths_per_hit: int = 3) -> dict[str, "HitExplanation"]:
@@ -158,17 +174,12 @@ def explain_passages(retriever, query: str, passage_ids, paths_per_hit: int = 3)
 def _explain(retriever, pers, result, hits, paths_per_hit):
     """Per-seed contributions and the heaviest evidence paths of each hit; also the bridge entities
     and edges on those paths (what the subgraph draws)."""
-    g, n, m = retriever.graph, retriever.graph.n_passages, len(retriever.graph.entities)
+    g = retriever.graph
     alpha = retriever.params.alpha
     index = g.entity_index
     e_cols = [index[s.entity] for s in pers.seeds]
     p_rows = [g.passage_index[p.passage_id] for p in pers.passage_seeds]
-    b = len(e_cols) + len(p_rows)
-    # PPR is linear in s: the same iterations from each one-hot seed give p = Σ wᵢ·PPR(seedᵢ)
-    S_e, S_p = np.zeros((m, b)), np.zeros((n, b))
-    S_e[e_cols, range(len(e_cols))] = 1.0
-    S_p[p_rows, range(len(e_cols), b)] = 1.0
-    per_seed = retriever.passage_scores(S_e, S_p if p_rows else None, result.iterations)
+    parts = retriever.seed_parts(pers, result, [g.passage_index[h.passage_id] for h in hits])
     weights = np.array([s.weight for s in pers.seeds] + [p.weight for p in pers.passage_seeds])
     seed_ids = [f"e:{s.entity}" for s in pers.seeds] + [f"p:{p.passage_id}" for p in pers.passage_seeds]
     seed_names = tuple([s.label for s in pers.seeds] + [f"dense similarity ({p.passage_id})" for p in pers.passage_seeds])
@@ -177,15 +188,15 @@ def _explain(retriever, pers, result, hits, paths_per_hit):
     to_e_csc = g.to_entities_csc
     seed_keys = {s.entity for s in pers.seeds}
     from_seed = [g.entity_column(j) for j in e_cols]
+    seed_passages = [np.flatnonzero(m1) for m1 in from_seed]
     explanations, on_path_edges, bridges = [], set(), {}
-    for hit in hits:
+    for hit, contrib in zip(hits, parts):
         i = g.passage_index[hit.passage_id]
-        contrib = weights * per_seed[i]
         mentioned = to_p.indices[to_p.indptr[i]:to_p.indptr[i + 1]]
         into_hit = to_p.data[to_p.indptr[i]:to_p.indptr[i + 1]]
         into_by_entity = dict(zip(mentioned.tolist(), into_hit.tolist()))  # to_p[i, b], without scipy's per-item indexing
         paths = []
-        for s, w_s, j, m1 in zip(pers.seeds, weights, e_cols, from_seed):
+        for s, w_s, j, m1, support in zip(pers.seeds, weights, e_cols, from_seed, seed_passages):
             if m1[i]:
                 paths.append(EvidencePath((s.label, hit.passage_id), (f"e:{s.entity}", f"p:{hit.passage_id}"),
                                           float(w_s * m1[i])))
@@ -193,8 +204,8 @@ def _explain(retriever, pers, result, hits, paths_per_hit):
             for bj, w_bi in zip(mentioned, into_hit):
                 if bj == j:
                     continue
-                p1s = to_e.indices[to_e.indptr[bj]:to_e.indptr[bj + 1]]
-                masses = w_s * m1[p1s] * to_e.data[to_e.indptr[bj]:to_e.indptr[bj + 1]] * w_bi
+                p1s, steps = _shared_passages(to_e, bj, support)
+                masses = w_s * m1[p1s] * steps * w_bi
                 for v in _top_candidates(masses, (masses > 0) & (p1s != i), paths_per_hit, p1s, g.passage_rank):
                     p1 = p1s[v]
                     paths.append(EvidencePath(

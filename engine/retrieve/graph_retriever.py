@@ -20,7 +20,8 @@ import numpy as np
 
 from ..errors import NoSeedError, PathLensError
 from ..graph.entity_graph import EntityGraph
-from ..graph.ppr import PPRResult, bipartite_passage_scores, check_params, personalized_pagerank
+from ..graph.ppr import bipartite_passage_scores, check_params, personalized_pagerank
+from ..graph.push import LOCAL_EPS, LOCAL_FROM_EDGES, PushResult
 from .graph_explain import GraphAnswer, HitExplanation, explain_passages, explain_walk
 from .retrievers import Answer, Answers, Hit, check_k, check_query, top_k
 from .seeding import PassageSeed, PassageSeeder, Seed, Seeder, Seeding, SeedingParams
@@ -34,15 +35,38 @@ class GraphParams:
     beta: float = 0.5  # β: an alias's weight relative to its seed's
     vocabulary: bool = True  # seed graph entities named anywhere in the question
     specificity: bool = True  # weigh entity seeds by 1 / passages they occur in
+    walk: str = "auto"  # "exact", "push", or "auto": push from push.LOCAL_FROM_EDGES non-zeros of W, without tol
+    eps: float = LOCAL_EPS  # push's threshold (engine.graph.push)
 
     def __post_init__(self) -> None:
         check_params(self.alpha, self.iterations, self.tol)
         if not self.beta >= 0:
             raise PathLensError(f"BCT weight β must be 0 or more, got {self.beta}")
+        if self.walk not in ("auto", "exact", "push"):
+            raise PathLensError(f"walk must be auto, exact or push, got {self.walk!r}")
+        if self.walk == "push" and self.tol is not None:
+            raise PathLensError("a walk by push runs its levels to the end: it takes no tolerance")
+        if not self.eps >= 0:
+            raise PathLensError(f"push threshold ε must be 0 or more, got {self.eps}")
 
     @property
     def seeding(self) -> SeedingParams:
         return SeedingParams(self.vocabulary, self.specificity, self.beta)
+
+
+@dataclass(frozen=True, eq=False)
+class Walk:
+    """One question's walk: every node's score (passages first), what each step changed, and how exact it is."""
+
+    scores: np.ndarray
+    residuals: tuple[float, ...]  # the exact walk: each iteration's L1 change; by push: what each level added
+    iterations: int
+    bound: float = 0.0  # 0 for the exact walk; by push, every score is exact within [score, score + bound]
+    seed_pushes: tuple[PushResult, ...] = ()  # by push: one a seed, in the personalization's order
+
+    @property
+    def pushed(self) -> bool:
+        return bool(self.seed_pushes)
 
 
 @dataclass(frozen=True)
@@ -121,15 +145,59 @@ class GraphRetriever(Answers):
 
     # -------------------------------------------------------- ranking
 
-    def run(self, query: str) -> tuple[Personalization, PPRResult]:
+    @property
+    def pushes(self) -> bool:
+        """Whether this retriever walks by push: on big graphs, where the exact walk's cost is the graph's."""
+        p = self.params
+        return p.walk == "push" or (p.walk == "auto" and p.tol is None and self.graph.W.nnz >= LOCAL_FROM_EDGES)
+
+    def run(self, query: str) -> tuple[Personalization, Walk]:
         pers = self.personalize(query)
         p = self.params
-        return pers, personalized_pagerank(self.graph.walk_matrix, self._full_vector(pers), p.alpha, p.iterations, p.tol)
+        if self.pushes:
+            return pers, self._push(pers)
+        result = personalized_pagerank(self.graph.walk_matrix, self._full_vector(pers), p.alpha, p.iterations, p.tol)
+        return pers, Walk(result.scores, result.residuals, result.iterations)
+
+    def _push(self, pers: Personalization) -> Walk:
+        """One push a seed, whose sum is every score (PPR is linear in the seeds), so each seed's share of a
+        score is exactly its push's estimate there."""
+        g, p = self.graph, self.params
+        nodes = [g.n_passages + g.entity_index[s.entity] for s in pers.seeds]
+        nodes += [g.passage_index[ps.passage_id] for ps in pers.passage_seeds]
+        weights = [s.weight for s in pers.seeds] + [ps.weight for ps in pers.passage_seeds]
+        pushes = tuple(g.local_walk.push([node], [w], p.alpha, p.iterations, p.eps) for node, w in zip(nodes, weights))
+        scores = np.zeros(g.W.shape[0])
+        levels = np.zeros(p.iterations)
+        for pushed in pushes:
+            scores[pushed.nodes] += pushed.scores
+            levels[:len(pushed.level_mass)] += pushed.level_mass
+        return Walk(scores, tuple((p.alpha * levels).tolist()), p.iterations,
+                    float(sum(pushed.bound for pushed in pushes)), pushes)
+
+    def seed_parts(self, pers: Personalization, walk: Walk, rows: Sequence[int]) -> np.ndarray:
+        """(len(rows), seeds): each seed's part of the score of passages `rows`, summing to their scores."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if walk.pushed:
+            return np.column_stack([pushed.at(rows) for pushed in walk.seed_pushes]).reshape(rows.size, -1)
+        g = self.graph
+        n, m = g.n_passages, len(g.entities)
+        e_cols = [g.entity_index[s.entity] for s in pers.seeds]
+        p_rows = [g.passage_index[ps.passage_id] for ps in pers.passage_seeds]
+        b = len(e_cols) + len(p_rows)
+        # the same iterations from each one-hot seed give p = Σ wᵢ·PPR(seedᵢ)
+        S_e, S_p = np.zeros((m, b)), np.zeros((n, b))
+        S_e[e_cols, range(len(e_cols))] = 1.0
+        S_p[p_rows, range(len(e_cols), b)] = 1.0
+        per_seed = self.passage_scores(S_e, S_p if p_rows else None, walk.iterations)
+        weights = np.array([s.weight for s in pers.seeds] + [ps.weight for ps in pers.passage_seeds])
+        return weights * per_seed[rows]
 
     def hits_from(self, scores: np.ndarray, k: int) -> tuple[Hit, ...]:
         """The top k passages of a PPR score vector (passages first), reached ones only."""
         ps = scores[: self.graph.n_passages]
-        best = top_k(ps, k, ps > 0)  # a passage the walk never reached is not a hit
+        reached = np.flatnonzero(ps > 0)  # a passage the walk never reached is not a hit
+        best = reached[top_k(ps[reached], k)]  # ascending, so ties still go to the lower index
         return tuple(Hit(self.graph.passage_ids[i], float(ps[i]), r, self.name) for r, i in enumerate(best, start=1))
 
     def passage_scores(self, s_e: np.ndarray, s_p: np.ndarray | None, iterations: int) -> np.ndarray:
@@ -140,9 +208,9 @@ class GraphRetriever(Answers):
 
     def search(self, query: str, k: int) -> tuple[Hit, ...]:
         k = check_k(k)
-        if self.params.tol is not None:  # an early stop needs every step's residual: the full path
-            _, result = self.run(query)
-            return self.hits_from(result.scores, k)
+        if self.params.tol is not None or self.pushes:  # an early stop needs every step's residual: the full path
+            _, walk = self.run(query)
+            return self.hits_from(walk.scores, k)
         s_e, s_p = self.seed_vectors(self.personalize(query))
         return self.hits_from(self.passage_scores(s_e, s_p, self.params.iterations), k)
 
@@ -151,7 +219,7 @@ class GraphRetriever(Answers):
         answer's hits are bit-identical to `search`'s. A question with no seed gets an empty answer
         that says so (`no_seed`, and the reason in its notes)."""
         k = check_k(k)
-        if self.params.tol is not None:  # early stops differ per column; keep the exact single path
+        if self.params.tol is not None or self.pushes:  # early stops differ per column; pushes are one a question
             return tuple(self.answer(q, k, explain=False) for q in questions)
         out: list[Answer] = []
         seeded: list[tuple[int, tuple[np.ndarray, np.ndarray | None]]] = []

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import resource
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ...indexing.index import Index
+from ...retrieve.graph_retriever import GraphRetriever
 from .common import Context, percentile, search_or_nothing
 
 
@@ -20,6 +21,9 @@ class GrowthRow:
     build_regex_graph_and_bm25_s: float
     peak_rss_mb_so_far: float
     ppr_regex_query_p50_ms: float
+    walk: str  # how ppr-regex walks at this size: "push" or "exact" (engine.graph.push.LOCAL_FROM_EDGES)
+    exact_ppr_regex_query_p50_ms: float  # the exact walk, for comparison
+    same_top10_as_exact: float  # share of the questions whose top 10 is the exact walk's, in order
     bm25_query_p50_ms: float
     query_page_answer_p50_ms: float
     graph_nodes: int
@@ -37,7 +41,9 @@ class Growth:
     def lines(self) -> list[str]:
         lines = [f"  {r.passages:>9,} passages: generated in {r.generate_s:.1f} s, "
                  f"build {r.build_regex_graph_and_bm25_s:.1f} s, peak RSS so far {r.peak_rss_mb_so_far:.0f} MB, "
-                 f"ppr-regex query p50 {r.ppr_regex_query_p50_ms:.1f} ms, bm25 p50 {r.bm25_query_p50_ms:.1f} ms, "
+                 f"ppr-regex query p50 {r.ppr_regex_query_p50_ms:.1f} ms ({r.walk} walk; exact "
+                 f"{r.exact_ppr_regex_query_p50_ms:.1f} ms, top 10 as exact for {r.same_top10_as_exact:.1%} of the "
+                 f"questions), bm25 p50 {r.bm25_query_p50_ms:.1f} ms, "
                  f"Query page answer (ppr-regex explained and drawn) p50 {r.query_page_answer_p50_ms:.1f} ms"
                  for r in self.rows]
         if self.exponent_build is None:
@@ -84,11 +90,17 @@ def _row(size: int, seed: int) -> GrowthRow:
         if answer.walk is not None:
             subgraph_html(answer.walk, texts=texts)
 
+    exact = GraphRetriever(r.name, r.seeder, replace(r.params, walk="exact"), r.passages)
+    same = [[h.passage_id for h in search_or_nothing(r, q)] == [h.passage_id for h in search_or_nothing(exact, q)]
+            for q in queries]
     bm = index.retriever("bm25")
     graph = index.graph("regex")
     return GrowthRow(passages=size, generate_s=generate, build_regex_graph_and_bm25_s=build,
                      peak_rss_mb_so_far=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                      ppr_regex_query_p50_ms=timed(lambda q: search_or_nothing(r, q), queries),
+                     walk="push" if r.pushes else "exact",
+                     exact_ppr_regex_query_p50_ms=timed(lambda q: search_or_nothing(exact, q), queries),
+                     same_top10_as_exact=float(np.mean(same)),
                      bm25_query_p50_ms=timed(lambda q: bm.search(q, 10), queries[:10]),
                      query_page_answer_p50_ms=timed(page_answer, queries[:20]),
                      graph_nodes=graph.W.shape[0], graph_edges=int(graph.incidence.nnz))

@@ -10,12 +10,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import NoSeedError
-from ...graph.push import forward_push
 from ..evaluate import judged
 from ..metrics import paired_bootstrap, per_query
 from .common import Context
 
-EPSILONS = (1e-4, 1e-5, 1e-6, 1e-7)
+EPSILONS = (1e-5, 1e-6, 1e-7, 1e-8)
 RETRIEVER = "ppr-regex"
 METRIC = "recall@5"
 TOP = 10
@@ -88,7 +87,7 @@ def compare(index, queries, retriever: str = RETRIEVER, epsilons=EPSILONS) -> Lo
     r = index.retriever(retriever)
     g = r.graph
     n, m = g.n_passages, len(g.entities)
-    W = g.W.tocsc()
+    walk = g.local_walk
     seeded, exact_runs, exact_ms, reached, gaps, tenth = [], {}, [], [], [], []
     for q in queries:
         try:
@@ -117,7 +116,7 @@ def compare(index, queries, retriever: str = RETRIEVER, epsilons=EPSILONS) -> Lo
             t0 = time.perf_counter()
             total, bound, work = np.zeros(n + m), 0.0, 0
             for node, weight in zip(nodes, weights):  # one push a seed: their sum is the score, share by share
-                pushed = forward_push(W, [node], [weight], r.params.alpha, r.params.iterations, eps)
+                pushed = walk.push([node], [weight], r.params.alpha, r.params.iterations, eps)
                 total[pushed.nodes] += pushed.scores
                 bound, work = bound + pushed.bound, work + pushed.edges
             runs[q.id] = _top(total[:n], g.passage_ids)
