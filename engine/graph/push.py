@@ -108,6 +108,29 @@ def forward_push(W: sparse.spmatrix, seeds, weights, alpha: float = 0.15, iterat
 
 
 @numba.njit(cache=True, nogil=True)
+def _listed(items, size, listed, v):
+    """items[:size] with node v appended unless `listed` says it is there already; the array doubles when full."""
+    if not listed[v]:
+        listed[v] = True
+        if size == items.size:
+            items = np.concatenate((items, np.empty(items.size, dtype=np.int64)))
+        items[size] = v
+        size += 1
+    return items, size
+
+
+@numba.njit(cache=True, nogil=True)
+def _taken(nodes, values, listed):
+    """values[nodes], leaving those entries of the scratch (values, listed) zero again."""
+    out = np.empty(nodes.size)
+    for k in range(nodes.size):
+        out[k] = values[nodes[k]]
+        values[nodes[k]] = 0.0
+        listed[nodes[k]] = False
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
 def _levels(indptr, indices, data, degree, column_sum, nodes, r, alpha, iterations, eps, nxt, queued, est, seen):
     """The push's levels, in scratch of the graph's size that is zero on entry and left zero: the next level's
     residuals (nxt) and whether a node is in its list (queued), the estimate (est) and whether a node is in the
@@ -121,12 +144,7 @@ def _levels(indptr, indices, data, degree, column_sum, nodes, r, alpha, iteratio
         last = t == iterations
         for k in range(nodes.size):
             u = nodes[k]
-            if not seen[u]:
-                seen[u] = True
-                if n_reached == reached.size:
-                    reached = np.concatenate((reached, np.empty(reached.size, dtype=np.int64)))
-                reached[n_reached] = u
-                n_reached += 1
+            reached, n_reached = _listed(reached, n_reached, seen, u)
             est[u] += r[k] if last else alpha * r[k]  # the walk's last term is (1−α)ᵀ·Wᵀs as it stands
         if last:
             break
@@ -139,33 +157,17 @@ def _levels(indptr, indices, data, degree, column_sum, nodes, r, alpha, iteratio
                 moved = (1 - alpha) * ru
                 for e in range(indptr[u], indptr[u + 1]):
                     v = indices[e]
-                    if not queued[v]:
-                        queued[v] = True
-                        if size == level.size:
-                            level = np.concatenate((level, np.empty(level.size, dtype=np.int64)))
-                        level[size] = v
-                        size += 1
+                    level, size = _listed(level, size, queued, v)
                     nxt[v] += data[e] * moved
             else:
                 bound += (1 - alpha) * ru * column_sum[u]
         nodes = level[:size].copy()
-        r = np.empty(size)
-        for k in range(size):
-            v = nodes[k]
-            r[k] = nxt[v]
-            nxt[v] = 0.0
-            queued[v] = False
+        r = _taken(nodes, nxt, queued)
         if size == 0:
             mass = mass[:t + 1]
             break
     out = np.sort(reached[:n_reached])
-    scores = np.empty(n_reached)
-    for k in range(n_reached):
-        u = out[k]
-        scores[k] = est[u]
-        est[u] = 0.0
-        seen[u] = False
-    return out, scores, bound, edges, mass
+    return out, _taken(out, est, seen), bound, edges, mass
 
 
 __all__ = ["LOCAL_EPS", "LOCAL_FROM_EDGES", "LocalWalk", "PushResult", "forward_push"]
