@@ -13,8 +13,9 @@ coefficients sum to at most 1. So every node's exact score lies in [estimate, es
 sum of what was left. PPR is linear in the seeds, so per-seed pushes add up to a score exactly, as the per-seed
 shares of an explanation need; ε = 0 pushes everything and is the exact walk.
 
-The levels run compiled (numba): a level's work is a loop over the edges it pushes, which NumPy could only do
-with a sort per level, 8× slower on the data room's graph (docs/performance.md, "Local PPR").
+The levels run compiled (numba, `push_levels`): a level's work is a loop over the edges it pushes, which NumPy
+could only do with a sort per level, 8× slower on the data room's graph (docs/performance.md, "Local PPR").
+That module is imported at the first push, so that nothing else pays numba's half-second import.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from __future__ import annotations
 import queue
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 from scipy import sparse
 
@@ -93,10 +93,12 @@ class LocalWalk:
             raise PathLensError(f"{nodes.size} seeds with {r.size} weights do not fit a graph of {self.n} nodes")
         nodes, which = np.unique(nodes, return_inverse=True)  # a seed named twice: its weights add
         r = np.bincount(which, weights=r, minlength=nodes.size)
+        from .push_levels import levels  # numba, imported by the first push only
+
         scratch = self._take()
-        reached, scores, bound, edges, mass = _levels(self.indptr, self.indices, self.data, self.degree,
-                                                      self.column_sum, nodes, r, float(alpha), int(iterations),
-                                                      float(eps), *scratch)
+        reached, scores, bound, edges, mass = levels(self.indptr, self.indices, self.data, self.degree,
+                                                     self.column_sum, nodes, r, float(alpha), int(iterations),
+                                                     float(eps), *scratch)
         self._scratch.put(scratch)
         return PushResult(reached, scores, float(bound), int(edges), tuple(mass.tolist()))
 
@@ -105,69 +107,6 @@ def forward_push(W: sparse.spmatrix, seeds, weights, alpha: float = 0.15, iterat
                  eps: float = 1e-6) -> PushResult:
     """The T-step PPR of seed vector Σ weights·e_seeds on column-stochastic W, pushed with threshold ε."""
     return LocalWalk(W).push(seeds, weights, alpha, iterations, eps)
-
-
-@numba.njit(cache=True, nogil=True)
-def _listed(items, size, listed, v):
-    """items[:size] with node v appended unless `listed` says it is there already; the array doubles when full."""
-    if not listed[v]:
-        listed[v] = True
-        if size == items.size:
-            items = np.concatenate((items, np.empty(items.size, dtype=np.int64)))
-        items[size] = v
-        size += 1
-    return items, size
-
-
-@numba.njit(cache=True, nogil=True)
-def _taken(nodes, values, listed):
-    """values[nodes], leaving those entries of the scratch (values, listed) zero again."""
-    out = np.empty(nodes.size)
-    for k in range(nodes.size):
-        out[k] = values[nodes[k]]
-        values[nodes[k]] = 0.0
-        listed[nodes[k]] = False
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _levels(indptr, indices, data, degree, column_sum, nodes, r, alpha, iterations, eps, nxt, queued, est, seen):
-    """The push's levels, in scratch of the graph's size that is zero on entry and left zero: the next level's
-    residuals (nxt) and whether a node is in its list (queued), the estimate (est) and whether a node is in the
-    reached list (seen). nogil: concurrent questions, each with its own scratch, run at once."""
-    reached = np.empty(max(16, nodes.size), dtype=np.int64)
-    n_reached = 0
-    level = np.empty(16, dtype=np.int64)
-    mass = np.zeros(iterations)
-    bound, edges = 0.0, 0
-    for t in range(iterations + 1):
-        last = t == iterations
-        for k in range(nodes.size):
-            u = nodes[k]
-            reached, n_reached = _listed(reached, n_reached, seen, u)
-            est[u] += r[k] if last else alpha * r[k]  # the walk's last term is (1−α)ᵀ·Wᵀs as it stands
-        if last:
-            break
-        size = 0
-        for k in range(nodes.size):
-            u, ru = nodes[k], r[k]
-            mass[t] += ru
-            if ru >= eps * degree[u]:
-                edges += degree[u]
-                moved = (1 - alpha) * ru
-                for e in range(indptr[u], indptr[u + 1]):
-                    v = indices[e]
-                    level, size = _listed(level, size, queued, v)
-                    nxt[v] += data[e] * moved
-            else:
-                bound += (1 - alpha) * ru * column_sum[u]
-        nodes = level[:size].copy()
-        r = _taken(nodes, nxt, queued)
-        if size == 0:
-            mass = mass[:t + 1]
-            break
-    out = np.sort(reached[:n_reached])
-    return out, _taken(out, est, seen), bound, edges, mass
 
 
 __all__ = ["LOCAL_EPS", "LOCAL_FROM_EDGES", "LocalWalk", "PushResult", "forward_push"]

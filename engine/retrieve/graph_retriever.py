@@ -208,7 +208,7 @@ class GraphRetriever(Answers):
 
     def search(self, query: str, k: int) -> tuple[Hit, ...]:
         k = check_k(k)
-        if self.params.tol is not None or self.pushes:  # an early stop needs every step's residual: the full path
+        if self.params.tol is not None or self.pushes:  # an early stop needs the full path; a push, its seeds
             _, walk = self.run(query)
             return self.hits_from(walk.scores, k)
         s_e, s_p = self.seed_vectors(self.personalize(query))
