@@ -171,8 +171,9 @@ def test_multi_hop_query_renders_evidence_graph_and_alpha_reranks(app_url, brows
         slider.focus()
         for _ in range(abs(steps)):
             page.keyboard.press("ArrowRight" if steps > 0 else "ArrowLeft")
-    # the URL follows the slider once its rerun has run: wait for it (on a loaded machine, idle can come first)
-    page.wait_for_function("() => location.href.includes('alpha=0.55')")
+    # the URL follows the slider once its rerun has run: wait for it (on a loaded machine, idle can come first),
+    # as long as wait_idle waits for a run (a fresh-clone rehearsal's reruns outlasted Playwright's default 30 s)
+    page.wait_for_function("() => location.href.includes('alpha=0.55')", timeout=120_000)
     wait_idle(page)
     second = hits(page)
     assert len(second) == 5 and second != first
