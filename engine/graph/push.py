@@ -14,7 +14,8 @@ sum of what was left. PPR is linear in the seeds, so per-seed pushes add up to a
 shares of an explanation need; ε = 0 pushes everything and is the exact walk.
 
 The levels run compiled (numba, `push_levels`): a level's work is a loop over the edges it pushes, which NumPy
-could only do with a sort per level, 8× slower on the data room's graph (docs/performance.md, "Local PPR").
+could only do with a sort per level, 8× slower on the data room's graph, each level's nodes in ascending order
+(docs/performance.md, "Local PPR").
 That module is imported at the first push, so that nothing else pays numba's half-second import.
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import queue
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy import sparse
@@ -30,11 +32,12 @@ from ..errors import PathLensError
 from .ppr import check_params
 
 # The graph retrievers walk by push from this many non-zeros of W, and exactly below it. Chosen by measurement
-# (docs/performance.md, "Local PPR"): the exact walk costs ~18 ms per million non-zeros here, push at LOCAL_EPS
-# ~90 ms a question on MuSiQue's graph, where it reaches nearly every node; they cross near 5 million.
+# (docs/performance.md, "Local PPR"): the exact walk costs 10–15 ms per million non-zeros here, push at LOCAL_EPS
+# 16–28 ms a question, so by time alone they cross near 2 million; up to 5 million the exact walk still answers
+# within ~75 ms, and its answers are exact, where push's top 10 differs for 2–5% of the questions.
 LOCAL_FROM_EDGES = 5_000_000
 # Push's threshold in the graph retrievers, chosen on MuSiQue, the data room and the generated million: the
-# smallest ε whose push costs less than the exact walk at a million passages (1e-8 cost 5× more there).
+# smallest ε whose push costs less than the exact walk at a million passages (1e-8 cost 1.5× the exact walk there).
 LOCAL_EPS = 1e-7
 
 
@@ -60,6 +63,26 @@ class PushResult:
         return np.where(self.nodes[where] == nodes, self.scores[where], 0.0)
 
 
+class Scratch(NamedTuple):
+    """A push's arrays of the graph's size. The first four are zero between pushes (the loop leaves them so); the
+    lists after them are written before they are read."""
+
+    next_residual: np.ndarray
+    queued: np.ndarray
+    estimate: np.ndarray
+    seen: np.ndarray
+    nodes: np.ndarray
+    level: np.ndarray
+    residual: np.ndarray
+    reached: np.ndarray
+
+    @classmethod
+    def zeros(cls, n: int) -> "Scratch":
+        lists = [np.empty(n, dtype=np.int64) for _ in range(4)]
+        return cls(np.zeros(n), np.zeros(n, dtype=np.bool_), np.zeros(n), np.zeros(n, dtype=np.bool_),
+                   lists[0], lists[1], np.empty(n), lists[2])
+
+
 class LocalWalk:
     """W by column, as push reads it: each node's out-edges, their number and their weights' sum."""
 
@@ -75,12 +98,11 @@ class LocalWalk:
         # small push's work at a million passages (the loop leaves each set zeroed again)
         self._scratch: queue.SimpleQueue = queue.SimpleQueue()
 
-    def _take(self) -> tuple[np.ndarray, ...]:
+    def _take(self) -> Scratch:
         try:
             return self._scratch.get_nowait()
         except queue.Empty:
-            flags = np.zeros(self.n, dtype=np.bool_)
-            return np.zeros(self.n), flags, np.zeros(self.n), flags.copy()
+            return Scratch.zeros(self.n)
 
     def push(self, seeds, weights, alpha: float = 0.15, iterations: int = 20, eps: float = 1e-6) -> PushResult:
         """The T-step PPR of seed vector Σ weights·e_seeds, pushed with threshold ε."""

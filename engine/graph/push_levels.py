@@ -8,48 +8,59 @@ import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
-def _listed(items, size, listed, v):
-    """items[:size] with node v appended unless `listed` says it is there already; the array doubles when full."""
-    if not listed[v]:
-        listed[v] = True
-        if size == items.size:
-            items = np.concatenate((items, np.empty(items.size, dtype=np.int64)))
-        items[size] = v
-        size += 1
-    return items, size
+def _in_order(items, count, flags):
+    """Sorts items[:count], the nodes whose flag is set, in place. Many: read from the flags eight at a time, which
+    costs the graph's size over eight, where sorting 600,000 nodes cost more than pushing them."""
+    n = flags.size
+    if count * 256 < n:
+        items[:count] = np.sort(items[:count])
+        return
+    j = 0
+    whole = n - n % 8
+    words = flags[:whole].view(np.uint64)
+    for w in range(words.size):
+        if words[w] != 0:
+            for v in range(8 * w, 8 * w + 8):
+                if flags[v]:
+                    items[j] = v
+                    j += 1
+    for v in range(whole, n):
+        if flags[v]:
+            items[j] = v
+            j += 1
 
 
 @numba.njit(cache=True, nogil=True)
-def _taken(nodes, values, listed):
-    """values[nodes], leaving those entries of the scratch (values, listed) zero again."""
-    out = np.empty(nodes.size)
-    for k in range(nodes.size):
-        out[k] = values[nodes[k]]
-        values[nodes[k]] = 0.0
-        listed[nodes[k]] = False
-    return out
+def levels(indptr, indices, data, degree, column_sum, seeds, seed_r, alpha, iterations, eps,
+           nxt, queued, est, seen, nodes, level, r, reached):
+    """The push's levels, in scratch of the graph's size: the next level's residuals (nxt) and whether a node is
+    in its list (queued), the estimate (est) and whether a node is in the reached list (seen), all zero on entry
+    and left zero; and lists whose contents do not matter: this level's nodes and residuals (nodes, r), the next
+    level's nodes (level) and the reached nodes (reached). `seeds` ascending, without repeats.
 
-
-@numba.njit(cache=True, nogil=True)
-def levels(indptr, indices, data, degree, column_sum, nodes, r, alpha, iterations, eps, nxt, queued, est, seen):
-    """The push's levels, in scratch of the graph's size that is zero on entry and left zero: the next level's
-    residuals (nxt) and whether a node is in its list (queued), the estimate (est) and whether a node is in the
-    reached list (seen). nogil: concurrent questions, each with its own scratch, run at once."""
-    reached = np.empty(max(16, nodes.size), dtype=np.int64)
+    Each level runs over its nodes in ascending order, so that reading W's columns and the per-node arrays goes
+    forward through memory: at a million passages that halved a push's time against first-touch order. Nothing is
+    allocated per level or called per edge (a level's fresh arrays cost their page faults; a helper returning a
+    grown array, a reference count an edge). nogil: concurrent questions, each with its own scratch, run at once."""
+    size = seeds.size
+    nodes[:size] = seeds
+    r[:size] = seed_r
     n_reached = 0
-    level = np.empty(16, dtype=np.int64)
     mass = np.zeros(iterations)
     bound, edges = 0.0, 0
     for t in range(iterations + 1):
         last = t == iterations
-        for k in range(nodes.size):
+        for k in range(size):
             u = nodes[k]
-            reached, n_reached = _listed(reached, n_reached, seen, u)
+            if not seen[u]:
+                seen[u] = True
+                reached[n_reached] = u
+                n_reached += 1
             est[u] += r[k] if last else alpha * r[k]  # the walk's last term is (1−α)ᵀ·Wᵀs as it stands
         if last:
             break
-        size = 0
-        for k in range(nodes.size):
+        listed = 0
+        for k in range(size):
             u, ru = nodes[k], r[k]
             mass[t] += ru
             if ru >= eps * degree[u]:
@@ -57,14 +68,29 @@ def levels(indptr, indices, data, degree, column_sum, nodes, r, alpha, iteration
                 moved = (1 - alpha) * ru
                 for e in range(indptr[u], indptr[u + 1]):
                     v = indices[e]
-                    level, size = _listed(level, size, queued, v)
+                    if not queued[v]:
+                        queued[v] = True
+                        level[listed] = v
+                        listed += 1
                     nxt[v] += data[e] * moved
             else:
                 bound += (1 - alpha) * ru * column_sum[u]
-        nodes = level[:size].copy()
-        r = _taken(nodes, nxt, queued)
+        _in_order(level, listed, queued)
+        for k in range(listed):  # the next level's residuals, leaving nxt and queued zero
+            v = level[k]
+            r[k] = nxt[v]
+            nxt[v] = 0.0
+            queued[v] = False
+        nodes, level = level, nodes
+        size = listed
         if size == 0:
             mass = mass[:t + 1]
             break
-    out = np.sort(reached[:n_reached])
-    return out, _taken(out, est, seen), bound, edges, mass
+    _in_order(reached, n_reached, seen)
+    out = reached[:n_reached].copy()
+    scores = np.empty(n_reached)
+    for k in range(n_reached):  # the estimates, leaving est and seen zero
+        scores[k] = est[out[k]]
+        est[out[k]] = 0.0
+        seen[out[k]] = False
+    return out, scores, bound, edges, mass
