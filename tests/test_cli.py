@@ -155,6 +155,7 @@ def test_sweep_defaults_to_sizes_that_fit_a_benchmark_corpus(capsys):
     assert code == 0 and lines[-2].startswith(f"On the whole corpus ({data['n_passages']:,} passages) "), lines
     assert (best in lines[-2] and f"{full[best]['mean']:.3f}" in lines[-2]
             and lines[-1].startswith(f"From {data['sizes'][0]:,} passages to")), lines
+    assert data["in_words"] == lines[-2:]  # --json carries the same sentences
     code, _, err = run(capsys, "sweep", "--corpus", "dataroom-core", "--sizes", "5,full", "--retrievers", "bm25")
     assert code == 2 and "smaller than the" in err
 

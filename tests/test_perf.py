@@ -52,7 +52,12 @@ def test_growth_says_when_the_walk_is_by_push_and_how_often_it_agrees(monkeypatc
     monkeypatch.setattr(gr, "LOCAL_FROM_EDGES", 0)
     row = growth.growth(sizes=(300,)).rows[0]
     assert row.walk == "push" and 0.5 <= row.same_top10_as_exact <= 1.0
-    assert "(push walk; exact " in growth.Growth([row], None, None, None).lines()[0]
+    lines = growth.Growth([row], None, None, None).lines()
+    assert "(push walk; exact " in lines[0]
+    # push at every ε against the exact walk, under the row; the finest ε agrees at least as often as the coarsest
+    assert [p.eps for p in row.local.rows] == [1e-5, 1e-6, 1e-7, 1e-8]
+    assert row.local.rows[-1].same_top >= row.local.rows[0].same_top and row.local.rows[-1].edges_p50 > 0
+    assert lines[1].startswith("    local PPR (ppr-regex, ") and len(lines) == 2 + len(row.local.lines())
 
 
 def test_query_latency_times_every_retriever_and_the_page_answer(core_index):

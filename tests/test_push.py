@@ -150,3 +150,24 @@ def test_a_push_leaves_its_scratch_zeroed_for_the_next():
         assert not zeroed.any()
     again = walk.push([0], [1.0], eps=1e-3)
     assert again.nodes.tolist() == first.nodes.tolist() and again.scores.tolist() == first.scores.tolist()
+
+
+def test_pushes_spread_over_threads_give_each_seeds_push_in_order(core_index):
+    from engine.graph.ppr import helper_threads
+
+    g, _ = _core_walk(core_index)
+    walk = g.local_walk
+    seeds = [g.n_passages + j for j in range(5)] + [2]
+    weights = [0.3, 0.2, 0.2, 0.1, 0.1, 0.1]
+    one_by_one = [walk.push([s], [w], 0.15, 20, 1e-6) for s, w in zip(seeds, weights)]
+
+    def same(pushes):
+        return [(p.nodes.tolist(), p.scores.tolist(), p.bound, p.edges) for p in pushes]
+
+    assert same(walk.push_each(seeds, weights, 0.15, 20, 1e-6)) == same(one_by_one)
+    # called from a helper thread itself (every helper busy), it still finishes: the caller takes what is left
+    nested = helper_threads().submit(walk.push_each, seeds, weights, 0.15, 20, 1e-6).result(timeout=60)
+    assert same(nested) == same(one_by_one)
+    assert walk.push_each([], [], 0.15, 20, 1e-6) == ()
+    with pytest.raises(PathLensError, match="do not fit a graph"):  # a bad seed's error reaches the caller
+        walk.push_each([seeds[0], 10**9], [0.5, 0.5], 0.15, 20, 1e-6)

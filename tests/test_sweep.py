@@ -53,7 +53,8 @@ def test_sweep_trials_and_json(grown):
     assert res.complete and res.sizes == (100, 200, 400)
     assert len(res.trials) == (2 + 2 + 1) * 2 == len(seen) and seen[-1] == (10, 10)
     js = res.to_json()
-    assert set(js) == {"corpus", "n_passages", "sizes", "config", "results"}
+    assert set(js) == {"corpus", "n_passages", "sizes", "config", "results", "in_words"}
+    assert js["in_words"] == in_words(res) and js["in_words"]
     r = js["results"]["100"]["bm25"]
     assert len(r["values"]) == 2 and r["min"] <= r["mean"] <= r["max"]
     assert len(js["results"]["400"]["ppr-regex"]["values"]) == 1

@@ -81,6 +81,7 @@ class SweepResult:
             "config": {"resamples": c.resamples, "seed": c.seed, "retrievers": list(c.retrievers),
                        "metric": c.metric, "complete": self.complete},
             "results": {str(size): per for size, per in self.summary().items()},
+            "in_words": in_words(self),  # the sentences under the table and the chart
         }
 
 

@@ -48,17 +48,21 @@ class RowSplit:
         def part(i: int) -> None:  # each thread also copies its rows into place
             out[self.bounds[i]:self.bounds[i + 1]] = self.blocks[i] @ x
 
-        rest = [_pool().submit(part, i) for i in range(1, len(self.blocks))]
+        rest = [helper_threads().submit(part, i) for i in range(1, len(self.blocks))]
         part(0)
         for f in rest:
             f.result()
         return out
 
 
+HELPER_THREADS = max(1, (os.cpu_count() or 1) - 1)
+
+
 @lru_cache(maxsize=1)
-def _pool() -> ThreadPoolExecutor:
-    """The threads that take every block but the first (the caller's thread takes that one)."""
-    return ThreadPoolExecutor(max(1, (os.cpu_count() or 1) - 1), thread_name_prefix="pathlens-ppr")
+def helper_threads() -> ThreadPoolExecutor:
+    """The threads that take every part of a split task but the first (the caller's thread takes that one): a
+    product's row blocks, a question's pushes."""
+    return ThreadPoolExecutor(HELPER_THREADS, thread_name_prefix="pathlens-ppr")
 
 
 def threaded(A: sparse.csr_matrix, threads: int | None = None,

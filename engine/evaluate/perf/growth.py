@@ -1,5 +1,6 @@
 """Generated corpora of growing size: the regex graph and BM25 built, ppr-regex, bm25 and the Query page's answer
-timed, and the exponent of each cost in the corpus size fitted."""
+timed, push at each ε against the exact walk (`local_ppr`), and the exponent of each cost in the corpus size
+fitted."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 from ...indexing.index import Index
 from ...retrieve.graph_retriever import GraphRetriever
 from .common import Context, percentile, search_or_nothing
+from .local_ppr import LocalPPR, compare
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,7 @@ class GrowthRow:
     query_page_answer_p50_ms: float
     graph_nodes: int
     graph_edges: int
+    local: LocalPPR  # push at each of local_ppr.EPSILONS against the exact walk, question by question
 
 
 @dataclass(frozen=True)
@@ -39,13 +42,15 @@ class Growth:
     exponent_bm25_query: float | None
 
     def lines(self) -> list[str]:
-        lines = [f"  {r.passages:>9,} passages: generated in {r.generate_s:.1f} s, "
-                 f"build {r.build_regex_graph_and_bm25_s:.1f} s, peak RSS so far {r.peak_rss_mb_so_far:.0f} MB, "
-                 f"ppr-regex query p50 {r.ppr_regex_query_p50_ms:.1f} ms ({r.walk} walk; exact "
-                 f"{r.exact_ppr_regex_query_p50_ms:.1f} ms, top 10 as exact for {r.same_top10_as_exact:.1%} of the "
-                 f"questions), bm25 p50 {r.bm25_query_p50_ms:.1f} ms, "
-                 f"Query page answer (ppr-regex explained and drawn) p50 {r.query_page_answer_p50_ms:.1f} ms"
-                 for r in self.rows]
+        lines = []
+        for r in self.rows:
+            lines.append(f"  {r.passages:>9,} passages: generated in {r.generate_s:.1f} s, "
+                         f"build {r.build_regex_graph_and_bm25_s:.1f} s, peak RSS so far {r.peak_rss_mb_so_far:.0f} MB, "
+                         f"ppr-regex query p50 {r.ppr_regex_query_p50_ms:.1f} ms ({r.walk} walk; exact "
+                         f"{r.exact_ppr_regex_query_p50_ms:.1f} ms, top 10 as exact for {r.same_top10_as_exact:.1%} "
+                         f"of the questions), bm25 p50 {r.bm25_query_p50_ms:.1f} ms, "
+                         f"Query page answer (ppr-regex explained and drawn) p50 {r.query_page_answer_p50_ms:.1f} ms")
+            lines += ["    " + line for line in r.local.lines()]
         if self.exponent_build is None:
             return lines + ["  fitted exponents: none (they need two sizes or more)"]
         return lines + [f"  fitted exponents: build {self.exponent_build:.2f}, ppr query {self.exponent_ppr_query:.2f}, "
@@ -103,7 +108,8 @@ def _row(size: int, seed: int) -> GrowthRow:
                      same_top10_as_exact=float(np.mean(same)),
                      bm25_query_p50_ms=timed(lambda q: bm.search(q, 10), queries[:10]),
                      query_page_answer_p50_ms=timed(page_answer, queries[:20]),
-                     graph_nodes=graph.W.shape[0], graph_edges=int(graph.incidence.nnz))
+                     graph_nodes=graph.W.shape[0], graph_edges=int(graph.incidence.nnz),
+                     local=compare(index, corpus.queries))
 
 
 def growth(sizes=(1_000, 10_000, 100_000), seed: int = 7) -> Growth:
