@@ -13,8 +13,8 @@ coefficients sum to at most 1. So every node's exact score lies in [estimate, es
 sum of what was left. PPR is linear in the seeds, so per-seed pushes add up to a score exactly, as the per-seed
 shares of an explanation need; ε = 0 pushes everything and is the exact walk.
 
-The levels run compiled (numba, `push_levels`): a level's work is a loop over the edges it pushes, which NumPy
-could only do with a sort per level, 8× slower on the data room's graph, each level's nodes in ascending order
+The levels run compiled (numba, `push_levels`), each level's nodes in ascending order: a level's work is a loop
+over the edges it pushes, which NumPy could only do with a sort per level, 8× slower on the data room's graph
 (docs/performance.md, "Local PPR").
 That module is imported at the first push, so that nothing else pays numba's half-second import.
 """
@@ -78,9 +78,13 @@ class Scratch(NamedTuple):
 
     @classmethod
     def zeros(cls, n: int) -> "Scratch":
-        lists = [np.empty(n, dtype=np.int64) for _ in range(4)]
-        return cls(np.zeros(n), np.zeros(n, dtype=np.bool_), np.zeros(n), np.zeros(n, dtype=np.bool_),
-                   lists[0], lists[1], np.empty(n), lists[2])
+        def flags() -> np.ndarray:
+            return np.zeros(n, dtype=np.bool_)
+
+        def nodes() -> np.ndarray:
+            return np.empty(n, dtype=np.int64)
+
+        return cls(np.zeros(n), flags(), np.zeros(n), flags(), nodes(), nodes(), np.empty(n), nodes())
 
 
 class LocalWalk:
