@@ -905,8 +905,8 @@ def test_the_query_page_says_how_exact_a_walk_by_push_is(monkeypatch):
     at = start(params={"retriever": "ppr-regex", "q": "Who manages Juniper Peak Growth Fund II?"})
     said = [c.value for c in at.caption if c.value.startswith("This graph is large, so the walk ran locally")]
     assert len(said) == 1, [c.value for c in at.caption]
-    bound = float(re.search(r"exact to within ([0-9.e+-]+):", said[0]).group(1))
-    assert 0 <= bound < 1
+    bound, top = map(float, re.search(r"exact to within ([0-9.]+) \(the top score is ([0-9.]+)\):", said[0]).groups())
+    assert 0 <= bound < 1 and top > 0
     assert len(hit_lines(at)) == 5
     monkeypatch.setattr(gr, "LOCAL_FROM_EDGES", 10**12)
     at.run()

@@ -103,6 +103,10 @@ def test_a_manifest_naming_an_unknown_demo_question_is_refused(tmp_path, monkeyp
 def test_a_walk_says_how_exact_its_scores_are():
     exact = SimpleNamespace(pushed=False, bound=0.0, iterations=20)
     assert exactness_words(exact) == "Every score is exact: the walk ran all 20 steps over the whole graph."
-    pushed = SimpleNamespace(pushed=True, bound=0.00423, iterations=20)
-    assert exactness_words(pushed).endswith("Every score is exact to within 4.2e-03: never above its exact value, "
-                                            "and at most that much below it.")
+    pushed = SimpleNamespace(pushed=True, bound=0.00423, iterations=20, hits=(SimpleNamespace(score=0.0123456),))
+    # written out to two significant figures beside the top score, so a reader can compare the two
+    assert exactness_words(pushed).endswith("Every score is exact to within 0.0042 (the top score is 0.012): never "
+                                            "above its exact value, and at most that much below it.")
+    nothing = SimpleNamespace(pushed=True, bound=0.000021, iterations=20, hits=())
+    assert exactness_words(nothing).endswith("exact to within 0.000021: never above its exact value, and at most "
+                                             "that much below it.")

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
+import numpy as np
+
 from ..retrieve.graph_explain import EvidencePath, GraphAnswer, HitExplanation
 
 _PAGE_ID = re.compile(r"^(?P<doc>.+)#p(?P<page>\d+)\.(?P<part>\d+)$")  # a document page's passage: FILE#p12.0
@@ -138,9 +140,16 @@ def exactness_words(walk: GraphAnswer) -> str:
     """How exact a walk's scores are, for a reader who has never heard of PageRank."""
     if not walk.pushed:
         return f"Every score is exact: the walk ran all {walk.iterations} steps over the whole graph."
+    top = f" (the top score is {plain(walk.hits[0].score)})" if walk.hits else ""
     return ("This graph is large, so the walk ran locally: it followed a link only while the weight it carried "
             "was worth the link (forward push), instead of stepping over the whole graph. Every score is exact to "
-            f"within {walk.bound:.1e}: never above its exact value, and at most that much below it.")
+            f"within {plain(walk.bound)}{top}: never above its exact value, and at most that much below it.")
 
 
-__all__ = ["IN_TEXT", "MAX_LABEL", "bridged_share", "exactness_words", "explanation_lines", "k_past_corpus", "parts", "passage_name", "passage_place", "path_words", "percent", "reason", "short", "short_document", "walk_words"]
+def plain(x: float) -> str:
+    """A small number to two significant figures, written out ("0.00011", not "1.1e-04", which a reader without
+    the notation cannot compare with a score)."""
+    return np.format_float_positional(x, precision=2, unique=False, fractional=False, trim="-")
+
+
+__all__ = ["IN_TEXT", "MAX_LABEL", "bridged_share", "exactness_words", "explanation_lines", "k_past_corpus", "parts", "passage_name", "passage_place", "path_words", "percent", "plain", "reason", "short", "short_document", "walk_words"]
