@@ -177,13 +177,18 @@ def test_the_readme_demo_script(app_url, browser, tmp_path):
     page.locator("[data-testid=stMain] iframe").first.screenshot(path=str(SHOTS / "demo-3-traced.png"))
     # 4. what if the bridge were not in the graph: arrows against the original ranking, and it is crossed out
     page.get_by_text("What if… take out an entity or a passage").click()
-    page.get_by_role("combobox", name="Take out entities").click()
+    take_out = page.get_by_role("combobox", name="Take out entities")
+    take_out.click()
+    # typed as a person types, a key at a time, and chosen once the list holds only that name: typed at once and
+    # chosen at once, the choice was lost in a third of local runs (the list still catching up with the typing)
+    take_out.press_sequentially("Juniper Peak Growth Fund II", delay=30)
+    only = page.get_by_role("option")
+    expect(only).to_have_text(["Juniper Peak Growth Fund II"], timeout=30_000)
     before = mark(page)
-    page.keyboard.type("Juniper Peak Growth Fund II")
-    page.keyboard.press("Enter")
+    only.click()
     page.keyboard.press("Escape")
+    page.wait_for_function("() => location.href.includes('without=Juniper+Peak+Growth+Fund+II')", timeout=120_000)
     wait_idle(page, before)
-    assert "without=Juniper+Peak+Growth+Fund+II" in page.url
     page.get_by_text("Arrows: each passage's move against the ranking with nothing taken out.").wait_for(timeout=60_000)
     assert any(label.startswith("✕ Juniper Peak Growth Fund II") for label in graph_nodes(page))
     page.screenshot(path=str(SHOTS / "demo-4-what-if.png"), full_page=True)
