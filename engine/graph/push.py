@@ -37,7 +37,7 @@ from .ppr import HELPER_THREADS, check_params, helper_threads
 # within ~75 ms, and its answers are exact, where push's top 10 differs for 2–5% of the questions.
 LOCAL_FROM_EDGES = 5_000_000
 # Push's threshold in the graph retrievers, chosen on MuSiQue, the data room and the generated million: the
-# smallest ε whose push costs less than the exact walk at a million passages (1e-8 cost 1.5× the exact walk there).
+# smallest ε whose push costs less than the exact walk at a million passages (1e-8 cost 1.4× the exact walk there).
 LOCAL_EPS = 1e-7
 
 
