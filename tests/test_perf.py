@@ -55,8 +55,10 @@ def test_growth_says_when_the_walk_is_by_push_and_how_often_it_agrees(monkeypatc
     lines = growth.Growth([row], None, None, None).lines()
     assert "(push walk; exact " in lines[0]
     # push at every ε against the exact walk, under the row; the finest ε agrees at least as often as the coarsest
-    assert [p.eps for p in row.local.rows] == [1e-5, 1e-6, 1e-7, 1e-8]
-    assert row.local.rows[-1].same_top >= row.local.rows[0].same_top and row.local.rows[-1].edges_p50 > 0
+    # then the retrievers' own: 1e-7, and 1e-8 where the order is not proven
+    assert [(p.eps, p.floor) for p in row.local.rows] == [(1e-5, 1e-5), (1e-6, 1e-6), (1e-7, 1e-7), (1e-8, 1e-8),
+                                                          (1e-7, 1e-8)]
+    assert row.local.rows[3].same_top >= row.local.rows[0].same_top and row.local.rows[3].edges_p50 > 0
     assert lines[1].startswith("    local PPR (ppr-regex, ") and len(lines) == 2 + len(row.local.lines())
 
 
@@ -208,13 +210,18 @@ def test_adding_a_document_is_timed_against_a_cold_build_and_checked_equal(tmp_p
 def test_local_ppr_is_compared_with_the_exact_walk_question_by_question(core_index):
     from engine.evaluate.perf import local_ppr
 
-    r = local_ppr.compare(core_index, core_index.corpus.queries, epsilons=(0.0, 1e-2))
-    exact, coarse = r.rows
+    r = local_ppr.compare(core_index, core_index.corpus.queries, rows=((0.0, 0.0), (1e-2, 1e-2), (1e-2, 1e-5)))
+    exact, coarse, refined = r.rows
     assert r.questions == len(core_index.corpus.queries) and r.graph_edges == core_index.graph("regex").W.nnz
     # ε = 0 pushes everything: the exact walk, question by question
     assert (exact.same_top, exact.same_set, exact.bound_p50) == (1.0, 1.0, 0.0)
     assert exact.metric_push == exact.metric_exact and exact.diff_low == exact.diff_high == 0.0
     assert coarse.edges_p50 < exact.edges_p50 and coarse.bound_p50 > 0  # less work, a counted error
     assert r.lines()[2].split("|")[1].strip() == "100.0%"
+    # pushed again finer where the order is not proven: the same questions proven at 1e-2, more in the end, and
+    # every question whose order is proven has the exact top 10
+    assert refined.at_first == coarse.proven == coarse.at_first < refined.proven
+    assert coarse.same_top >= coarse.proven and refined.same_top >= refined.proven
+    assert r.lines()[4].split("|")[0].strip() == "1e-02→1e-05" and exact.proven == 1.0
     assert 0 < r.reached_p50 <= 1 and 0 <= r.min_gap_p50 <= r.tenth_p50  # a gap in the top 11 is below its 10th score
     assert r.lines()[-1].startswith("  the exact walk, median question: reaches ")

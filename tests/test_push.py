@@ -7,7 +7,7 @@ from scipy import sparse
 
 from engine.errors import PathLensError
 from engine.graph.ppr import column_normalize, personalized_pagerank
-from engine.graph.push import LocalWalk, forward_push
+from engine.graph.push import LocalWalk, forward_push, proven_order
 from tests.test_ppr import small_graph
 
 
@@ -23,6 +23,44 @@ def test_two_nodes_by_hand():
     lazy = forward_push(W, [0], [1.0], alpha=0.5, iterations=2, eps=10)
     assert lazy.dense(2).tolist() == [0.5, 0.0] and lazy.bound == 0.5 and lazy.edges == 0
     assert lazy.at(np.array([1])).tolist() == [0.0]  # not reached
+
+
+def test_a_star_by_hand_bounds_each_node_by_its_weight():
+    # a leaf seeds a star of four leaves; α = 0.15, ε = 0.5: the leaf pushes its 1 (1 ≥ 0.5·1 edge), the centre keeps
+    # its (1 − α) = 0.85 (< 0.5·4 edges). Left: (1 − α)·0.85 of mass in all, the bound; and 0.85 over the centre's
+    # weight 4 at that level, so a node of weight d is within (1 − α)·0.85/4·d of its exact score
+    A = np.zeros((5, 5))
+    A[0, 1:] = A[1:, 0] = 1
+    walk = LocalWalk(column_normalize(sparse.csr_matrix(A)), A.sum(axis=0))
+    r = walk.push([1], [1.0], alpha=0.15, iterations=20, eps=0.5)
+    assert r.dense(5).tolist() == [0.15 * 0.85, 0.15, 0, 0, 0] and r.edges == 1
+    assert r.bound == 0.85 * 0.85 and r.spread == 0.85 * (0.85 / 4)
+    s = np.zeros(5)
+    s[1] = 1.0
+    gap = personalized_pagerank(column_normalize(sparse.csr_matrix(A)), s, 0.15, 20).scores - r.dense(5)
+    assert (gap >= 0).all() and (gap[2:] <= r.spread).all() and gap[0] <= r.bound  # a leaf's: 0.16, not 0.72
+    assert LocalWalk(column_normalize(sparse.csr_matrix(A))).push([1], [1.0], eps=0.5).spread == np.inf  # no weights
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_on_a_symmetric_graph_every_node_is_within_spread_times_its_weight(seed):
+    # random weighted symmetric A with isolated nodes: W = A·D⁻¹ is reversible, the walk the per-node bound needs
+    rng = np.random.default_rng(seed)
+    A = sparse.random(60, 60, density=0.08, random_state=seed).toarray()
+    A = A + A.T
+    A[:, :3] = A[:3, :] = 0
+    W = column_normalize(sparse.csr_matrix(A))
+    walk = LocalWalk(W, A.sum(axis=0))
+    seeds = rng.choice(60, 4, replace=False)
+    weights = rng.dirichlet(np.ones(4))
+    s = np.zeros(60)
+    s[seeds] = weights
+    exact = personalized_pagerank(W, s, 0.15, 20).scores
+    for eps in (1e-4, 1e-3, 1e-2, 1e-1):
+        r = walk.push(seeds, weights, 0.15, 20, eps)
+        gap = exact - r.dense(60)
+        assert gap.min() >= -1e-15 and (gap <= r.spread * walk.weights + 1e-15).all()
+        assert r.spread * walk.weights.max() > r.bound / 50  # not a bound that says nothing at these ε
 
 
 def test_zero_threshold_is_the_exact_walk():
@@ -57,6 +95,12 @@ def test_on_a_real_graph_every_score_is_within_its_bound_from_below(core_index):
             assert r.edges <= previous.edges and r.bound >= previous.bound  # a coarser ε: less work, a wider bound
         previous = r
     assert previous.bound > 0
+    d = g.local_walk.weights  # the graph's own: W·D is A, symmetric
+    WD = g.W @ sparse.diags(d)
+    assert abs(WD - WD.T).max() < 1e-12
+    for eps in (1e-6, 1e-4, 1e-2):
+        r = g.local_walk.push(seeds, weights, eps=eps)
+        assert (exact - r.dense(len(s)) <= r.spread * d + 1e-14).all()
 
 
 def test_per_seed_pushes_add_up_to_the_score_exactly(core_index):
@@ -86,20 +130,20 @@ def test_bad_input_is_named(args, message):
         forward_push(W, call.pop("seeds"), call.pop("weights"), **call)
 
 
-def _reference_push(W: sparse.csc_matrix, seeds, weights, alpha, iterations, eps):
+def _reference_push(W: sparse.csc_matrix, weight, seeds, weights, alpha, iterations, eps):
     """The same levels in plain Python dictionaries, a node at a time: the reference for the compiled loop."""
     degree = np.diff(W.indptr)
     column_sum = np.asarray(W.sum(axis=0)).ravel()
     r = {}
     for node, w in zip(seeds, weights):
         r[node] = r.get(node, 0.0) + w
-    est, bound, edges = {}, 0.0, 0
+    est, bound, spread, edges = {}, 0.0, 0.0, 0
     for t in range(iterations + 1):
         for u, ru in r.items():
             est[u] = est.get(u, 0.0) + (ru if t == iterations else alpha * ru)
         if t == iterations:
             break
-        nxt = {}
+        nxt, most = {}, 0.0
         for u, ru in sorted(r.items()):
             if ru >= eps * degree[u]:
                 edges += int(degree[u])
@@ -109,10 +153,12 @@ def _reference_push(W: sparse.csc_matrix, seeds, weights, alpha, iterations, eps
                     nxt[v] = nxt.get(v, 0.0) + W.data[e] * moved
             else:
                 bound += (1 - alpha) * ru * column_sum[u]
+                most = max(most, ru / weight[u])
+        spread += (1 - alpha) * most
         r = nxt
         if not r:
             break
-    return est, bound, edges
+    return est, bound, spread, edges
 
 
 @pytest.mark.parametrize("eps", [0.0, 1e-6, 1e-4])
@@ -120,11 +166,11 @@ def test_the_compiled_levels_match_a_plain_python_push(core_index, eps):
     g, Wc = _core_walk(core_index)
     seeds = [g.n_passages + g.entity_index[k] for k in list(g.entity_index)[5:8]] + [3]
     weights = [0.4, 0.3, 0.2, 0.1]
-    est, bound, edges = _reference_push(Wc, seeds, weights, 0.15, 20, eps)
+    est, bound, spread, edges = _reference_push(Wc, g.local_walk.weights, seeds, weights, 0.15, 20, eps)
     r = g.local_walk.push(seeds, weights, 0.15, 20, eps)
     # the same nodes in the same order, so the same sums to the last bit
     assert r.nodes.tolist() == sorted(est) and r.edges == edges
-    assert r.scores.tolist() == [est[u] for u in sorted(est)] and r.bound == bound
+    assert r.scores.tolist() == [est[u] for u in sorted(est)] and r.bound == bound and r.spread == spread
 
 
 @pytest.mark.parametrize("n, count", [(1000, 3), (1000, 600), (1003, 3), (1003, 1003), (7, 0), (7, 7)])
@@ -171,3 +217,22 @@ def test_pushes_spread_over_threads_give_each_seeds_push_in_order(core_index):
     assert walk.push_each([], [], 0.15, 20, 1e-6) == ()
     with pytest.raises(PathLensError, match="do not fit a graph"):  # a bad seed's error reaches the caller
         walk.push_each([seeds[0], 10**9], [0.5, 0.5], 0.15, 20, 1e-6)
+
+
+@pytest.mark.parametrize("estimate, weights, top, proven, proven_without_error", [
+    ([0.5, 0.3, 0.2], [1, 1, 1], 2, True, True),  # 0.5 > 0.3 + 0.05, and 0.3 > 0.2 + 0.05
+    ([0.5, 0.3, 0.2], [1, 1, 3], 2, False, True),  # the third may be 0.35, above the second's 0.3
+    ([0.5, 0.3, 0.2], [1, 5, 1], 2, False, True),  # the second may be 0.55, above the first's 0.5
+    ([0.5, 0.3, 0.0], [1, 1, 7], 2, False, True),  # a node the push never reached may be 0.35
+    ([0.3, 0.3, 0.1], [0, 0, 0], 2, False, False),  # an exact tie is never proven
+    ([0.2, 0.5, 0.2, 0.1], [0, 0.2, 0, 0], 1, True, True),  # the first place is the second node
+    ([0.5, 0.0], [1, 0], 2, False, True),  # one place of two: something else may have a score, unless none is left
+    ([0.0, 0.0], [1, 1], 2, False, True),
+])
+def test_an_order_is_proven_only_when_no_bound_lets_two_places_swap(estimate, weights, top, proven,
+                                                                    proven_without_error):
+    # every node within min(bound 0.4, 0.05 × its weight) of its exact score; then with nothing left behind
+    estimate, weights = np.array(estimate), np.array(weights, dtype=float)
+    first = np.lexsort((np.arange(estimate.size), -estimate))[:top]
+    assert proven_order(estimate, first, weights, 0.4, 0.05) is proven
+    assert proven_order(estimate, first, weights, 0.0, 0.0) is proven_without_error

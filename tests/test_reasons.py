@@ -103,10 +103,17 @@ def test_a_manifest_naming_an_unknown_demo_question_is_refused(tmp_path, monkeyp
 def test_a_walk_says_how_exact_its_scores_are():
     exact = SimpleNamespace(pushed=False, bound=0.0, iterations=20)
     assert exactness_words(exact) == "Every score is exact: the walk ran all 20 steps over the whole graph."
-    pushed = SimpleNamespace(pushed=True, bound=0.00423, iterations=20, hits=(SimpleNamespace(score=0.0123456),))
+    pushed = SimpleNamespace(pushed=True, bound=0.00423, iterations=20, hits=(SimpleNamespace(score=0.0123456),),
+                             proven=True)
     # written out to two significant figures beside the top score, so a reader can compare the two
-    assert exactness_words(pushed).endswith("Every score is exact to within 0.0042 (the top score is 0.012): never "
-                                            "above its exact value, and at most that much below it.")
-    nothing = SimpleNamespace(pushed=True, bound=0.000021, iterations=20, hits=())
+    assert exactness_words(pushed).endswith("Every score shown is exact to within 0.0042 (the top score is 0.012): "
+                                            "never above its exact value, and at most that much below it. These "
+                                            "bounds prove the order of the first 10 passages.")
+    nothing = SimpleNamespace(pushed=True, bound=0.000021, iterations=20, hits=(), proven=False)
     assert exactness_words(nothing).endswith("exact to within 0.000021: never above its exact value, and at most "
-                                             "that much below it.")
+                                             "that much below it. Some of the first 10 passages score closer "
+                                             "together than these bounds, even with the walk followed finer, so "
+                                             "their order may differ from a whole-graph walk's.")
+    whole = SimpleNamespace(pushed=True, bound=0.0, iterations=20, hits=(SimpleNamespace(score=0.1),), proven=True)
+    assert exactness_words(whole).endswith("Every score shown is exact: nothing it left behind can reach "
+                                           "these passages.")

@@ -56,6 +56,7 @@ def walk_json(walk: GraphAnswer) -> dict:
         "iterations": walk.iterations,
         "walk": "push" if walk.pushed else "exact",
         "bound": walk.bound,
+        "order_proven": walk.proven,
         "subgraph": {"nodes": [asdict(n) for n in walk.nodes], "edges": [asdict(e) for e in walk.edges]},
         **({"scope": scope_json(walk.extra)} if walk.extra is not None else {}),
     }

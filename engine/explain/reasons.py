@@ -10,6 +10,7 @@ from typing import Mapping
 
 import numpy as np
 
+from ..graph.push import PROVEN_TOP
 from ..retrieve.graph_explain import EvidencePath, GraphAnswer, HitExplanation
 
 _PAGE_ID = re.compile(r"^(?P<doc>.+)#p(?P<page>\d+)\.(?P<part>\d+)$")  # a document page's passage: FILE#p12.0
@@ -141,9 +142,15 @@ def exactness_words(walk: GraphAnswer) -> str:
     if not walk.pushed:
         return f"Every score is exact: the walk ran all {walk.iterations} steps over the whole graph."
     top = f" (the top score is {plain(walk.hits[0].score)})" if walk.hits else ""
-    return ("This graph is large, so the walk ran locally: it followed a link only while the weight it carried "
-            "was worth the link (forward push), instead of stepping over the whole graph. Every score is exact to "
-            f"within {plain(walk.bound)}{top}: never above its exact value, and at most that much below it.")
+    order = (f"These bounds prove the order of the first {PROVEN_TOP} passages." if walk.proven else
+             f"Some of the first {PROVEN_TOP} passages score closer together than these bounds, even with the walk "
+             "followed finer, so their order may differ from a whole-graph walk's.")
+    local = ("This graph is large, so the walk ran locally: it followed a link only while the weight it carried "
+             "was worth the link (forward push), instead of stepping over the whole graph. ")
+    if walk.bound == 0:
+        return local + "Every score shown is exact: nothing it left behind can reach these passages."
+    return (local + f"Every score shown is exact to within {plain(walk.bound)}{top}: never above its exact value, "
+            f"and at most that much below it. {order}")
 
 
 def plain(x: float) -> str:

@@ -102,7 +102,9 @@ class EntityGraph:
     @cached_property
     def local_walk(self) -> LocalWalk:
         """W by column, as a walk by push reads it (engine.graph.push)."""
-        return LocalWalk(self.W)
+        inc = self.incidence  # A = [[0, inc], [incᵀ, 0]] is symmetric and W = A·D⁻¹: its column sums are D
+        return LocalWalk(self.W, np.concatenate([np.asarray(inc.sum(axis=1)).ravel(),
+                                                 np.asarray(inc.sum(axis=0)).ravel()]))
 
     @cached_property
     def to_entities_csc(self) -> sparse.csc_matrix:

@@ -10,7 +10,12 @@ the seeds, not on the graph: each level pushes at most (1−α)ᵗ/ε edges, so 
 What stays put is the error, and it is one-sided and counted: residual r left at a node adds α·r there (that is
 free) and loses what it would have reached, at most (1−α)·r·(its column's sum) in all, since every further term's
 coefficients sum to at most 1. So every node's exact score lies in [estimate, estimate + bound], with `bound` the
-sum of what was left. PPR is linear in the seeds, so per-seed pushes add up to a score exactly, as the per-seed
+sum of what was left. On the entity graph that is loose for any one node: W = A·D⁻¹ with A symmetric, so
+Wᵏ[x, u]·d(u) = Wᵏ[u, x]·d(x), and what residuals left at one level lose at x is at most
+(1−α)·d(x)·maxᵤ(r_u / d(u)), since column x of Wᵏ sums to 1. Summed over the levels (`spread`), node x is within
+spread·d(x) of its exact score: about 20·ε·d(x) at most, where `bound` is the mass of the whole graph's leftovers.
+That is what lets a question prove its top 10's order (`proven_order`) and push again, finer, when it cannot.
+PPR is linear in the seeds, so per-seed pushes add up to a score exactly, as the per-seed
 shares of an explanation need; ε = 0 pushes everything and is the exact walk.
 
 The levels run compiled (numba, `push_levels`), each level's nodes in ascending order: a level's work is a loop
@@ -39,6 +44,11 @@ LOCAL_FROM_EDGES = 5_000_000
 # Push's threshold in the graph retrievers, chosen on MuSiQue, the data room and the generated million: the
 # smallest ε whose push costs less than the exact walk at a million passages (1e-8 cost 1.4× the exact walk there).
 LOCAL_EPS = 1e-7
+# … and where the order of its top PROVEN_TOP passages is not proven at LOCAL_EPS, it pushes again at this one: on the
+# generated million 78% of the questions are proven at 1e-7, so the median question keeps 1e-7's cost, and 1e-8's
+# top 10 is the exact one for all of MuSiQue's questions and the data room's (docs/performance.md, "Local PPR").
+LOCAL_EPS_FLOOR = 1e-8
+PROVEN_TOP = 10
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +56,7 @@ class PushResult:
     nodes: np.ndarray  # the nodes the push reached, ascending
     scores: np.ndarray  # their estimates: each at most the exact score, and within `bound` of it
     bound: float  # every node's exact score is in [estimate, estimate + bound] (unreached nodes: [0, bound])
+    spread: float  # on a reversible walk, node x's is also within spread·weight(x) of it (else inf)
     edges: int  # edges the push moved mass along: its work
     level_mass: tuple[float, ...]  # Σ r_t of each level pushed from: what each step added is α times it
 
@@ -88,9 +99,10 @@ class Scratch(NamedTuple):
 
 
 class LocalWalk:
-    """W by column, as push reads it: each node's out-edges, their number and their weights' sum."""
+    """W by column, as push reads it: each node's out-edges, their number and their weights' sum; and, when W is
+    A·D⁻¹ for a symmetric A, `weights` = D's diagonal, which bounds each node's error on its own."""
 
-    def __init__(self, W: sparse.spmatrix):
+    def __init__(self, W: sparse.spmatrix, weights: np.ndarray | None = None):
         W = sparse.csc_matrix(W)
         self.n = W.shape[1]
         self.indptr = W.indptr.astype(np.int64)
@@ -98,6 +110,10 @@ class LocalWalk:
         self.data = W.data.astype(np.float64)
         self.degree = np.diff(self.indptr)
         self.column_sum = np.asarray(W.sum(axis=0), dtype=np.float64).ravel()
+        self.reversible = weights is not None
+        self.weights = np.ones(self.n) if weights is None else np.asarray(weights, dtype=np.float64)
+        if self.weights.shape != (self.n,):
+            raise PathLensError(f"{self.weights.size} node weights do not fit a graph of {self.n} nodes")
         # scratch of the graph's size, one set per push running at once: zeroing 20 MB a call cost more than a
         # small push's work at a million passages (the loop leaves each set zeroed again)
         self._scratch: queue.SimpleQueue = queue.SimpleQueue()
@@ -122,11 +138,12 @@ class LocalWalk:
         from .push_levels import levels  # numba, imported by the first push only
 
         scratch = self._take()
-        reached, scores, bound, edges, mass = levels(self.indptr, self.indices, self.data, self.degree,
-                                                     self.column_sum, nodes, r, float(alpha), int(iterations),
-                                                     float(eps), *scratch)
+        reached, scores, bound, spread, edges, mass = levels(
+            self.indptr, self.indices, self.data, self.degree, self.column_sum, self.weights, nodes, r, float(alpha),
+            int(iterations), float(eps), *scratch)
         self._scratch.put(scratch)
-        return PushResult(reached, scores, float(bound), int(edges), tuple(mass.tolist()))
+        return PushResult(reached, scores, float(bound), float(spread) if self.reversible else np.inf, int(edges),
+                          tuple(mass.tolist()))
 
     def push_each(self, seeds, weights, alpha: float = 0.15, iterations: int = 20,
                   eps: float = 1e-6) -> tuple[PushResult, ...]:
@@ -154,10 +171,31 @@ class LocalWalk:
         return tuple(out)
 
 
+def proven_order(estimate: np.ndarray, first: np.ndarray, weights: np.ndarray, bound: float, spread: float) -> bool:
+    """Whether `first`, the top places by estimate (ties to the lower index), are the exact ranking's, when node x's
+    exact score lies in [estimate, estimate + min(bound, spread·weights[x])]. Each place's lower end must be above the
+    next one's upper end, and the last place's above every other node's upper end. Places with no score are no
+    places: then no other node may have any. Exact ties are never proven."""
+    def upper(nodes: np.ndarray) -> np.ndarray:
+        return estimate[nodes] + np.minimum(bound, spread * weights[nodes])
+
+    places = first[estimate[first] > 0]
+    if not np.all(estimate[places[:-1]] > upper(places[1:])):
+        return False
+    most = min(bound, spread * weights.max(initial=0.0))  # the largest error any node may have
+    if places.size < first.size or not places.size:
+        return bool(most == 0)
+    last = estimate[places[-1]]
+    rivals = np.flatnonzero(estimate >= last - most)  # only these can reach the last place: one pass, few found
+    rivals = rivals[~np.isin(rivals, places)]
+    return bool(last > upper(rivals).max(initial=0.0))
+
+
 def forward_push(W: sparse.spmatrix, seeds, weights, alpha: float = 0.15, iterations: int = 20,
                  eps: float = 1e-6) -> PushResult:
     """The T-step PPR of seed vector Σ weights·e_seeds on column-stochastic W, pushed with threshold ε."""
     return LocalWalk(W).push(seeds, weights, alpha, iterations, eps)
 
 
-__all__ = ["LOCAL_EPS", "LOCAL_FROM_EDGES", "LocalWalk", "PushResult", "forward_push"]
+__all__ = ["LOCAL_EPS", "LOCAL_EPS_FLOOR", "LOCAL_FROM_EDGES", "PROVEN_TOP", "LocalWalk", "PushResult", "forward_push",
+           "proven_order"]

@@ -31,7 +31,7 @@ def _in_order(items, count, flags):
 
 
 @numba.njit(cache=True, nogil=True)
-def levels(indptr, indices, data, degree, column_sum, seeds, seed_r, alpha, iterations, eps,
+def levels(indptr, indices, data, degree, column_sum, weight, seeds, seed_r, alpha, iterations, eps,
            nxt, queued, est, seen, nodes, level, r, reached):
     """The push's levels, in scratch of the graph's size: the next level's residuals (nxt) and whether a node is
     in its list (queued), the estimate (est) and whether a node is in the reached list (seen), all zero on entry
@@ -47,7 +47,7 @@ def levels(indptr, indices, data, degree, column_sum, seeds, seed_r, alpha, iter
     r[:size] = seed_r
     n_reached = 0
     mass = np.zeros(iterations)
-    bound, edges = 0.0, 0
+    bound, spread, edges = 0.0, 0.0, 0
     for t in range(iterations + 1):
         last = t == iterations
         for k in range(size):
@@ -60,6 +60,7 @@ def levels(indptr, indices, data, degree, column_sum, seeds, seed_r, alpha, iter
         if last:
             break
         listed = 0
+        most = 0.0  # the largest residual left at this level, over its node's weight
         for k in range(size):
             u, ru = nodes[k], r[k]
             mass[t] += ru
@@ -75,6 +76,8 @@ def levels(indptr, indices, data, degree, column_sum, seeds, seed_r, alpha, iter
                     nxt[v] += data[e] * moved
             else:
                 bound += (1 - alpha) * ru * column_sum[u]
+                most = max(most, ru / weight[u])
+        spread += (1 - alpha) * most
         _in_order(level, listed, queued)
         for k in range(listed):  # the next level's residuals, leaving nxt and queued zero
             v = level[k]
@@ -93,4 +96,4 @@ def levels(indptr, indices, data, degree, column_sum, seeds, seed_r, alpha, iter
         scores[k] = est[out[k]]
         est[out[k]] = 0.0
         seen[out[k]] = False
-    return out, scores, bound, edges, mass
+    return out, scores, bound, spread, edges, mass

@@ -131,7 +131,8 @@ class GraphAnswer:
     edges: tuple[SubgraphEdge, ...]
     extra: object = None  # what a retriever adds to its walk (the filings retriever: its scope)
     pushed: bool = False  # walked by push (engine.graph.push), not exactly
-    bound: float = 0.0  # by push, every score is exact within [score, score + bound]
+    bound: float = 0.0  # by push, every hit's exact score is within [score, score + bound]
+    proven: bool = True  # by push, whether the bounds prove the order of the walk's top PROVEN_TOP passages
 
     def uncovered_words(self) -> tuple[str, ...]:
         """Words of the question that no entity seed covers: they steer the walk only through its
@@ -156,9 +157,12 @@ def explain_walk(retriever, query: str, k: int, paths_per_hit: int = 3) -> Graph
     hits = retriever.hits_from(result.scores, k)
     explanations, bridges, on_path_edges = _explain(retriever, pers, result, hits, paths_per_hit)
     nodes, edges = _subgraph(retriever.graph, pers, hits, bridges, on_path_edges, result.scores)
+    g = retriever.graph
+    rows = np.array([g.passage_index[h.passage_id] for h in hits], dtype=np.int64)
+    bound = float(result.errors(g.local_walk.weights[rows]).max(initial=0.0)) if result.pushed else 0.0
     return GraphAnswer(retriever.name, query, hits, pers.seeds, pers.passage_seeds, pers.seeding.query_entities,
                        pers.seeding.unmatched, pers.seeding.ambiguous, explanations, result.residuals,
-                       result.iterations, nodes, edges, pushed=result.pushed, bound=result.bound)
+                       result.iterations, nodes, edges, pushed=result.pushed, bound=bound, proven=result.proven)
 
 
 def explain_passages(retriever, query: str, passage_ids, paths_per_hit: int = 3) -> dict[str, "HitExplanation"]:

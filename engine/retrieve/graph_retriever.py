@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import NoSeedError, PathLensError
 from ..graph.entity_graph import EntityGraph
 from ..graph.ppr import bipartite_passage_scores, check_params, personalized_pagerank
-from ..graph.push import LOCAL_EPS, LOCAL_FROM_EDGES, PushResult
+from ..graph.push import LOCAL_EPS, LOCAL_EPS_FLOOR, LOCAL_FROM_EDGES, PROVEN_TOP, PushResult, proven_order
 from .graph_explain import GraphAnswer, HitExplanation, explain_passages, explain_walk
 from .retrievers import Answer, Answers, Hit, check_k, check_query, top_k
 from .seeding import PassageSeed, PassageSeeder, Seed, Seeder, Seeding, SeedingParams
@@ -37,6 +37,7 @@ class GraphParams:
     specificity: bool = True  # weigh entity seeds by 1 / passages they occur in
     walk: str = "auto"  # "exact", "push", or "auto": push from push.LOCAL_FROM_EDGES non-zeros of W, without tol
     eps: float = LOCAL_EPS  # push's threshold (engine.graph.push)
+    eps_floor: float = LOCAL_EPS_FLOOR  # … divided by 10 down to this while the top 10's order is not proven
 
     def __post_init__(self) -> None:
         check_params(self.alpha, self.iterations, self.tol)
@@ -48,6 +49,8 @@ class GraphParams:
             raise PathLensError("a walk by push runs its levels to the end: it takes no tolerance")
         if not self.eps >= 0:
             raise PathLensError(f"push threshold ε must be 0 or more, got {self.eps}")
+        if not self.eps_floor >= 0:
+            raise PathLensError(f"push's finest threshold eps_floor must be 0 or more, got {self.eps_floor}")
 
     @property
     def seeding(self) -> SeedingParams:
@@ -63,6 +66,13 @@ class Walk:
     iterations: int
     bound: float = 0.0  # 0 for the exact walk; by push, every score is exact within [score, score + bound]
     seed_pushes: tuple[PushResult, ...] = ()  # by push: one a seed, in the personalization's order
+    spread: float = 0.0  # by push, passage x's score is also within spread·(x's entities) of its exact score
+    eps: float = 0.0  # by push, the threshold its pushes ran at
+    proven: bool = True  # whether the bounds prove the order of its top PROVEN_TOP passages (the exact walk: true)
+
+    def errors(self, weights: np.ndarray) -> np.ndarray:
+        """The most each score of nodes of these weights (their number of links) can be below its exact value."""
+        return np.minimum(self.bound, self.spread * weights)
 
     @property
     def pushed(self) -> bool:
@@ -153,27 +163,46 @@ class GraphRetriever(Answers):
 
     def run(self, query: str) -> tuple[Personalization, Walk]:
         pers = self.personalize(query)
+        return pers, self.walk(pers)
+
+    def walk(self, pers: Personalization) -> Walk:
+        """The walk from these seeds: by push on big graphs (`pushes`), else exactly."""
         p = self.params
         if self.pushes:
-            return pers, self._push(pers)
+            return self._push(pers)
         result = personalized_pagerank(self.graph.walk_matrix, self._full_vector(pers), p.alpha, p.iterations, p.tol)
-        return pers, Walk(result.scores, result.residuals, result.iterations)
+        return Walk(result.scores, result.residuals, result.iterations)
 
     def _push(self, pers: Personalization) -> Walk:
         """One push a seed, whose sum is every score (PPR is linear in the seeds), so each seed's share of a
-        score is exactly its push's estimate there."""
+        score is exactly its push's estimate there. While the bounds do not prove the order of the top PROVEN_TOP
+        passages, the seeds are pushed again at a tenth of the threshold, down to `eps_floor`."""
         g, p = self.graph, self.params
         nodes = [g.n_passages + g.entity_index[s.entity] for s in pers.seeds]
         nodes += [g.passage_index[ps.passage_id] for ps in pers.passage_seeds]
         weights = [s.weight for s in pers.seeds] + [ps.weight for ps in pers.passage_seeds]
-        pushes = g.local_walk.push_each(nodes, weights, p.alpha, p.iterations, p.eps)
+        eps = p.eps
+        while True:
+            walk = self._pushed(nodes, weights, eps)
+            if walk.proven or eps <= p.eps_floor:
+                return walk
+            eps = max(eps / 10, p.eps_floor)
+
+    def _pushed(self, nodes: list[int], weights: list[float], eps: float) -> Walk:
+        g, p = self.graph, self.params
+        local = g.local_walk
+        pushes = local.push_each(nodes, weights, p.alpha, p.iterations, eps)
         scores = np.zeros(g.W.shape[0])
         levels = np.zeros(p.iterations)
         for pushed in pushes:
             scores[pushed.nodes] += pushed.scores
             levels[:len(pushed.level_mass)] += pushed.level_mass
-        return Walk(scores, tuple((p.alpha * levels).tolist()), p.iterations,
-                    float(sum(pushed.bound for pushed in pushes)), pushes)
+        walk = Walk(scores, tuple((p.alpha * levels).tolist()), p.iterations,
+                    float(sum(pushed.bound for pushed in pushes)), pushes,
+                    float(sum(pushed.spread for pushed in pushes)), eps)
+        n = g.n_passages
+        first = top_k(scores[:n], PROVEN_TOP)
+        return replace(walk, proven=proven_order(scores[:n], first, local.weights[:n], walk.bound, walk.spread))
 
     def seed_parts(self, pers: Personalization, walk: Walk, rows: Sequence[int]) -> np.ndarray:
         """(len(rows), seeds): each seed's part of the score of passages `rows`, summing to their scores."""

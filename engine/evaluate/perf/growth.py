@@ -30,7 +30,7 @@ class GrowthRow:
     query_page_answer_p50_ms: float
     graph_nodes: int
     graph_edges: int
-    local: LocalPPR  # push at each of local_ppr.EPSILONS against the exact walk, question by question
+    local: LocalPPR  # push at each of local_ppr.ROWS against the exact walk, question by question
 
 
 @dataclass(frozen=True)
