@@ -187,8 +187,9 @@ def proven_order(estimate: np.ndarray, first: np.ndarray, weights: np.ndarray, b
         return bool(most == 0)
     last = estimate[places[-1]]
     rivals = np.flatnonzero(estimate >= last - most)  # only these can reach the last place: one pass, few found
-    rivals = rivals[~np.isin(rivals, places)]
-    return bool(last > upper(rivals).max(initial=0.0))
+    others = np.ones(rivals.size, dtype=bool)
+    others[np.searchsorted(rivals, places)] = False  # the places are among them (ascending, as flatnonzero gives)
+    return bool(last > upper(rivals[others]).max(initial=0.0))
 
 
 def forward_push(W: sparse.spmatrix, seeds, weights, alpha: float = 0.15, iterations: int = 20,
