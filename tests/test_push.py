@@ -234,5 +234,9 @@ def test_an_order_is_proven_only_when_no_bound_lets_two_places_swap(estimate, we
     # every node within min(bound 0.4, 0.05 × its weight) of its exact score; then with nothing left behind
     estimate, weights = np.array(estimate), np.array(weights, dtype=float)
     first = np.lexsort((np.arange(estimate.size), -estimate))[:top]
-    assert proven_order(estimate, first, weights, 0.4, 0.05) is proven
-    assert proven_order(estimate, first, weights, 0.0, 0.0) is proven_without_error
+    assert proven_order(estimate, first, weights, 0.4, 0.05, top) is proven
+    assert proven_order(estimate, first, weights, 0.0, 0.0, top) is proven_without_error
+    # the places given only among the nodes with a score, as the retrievers rank: the same answers
+    scored = first[estimate[first] > 0]
+    assert proven_order(estimate, scored, weights, 0.4, 0.05, top) is proven
+    assert proven_order(estimate, scored, weights, 0.0, 0.0, top) is proven_without_error

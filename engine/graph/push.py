@@ -171,11 +171,13 @@ class LocalWalk:
         return tuple(out)
 
 
-def proven_order(estimate: np.ndarray, first: np.ndarray, weights: np.ndarray, bound: float, spread: float) -> bool:
-    """Whether `first`, the top places by estimate (ties to the lower index), are the exact ranking's, when node x's
-    exact score lies in [estimate, estimate + min(bound, spread·weights[x])]. Each place's lower end must be above the
-    next one's upper end, and the last place's above every other node's upper end. Places with no score are no
-    places: then no other node may have any. Exact ties are never proven."""
+def proven_order(estimate: np.ndarray, first: np.ndarray, weights: np.ndarray, bound: float, spread: float,
+                 top: int = PROVEN_TOP) -> bool:
+    """Whether `first`, the top `top` places by estimate (ties to the lower index; fewer when fewer nodes have a
+    score), are the exact ranking's, when node x's exact score lies in [estimate, estimate + min(bound,
+    spread·weights[x])]. Each place's lower end must be above the next one's upper end, and the last place's above
+    every other node's upper end. Places with no score are no places: then no other node may have any. Exact ties
+    are never proven."""
     def upper(nodes: np.ndarray) -> np.ndarray:
         return estimate[nodes] + np.minimum(bound, spread * weights[nodes])
 
@@ -183,7 +185,7 @@ def proven_order(estimate: np.ndarray, first: np.ndarray, weights: np.ndarray, b
     if not np.all(estimate[places[:-1]] > upper(places[1:])):
         return False
     most = min(bound, spread * weights.max(initial=0.0))  # the largest error any node may have
-    if places.size < first.size or not places.size:
+    if places.size < min(top, estimate.size) or not places.size:
         return bool(most == 0)
     last = estimate[places[-1]]
     rivals = np.flatnonzero(estimate >= last - most)  # only these can reach the last place: one pass, few found

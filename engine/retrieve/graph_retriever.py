@@ -200,9 +200,10 @@ class GraphRetriever(Answers):
         walk = Walk(scores, tuple((p.alpha * levels).tolist()), p.iterations,
                     float(sum(pushed.bound for pushed in pushes)), pushes,
                     float(sum(pushed.spread for pushed in pushes)), eps)
-        n = g.n_passages
-        first = top_k(scores[:n], PROVEN_TOP)
-        return replace(walk, proven=proven_order(scores[:n], first, local.weights[:n], walk.bound, walk.spread))
+        ps = scores[:g.n_passages]
+        reached = np.flatnonzero(ps > 0)  # as `hits_from` ranks: top_k over a million tied zeros would sort them all
+        first = reached[top_k(ps[reached], PROVEN_TOP)]
+        return replace(walk, proven=proven_order(ps, first, local.weights[:g.n_passages], walk.bound, walk.spread))
 
     def seed_parts(self, pers: Personalization, walk: Walk, rows: Sequence[int]) -> np.ndarray:
         """(len(rows), seeds): each seed's part of the score of passages `rows`, summing to their scores."""
