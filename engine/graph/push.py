@@ -13,7 +13,8 @@ coefficients sum to at most 1. So every node's exact score lies in [estimate, es
 sum of what was left. On the entity graph that is loose for any one node: W = A·D⁻¹ with A symmetric, so
 Wᵏ[x, u]·d(u) = Wᵏ[u, x]·d(x), and what residuals left at one level lose at x is at most
 (1−α)·d(x)·maxᵤ(r_u / d(u)), since column x of Wᵏ sums to 1. Summed over the levels (`spread`), node x is within
-spread·d(x) of its exact score: about 20·ε·d(x) at most, where `bound` is the mass of the whole graph's leftovers.
+spread·d(x) of its exact score, at most (1−α)·T·ε·d(x) when links weigh 1, where `bound` is the mass of the
+whole graph's leftovers.
 That is what lets a question prove its top 10's order (`proven_order`) and push again, finer, when it cannot.
 PPR is linear in the seeds, so per-seed pushes add up to a score exactly, as the per-seed
 shares of an explanation need; ε = 0 pushes everything and is the exact walk.
@@ -38,8 +39,9 @@ from .ppr import HELPER_THREADS, check_params, helper_threads
 
 # The graph retrievers walk by push from this many non-zeros of W, and exactly below it. Chosen by measurement
 # (docs/performance.md, "Local PPR"): the exact walk costs 10–15 ms per million non-zeros here, push at LOCAL_EPS
-# 16–28 ms a question, so by time alone they cross near 2 million; up to 5 million the exact walk still answers
-# within ~75 ms, and its answers are exact, where push's top 10 differs for 2–5% of the questions.
+# 16–31 ms a question, so by time alone they cross near 2 million; up to 5 million the exact walk still answers
+# within ~75 ms, and its answers are exact, where push, its order proven or pushed again, costs more on the small
+# sets (31.2 against 2.5 ms on MuSiQue).
 LOCAL_FROM_EDGES = 5_000_000
 # Push's threshold in the graph retrievers, chosen on MuSiQue, the data room and the generated million: the
 # smallest ε whose push costs less than the exact walk at a million passages (1e-8 cost 1.4–2.1× the exact walk there).

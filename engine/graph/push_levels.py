@@ -41,7 +41,9 @@ def levels(indptr, indices, data, degree, column_sum, weight, seeds, seed_r, alp
     Each level runs over its nodes in ascending order, so that reading W's columns and the per-node arrays goes
     forward through memory: at a million passages that halved a push's time against first-touch order. Nothing is
     allocated per level or called per edge (a level's fresh arrays cost their page faults; a helper returning a
-    grown array, a reference count an edge). nogil: concurrent questions, each with its own scratch, run at once."""
+    grown array, a reference count an edge). nogil: concurrent questions, each with its own scratch, run at once.
+    Besides the bound it returns the spread: (1−α) times each level's largest residual left over its node's weight,
+    summed over the levels (push.py says why that bounds each node's error on its own)."""
     size = seeds.size
     nodes[:size] = seeds
     r[:size] = seed_r
