@@ -117,3 +117,7 @@ def test_a_walk_says_how_exact_its_scores_are():
     whole = SimpleNamespace(pushed=True, bound=0.0, iterations=20, hits=(SimpleNamespace(score=0.1),), proven=True)
     assert exactness_words(whole).endswith("Every score shown is exact: nothing it left behind can reach "
                                            "these passages.")
+    tied = SimpleNamespace(pushed=True, bound=0.0, iterations=20, hits=(SimpleNamespace(score=0.1),), proven=False)
+    assert exactness_words(tied).endswith("nothing it left behind can reach these passages. Some of the first 10 "
+                                          "passages score closer together than these bounds, even with the walk "
+                                          "followed finer, so their order may differ from a whole-graph walk's.")

@@ -142,15 +142,19 @@ def exactness_words(walk: GraphAnswer) -> str:
     if not walk.pushed:
         return f"Every score is exact: the walk ran all {walk.iterations} steps over the whole graph."
     top = f" (the top score is {plain(walk.hits[0].score)})" if walk.hits else ""
-    order = (f"These bounds prove the order of the first {PROVEN_TOP} passages." if walk.proven else
-             f"Some of the first {PROVEN_TOP} passages score closer together than these bounds, even with the walk "
-             "followed finer, so their order may differ from a whole-graph walk's.")
     local = ("This graph is large, so the walk ran locally: it followed a link only while the weight it carried "
              "was worth the link (forward push), instead of stepping over the whole graph. ")
     if walk.bound == 0:
-        return local + "Every score shown is exact: nothing it left behind can reach these passages."
-    return (local + f"Every score shown is exact to within {plain(walk.bound)}{top}: never above its exact value, "
-            f"and at most that much below it. {order}")
+        scores = "Every score shown is exact: nothing it left behind can reach these passages."
+    else:
+        scores = (f"Every score shown is exact to within {plain(walk.bound)}{top}: never above its exact value, and "
+                  "at most that much below it.")
+    if not walk.proven:  # also when the hits shown are exact: another of the first 10, or a tie, leaves it open
+        return (local + scores + f" Some of the first {PROVEN_TOP} passages score closer together than these "
+                "bounds, even with the walk followed finer, so their order may differ from a whole-graph walk's.")
+    if walk.bound == 0:
+        return local + scores
+    return local + scores + f" These bounds prove the order of the first {PROVEN_TOP} passages."
 
 
 def plain(x: float) -> str:
