@@ -34,12 +34,35 @@ def test_a_star_by_hand_bounds_each_node_by_its_weight():
     walk = LocalWalk(column_normalize(sparse.csr_matrix(A)), A.sum(axis=0))
     r = walk.push([1], [1.0], alpha=0.15, iterations=20, eps=0.5)
     assert r.dense(5).tolist() == [0.15 * 0.85, 0.15, 0, 0, 0] and r.edges == 1
-    assert r.bound == 0.85 * 0.85 and r.spread == 0.85 * (0.85 / 4)
+    assert r.bound == 0.85 * 0.85 and r.spread == (0.85 * (0.85 / 4),) * 2  # no sides: the same for every node
     s = np.zeros(5)
     s[1] = 1.0
     gap = personalized_pagerank(column_normalize(sparse.csr_matrix(A)), s, 0.15, 20).scores - r.dense(5)
-    assert (gap >= 0).all() and (gap[2:] <= r.spread).all() and gap[0] <= r.bound  # a leaf's: 0.16, not 0.72
-    assert LocalWalk(column_normalize(sparse.csr_matrix(A))).push([1], [1.0], eps=0.5).spread == np.inf  # no weights
+    assert (gap >= 0).all() and (gap[2:] <= r.spread[0]).all() and gap[0] <= r.bound  # a leaf's: 0.16, not 0.72
+    no_weights = LocalWalk(column_normalize(sparse.csr_matrix(A))).push([1], [1.0], eps=0.5)
+    assert no_weights.spread == (np.inf, np.inf)
+    # the star is bipartite, the centre side 0 and the leaves side 1: the centre's 0.85 was left with 19 steps to go,
+    # and reaches a leaf only in odd steps, itself only in even ones. Odd: α(1−α)ᵏ for k = 1, 3, …, 17 and the
+    # last term, (1−α)¹⁹; even: α(1−α)ᵏ for k = 2, 4, …, 18
+    sides = np.array([0, 1, 1, 1, 1])
+    halves = LocalWalk(column_normalize(sparse.csr_matrix(A)), A.sum(axis=0), sides).push([1], [1.0], eps=0.5)
+    odd = sum(0.15 * 0.85 ** k for k in range(1, 19, 2)) + 0.85 ** 19
+    even = sum(0.15 * 0.85 ** k for k in range(2, 19, 2))
+    assert halves.spread == pytest.approx((even * 0.85 / 4, odd * 0.85 / 4), rel=1e-14, abs=0)
+    assert odd + even == pytest.approx(0.85, rel=1e-14) and odd < 0.49 and even < 0.37  # 0.480 and 0.370
+    # and here no looser than the walk itself: the centre's leftover spreads evenly over its leaves, so every
+    # leaf's gap is its side's spread and the centre's, its side's times its 4 links
+    np.testing.assert_allclose(gap[2:], halves.spread[1], rtol=1e-12)
+    assert gap[0] == pytest.approx(halves.spread[0] * 4, rel=1e-12)
+
+
+def _pushed_against_exact(walk, W, seeds, weights):
+    """(ε, its push, how far below the exact walk's each node's score is) for four ε, from these seeds."""
+    s = np.zeros(W.shape[0])
+    s[seeds] = weights
+    exact = personalized_pagerank(W, s, 0.15, 20).scores
+    pushes = [(eps, walk.push(seeds, weights, 0.15, 20, eps)) for eps in (1e-4, 1e-3, 1e-2, 1e-1)]
+    return [(eps, r, exact - r.dense(W.shape[0])) for eps, r in pushes]
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -51,16 +74,35 @@ def test_on_a_symmetric_graph_every_node_is_within_spread_times_its_weight(seed)
     A[:, :3] = A[:3, :] = 0
     W = column_normalize(sparse.csr_matrix(A))
     walk = LocalWalk(W, A.sum(axis=0))
-    seeds = rng.choice(60, 4, replace=False)
-    weights = rng.dirichlet(np.ones(4))
-    s = np.zeros(60)
-    s[seeds] = weights
-    exact = personalized_pagerank(W, s, 0.15, 20).scores
-    for eps in (1e-4, 1e-3, 1e-2, 1e-1):
-        r = walk.push(seeds, weights, 0.15, 20, eps)
-        gap = exact - r.dense(60)
-        assert gap.min() >= -1e-15 and (gap <= r.spread * walk.weights + 1e-15).all()
-        assert r.spread * walk.weights.max() > r.bound / 50  # not a bound that says nothing at these ε
+    for _, r, gap in _pushed_against_exact(walk, W, rng.choice(60, 4, replace=False), rng.dirichlet(np.ones(4))):
+        assert gap.min() >= -1e-15 and (gap <= r.spread[0] * walk.weights + 1e-15).all()
+        assert r.spread[0] * walk.weights.max() > r.bound / 50  # not a bound that says nothing at these ε
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_on_a_bipartite_graph_every_node_is_within_its_sides_spread_times_its_weight(seed):
+    # random weighted bipartite A (24 + 36 nodes, some isolated), seeds on both sides: each side's spread bounds its
+    # nodes, and is below the spread the same push has without sides
+    rng = np.random.default_rng(seed)
+    B = sparse.random(24, 36, density=0.12, random_state=seed).toarray()
+    B[:2] = 0
+    A = np.block([[np.zeros((24, 24)), B], [B.T, np.zeros((36, 36))]])
+    W = column_normalize(sparse.csr_matrix(A))
+    sides = np.repeat([0, 1], [24, 36])
+    walk, plain = LocalWalk(W, A.sum(axis=0), sides), LocalWalk(W, A.sum(axis=0))
+    seeds, weights = np.array([3, 7, 30, 41]), rng.dirichlet(np.ones(4))
+    for eps, r, gap in _pushed_against_exact(walk, W, seeds, weights):
+        assert gap.min() >= -1e-15 and (gap <= np.array(r.spread)[sides] * walk.weights + 1e-15).all()
+        assert max(r.spread) <= plain.push(seeds, weights, 0.15, 20, eps).spread[0]
+        assert r.nodes.tolist() == plain.push(seeds, weights, 0.15, 20, eps).nodes.tolist()
+
+
+def test_sides_that_an_edge_does_not_cross_are_named():
+    A, W = small_graph()
+    with pytest.raises(PathLensError, match="not bipartite on the sides given: an edge joins nodes 0 and 1, both of"):
+        LocalWalk(W, sides=np.array([0, 0, 1, 1, 0, 1, 0]))
+    with pytest.raises(PathLensError, match="sides must be 0 or 1 for each of the graph's 7 nodes"):
+        LocalWalk(W, sides=np.array([0, 2, 1, 1, 0, 1, 0]))
 
 
 def test_zero_threshold_is_the_exact_walk():
@@ -99,8 +141,8 @@ def test_on_a_real_graph_every_score_is_within_its_bound_from_below(core_index):
     WD = g.W @ sparse.diags(d)
     assert abs(WD - WD.T).max() < 1e-12
     for eps in (1e-6, 1e-4, 1e-2):
-        r = g.local_walk.push(seeds, weights, eps=eps)
-        assert (exact - r.dense(len(s)) <= r.spread * d + 1e-14).all()
+        r = g.local_walk.push(seeds, weights, eps=eps)  # passages side 0, entities side 1
+        assert (exact - r.dense(len(s)) <= np.array(r.spread)[g.local_walk.sides] * d + 1e-14).all()
 
 
 def test_per_seed_pushes_add_up_to_the_score_exactly(core_index):
@@ -130,20 +172,20 @@ def test_bad_input_is_named(args, message):
         forward_push(W, call.pop("seeds"), call.pop("weights"), **call)
 
 
-def _reference_push(W: sparse.csc_matrix, weight, seeds, weights, alpha, iterations, eps):
+def _reference_push(W: sparse.csc_matrix, weight, sides, seeds, weights, alpha, iterations, eps):
     """The same levels in plain Python dictionaries, a node at a time: the reference for the compiled loop."""
     degree = np.diff(W.indptr)
     column_sum = np.asarray(W.sum(axis=0)).ravel()
     r = {}
     for node, w in zip(seeds, weights):
         r[node] = r.get(node, 0.0) + w
-    est, bound, spread, edges = {}, 0.0, 0.0, 0
+    est, bound, spread, edges = {}, 0.0, [0.0, 0.0], 0
     for t in range(iterations + 1):
         for u, ru in r.items():
             est[u] = est.get(u, 0.0) + (ru if t == iterations else alpha * ru)
         if t == iterations:
             break
-        nxt, most = {}, 0.0
+        nxt, most = {}, [0.0, 0.0]
         for u, ru in sorted(r.items()):
             if ru >= eps * degree[u]:
                 edges += int(degree[u])
@@ -153,12 +195,24 @@ def _reference_push(W: sparse.csc_matrix, weight, seeds, weights, alpha, iterati
                     nxt[v] = nxt.get(v, 0.0) + W.data[e] * moved
             else:
                 bound += (1 - alpha) * ru * column_sum[u]
-                most = max(most, ru / weight[u])
-        spread += (1 - alpha) * most
+                side = 0 if sides is None else sides[u]
+                most[side] = max(most[side], ru / weight[u])
+        left = iterations - t  # what the rest of the walk would add, by its steps' parity
+        even, odd, power = 0.0, 0.0, 1.0
+        for k in range(1, left + 1):
+            power *= 1 - alpha
+            if k % 2:
+                odd += alpha * power if k < left else power
+            else:
+                even += alpha * power if k < left else power
+        if sides is None:  # not bipartite: what is left may reach any node in any number of steps
+            spread = [spread[0] + (1 - alpha) * most[0]] * 2
+        else:
+            spread = [spread[0] + most[0] * even + most[1] * odd, spread[1] + most[1] * even + most[0] * odd]
         r = nxt
         if not r:
             break
-    return est, bound, spread, edges
+    return est, bound, tuple(spread), edges
 
 
 @pytest.mark.parametrize("eps", [0.0, 1e-6, 1e-4])
@@ -166,11 +220,29 @@ def test_the_compiled_levels_match_a_plain_python_push(core_index, eps):
     g, Wc = _core_walk(core_index)
     seeds = [g.n_passages + g.entity_index[k] for k in list(g.entity_index)[5:8]] + [3]
     weights = [0.4, 0.3, 0.2, 0.1]
-    est, bound, spread, edges = _reference_push(Wc, g.local_walk.weights, seeds, weights, 0.15, 20, eps)
+    est, bound, spread, edges = _reference_push(Wc, g.local_walk.weights, g.local_walk.sides, seeds, weights, 0.15,
+                                                20, eps)
     r = g.local_walk.push(seeds, weights, 0.15, 20, eps)
     # the same nodes in the same order, so the same sums to the last bit
     assert r.nodes.tolist() == sorted(est) and r.edges == edges
     assert r.scores.tolist() == [est[u] for u in sorted(est)] and r.bound == bound and r.spread == spread
+
+
+@pytest.mark.parametrize("eps", [0.0, 1e-3, 1e-2])
+def test_the_compiled_levels_match_a_plain_python_push_where_edges_weigh_differently(eps):
+    # weighted links: W's columns are not one weight each, so the push reads every edge's own
+    A = sparse.random(40, 40, density=0.15, random_state=3).toarray()
+    A = A + A.T
+    walk = LocalWalk(column_normalize(sparse.csr_matrix(A)), A.sum(axis=0))
+    assert not walk.uniform and walk.data.size == np.count_nonzero(A)
+    seeds, weights = [2, 11, 30], [0.5, 0.3, 0.2]
+    est, bound, spread, edges = _reference_push(sparse.csc_matrix(column_normalize(sparse.csr_matrix(A))),
+                                                walk.weights, None, seeds, weights, 0.15, 20, eps)
+    r = walk.push(seeds, weights, 0.15, 20, eps)
+    assert r.nodes.tolist() == sorted(est) and r.edges == edges
+    assert r.scores.tolist() == [est[u] for u in sorted(est)] and r.bound == bound
+    assert r.spread == (spread[0], spread[0])  # no sides: every residual left counts (1 − α) whole
+    assert LocalWalk(column_normalize(sparse.csr_matrix((A > 0).astype(float)))).uniform  # 0/1 links: one a column
 
 
 @pytest.mark.parametrize("n, count", [(1000, 3), (1000, 600), (1003, 3), (1003, 1003), (7, 0), (7, 7)])
@@ -240,3 +312,35 @@ def test_an_order_is_proven_only_when_no_bound_lets_two_places_swap(estimate, we
     scored = first[estimate[first] > 0]
     assert proven_order(estimate, scored, weights, 0.4, 0.05, top) is proven
     assert proven_order(estimate, scored, weights, 0.0, 0.0, top) is proven_without_error
+
+    # listed sparsely, as the retrievers pass them (the nodes with a score, and the most any node weighs): the same
+    nodes = np.flatnonzero(estimate > 0)
+    at = np.searchsorted(nodes, scored)
+    assert proven_order(estimate[nodes], at, weights, 0.4, 0.05, top, nodes=nodes) is proven
+    assert proven_order(estimate[nodes], at, weights, 0.0, 0.0, top, nodes=nodes,
+                        heaviest=weights.max()) is proven_without_error
+
+
+def test_a_node_left_unlisted_is_taken_as_heavy_as_any():
+    # listing node 2 (estimate 0.2, weight 1) proves the order; left out, it may weigh as much as node 3 (6):
+    # 0 + 0.05 × 6 = 0.3 reaches the last place's 0.3
+    estimate, weights = np.array([0.5, 0.3, 0.2, 0.0]), np.array([1.0, 1.0, 1.0, 6.0])
+    assert not proven_order(estimate[:2], np.array([0, 1]), weights, 0.4, 0.05, 2, nodes=np.array([0, 1]))
+    assert proven_order(estimate[:2], np.array([0, 1]), weights, 0.4, 0.05, 2, nodes=np.array([0, 1]), heaviest=1.0)
+    assert not proven_order(estimate, np.array([0, 1]), weights, 0.4, 0.05, 2)  # listed, node 3 itself may be 0.3
+
+
+def test_pushes_add_up_as_into_one_vector_to_the_last_bit(core_index):
+    g, _ = _core_walk(core_index)
+    walk = g.local_walk
+    seeds = [g.n_passages + j for j in range(4)] + [2]
+    pushes = walk.push_each(seeds, [0.3, 0.3, 0.2, 0.1, 0.1], 0.15, 20, 1e-5)
+    dense = np.zeros(walk.n)
+    for p in pushes:
+        dense[p.nodes] += p.scores
+    nodes, scores = walk.add_up(pushes)
+    assert nodes.tolist() == np.flatnonzero(dense > 0).tolist() and scores.tolist() == dense[nodes].tolist()
+    assert walk.add_up(pushes[:1])[1].tolist() == pushes[0].scores.tolist()
+    assert [a.size for a in walk.add_up(())] == [0, 0]
+    scratch = walk._take()  # left zeroed for the next push
+    assert not scratch.estimate.any() and not scratch.seen.any()

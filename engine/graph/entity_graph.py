@@ -20,6 +20,9 @@ from .ppr import column_normalize, threaded
 from .push import LocalWalk
 from ..text import name_tokens, normalize_name
 
+# passages come first in W and are side 0 of its bipartite walk (engine.graph.push), entities side 1
+PASSAGE_SIDE = 0
+
 
 def link_passages(texts: Sequence[str], entities: Sequence[str]) -> sparse.csr_matrix:
     """N × M binary incidence: passage i contains entity j's key on token boundaries.
@@ -104,7 +107,13 @@ class EntityGraph:
         """W by column, as a walk by push reads it (engine.graph.push)."""
         inc = self.incidence  # A = [[0, inc], [incᵀ, 0]] is symmetric and W = A·D⁻¹: its column sums are D
         return LocalWalk(self.W, np.concatenate([np.asarray(inc.sum(axis=1)).ravel(),
-                                                 np.asarray(inc.sum(axis=0)).ravel()]))
+                                                 np.asarray(inc.sum(axis=0)).ravel()]),
+                         np.repeat(np.array([PASSAGE_SIDE, 1 - PASSAGE_SIDE], dtype=np.int8), inc.shape))
+
+    @cached_property
+    def heaviest_passage(self) -> float:
+        """The most links any passage has: the walk by push's largest per-passage error is its spread times this."""
+        return float(self.local_walk.weights[:self.n_passages].max(initial=0.0))
 
     @cached_property
     def to_entities_csc(self) -> sparse.csc_matrix:

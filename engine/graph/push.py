@@ -14,7 +14,10 @@ sum of what was left. On the entity graph that is loose for any one node: W = A�
 Wᵏ[x, u]·d(u) = Wᵏ[u, x]·d(x), and what residuals left at one level lose at x is at most
 (1−α)·d(x)·maxᵤ(r_u / d(u)), since column x of Wᵏ sums to 1. Summed over the levels (`spread`), node x is within
 spread·d(x) of its exact score, at most (1−α)·T·ε·d(x) when links weigh 1, where `bound` is the mass of the
-whole graph's leftovers.
+whole graph's leftovers. On a bipartite graph (the entity graph: passages one side, entities the other) Wᵏ[x, u]
+is 0 unless k's parity is that of the sides of x and u, so only the walk's terms of that parity count: each side
+gets a spread of its own, about half of that (docs/performance.md: it took the questions whose order is proven
+at the first ε at a million passages from 77.5% to 87.5%).
 That is what lets a question prove its top 10's order (`proven_order`) and push again, finer, when it cannot.
 PPR is linear in the seeds, so per-seed pushes add up to a score exactly, as the per-seed
 shares of an explanation need; ε = 0 pushes everything and is the exact walk.
@@ -29,7 +32,7 @@ from __future__ import annotations
 
 import queue
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 import numpy as np
 from scipy import sparse
@@ -38,17 +41,18 @@ from ..errors import PathLensError
 from .ppr import HELPER_THREADS, check_params, helper_threads
 
 # The graph retrievers walk by push from this many non-zeros of W, and exactly below it. Chosen by measurement
-# (docs/performance.md, "Local PPR"): the exact walk costs 10–15 ms per million non-zeros here, push at LOCAL_EPS
-# 16–31 ms a question, so by time alone they cross near 2 million; up to 5 million the exact walk still answers
-# within ~75 ms, and its answers are exact, where push, its order proven or pushed again, costs more on the small
-# sets (31.2 against 2.5 ms on MuSiQue).
+# (docs/performance.md, "Local PPR"): the exact walk costs 10–15 ms per million non-zeros here, push from LOCAL_EPS
+# 12–15 ms a question at a million passages, so by time alone they cross near 1 million; up to 5 million the exact
+# walk still answers within ~75 ms, and its answers are exact, where push, its order proven or pushed again, costs
+# more on the small sets (29.7 against 2.5 ms on MuSiQue).
 LOCAL_FROM_EDGES = 5_000_000
-# Push's threshold in the graph retrievers, chosen on MuSiQue, the data room and the generated million: the
-# smallest ε whose push costs less than the exact walk at a million passages (1e-8 cost 1.4–2.1× the exact walk there).
-LOCAL_EPS = 1e-7
-# … and where the order of its top PROVEN_TOP passages is not proven at LOCAL_EPS, it pushes again at this one: 1e-8's
-# top 10 is the exact one for all of MuSiQue's questions and the data room's. On the generated million 77.5% are
-# proven at 1e-7; the rest cost ~200 ms more (docs/performance.md, "Local PPR").
+# Push's first threshold in the graph retrievers. Where it does not prove the order of the top PROVEN_TOP passages,
+# they push again at a tenth of it, down to LOCAL_EPS_FLOOR, whose top 10 is the exact one for all of MuSiQue's
+# questions and the data room's: what is proven is exact, so the first ε sets only the cost. Chosen on the generated
+# million: starting coarse, most questions are proven cheaply. 5e-7 → 5e-8 → 1e-8 gave the lowest p90 (98 ms) and
+# the lowest mean but one (47.2 ms, 2e-6's 47.1), p50 11–13 ms, where 1e-7 → 1e-8 gave 29–37, 180 and 61.6 ms
+# (docs/performance.md, "Local PPR").
+LOCAL_EPS = 5e-7
 LOCAL_EPS_FLOOR = 1e-8
 PROVEN_TOP = 10
 
@@ -58,7 +62,8 @@ class PushResult:
     nodes: np.ndarray  # the nodes the push reached, ascending
     scores: np.ndarray  # their estimates: each at most the exact score, and within `bound` of it
     bound: float  # every node's exact score is in [estimate, estimate + bound] (unreached nodes: [0, bound])
-    spread: float  # on a reversible walk, node x's is also within spread·weight(x) of it (else inf)
+    # on a reversible walk, node x's is also within spread[side(x)]·weight(x) of it (else inf)
+    spread: tuple[float, float]
     edges: int  # edges the push moved mass along: its work
     level_mass: tuple[float, ...]  # Σ r_t of each level pushed from: what each step added is α times it
 
@@ -69,11 +74,16 @@ class PushResult:
 
     def at(self, nodes: np.ndarray) -> np.ndarray:
         """The estimates of `nodes` (0 where the push did not reach)."""
-        nodes = np.asarray(nodes, dtype=np.int64)
-        if not self.nodes.size:
-            return np.zeros(nodes.shape)
-        where = np.minimum(np.searchsorted(self.nodes, nodes), self.nodes.size - 1)
-        return np.where(self.nodes[where] == nodes, self.scores[where], 0.0)
+        return values_at(self.nodes, self.scores, nodes)
+
+
+def values_at(listed: np.ndarray, values: np.ndarray, nodes) -> np.ndarray:
+    """The values of `nodes` where `listed` (ascending) has them, else 0."""
+    nodes = np.asarray(nodes, dtype=np.int64)
+    if not listed.size:
+        return np.zeros(nodes.shape)
+    where = np.minimum(np.searchsorted(listed, nodes), listed.size - 1)
+    return np.where(listed[where] == nodes, values[where], 0.0)
 
 
 class Scratch(NamedTuple):
@@ -101,21 +111,42 @@ class Scratch(NamedTuple):
 
 
 class LocalWalk:
-    """W by column, as push reads it: each node's out-edges, their number and their weights' sum; and, when W is
-    A·D⁻¹ for a symmetric A, `weights` = D's diagonal, which bounds each node's error on its own."""
+    """W by column, as push reads it: each node's out-edges, their number, weights and weights' sum; and, when W is
+    A·D⁻¹ for a symmetric A, `weights` = D's diagonal, which bounds each node's error on its own, the tighter by
+    parity when `sides` (0 or 1 a node) makes every edge join the two sides."""
 
-    def __init__(self, W: sparse.spmatrix, weights: np.ndarray | None = None):
+    def __init__(self, W: sparse.spmatrix, weights: np.ndarray | None = None, sides: np.ndarray | None = None):
         W = sparse.csc_matrix(W)
         self.n = W.shape[1]
         self.indptr = W.indptr.astype(np.int64)
-        self.indices = W.indices.astype(np.int64)
-        self.data = W.data.astype(np.float64)
+        self.indices = W.indices  # scipy's int32 where it fits: half the bytes a push reads
         self.degree = np.diff(self.indptr)
+        # W = A·D⁻¹ for a 0/1 A has one weight a column: a push then reads none per edge (~10% of its time at a
+        # million passages), and they are not kept (140 MB there)
+        self.share = np.zeros(self.n)
+        data = np.asarray(W.data, dtype=np.float64)
+        if data.size:
+            starts = self.indptr[:-1][self.degree > 0]
+            self.share[self.degree > 0] = np.maximum.reduceat(data, starts)
+            self.uniform = bool(np.array_equal(self.share[self.degree > 0], np.minimum.reduceat(data, starts)))
+        else:
+            self.uniform = True
+        self.data = np.zeros(0) if self.uniform else data
         self.column_sum = np.asarray(W.sum(axis=0), dtype=np.float64).ravel()
         self.reversible = weights is not None
         self.weights = np.ones(self.n) if weights is None else np.asarray(weights, dtype=np.float64)
         if self.weights.shape != (self.n,):
             raise PathLensError(f"{self.weights.size} node weights do not fit a graph of {self.n} nodes")
+        self.bipartite = sides is not None
+        self.sides = np.zeros(self.n, dtype=np.int8) if sides is None else np.asarray(sides, dtype=np.int8)
+        if self.sides.shape != (self.n,) or not np.isin(self.sides, (0, 1)).all():
+            raise PathLensError(f"sides must be 0 or 1 for each of the graph's {self.n} nodes")
+        joined = self.sides[self.indices] != np.repeat(self.sides, self.degree) if self.bipartite else True
+        if not np.all(joined):
+            e = int(np.flatnonzero(~joined)[0])
+            u = int(np.searchsorted(self.indptr, e, side="right") - 1)
+            raise PathLensError(f"the graph is not bipartite on the sides given: an edge joins nodes {u} and "
+                                f"{int(self.indices[e])}, both of side {int(self.sides[u])}")
         # scratch of the graph's size, one set per push running at once: zeroing 20 MB a call cost more than a
         # small push's work at a million passages (the loop leaves each set zeroed again)
         self._scratch: queue.SimpleQueue = queue.SimpleQueue()
@@ -141,11 +172,27 @@ class LocalWalk:
 
         scratch = self._take()
         reached, scores, bound, spread, edges, mass = levels(
-            self.indptr, self.indices, self.data, self.degree, self.column_sum, self.weights, nodes, r, float(alpha),
-            int(iterations), float(eps), *scratch)
+            self.indptr, self.indices, self.data, self.share, self.uniform, self.degree, self.column_sum, self.weights,
+            self.sides, self.bipartite, nodes, r, float(alpha), int(iterations), float(eps), *scratch)
         self._scratch.put(scratch)
-        return PushResult(reached, scores, float(bound), float(spread) if self.reversible else np.inf, int(edges),
+        return PushResult(reached, scores, float(bound),
+                          (float(spread[0]), float(spread[1])) if self.reversible else (np.inf, np.inf), int(edges),
                           tuple(mass.tolist()))
+
+    def add_up(self, pushes: Sequence[PushResult]) -> tuple[np.ndarray, np.ndarray]:
+        """The nodes the pushes give a score above 0, ascending, and their scores: each node's estimates summed in
+        the pushes' order, so to the last bit as adding the pushes into one vector of the graph's size, but without
+        that vector and the passes over it that find its scores: at a million passages they cost ~6 ms a question,
+        this ~3 ms."""
+        from .push_levels import add_into, added
+
+        scratch = self._take()
+        count = 0
+        for p in pushes:  # in order: each node's sum is added up as a vector's would be
+            count = add_into(p.nodes, p.scores, scratch.estimate, scratch.seen, scratch.reached, count)
+        nodes, scores = added(scratch.estimate, scratch.seen, scratch.reached, count)
+        self._scratch.put(scratch)
+        return nodes, scores
 
     def push_each(self, seeds, weights, alpha: float = 0.15, iterations: int = 20,
                   eps: float = 1e-6) -> tuple[PushResult, ...]:
@@ -174,22 +221,28 @@ class LocalWalk:
 
 
 def proven_order(estimate: np.ndarray, first: np.ndarray, weights: np.ndarray, bound: float, spread: float,
-                 top: int = PROVEN_TOP) -> bool:
-    """Whether `first`, the top `top` places by estimate (ties to the lower index; fewer when fewer nodes have a
-    score), are the exact ranking's, when node x's exact score lies in [estimate, estimate + min(bound,
-    spread·weights[x])]. Each place's lower end must be above the next one's upper end, and the last place's above
-    every other node's upper end. Places with no score are no places: then no other node may have any. Exact ties
-    are never proven."""
-    def upper(nodes: np.ndarray) -> np.ndarray:
-        return estimate[nodes] + np.minimum(bound, spread * weights[nodes])
+                 top: int = PROVEN_TOP, nodes: np.ndarray | None = None, heaviest: float | None = None) -> bool:
+    """Whether `first`, the top `top` places by estimate (positions in `estimate`, ties to the lower; fewer when
+    fewer have a score), are the exact ranking's, when node x's exact score lies in [estimate, estimate +
+    min(bound, spread·weights[x])]. Each place's lower end must be above the next one's upper end, and the last
+    place's above every other node's upper end. Places with no score are no places: then no other node may have
+    any. Exact ties are never proven.
+
+    `estimate` is every node's, or, given `nodes` (ascending), those nodes' only: the others' estimates are 0, and
+    their errors are taken as the largest any node may have, from `heaviest`, the most a node weighs (default:
+    the weights' maximum; a retriever passes it, as a pass over a million weights costs what the rest does)."""
+    def upper(at: np.ndarray) -> np.ndarray:
+        return estimate[at] + np.minimum(bound, spread * weights[at if nodes is None else nodes[at]])
 
     places = first[estimate[first] > 0]
     if not np.all(estimate[places[:-1]] > upper(places[1:])):
         return False
-    most = min(bound, spread * weights.max(initial=0.0))  # the largest error any node may have
-    if places.size < min(top, estimate.size) or not places.size:
+    most = min(bound, spread * (weights.max(initial=0.0) if heaviest is None else heaviest))  # any node's error
+    if places.size < min(top, weights.size) or not places.size:
         return bool(most == 0)
     last = estimate[places[-1]]
+    if estimate.size < weights.size and not last > most:
+        return False  # a node not listed may reach the last place
     rivals = np.flatnonzero(estimate >= last - most)  # only these can reach the last place: one pass, few found
     others = np.ones(rivals.size, dtype=bool)
     others[np.searchsorted(rivals, places)] = False  # the places are among them (ascending, as flatnonzero gives)
@@ -203,4 +256,4 @@ def forward_push(W: sparse.spmatrix, seeds, weights, alpha: float = 0.15, iterat
 
 
 __all__ = ["LOCAL_EPS", "LOCAL_EPS_FLOOR", "LOCAL_FROM_EDGES", "PROVEN_TOP", "LocalWalk", "PushResult", "forward_push",
-           "proven_order"]
+           "proven_order", "values_at"]

@@ -31,8 +31,24 @@ def _in_order(items, count, flags):
 
 
 @numba.njit(cache=True, nogil=True)
-def levels(indptr, indices, data, degree, column_sum, weight, seeds, seed_r, alpha, iterations, eps,
-           nxt, queued, est, seen, nodes, level, r, reached):
+def carried(alpha, left):
+    """What a residual left with `left` steps to go would still have added, split by the steps' parity: the walk's
+    terms α(1−α)ᵏ for 1 ≤ k < left and (1−α)ˡᵉᶠᵗ for the last, summed over even k (its own side of a
+    bipartite graph) and odd k (the other side). Together they are (1−α)."""
+    even, odd, power = 0.0, 0.0, 1.0
+    for k in range(1, left + 1):
+        power *= 1 - alpha  # (1−α)ᵏ by products, not pow: the same bits wherever it runs
+        term = alpha * power if k < left else power
+        if k % 2:
+            odd += term
+        else:
+            even += term
+    return even, odd
+
+
+@numba.njit(cache=True, nogil=True)
+def levels(indptr, indices, data, share, uniform, degree, column_sum, weight, side, bipartite, seeds, seed_r, alpha,
+           iterations, eps, nxt, queued, est, seen, nodes, level, r, reached):
     """The push's levels, in scratch of the graph's size: the next level's residuals (nxt) and whether a node is
     in its list (queued), the estimate (est) and whether a node is in the reached list (seen), all zero on entry
     and left zero; and lists whose contents do not matter: this level's nodes and residuals (nodes, r), the next
@@ -42,14 +58,19 @@ def levels(indptr, indices, data, degree, column_sum, weight, seeds, seed_r, alp
     forward through memory: at a million passages that halved a push's time against first-touch order. Nothing is
     allocated per level or called per edge (a level's fresh arrays cost their page faults; a helper returning a
     grown array, a reference count an edge). nogil: concurrent questions, each with its own scratch, run at once.
-    Besides the bound it returns the spread: (1−α) times each level's largest residual left over its node's weight,
-    summed over the levels (push.py says why that bounds each node's error on its own)."""
+    Besides the bound it returns the spread of each side: what each level's largest residual left over its node's
+    weight can still add to a node of that side, summed over the levels (push.py says why that bounds each node's
+    error on its own). On a bipartite graph (`bipartite`, sides 0 and 1 in `side`) a residual reaches its own side
+    only in an even number of steps and the other only in an odd one, so each carries about half of the (1−α) that
+    any node could get otherwise."""
     size = seeds.size
     nodes[:size] = seeds
     r[:size] = seed_r
     n_reached = 0
     mass = np.zeros(iterations)
-    bound, spread, edges = 0.0, 0.0, 0
+    bound, edges = 0.0, 0
+    spread = np.zeros(2)
+    most = np.zeros(2)  # the largest residual left at a level over its node's weight, by side
     for t in range(iterations + 1):
         last = t == iterations
         for k in range(size):
@@ -62,24 +83,30 @@ def levels(indptr, indices, data, degree, column_sum, weight, seeds, seed_r, alp
         if last:
             break
         listed = 0
-        most = 0.0  # the largest residual left at this level, over its node's weight
+        most[:] = 0.0
         for k in range(size):
             u, ru = nodes[k], r[k]
             mass[t] += ru
             if ru >= eps * degree[u]:
                 edges += degree[u]
                 moved = (1 - alpha) * ru
+                part = share[u] * moved  # each edge's, when `uniform`: every edge of a column weighs share[u]
                 for e in range(indptr[u], indptr[u + 1]):
                     v = indices[e]
                     if not queued[v]:
                         queued[v] = True
                         level[listed] = v
                         listed += 1
-                    nxt[v] += data[e] * moved
+                    nxt[v] += part if uniform else data[e] * moved
             else:
                 bound += (1 - alpha) * ru * column_sum[u]
-                most = max(most, ru / weight[u])
-        spread += (1 - alpha) * most
+                most[side[u]] = max(most[side[u]], ru / weight[u])
+        if bipartite:
+            same, other = carried(alpha, iterations - t)
+            spread[0] += most[0] * same + most[1] * other
+            spread[1] += most[1] * same + most[0] * other
+        else:
+            spread[:] += (1 - alpha) * most[0]
         _in_order(level, listed, queued)
         for k in range(listed):  # the next level's residuals, leaving nxt and queued zero
             v = level[k]
@@ -99,3 +126,36 @@ def levels(indptr, indices, data, degree, column_sum, weight, seeds, seed_r, alp
         est[out[k]] = 0.0
         seen[out[k]] = False
     return out, scores, bound, spread, edges, mass
+
+
+@numba.njit(cache=True, nogil=True)
+def add_into(nodes, scores, total, seen, listed, count):
+    """Adds one push's estimates into `total`, in scratch of the graph's size that is zero before the first push
+    added: `listed[:count]` are the nodes some push reached so far (`seen`). Returns the new count. A push at a time,
+    not all of them concatenated: copying a million of them cost more than adding them."""
+    for k in range(nodes.size):
+        u = nodes[k]
+        if not seen[u]:
+            seen[u] = True
+            listed[count] = u
+            count += 1
+        total[u] += scores[k]
+    return count
+
+
+@numba.njit(cache=True, nogil=True)
+def added(total, seen, listed, count):
+    """The nodes `add_into` reached whose sum is above 0, ascending, and their sums; leaves the scratch zero."""
+    _in_order(listed, count, seen)
+    out = np.empty(count, dtype=np.int64)
+    sums = np.empty(count)
+    kept = 0
+    for k in range(count):
+        u = listed[k]
+        if total[u] > 0:
+            out[kept] = u
+            sums[kept] = total[u]
+            kept += 1
+        total[u] = 0.0
+        seen[u] = False
+    return out[:kept].copy(), sums[:kept].copy()

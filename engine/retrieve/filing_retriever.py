@@ -65,23 +65,21 @@ class FilingRetriever(GraphRetriever):
         within = np.isin(self._docs, scope.filings) if scope.filings else None
         return self._mixed(seeding, self.passages.seeds(scope.text, within))
 
-    def hits_from(self, scores: np.ndarray, k: int) -> tuple[Hit, ...]:
+    def hits_from(self, rows: np.ndarray, values: np.ndarray, k: int) -> tuple[Hit, ...]:
         """The top k pages (a page scores as its best passage, which stands for it), reached ones only;
         passages of unpaged documents rank as themselves."""
         if not self._rank_pages:
-            return super().hits_from(scores, k)
-        ps = scores[: self.graph.n_passages]
-        reached = int((ps > 0).sum())
-        depth = min(reached, 8 * k + 64)  # a page rarely has more than a few passages
+            return super().hits_from(rows, values, k)
+        depth = min(rows.size, 8 * k + 64)  # a page rarely has more than a few passages
         while True:
             best: dict[str, int] = {}
-            for i in top_k(ps, depth, ps > 0):
-                best.setdefault(self._page[i], int(i))
-            if len(best) >= k or depth >= reached:
+            for j in top_k(values, depth):
+                best.setdefault(self._page[rows[j]], int(j))
+            if len(best) >= k or depth >= rows.size:
                 break
-            depth = min(reached, depth * 4)
-        return tuple(Hit(self.graph.passage_ids[i], float(ps[i]), r, self.name)
-                     for r, i in enumerate(list(best.values())[:k], start=1))
+            depth = min(rows.size, depth * 4)
+        return tuple(Hit(self.graph.passage_ids[rows[j]], float(values[j]), r, self.name)
+                     for r, j in enumerate(list(best.values())[:k], start=1))
 
     def answer(self, question: str, k: int, explain: bool = True) -> Answer:
         answer = super().answer(question, k, explain)

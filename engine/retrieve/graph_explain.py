@@ -154,9 +154,9 @@ def explain_walk(retriever, query: str, k: int, paths_per_hit: int = 3) -> Graph
     Raises NoSeedError as its `search` does."""
     k = check_k(k)
     pers, result = retriever.run(query)
-    hits = retriever.hits_from(result.scores, k)
+    hits = retriever.walk_hits(result, k)
     explanations, bridges, on_path_edges = _explain(retriever, pers, result, hits, paths_per_hit)
-    nodes, edges = _subgraph(retriever.graph, pers, hits, bridges, on_path_edges, result.scores)
+    nodes, edges = _subgraph(retriever.graph, pers, hits, bridges, on_path_edges, result)
     g = retriever.graph
     rows = np.array([g.passage_index[h.passage_id] for h in hits], dtype=np.int64)
     bound = float(result.errors(g.local_walk.weights[rows]).max(initial=0.0)) if result.pushed else 0.0
@@ -169,7 +169,7 @@ def explain_passages(retriever, query: str, passage_ids, paths_per_hit: int = 3)
     """The same explanation for any passages, ranked or not (each with its rank in the whole walk);
     a passage the walk never reaches has nothing to explain and is left out."""
     pers, result = retriever.run(query)
-    reached = {h.passage_id: h for h in retriever.hits_from(result.scores, retriever.graph.n_passages)}
+    reached = {h.passage_id: h for h in retriever.walk_hits(result, retriever.graph.n_passages)}
     hits = [reached[p] for p in dict.fromkeys(passage_ids) if p in reached]
     explanations, _, _ = _explain(retriever, pers, result, hits, paths_per_hit)
     return {e.hit.passage_id: e for e in explanations}
@@ -242,15 +242,19 @@ def _explain(retriever, pers, result, hits, paths_per_hit):
     return tuple(explanations), bridges, on_path_edges
 
 
-def _subgraph(g, pers, hits, bridges, on_path, scores) -> tuple[tuple[SubgraphNode, ...], tuple[SubgraphEdge, ...]]:
+def _subgraph(g, pers, hits, bridges, on_path, walk) -> tuple[tuple[SubgraphNode, ...], tuple[SubgraphEdge, ...]]:
     """The seeds, hits, bridge entities and path passages, with the graph's edges among them."""
     n = g.n_passages
+
+    def score(node: int) -> float:
+        return float(walk.at([node])[0])
+
     index = g.entity_index
     nodes: dict[str, SubgraphNode] = {}
     for s in pers.seeds:
         nid = f"e:{s.entity}"
         nodes[nid] = SubgraphNode(nid, s.label, "seed" if s.source == "query" else "alias",
-                                  float(scores[n + index[s.entity]]))
+                                  score(n + index[s.entity]))
     hit_ids = {h.passage_id for h in hits}
     seeded = {p.passage_id: p for p in pers.passage_seeds}
     # passages on evidence paths (not only hits) are kept so each path is drawn whole
@@ -259,10 +263,10 @@ def _subgraph(g, pers, hits, bridges, on_path, scores) -> tuple[tuple[SubgraphNo
     for pid in passage_ids:
         nid = f"p:{pid}"
         kind = "hit" if pid in hit_ids else "passage-seed" if pid in seeded else "bridge-passage"
-        nodes[nid] = SubgraphNode(nid, pid, kind, float(scores[g.passage_index[pid]]))
+        nodes[nid] = SubgraphNode(nid, pid, kind, score(g.passage_index[pid]))
     for nid, label in sorted(bridges.items()):
         if nid not in nodes:
-            nodes[nid] = SubgraphNode(nid, label, "bridge", float(scores[n + index[nid[2:]]]))
+            nodes[nid] = SubgraphNode(nid, label, "bridge", score(n + index[nid[2:]]))
     edges = []
     inc = g.incidence
     ents = {nid: index[nid[2:]] for nid in nodes if nid.startswith("e:")}

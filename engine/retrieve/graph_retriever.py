@@ -13,15 +13,16 @@ personalization vector and ranks.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from types import MappingProxyType
 from typing import Sequence
 
 import numpy as np
 
 from ..errors import NoSeedError, PathLensError
-from ..graph.entity_graph import EntityGraph
+from ..graph.entity_graph import PASSAGE_SIDE, EntityGraph
 from ..graph.ppr import bipartite_passage_scores, check_params, personalized_pagerank
-from ..graph.push import LOCAL_EPS, LOCAL_EPS_FLOOR, LOCAL_FROM_EDGES, PROVEN_TOP, PushResult, proven_order
+from ..graph.push import LOCAL_EPS, LOCAL_EPS_FLOOR, LOCAL_FROM_EDGES, PROVEN_TOP, PushResult, proven_order, values_at
 from .graph_explain import GraphAnswer, HitExplanation, explain_passages, explain_walk
 from .retrievers import Answer, Answers, Hit, check_k, check_query, top_k
 from .seeding import PassageSeed, PassageSeeder, Seed, Seeder, Seeding, SeedingParams
@@ -36,7 +37,7 @@ class GraphParams:
     vocabulary: bool = True  # seed graph entities named anywhere in the question
     specificity: bool = True  # weigh entity seeds by 1 / passages they occur in
     walk: str = "auto"  # "exact", "push", or "auto": push from push.LOCAL_FROM_EDGES non-zeros of W, without tol
-    eps: float = LOCAL_EPS  # push's threshold (engine.graph.push)
+    eps: float = LOCAL_EPS  # push's first threshold (engine.graph.push)
     eps_floor: float = LOCAL_EPS_FLOOR  # … divided by 10 down to this while the top 10's order is not proven
 
     def __post_init__(self) -> None:
@@ -57,16 +58,25 @@ class GraphParams:
         return SeedingParams(self.vocabulary, self.specificity, self.beta)
 
 
+def scored(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The nodes of a score vector with a score above 0, ascending, and their scores."""
+    nodes = np.flatnonzero(scores > 0)
+    return nodes, scores[nodes]
+
+
 @dataclass(frozen=True, eq=False)
 class Walk:
-    """One question's walk: every node's score (passages first), what each step changed, and how exact it is."""
+    """One question's walk: the nodes it scored and their scores, what each step changed, and how exact it is.
+    Scores are kept for the scored nodes only: a walk by push reaches a few of a million."""
 
-    scores: np.ndarray
+    nodes: np.ndarray  # every node whose score is above 0, ascending (passages first, as in the graph)
+    values: np.ndarray  # their scores
+    size: int  # the graph's nodes
     residuals: tuple[float, ...]  # the exact walk: each iteration's L1 change; by push: what each level added
     iterations: int
     bound: float = 0.0  # 0 for the exact walk; by push, every score is exact within [score, score + bound]
     seed_pushes: tuple[PushResult, ...] = ()  # by push: one a seed, in the personalization's order
-    spread: float = 0.0  # by push, passage x's score is also within spread·(x's entities) of its exact score
+    spread: float = 0.0  # by push, passage x's score is also within spread·(x's links) of its exact score
     eps: float = 0.0  # by push, the threshold its pushes ran at
     proven: bool = True  # whether the bounds prove the order of its top PROVEN_TOP passages (the exact walk: true)
 
@@ -77,6 +87,22 @@ class Walk:
     @property
     def pushed(self) -> bool:
         return bool(self.seed_pushes)
+
+    def at(self, nodes) -> np.ndarray:
+        """The scores of `nodes` (0 where the walk gave none)."""
+        return values_at(self.nodes, self.values, nodes)
+
+    @cached_property
+    def scores(self) -> np.ndarray:
+        """Every node's score, passages first."""
+        out = np.zeros(self.size)
+        out[self.nodes] = self.values
+        return out
+
+    def passages(self, n_passages: int) -> tuple[np.ndarray, np.ndarray]:
+        """The scored passages (the graph's first `n_passages` nodes), ascending, and their scores."""
+        m = int(np.searchsorted(self.nodes, n_passages))
+        return self.nodes[:m], self.values[:m]
 
 
 @dataclass(frozen=True)
@@ -171,7 +197,7 @@ class GraphRetriever(Answers):
         if self.pushes:
             return self._push(pers)
         result = personalized_pagerank(self.graph.walk_matrix, self._full_vector(pers), p.alpha, p.iterations, p.tol)
-        return Walk(result.scores, result.residuals, result.iterations)
+        return Walk(*scored(result.scores), result.scores.size, result.residuals, result.iterations)
 
     def _push(self, pers: Personalization) -> Walk:
         """One push a seed, whose sum is every score (PPR is linear in the seeds), so each seed's share of a
@@ -192,18 +218,17 @@ class GraphRetriever(Answers):
         g, p = self.graph, self.params
         local = g.local_walk
         pushes = local.push_each(nodes, weights, p.alpha, p.iterations, eps)
-        scores = np.zeros(g.W.shape[0])
         levels = np.zeros(p.iterations)
         for pushed in pushes:
-            scores[pushed.nodes] += pushed.scores
             levels[:len(pushed.level_mass)] += pushed.level_mass
-        walk = Walk(scores, tuple((p.alpha * levels).tolist()), p.iterations,
-                    float(sum(pushed.bound for pushed in pushes)), pushes,
-                    float(sum(pushed.spread for pushed in pushes)), eps)
-        ps = scores[:g.n_passages]
-        reached = np.flatnonzero(ps > 0)  # as `hits_from` ranks: top_k over a million tied zeros would sort them all
-        first = reached[top_k(ps[reached], PROVEN_TOP)]
-        return replace(walk, proven=proven_order(ps, first, local.weights[:g.n_passages], walk.bound, walk.spread))
+        bound = float(sum(pushed.bound for pushed in pushes))
+        spread = float(sum(pushed.spread[PASSAGE_SIDE] for pushed in pushes))
+        walk = Walk(*local.add_up(pushes), g.W.shape[0], tuple((p.alpha * levels).tolist()), p.iterations, bound,
+                    pushes, spread, eps)
+        rows, ps = walk.passages(g.n_passages)
+        proven = proven_order(ps, top_k(ps, PROVEN_TOP), local.weights[:g.n_passages], bound, spread, nodes=rows,
+                              heaviest=g.heaviest_passage)
+        return replace(walk, proven=proven)
 
     def seed_parts(self, pers: Personalization, walk: Walk, rows: Sequence[int]) -> np.ndarray:
         """(len(rows), seeds): each seed's part of the score of passages `rows`, summing to their scores."""
@@ -223,12 +248,15 @@ class GraphRetriever(Answers):
         weights = np.array([s.weight for s in pers.seeds] + [ps.weight for ps in pers.passage_seeds])
         return weights * per_seed[rows]
 
-    def hits_from(self, scores: np.ndarray, k: int) -> tuple[Hit, ...]:
-        """The top k passages of a PPR score vector (passages first), reached ones only."""
-        ps = scores[: self.graph.n_passages]
-        reached = np.flatnonzero(ps > 0)  # a passage the walk never reached is not a hit
-        best = reached[top_k(ps[reached], k)]  # ascending, so ties still go to the lower index
-        return tuple(Hit(self.graph.passage_ids[i], float(ps[i]), r, self.name) for r, i in enumerate(best, start=1))
+    def hits_from(self, rows: np.ndarray, values: np.ndarray, k: int) -> tuple[Hit, ...]:
+        """The top k of passages `rows` (ascending, each scored above 0: a passage the walk never reached is not a
+        hit) by their `values`, ties to the lower row."""
+        return tuple(Hit(self.graph.passage_ids[rows[j]], float(values[j]), r, self.name)
+                     for r, j in enumerate(top_k(values, k), start=1))
+
+    def walk_hits(self, walk: Walk, k: int) -> tuple[Hit, ...]:
+        """The top k passages of a walk."""
+        return self.hits_from(*walk.passages(self.graph.n_passages), k)
 
     def passage_scores(self, s_e: np.ndarray, s_p: np.ndarray | None, iterations: int) -> np.ndarray:
         """PPR passage scores for entity seeds (m,) or (m, b) and optional passage seeds (n,) or
@@ -240,9 +268,9 @@ class GraphRetriever(Answers):
         k = check_k(k)
         if self.params.tol is not None or self.pushes:  # an early stop needs the full path; a push, its seeds
             _, walk = self.run(query)
-            return self.hits_from(walk.scores, k)
+            return self.walk_hits(walk, k)
         s_e, s_p = self.seed_vectors(self.personalize(query))
-        return self.hits_from(self.passage_scores(s_e, s_p, self.params.iterations), k)
+        return self.hits_from(*scored(self.passage_scores(s_e, s_p, self.params.iterations)), k)
 
     def answer_batch(self, questions: Sequence[str], k: int) -> tuple[Answer, ...]:
         """Many questions with one batched PPR (a sparse matrix times a block of seed vectors); each
@@ -266,7 +294,7 @@ class GraphRetriever(Answers):
                 S_p = np.column_stack([np.zeros(self.graph.n_passages) if v[1] is None else v[1] for _, v in seeded])
             P = self.passage_scores(S_e, S_p, self.params.iterations)
             for col, (i, _) in enumerate(seeded):
-                out[i] = Answer(self.name, questions[i], self.hits_from(P[:, col], k))
+                out[i] = Answer(self.name, questions[i], self.hits_from(*scored(P[:, col]), k))
         return tuple(out)
 
     def answer(self, question: str, k: int, explain: bool = True) -> Answer:
