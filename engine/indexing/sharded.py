@@ -97,7 +97,7 @@ class PoolRunner:
                     pickle.dump((fn, calls[i]), worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
                     worker.stdin.flush()
                     ok, value = pickle.load(worker.stdout)
-                except (OSError, EOFError, pickle.UnpicklingError):
+                except (OSError, EOFError, ValueError, pickle.UnpicklingError):  # ValueError: its pipe closed by a stop
                     ok, value = False, f"the worker process died (exit status {worker.wait()})"
                 with lock:
                     if not ok:
