@@ -13,7 +13,6 @@ personalization vector and ranks.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
 from types import MappingProxyType
 from typing import Sequence
 
@@ -71,7 +70,6 @@ class Walk:
 
     nodes: np.ndarray  # every node whose score is above 0, ascending (passages first, as in the graph)
     values: np.ndarray  # their scores
-    size: int  # the graph's nodes
     residuals: tuple[float, ...]  # the exact walk: each iteration's L1 change; by push: what each level added
     iterations: int
     bound: float = 0.0  # 0 for the exact walk; by push, every score is exact within [score, score + bound]
@@ -91,13 +89,6 @@ class Walk:
     def at(self, nodes) -> np.ndarray:
         """The scores of `nodes` (0 where the walk gave none)."""
         return values_at(self.nodes, self.values, nodes)
-
-    @cached_property
-    def scores(self) -> np.ndarray:
-        """Every node's score, passages first."""
-        out = np.zeros(self.size)
-        out[self.nodes] = self.values
-        return out
 
     def passages(self, n_passages: int) -> tuple[np.ndarray, np.ndarray]:
         """The scored passages (the graph's first `n_passages` nodes), ascending, and their scores."""
@@ -197,7 +188,7 @@ class GraphRetriever(Answers):
         if self.pushes:
             return self._push(pers)
         result = personalized_pagerank(self.graph.walk_matrix, self._full_vector(pers), p.alpha, p.iterations, p.tol)
-        return Walk(*scored(result.scores), result.scores.size, result.residuals, result.iterations)
+        return Walk(*scored(result.scores), result.residuals, result.iterations)
 
     def _push(self, pers: Personalization) -> Walk:
         """One push a seed, whose sum is every score (PPR is linear in the seeds), so each seed's share of a
@@ -223,8 +214,8 @@ class GraphRetriever(Answers):
             levels[:len(pushed.level_mass)] += pushed.level_mass
         bound = float(sum(pushed.bound for pushed in pushes))
         spread = float(sum(pushed.spread[PASSAGE_SIDE] for pushed in pushes))
-        walk = Walk(*local.add_up(pushes), g.W.shape[0], tuple((p.alpha * levels).tolist()), p.iterations, bound,
-                    pushes, spread, eps)
+        walk = Walk(*local.add_up(pushes), tuple((p.alpha * levels).tolist()), p.iterations, bound, pushes, spread,
+                    eps)
         rows, ps = walk.passages(g.n_passages)
         proven = proven_order(ps, top_k(ps, PROVEN_TOP), local.weights[:g.n_passages], bound, spread, nodes=rows,
                               heaviest=g.heaviest_passage)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...errors import NoSeedError
 from ...graph.push import LOCAL_EPS, LOCAL_EPS_FLOOR
-from ...retrieve.graph_retriever import GraphRetriever
+from ...retrieve.graph_retriever import GraphRetriever, scored
 from ..evaluate import judged
 from ..metrics import paired_bootstrap, per_query
 from .common import Context
@@ -82,9 +82,9 @@ def measure(ctx: Context) -> LocalPPR:
     return compare(ctx.index, ctx.corpus.queries)
 
 
-def _top(passage_scores: np.ndarray, ids) -> list[str]:
-    order = np.lexsort((np.arange(len(ids)), -passage_scores))[:TOP]  # ties by position, as the retrievers break them
-    return [ids[i] for i in order if passage_scores[i] > 0]
+def _top(rows: np.ndarray, values: np.ndarray, ids) -> list[str]:
+    """The TOP passages of those scored (`rows` ascending), ties by position, as the retrievers break them."""
+    return [ids[rows[j]] for j in np.lexsort((rows, -values))[:TOP]]
 
 
 def _values(index, asked, runs: dict[str, list[str]]) -> list[float]:
@@ -108,7 +108,7 @@ def compare(index, queries, retriever: str = RETRIEVER, rows=ROWS) -> LocalPPR:
         except NoSeedError:
             continue
         seeded.append((q, pers))
-        exact_runs[q.id] = _top(scores, g.passage_ids)
+        exact_runs[q.id] = _top(*scored(scores), g.passage_ids)
         best = np.sort(scores)[::-1][:TOP + 1]
         reached.append(float(np.mean(scores > 0)))
         gaps.append(float(np.min(-np.diff(best))) if best.size > 1 else 0.0)
@@ -123,7 +123,7 @@ def compare(index, queries, retriever: str = RETRIEVER, rows=ROWS) -> LocalPPR:
             t0 = time.perf_counter()
             walk = pushing.walk(pers)
             ms.append((time.perf_counter() - t0) * 1e3)  # the walk as the retriever runs it; not the full sort below
-            runs[q.id] = _top(walk.scores[:g.n_passages], g.passage_ids)
+            runs[q.id] = _top(*walk.passages(g.n_passages), g.passage_ids)
             bounds.append(walk.bound)
             edges.append(sum(pushed.edges for pushed in walk.seed_pushes))
             proven.append(walk.proven)
