@@ -161,19 +161,27 @@ def test_multi_hop_query_renders_evidence_graph_and_alpha_reranks(app_url, brows
     assert any(re.match(r"^(★ )?#\d+ Brightwater Logistics —\nPortfolio [^\n]*· part \d$", label) for label in labels), [
         label for label in labels if "#" in label]
     page.screenshot(path=str(SHOTS / "query-multihop.png"), full_page=True)
-    # move α with the keyboard, as a person would: a key pressed while a rerun redraws the slider can find it
-    # unfocused, so the slider is read again and the missing steps pressed, until it reads 0.55
+    # move α with the keyboard, as a person would, until the URL carries 0.55 (it follows the slider once its rerun
+    # has run; on a loaded machine idle can come first). A key pressed while a rerun redraws the slider can find it
+    # unfocused, or the redraw can set it back to the value the run had: so each round reads the slider again and
+    # presses the missing steps, then waits a while for the URL; in all as long as wait_idle waits for a run (a
+    # fresh-clone rehearsal's reruns outlasted Playwright's default 30 s)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     slider = page.get_by_role("slider").first
-    for _ in range(20):
+    for _ in range(6):
         steps = round((0.55 - float(slider.input_value())) / 0.01)  # a range input, 0.01 a step
-        if not steps:
+        if steps:
+            slider.focus()
+            for _ in range(abs(steps)):
+                page.keyboard.press("ArrowRight" if steps > 0 else "ArrowLeft")
+        try:
+            page.wait_for_function("() => location.href.includes('alpha=0.55')", timeout=20_000)
             break
-        slider.focus()
-        for _ in range(abs(steps)):
-            page.keyboard.press("ArrowRight" if steps > 0 else "ArrowLeft")
-    # the URL follows the slider once its rerun has run: wait for it (on a loaded machine, idle can come first),
-    # as long as wait_idle waits for a run (a fresh-clone rehearsal's reruns outlasted Playwright's default 30 s)
-    page.wait_for_function("() => location.href.includes('alpha=0.55')", timeout=120_000)
+        except PlaywrightTimeout:
+            continue
+    else:
+        raise AssertionError(f"the URL never carried alpha=0.55 in 120 s; the slider reads {slider.input_value()}")
     wait_idle(page)
     second = hits(page)
     assert len(second) == 5 and second != first
