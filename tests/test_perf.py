@@ -55,9 +55,11 @@ def test_growth_says_when_the_walk_is_by_push_and_how_often_it_agrees(monkeypatc
     lines = growth.Growth([row], None, None, None).lines()
     assert "(push walk; exact " in lines[0]
     # push at every ε against the exact walk, under the row; the finest ε agrees at least as often as the coarsest
-    # then 1e-7 pushed again at 1e-8 where its order is not proven, and the retrievers' own: 5e-7, 5e-8, 1e-8
+    # then other first ε's pushed again at tenths down to 1e-8 where the order is not proven, and the retrievers' own:
+    # 5e-7, 5e-8, 1e-8
     assert [(p.eps, p.floor) for p in row.local.rows] == [(1e-5, 1e-5), (1e-6, 1e-6), (1e-7, 1e-7), (1e-8, 1e-8),
-                                                          (1e-7, 1e-8), (5e-7, 1e-8)]
+                                                          (1e-7, 1e-8), (2e-7, 1e-8), (1e-6, 1e-8), (2e-6, 1e-8),
+                                                          (5e-7, 1e-8)]
     assert row.local.rows[3].same_top >= row.local.rows[0].same_top and row.local.rows[3].edges_p50 > 0
     assert lines[1].startswith("    local PPR (ppr-regex, ") and len(lines) == 2 + len(row.local.lines())
 

@@ -49,9 +49,8 @@ LOCAL_FROM_EDGES = 5_000_000
 # Push's first threshold in the graph retrievers. Where it does not prove the order of the top PROVEN_TOP passages,
 # they push again at a tenth of it, down to LOCAL_EPS_FLOOR, whose top 10 is the exact one for all of MuSiQue's
 # questions and the data room's: what is proven is exact, so the first ε sets only the cost. Chosen on the generated
-# million: starting coarse, most questions are proven cheaply. 5e-7 → 5e-8 → 1e-8 gave the lowest p90 (98 ms) and
-# the lowest mean but one (47.2 ms, 2e-6's 47.1), p50 11–13 ms, where 1e-7 → 1e-8 gave 29–37, 180 and 61.6 ms
-# (docs/performance.md, "Local PPR").
+# million, where starting coarse proves most questions cheaply: of the first ε's `perf local_ppr` times, 5e-7 gave
+# the lowest p90 (76.1 ms; walk p50 9.8 ms, against 31.4 and 140.7 ms for 1e-7) (docs/performance.md, "Local PPR").
 LOCAL_EPS = 5e-7
 LOCAL_EPS_FLOOR = 1e-8
 PROVEN_TOP = 10
@@ -121,8 +120,8 @@ class LocalWalk:
         self.indptr = W.indptr.astype(np.int64)
         self.indices = W.indices  # scipy's int32 where it fits: half the bytes a push reads
         self.degree = np.diff(self.indptr)
-        # W = A·D⁻¹ for a 0/1 A has one weight a column: a push then reads none per edge (~10% of its time at a
-        # million passages), and they are not kept (140 MB there)
+        # W = A·D⁻¹ for a 0/1 A has one weight a column: a push then reads none per edge (5–15% of its time at a
+        # million passages, in a noisy timing), and they are not kept (140 MB there)
         self.share = np.zeros(self.n)
         data = np.asarray(W.data, dtype=np.float64)
         if data.size:
@@ -182,8 +181,7 @@ class LocalWalk:
     def add_up(self, pushes: Sequence[PushResult]) -> tuple[np.ndarray, np.ndarray]:
         """The nodes the pushes give a score above 0, ascending, and their scores: each node's estimates summed in
         the pushes' order, so to the last bit as adding the pushes into one vector of the graph's size, but without
-        that vector and the passes over it that find its scores: at a million passages they cost ~6 ms a question,
-        this ~3 ms."""
+        that vector and the passes over it that find its scores (docs/performance.md, "Local PPR")."""
         from .push_levels import add_into, added
 
         scratch = self._take()
