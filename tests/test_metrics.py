@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from engine.errors import PathLensError
-from engine.evaluate.metrics import (all_found, hit_rate, leaders_in_words, mean_metrics, metric_words,
-                                     paired_bootstrap, per_query, ranking, recall, reciprocal_rank)
+from engine.evaluate.metrics import (all_found, cluster_bootstrap, hit_rate, leaders_in_words, mean_metrics,
+                                     metric_words, paired_bootstrap, per_query, ranking, recall, reciprocal_rank)
 
 
 def test_each_metric_against_hand_computed_values():
@@ -48,17 +48,78 @@ def test_bootstrap_known_answers():
     assert ci.low == pytest.approx(0.5) and ci.high == pytest.approx(0.5) and ci.p_not_better == 0.0
 
 
-def test_bootstrap_matches_a_brute_force_reference_and_is_seeded():
+def test_bootstrap_is_seeded():
     rng = np.random.default_rng(0)
     a, b = rng.random(30), rng.random(30)
     ci = paired_bootstrap(a, b, resamples=2000, seed=7)
-    ref_rng = np.random.default_rng(7)
-    d = a - b
-    means = [d[ref_rng.integers(0, 30, size=30)].mean() for _ in range(2000)]
-    assert ci.low == pytest.approx(np.percentile(means, 2.5))
-    assert ci.high == pytest.approx(np.percentile(means, 97.5))
     assert ci == paired_bootstrap(a, b, resamples=2000, seed=7)
-    assert ci.low < ci.mean_diff < ci.high
+    assert ci != paired_bootstrap(a, b, resamples=2000, seed=8)
+
+
+def test_bootstrap_against_its_exact_distribution_by_hand():
+    # d = (1, 0): a resample of two draws has mean 1 (1/4), 0.5 (1/2) or 0 (1/4), so the 2.5th and 97.5th
+    # percentiles are 0 and 1 and P(mean <= 0) is 1/4, up to the Monte Carlo error of 10,000 draws
+    ci = paired_bootstrap([1, 0], [0, 0], resamples=10_000, seed=3)
+    assert (ci.mean_diff, ci.low, ci.high) == (0.5, 0.0, 1.0)
+    assert ci.p_not_better == pytest.approx(0.25, abs=0.015)
+
+
+def test_bootstrap_agrees_with_scipy():
+    from scipy.stats import bootstrap
+
+    rng = np.random.default_rng(1)
+    a, b = (rng.random(40) < 0.6).astype(float), (rng.random(40) < 0.4).astype(float)
+    ci = paired_bootstrap(a, b, resamples=20_000, seed=5)
+    ref = bootstrap((a - b,), np.mean, n_resamples=20_000, method="percentile", rng=np.random.default_rng(11))
+    assert ci.low == pytest.approx(ref.confidence_interval.low, abs=0.02)
+    assert ci.high == pytest.approx(ref.confidence_interval.high, abs=0.02)
+
+
+def test_cluster_bootstrap_against_its_exact_distribution_by_hand():
+    # clusters A = (1, 1) and B = (0): a resample draws two clusters; AA has mean 4/4, AB and BA 2/3, BB 0/0+…:
+    # BB is 0/2 = 0. So the interval is [0, 1], P(mean <= 0) = 1/4, and the point estimate is the plain mean 2/3.
+    ci = cluster_bootstrap([1, 1, 0], [0, 0, 0], ["A", "A", "B"], resamples=10_000, seed=3)
+    assert ci.mean_diff == pytest.approx(2 / 3)
+    assert (ci.low, ci.high, ci.clusters) == (0.0, 1.0, 2)
+    assert ci.p_not_better == pytest.approx(0.25, abs=0.015)
+
+
+def test_cluster_bootstrap_against_a_brute_force_loop_of_its_own():
+    import random
+
+    rng = np.random.default_rng(2)
+    sizes = rng.integers(1, 6, size=25)
+    clusters = [f"c{i}" for i, n in enumerate(sizes) for _ in range(n)]
+    effect = {c: rng.random() < 0.5 for c in set(clusters)}  # questions of a cluster move together
+    a = np.array([float(effect[c] or rng.random() < 0.2) for c in clusters])
+    b = np.array([float(rng.random() < 0.3) for _ in clusters])
+    ci = cluster_bootstrap(a, b, clusters, resamples=20_000, seed=9)
+    by = {}
+    for c, d in zip(clusters, a - b):
+        by.setdefault(c, []).append(d)
+    groups, loop = list(by.values()), random.Random(4)
+    means = []
+    for _ in range(20_000):
+        drawn = [loop.choice(groups) for _ in groups]
+        means.append(sum(map(sum, drawn)) / sum(map(len, drawn)))
+    assert ci.low == pytest.approx(np.percentile(means, 2.5), abs=0.02)
+    assert ci.high == pytest.approx(np.percentile(means, 97.5), abs=0.02)
+    # the questions of a cluster agree, so resampling them one by one understates the spread
+    plain = paired_bootstrap(a, b, resamples=20_000, seed=9)
+    assert ci.high - ci.low > 1.2 * (plain.high - plain.low)
+
+
+def test_cluster_bootstrap_of_single_questions_draws_what_the_paired_one_draws():
+    rng = np.random.default_rng(0)
+    a, b = rng.random(30), rng.random(30)
+    ci, plain = cluster_bootstrap(a, b, [str(i) for i in range(30)], resamples=2000, seed=7), \
+        paired_bootstrap(a, b, resamples=2000, seed=7)
+    assert (ci.low, ci.high, ci.clusters) == (pytest.approx(plain.low), pytest.approx(plain.high), 30)
+
+
+def test_cluster_bootstrap_rejects_mismatched_input():
+    with pytest.raises(PathLensError, match="cluster"):
+        cluster_bootstrap([1, 0], [1, 0], ["a"])
 
 
 def test_bootstrap_rejects_unpaired_input():

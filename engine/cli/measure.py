@@ -13,26 +13,33 @@ from .output import load, open_index, print_eval, progress_line, table
 
 
 def cmd_eval(args) -> None:
-    from ..evaluate.evaluate import evaluate, question_groups
+    from ..evaluate.evaluate import evaluate, question_clusters, question_groups, select_questions
     from ..evaluate.metrics import mean_metrics
 
     names, ks, _ = retriever_names(args.retrievers), ints(args.k), config_of(args)
     corpus = load(args.corpus, args.queries)
     config = config_of(args, corpus)
     pair = _pair(args.compare, names)
-    result = evaluate(open_index(corpus), names, ks, config, unit=args.unit)
+    queries = select_questions(corpus.queries, args.only)
+    clusters = question_clusters(queries, args.cluster, corpus) if args.cluster else None
+    if clusters is not None and pair is None:
+        raise PathLensError("--cluster goes with --compare A,B: it changes the interval of A − B")
+    result = evaluate(open_index(corpus), names, ks, config, queries=queries, unit=args.unit)
     if args.json:
-        print(json.dumps({**result.to_json(), **_compare_json(result, pair)}, indent=2))
+        print(json.dumps({**result.to_json(), **_compare_json(result, pair, args.cluster, clusters)}, indent=2))
         return
     metrics = list(next(iter(result.results.values())).means)
-    print(f"{result.corpus}: {result.n_passages} passages, {result.n_queries} labeled queries, ranked by {result.unit}")
+    only = f" ({args.only})" if args.only else ""
+    print(f"{result.corpus}: {result.n_passages} passages, {result.n_queries} labeled queries{only}, ranked by {result.unit}")
     rows = [[n] + [r.means[m] for m in metrics] for n, r in result.results.items()]
     print(table(["retriever"] + metrics, rows))
-    for label, ids in question_groups(corpus.queries, args.by).items():
+    for label, ids in question_groups(queries, args.by).items():
         print(f"\n{args.by} = {label} ({len(ids)} questions):")
         print(table(["retriever"] + metrics, [[n] + [v for v in mean_metrics(r.per_query, ids).values()]
                                                 for n, r in result.results.items()]))
     _print_compare(result, pair)
+    if clusters is not None:
+        _print_compare(result, pair, args.cluster, clusters)
 
 
 
@@ -50,27 +57,35 @@ def _pair(text: str, names: Sequence[str]) -> tuple[str, str] | None:
 
 
 
-def _compare_json(result, pair) -> dict:
+def _compare_json(result, pair, cluster: str = "", clusters=None) -> dict:
     if pair is None:
         return {}
     from ..evaluate.evaluate import compare
 
-    return {"compare": {"a": pair[0], "b": pair[1], "resamples": 10_000, "seed": 42, "level": 0.95,
-                        "metrics": {c.metric: {"mean_diff": c.mean_diff, "low": c.low, "high": c.high,
-                                               "p_not_better": c.p_not_better}
-                                    for c in compare(result, *pair)}}}
+    def cis(by):
+        return {c.metric: {"mean_diff": c.mean_diff, "low": c.low, "high": c.high, "p_not_better": c.p_not_better}
+                for c in compare(result, *pair, clusters=by)}
+    out = {"a": pair[0], "b": pair[1], "resamples": 10_000, "seed": 42, "level": 0.95, "metrics": cis(None)}
+    if clusters is not None:
+        out["clustered"] = {"by": cluster, "clusters": len(set(clusters.values())), "metrics": cis(clusters)}
+    return {"compare": out}
 
 
 
-def _print_compare(result, pair) -> None:
+def _print_compare(result, pair, cluster: str = "", clusters=None) -> None:
     if pair is None:
         return
     from ..evaluate.evaluate import compare
 
-    print(f"\n{pair[0]} − {pair[1]}: paired bootstrap over {result.n_queries} questions (10,000 resamples, seed 42)")
+    if clusters is None:
+        what = f"paired bootstrap over {result.n_queries} questions"
+    else:
+        what = (f"bootstrap of whole {'filings' if cluster == 'doc' else 'companies'}: "
+                f"{len(set(clusters.values()))} clusters of {result.n_queries} questions")
+    print(f"\n{pair[0]} − {pair[1]}: {what} (10,000 resamples, seed 42)")
     print(table(["metric", "difference", "95% CI low", "95% CI high", "P(diff ≤ 0)"],
                  [[c.metric, f"{c.mean_diff:+.3f}", f"{c.low:+.3f}", f"{c.high:+.3f}", f"{c.p_not_better:.4f}"]
-                  for c in compare(result, *pair)]))
+                  for c in compare(result, *pair, clusters=clusters)]))
 
 
 

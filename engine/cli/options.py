@@ -149,6 +149,11 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--by", default="kind", metavar="FIELD",
                    help="group the per-group tables by this field of the questions: kind (the default) or any "
                         "extra field; a comma-separated value puts a question in each group it names")
+    e.add_argument("--only", default="", metavar="FIELD=VALUE",
+                   help="evaluate only the questions whose field has this value, e.g. half=test")
+    e.add_argument("--cluster", default="", choices=("", "doc", "company"),
+                   help="with --compare: also print the CI that resamples whole filings (doc) or companies "
+                        "with their questions, beside the one that resamples questions")
     e.add_argument("--retrievers", default="bm25,tfidf,dense,rrf", help="comma-separated: " + ", ".join(CATALOG))
     e.add_argument("--k", default="1,3,5")
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from ..ingest.corpus import Corpus
 from ..ingest.questions import LabeledQuery
 from ..ingest.passage import page_key
 from ..errors import PathLensError
 from ..indexing.index import Index, SearchConfig, check_retriever
-from .metrics import BootstrapCI, mean_metrics, metric_names, paired_bootstrap, per_query
+from .metrics import BootstrapCI, cluster_bootstrap, mean_metrics, metric_names, paired_bootstrap, per_query
 
 MRR_DEPTH = 10  # rankings are read this deep (or to the largest k), so MRR is MRR@10
 
@@ -51,16 +51,59 @@ class EvalResult:
         }
 
 
-def compare(result: EvalResult, a: str, b: str, resamples: int = 10_000, seed: int = 42) -> list[BootstrapCI]:
-    """The paired-bootstrap 95% CI of a − b for every metric, over the same questions."""
+def compare(result: EvalResult, a: str, b: str, resamples: int = 10_000, seed: int = 42,
+            clusters: Mapping[str, str] | None = None) -> list[BootstrapCI]:
+    """The paired-bootstrap 95% CI of a − b for every metric, over the same questions; with `clusters`
+    (question id → cluster, from `question_clusters`) whole clusters are resampled together."""
     for name in (a, b):
         if name not in result.results:
             raise PathLensError(f"{name!r} was not evaluated; evaluated: {', '.join(result.results)}")
     ra, rb = result.results[a], result.results[b]
     qids = list(ra.per_query)
-    return [paired_bootstrap([ra.per_query[q][m] for q in qids], [rb.per_query[q][m] for q in qids],
-                             metric=m, names=(a, b), resamples=resamples, seed=seed)
-            for m in metric_names(result.ks)]
+    def ci(m: str) -> BootstrapCI:
+        xa, xb = [ra.per_query[q][m] for q in qids], [rb.per_query[q][m] for q in qids]
+        if clusters is None:
+            return paired_bootstrap(xa, xb, metric=m, names=(a, b), resamples=resamples, seed=seed)
+        return cluster_bootstrap(xa, xb, [clusters[q] for q in qids], metric=m, names=(a, b),
+                                 resamples=resamples, seed=seed)
+    return [ci(m) for m in metric_names(result.ks)]
+
+
+CLUSTERS = ("doc", "company")
+
+
+def question_clusters(queries: Sequence[LabeledQuery], by: str, corpus: Corpus) -> dict[str, str]:
+    """Each question's cluster for a clustered bootstrap: `doc`, the documents its gold pages or passages
+    are in; `company`, its `company` field (a question about two filings of one company then shares
+    their cluster)."""
+    doc_of = {p.id: p.doc_id for p in corpus.passages}
+    if by not in CLUSTERS:
+        raise PathLensError(f"cluster must be one of {', '.join(CLUSTERS)}, got {by!r}")
+    out = {}
+    for q in queries:
+        if by == "company":
+            if not q.extra.get("company"):
+                raise PathLensError(f"question {q.id!r} has no 'company' field to cluster by; use --cluster doc")
+            out[q.id] = q.extra["company"]
+        else:
+            docs = {g.rsplit("#p", 1)[0] for g in q.gold_pages} or {doc_of[g] for g in q.gold}
+            out[q.id] = " + ".join(sorted(docs))
+    return out
+
+
+def select_questions(queries: Sequence[LabeledQuery], only: str) -> tuple[LabeledQuery, ...]:
+    """The questions whose field has a value: "half=test" (an extra field, or kind). "" keeps all."""
+    if not only:
+        return tuple(queries)
+    field_name, sep, value = only.partition("=")
+    if not sep or not field_name.strip() or not value.strip():
+        raise PathLensError(f"--only takes FIELD=VALUE, such as half=test, got {only!r}")
+    field_name, value = field_name.strip(), value.strip()
+    kept = tuple(q for q in queries if (q.kind if field_name == "kind" else q.extra.get(field_name)) == value)
+    if not kept:
+        values = sorted({str(q.kind if field_name == "kind" else q.extra.get(field_name)) for q in queries})
+        raise PathLensError(f"--only {only}: no question has {field_name} = {value!r}; values: {', '.join(values)}")
+    return kept
 
 
 def compare_by_kind(result: EvalResult, queries: Sequence[LabeledQuery], a: str, b: str, metric: str,
@@ -228,4 +271,4 @@ def evaluate(index: Index, retrievers: Sequence[str], ks: Sequence[int] = (1, 3,
     return EvalResult(index.corpus.name, len(index.corpus), len(queries), ks, config, results, unit)
 
 
-__all__ = ["evaluate", "question_groups", "compare", "compare_by_kind", "EvalResult", "RetrieverResult", "run_queries", "judged", "check_ks", "MRR_DEPTH"]
+__all__ = ["evaluate", "question_groups", "question_clusters", "select_questions", "compare", "compare_by_kind", "EvalResult", "RetrieverResult", "run_queries", "judged", "check_ks", "MRR_DEPTH"]
