@@ -12,7 +12,8 @@ from engine.errors import PathLensError
 from engine.filings.graph import EdgeWeights
 from engine.filings.lexicon import bundled, lexicon_for, parse_lexicon
 from engine.filings.scope import ScopeCorrection, read_scope
-from engine.filings.structure import (cross_references, headings, read_filing, read_structure, row_label,
+from engine.filings.identity import read_filing
+from engine.filings.structure import (cross_references, headings, read_structure, row_label,
                                       statement_of_page)
 from engine.ingest.corpus import Corpus
 from engine.ingest.questions import LabeledQuery
@@ -36,16 +37,16 @@ def room() -> Corpus:
     return Corpus("acme", tuple(passages), queries)
 
 
-def test_a_filing_is_read_off_its_title_cover_and_file_name():
-    f = read_filing("ACME_2019_10K.pdf", "ACME WIDGETS, INC. · Form 10-K · fiscal year ended May 31, 2019 · ACME 2019 10-K",
-                    cover(2019))
-    assert (f.company, f.form, f.fiscal_year, f.quarter) == ("Acme Widgets", "10-K", 2019, None)
+def test_a_filing_is_read_off_its_cover_and_file_name():
+    f = read_filing("ACME_2019_10K.pdf", [cover(2019)])
+    assert (f.company, f.form, f.fiscal_year, f.quarter, f.source) == ("Acme Widgets", "10-K", 2019, None, "cover")
     assert f.names == ("acmewidgets", "acme") and f.symbols == ("ACMW",)
     assert f.label == "Acme Widgets FY2019 10-K"
     # a cover that names no registrant: the file name's first word and year
-    g = read_filing("MICROSOFT_2016_10K.pdf", "Commission File Number 001-37845 · Form 10-K", "")
-    assert (g.company, g.fiscal_year, g.form) == ("Microsoft", 2016, "10-K")
-    assert read_filing("INTEL_2022Q4_EARNINGS.pdf", "INTEL 2022 Q4 EARNINGS", "").quarter == 4
+    g = read_filing("MICROSOFT_2016_10K.pdf", ["Commission File Number 001-37845\nForm 10-K"])
+    assert (g.company, g.fiscal_year, g.form, g.source) == ("Microsoft", 2016, "10-K", "file name")
+    h = read_filing("INTEL_2022Q4_EARNINGS.pdf", ["(a page whose text says nothing)"])
+    assert (h.form, h.fiscal_year, h.quarter) == ("earnings release", 2022, 4)
 
 
 def test_statement_pages_are_tables_that_name_one_statement():

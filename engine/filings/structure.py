@@ -17,6 +17,7 @@ from typing import Sequence
 
 from ..ingest.passage import Passage, page_number
 from ..text import STOPWORDS, normalize_name
+from .identity import Filing, read_filing, unify
 
 # Statements by the words of their page header. The income statement's pattern must not take the
 # comprehensive-income statement ("COMPREHENSIVE INCOME STATEMENTS").
@@ -54,36 +55,6 @@ _MONTHS = frozenset("january february march april may june july august september
 _GENERIC_LABELS = frozenset({"total", "net", "other", "page", "note", "item", "year", "years", "fiscal", "balance",
                              "thereafter", "dollars", "millions", "in millions", "amount", "amounts", "change",
                              "percent", "shares", "per share", "basic", "diluted", "total net", "net of tax"})
-_COVER_COMPANY_SKIP = re.compile(r"commission file|^\(?state or other|^\d", re.IGNORECASE)
-_CORPORATE_SUFFIX = re.compile(r"[,.]?\s+(?:inc|incorporated|corp|corporation|co|company|plc|ltd|llc|l\.?p|n\.?v|s\.?a)\b\.?$",
-                               re.IGNORECASE)
-_FORM = re.compile(r"\bForm\s+(10-K|10-Q|8-K|20-F|40-F|6-K)\b", re.IGNORECASE)
-_FY = re.compile(r"(?:fiscal year|year|quarterly period|quarter) ended [A-Za-z]+\.? \d{1,2}, ?(\d{4})", re.IGNORECASE)
-_DATED = re.compile(r"report dated [A-Za-z]+ \d{1,2}, ?(\d{4})", re.IGNORECASE)
-_YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
-_QUARTER = re.compile(r"(?<![A-Za-z])Q([1-4])(?![0-9])")
-_TICKER = re.compile(r"\b([A-Z]{1,5})\s+(?:The\s+)?(?:New York Stock Exchange|NYSE|Nasdaq|NASDAQ)\b")
-
-
-@dataclass(frozen=True)
-class Filing:
-    """Who filed a document, which form, and for which period: read off its cover and file name."""
-
-    doc_id: str
-    company: str  # as a reader names it: "Nike", "Lockheed Martin"
-    names: tuple[str, ...]  # folded, space-free keys a question may use: "nike", "lockheedmartin", "lockheed"
-    symbols: tuple[str, ...] = ()  # tickers and initials, matched only in capitals: "NKE", "AMD" (not "cost")
-    form: str = ""  # "10-K", "8-K", … or "" when the document does not say
-    fiscal_year: int | None = None
-    quarter: int | None = None
-
-    @property
-    def label(self) -> str:
-        """"Nike FY2019 10-K": what tells a company's filings apart."""
-        period = f"FY{self.fiscal_year}" if self.fiscal_year else ""
-        if self.quarter and self.fiscal_year:
-            period = f"Q{self.quarter} {self.fiscal_year}"
-        return " ".join(x for x in (self.company, period, self.form) if x)
 
 
 @dataclass(frozen=True)
@@ -109,77 +80,6 @@ class FilingStructure:
 
     def nodes_of(self, kind: str) -> list[int]:
         return [i for i, n in enumerate(self.nodes) if n.kind == kind]
-
-
-def _bare_company(name: str) -> str:
-    """The company's name without "The" and corporate suffixes ("The Kraft Heinz Company" → "Kraft Heinz")."""
-    base = " ".join(name.split()).strip(" ,.")
-    while True:
-        shorter = _CORPORATE_SUFFIX.sub("", base).strip(" ,.")
-        if shorter == base or not shorter:
-            break
-        base = shorter
-    return re.sub(r"^the\s+", "", base, flags=re.IGNORECASE)
-
-
-def company_keys(name: str) -> tuple[list[str], list[str]]:
-    """(names, symbols) for a company: space-free folded keys ("Lockheed Martin Corporation" →
-    "lockheedmartin", and "lockheed", a distinctive first word), and the initials of a name of three
-    or more words ("Advanced Micro Devices" → "AMD"), which a question must write in capitals."""
-    words = normalize_name(_bare_company(name)).split()
-    if not words:
-        return [], []
-    keys = ["".join(words)]
-    if len(words) > 1 and len(words[0]) >= 5 and words[0] not in _COMMON_FIRST_WORDS:
-        keys.append(words[0])
-    symbols = ["".join(w[0] for w in words).upper()] if len(words) >= 3 else []
-    return list(dict.fromkeys(keys)), symbols
-
-
-# first words that name no company on their own
-_COMMON_FIRST_WORDS = frozenset({"american", "united", "general", "national", "first", "international", "global",
-                                 "western", "eastern", "northern", "southern", "pacific", "atlantic", "royal"})
-
-
-def _display_company(name: str) -> str:
-    base = _bare_company(name)
-    return base.title() if base.isupper() else base
-
-
-def read_filing(doc_id: str, title: str, cover: str) -> Filing:
-    """A filing's identity from its title (`engine.ingest.documents.identity`), its cover text and its
-    file name. The company is the cover's registrant, else the file name's first word."""
-    parts = [p.strip() for p in title.split(" · ")]
-    stem = re.sub(r"\.[A-Za-z0-9]+$", "", doc_id.rsplit("/", 1)[-1])
-    stem_words = [w for w in re.split(r"[_\-\s]+", stem) if w]
-    first = parts[0] if parts else stem
-    cover_company = "" if (not first or _COVER_COMPANY_SKIP.search(first) or re.search(r"\d", first)) else first
-    file_company = stem_words[0] if stem_words and not _YEAR.fullmatch(stem_words[0]) else ""
-    company = cover_company or file_company or stem
-    names, symbols = company_keys(company)
-    if file_company:
-        names.append(normalize_name(file_company).replace(" ", ""))
-    ticker = _TICKER.search(cover)
-    if ticker:
-        symbols.append(ticker.group(1))
-    form = _FORM.search(title) or _FORM.search(cover[:3000])
-    if form is None:
-        m = re.search(r"(?<![A-Za-z0-9])(10-?K|10-?Q|8-?K|20-?F)(?![A-Za-z0-9])", stem, re.IGNORECASE)
-        form_text = m.group(1).upper().replace("K", "-K").replace("Q", "-Q").replace("F", "-F").replace("--", "-") if m else ""
-    else:
-        form_text = form.group(1).upper()
-    year = None
-    for pattern in (_FY, _DATED):
-        m = pattern.search(title)
-        if m:
-            year = int(m.group(1))
-            break
-    if year is None:
-        m = _YEAR.search(stem)
-        year = int(m.group(1)) if m else None
-    quarter = _QUARTER.search(stem)
-    return Filing(doc_id, _display_company(company), tuple(dict.fromkeys(n for n in names if n)),
-                  tuple(dict.fromkeys(symbols)), form_text, year, int(quarter.group(1)) if quarter else None)
 
 
 def _split_row(line: str) -> tuple[str, list[str]] | None:
@@ -246,6 +146,15 @@ def cross_references(text: str) -> list[tuple[str, str]]:
     return list(dict.fromkeys((m.group("kind").lower(), m.group("num").upper()) for m in _XREF.finditer(text)))
 
 
+def page_texts(passages: Sequence[Passage], rows: Sequence[int]) -> list[str]:
+    """The text of each page of one document, from its passages (in page order; a missing page is "")."""
+    pages: dict[int, list[str]] = {}
+    for i in rows:
+        pages.setdefault(page_number(passages[i]), []).append(passages[i].text)
+    last = max(pages, default=0)
+    return ["\n".join(pages.get(n, [])) for n in range(1, last + 1)]
+
+
 def _title(text: str) -> str:
     text = " ".join(text.split())
     return text if not text.isupper() else text.title()
@@ -270,11 +179,9 @@ def read_structure(passages: Sequence[Passage]) -> FilingStructure:
     def link(row: int, n: int, edge: str) -> None:
         edges.setdefault((row, n), edge)  # the first (strongest) type a passage touches a node by
 
-    filings: dict[str, Filing] = {}
+    filings = unify({doc: read_filing(doc, page_texts(passages, rows)) for doc, rows in by_doc.items()})
     for doc, rows in by_doc.items():
-        cover = "\n".join(passages[i].text for i in rows if page_number(passages[i]) <= 2)
-        f = read_filing(doc, passages[rows[0]].title, cover)
-        filings[doc] = f
+        f = filings[doc]
         company = node(f"§company {f.names[0] if f.names else doc}", "company", f.company, "", f.names[0] if f.names else "")
         filing = node(f"§filing {doc}", "filing", f.label, doc, doc)
         pages: dict[int, list[int]] = {}
@@ -330,5 +237,5 @@ def line_label(line: str) -> str:
     return row[0].rstrip(" —–-") if row else line.strip()
 
 
-__all__ = ["EDGE_TYPES", "Filing", "FilingStructure", "KINDS", "Node", "STATEMENTS", "company_keys",
-           "cross_references", "headings", "read_filing", "read_structure", "row_label", "statement_of_page"]
+__all__ = ["EDGE_TYPES", "Filing", "FilingStructure", "KINDS", "Node", "STATEMENTS", "cross_references",
+           "headings", "page_texts", "read_structure", "row_label", "statement_of_page"]

@@ -1,0 +1,358 @@
+"""Who a filing is from, by every name it goes by, and which form and fiscal period it is: read off the
+document's own first pages, with the file name last.
+
+Sources, in order of trust:
+1. the cover's registrant names (the line before "(Exact name of registrant as specified in its charter)",
+   or the rows of a cover table that lists several registrants by their file numbers);
+2. the trading-symbols table of the cover ("Common Stock … AAPL The Nasdaq Stock Market LLC");
+3. former names ("(Former name … if changed since last report)", "NAME (formerly OLD)");
+4. an earnings release's own words: "eBay Inc. (Nasdaq: EBAY) today reported …", a letterhead, a headline
+   "Intel Reports First-Quarter 2023 Financial Results";
+5. the file name, last, and only for what the document does not say.
+
+Analysts write company names many ways: a ticker ("KO"), initials ("PG&E", "AMD"), the distinctive first word
+of a longer name ("Lockheed"), a name without its corporate suffix ("Kraft Heinz"), an older name
+("salesforce.com"). `name_keys` derives those forms by rule from the names read; `unify` makes one company of
+filings that share a key or an SEC file number, so a company renamed between two filings is one company.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Mapping, Sequence
+
+from ..text import normalize_name
+
+_REGISTRANT = re.compile(r"^\(?\s*exact name of (?:the )?registrants?\b", re.IGNORECASE)
+_SUFFIX = re.compile(r"[,.]?\s+(?:inc|incorporated|corp|corporation|co|company|plc|ltd|llc|l\.?p|n\.?v|s\.?a"
+                     r"|limited partnership|holdings)\b\.?$", re.IGNORECASE)
+_NAMED_SUFFIX = re.compile(r"\b(?:inc|incorporated|corp|corporation|company|plc|ltd|llc|l\.p|limited partnership)\b\.?\s*$",
+                           re.IGNORECASE)
+_FILE_NUMBER = re.compile(r"\b(?:commission )?file (?:number|no)\.?:?\s*(\d{1,3}-\d{3,6})", re.IGNORECASE)
+_TABLE_REGISTRANT = re.compile(r"^(\d{1,3}-\d{3,6})\s+(.+?\b(?i:inc\.?|corporation|corp\.?|company|plc|ltd\.?|l\.p\.|"
+                               r"limited partnership))\s+(?:[A-Z][a-z]+(?: [A-Z][a-z]+)?|[A-Z]{2,})\s+\d{2}-\d{7}\s*$")
+_TICKER_ROW = re.compile(r"(?<![\w.\-])([A-Z]{1,5}(?:\.[A-Z])?)\s+(?:The\s+)?(?:New York Stock Exchange|NYSE|Nasdaq|NASDAQ)\b")
+_NAME_WORDS = r"(?:[A-Z]|[a-z]{1,3}[A-Z])[\w.&'’\-]*(?:,?\s+(?:[A-Z&][\w.&'’\-]*|and|of))*?"
+_RELEASE_TICKER = re.compile(r"(" + _NAME_WORDS + r")\s*(?:\([^()]{0,60}\)\s*)?"
+                             r"[(\[]\s*(?:NYSE|Nasdaq|NASDAQ)\s*:\s*([A-Z]{1,5})\s*[)\]]")
+_TODAY = re.compile(r"(" + _NAME_WORDS + r")\s+today\s+(?:announced|reported)\b")
+_HEADLINE = re.compile(r"^\s*(" + _NAME_WORDS + r")\s+(?:Reports|Announces|Reported|Delivers)\b", re.MULTILINE)
+_FORMER = re.compile(r"^(.{2,80}?)\s*\(former name", re.IGNORECASE | re.MULTILINE)
+_FORMERLY = re.compile(r"\(formerly(?: known as)? ([A-Z][^()]{1,60})\)")
+_RENAMED = re.compile(r'(?:the )?legal name of (?:our|the) (?:corporation|company) became [“"](?P<new>[^”"]{2,60})[”"],?\s+'
+                      r'changing from [“"](?P<old>[^”"]{2,60})[”"]'
+                      r'|(?P<old2>[A-Z][\w.&\'’]*(?: [A-Z][\w.&\'’]*){0,4})[”"]?\)?\s+was renamed\s+'
+                      r'(?P<new2>(?:The )?[A-Z][\w.&\'’]*(?: [A-Z][\w.&\'’]*){0,4})')
+_FORM = re.compile(r"\bform\s+(10-K|10-Q|8-K|20-F|40-F|6-K)\b", re.IGNORECASE)
+_PERIOD = re.compile(r"for the (fiscal year|quarterly period|year) ended:?\s+([A-Z][a-z]+)\.?\s+(\d{1,2}),?\s+(\d{4})",
+                     re.IGNORECASE)
+_REPORT_DATE = re.compile(r"(?:date of report|earliest event reported)[^\n]{0,60}?([A-Z][a-z]+ \d{1,2}, ?(\d{4}))"
+                          r"|([A-Z][a-z]+ \d{1,2}, ?(\d{4}))\s*\n?\s*date of report", re.IGNORECASE)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+_RELEASE_PERIOD = re.compile(r"\b(?:(first|second|third|fourth)[- ]quarter|q([1-4]))\b[^.\n]{0,60}?"
+                             r"(?:fiscal(?: year)?\s*|fy\s*'?)?((?:19|20)\d\d)\b", re.IGNORECASE)
+_FISCAL_YEAR = re.compile(r"\bfiscal(?: year)? ((?:19|20)\d\d)\b", re.IGNORECASE)
+_MONTHS_ENDED = re.compile(r"\b(three|six|nine) months ended\b", re.IGNORECASE)
+_RELEASE_WORDS = re.compile(r"\b(?:news release|press release|reports? [^\n]{0,40}results|announces [^\n]{0,40}results"
+                            r"|exhibit 99\.1)\b", re.IGNORECASE)
+_STEM_FORMS = (("10K", "10-K"), ("10-K", "10-K"), ("10Q", "10-Q"), ("10-Q", "10-Q"), ("8K", "8-K"), ("8-K", "8-K"),
+               ("EARNINGS", "earnings release"))
+_LISTED_UNDER = re.compile(r"under the (?:ticker |trading )?symbols? [“\"']?([A-Z]{1,5})\b")
+_YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
+_STEM_QUARTER = re.compile(r"(?<![A-Za-z])Q([1-4])(?![0-9])")
+# first words that name no company on their own
+_COMMON_FIRST_WORDS = frozenset({"american", "united", "general", "national", "first", "international", "global",
+                                 "western", "eastern", "northern", "southern", "pacific", "atlantic", "royal", "the",
+                                 "new", "bank", "boston", "advanced", "applied", "digital", "capital", "financial",
+                                 "energy", "public", "federal", "central", "standard", "consolidated"})
+_FILE_NUMBER_PREFIX = re.compile(r"^.*?\bfile (?:number|no)\.?:?\s*[\d-]+\.?\s*", re.IGNORECASE)
+_NOT_A_NAME = re.compile(r"commission|file\s*number|^number$|securities|exchange|washington|united states|form\s|report|^\(|^\d|check|"
+                         r"quarterly|annual|transition|☐|☒|registrant|state or|i\.r\.s|employer|address",
+                         re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Filing:
+    """Who filed a document, which form, and for which period."""
+
+    doc_id: str
+    company: str  # as a reader names it: "Nike", "Lockheed Martin"
+    names: tuple[str, ...]  # folded, space-free keys a question may use; names[0] keys the company
+    symbols: tuple[str, ...] = ()  # tickers and initials, matched only in capitals: "NKE", "AMD" (not "cost")
+    form: str = ""  # "10-K", "10-Q", "8-K", "earnings release", … or "" when the document does not say
+    fiscal_year: int | None = None
+    quarter: int | None = None
+    source: str = ""  # where the company's name was read: "cover", "release" or "file name"
+    file_number: str = ""  # the SEC file number, which a rename keeps
+    aliases: tuple[str, ...] = ()  # every name read, as written: registrants, former names, the release's
+
+    @property
+    def label(self) -> str:
+        """"Nike FY2019 10-K", "Costco Q3 FY2023 earnings release": what tells a company's filings apart."""
+        period = f"FY{self.fiscal_year}" if self.fiscal_year else ""
+        if self.quarter and self.fiscal_year:
+            period = f"Q{self.quarter} FY{self.fiscal_year}"
+        return " ".join(x for x in (self.company, period, self.form) if x)
+
+
+def bare_name(name: str) -> str:
+    """A name without "The", corporate suffixes, ".com" and stray underscores ("The Kraft Heinz Company" →
+    "Kraft Heinz", "salesforce.com, inc." → "salesforce")."""
+    base = " ".join(name.replace("_", " ").split()).strip(" ,.;:")
+    while True:
+        shorter = _SUFFIX.sub("", base).strip(" ,.;:")
+        shorter = re.sub(r"\.com$", "", shorter, flags=re.IGNORECASE)
+        if shorter == base or not shorter:
+            break
+        base = shorter
+    return re.sub(r"^the\s+", "", base, flags=re.IGNORECASE)
+
+
+def display_name(name: str) -> str:
+    """"Kraft Heinz", "PG&E", "McDonald's": the bare name, its words capitalised when the document shouted it
+    ("McDONALD’S", "COCA COLA", "NIKE"); shouted words of three letters or fewer (AES, PG&E) are initials and stay."""
+    base = bare_name(name)
+    letters = [c for c in base if c.isalpha()]
+    if letters and sum(c.isupper() for c in letters) > 0.7 * len(letters):
+        words = []
+        for w in base.split():
+            if len(w) <= 3 or "&" in w:
+                words.append(w)
+            else:
+                m = re.match(r"(Mc|Mac)([A-Z].*)", w)
+                words.append(m.group(1) + m.group(2).capitalize() if m else w.capitalize())
+        base = " ".join(words)
+    return base
+
+
+def name_keys(name: str) -> tuple[list[str], list[str]]:
+    """(keys, symbols) of one name, by rule: the bare name folded and without spaces ("lockheedmartin"); its
+    distinctive first word when the name is longer ("lockheed"); with "&" the letters run together and
+    written with "n" ("pge", "pnge" for PG&E; "pg", "png" for Procter & Gamble's "P&G"); and, for a
+    name of three or more words, its initials as a symbol ("AMD"), which a question must write in capitals."""
+    base = bare_name(name)
+    words = normalize_name(re.sub(r"['’]", "", base)).split()  # "McDonald's" → "mcdonalds", as files spell it
+    if not words:
+        return [], []
+    keys = ["".join(words), normalize_name(base).replace(" ", "")]  # and "mcdonald", as questions fold it
+    if len(words) > 1 and len(words[0]) >= 5 and words[0] not in _COMMON_FIRST_WORDS:
+        keys.append(words[0])
+    elif len(words) > 2:
+        keys.append(words[0] + words[1])  # "American Water" for American Water Works
+    if "&" in base:
+        parts = [normalize_name(p).replace(" ", "") for p in base.split("&")]
+        if all(parts):
+            keys += ["".join(parts), "n".join(parts)]
+            if all(len(p.split()) == 1 for p in base.split("&")) and len(parts) == 2:
+                keys.append("".join(p[0] for p in parts) if min(len(p) for p in parts) > 3 else "".join(parts))
+    symbols = []
+    significant = [w for w in base.split() if w.lower() not in ("and", "of", "the", "&")]  # "Wal-Mart" is one word
+    if len(significant) >= 3:
+        symbols.append("".join(w[0] for w in significant if w[0].isalpha()).upper())
+    if "&" in base and len(base.split("&")) == 2 and all(len(p.strip()) > 3 for p in base.split("&")):
+        symbols.append("&".join(p.strip()[0].upper() for p in base.split("&")))  # "P&G"
+    return list(dict.fromkeys(keys)), symbols
+
+
+def _lines(text: str) -> list[str]:
+    return [" ".join(line.replace("_", " ").split()) for line in text.split("\n")]
+
+
+def cover_registrants(cover: str) -> list[str]:
+    """The registrants a cover names, in its order."""
+    lines = _lines(cover)
+    names: list[str] = []
+    for line in lines:  # a cover table of several registrants: "1-12609 PG&E CORPORATION California 94-3234914"
+        m = _TABLE_REGISTRANT.match(line)
+        if m and _NAMED_SUFFIX.search(m.group(2)):
+            names.append(m.group(2))
+    for i, line in enumerate(lines):
+        if names:
+            break
+        if _REGISTRANT.match(line):
+            # the line just before names the registrant; lines above it, only when they end in a corporate
+            # suffix (a cover of two registrants: "BOSTON PROPERTIES, INC." / "… LIMITED PARTNERSHIP")
+            before = []
+            for prior in reversed(lines[max(0, i - 4):i]):
+                prior = _FILE_NUMBER_PREFIX.sub("", prior)
+                if not prior:
+                    continue
+                if _NOT_A_NAME.search(prior) or len(prior) > 80 or re.search(r"\d", prior) \
+                        or (before and not _NAMED_SUFFIX.search(prior)):
+                    break
+                before.insert(0, prior)
+            names += before
+            break
+    if not names:  # covers without the "(Exact name …)" line: the first line that ends in a corporate suffix
+        for line in lines[:45]:
+            if 2 < len(line) <= 80 and _NAMED_SUFFIX.search(line) and not _NOT_A_NAME.search(line):
+                names.append(line)
+                break
+    return list(dict.fromkeys(n.strip(" ,") for n in names if n.strip(" ,")))
+
+
+def release_company(text: str) -> tuple[str, str]:
+    """(name, ticker) from an earnings release's own words ("eBay Inc. (Nasdaq: EBAY) today reported",
+    "McDonald's Corporation today announced", a headline "Intel Reports …"), or ("", "")."""
+    m = _RELEASE_TICKER.search(text)
+    if m:
+        return m.group(1).strip(" ,"), m.group(2)
+    for pattern in (_TODAY, _HEADLINE):
+        m = pattern.search(text)
+        if m:
+            return m.group(1).strip(" ,"), ""
+    return "", ""
+
+
+def frequent_company(text: str, file_key: str) -> str:
+    """A cover with its name in a logo names the registrant nowhere in its text: the name with a corporate
+    suffix the first pages use most, if its key is the file name's ("The Coca-Cola Company", COCACOLA_…)."""
+    counts: dict[str, int] = {}
+    for m in re.finditer(r"(?:The\s+)?(?:[A-Z][\w'’\-]*\s+){0,3}?[A-Z][\w'’\-]*,?\s+(?:Company|Corporation|Inc\.)", text):
+        counts[m.group(0)] = counts.get(m.group(0), 0) + 1
+    for name, _ in sorted(counts.items(), key=lambda kv: -kv[1]):
+        if normalize_name(bare_name(name)).replace(" ", "") == file_key:
+            return name
+    return ""
+
+
+def former_names(cover: str, opening: str, current: Sequence[str]) -> list[str]:
+    """Names the company had: the cover's "(Former name …)" line, "NAME (formerly OLD)", and, in the opening
+    pages, a rename of the registrant ("… changing from “Wal-Mart Stores, Inc.”", "Heinz was renamed The Kraft
+    Heinz Company")."""
+    names = []
+    for m in _FORMER.finditer(cover):
+        name = m.group(1).strip(" ,()")
+        if name and not re.fullmatch(r"n/?a|not applicable|none", name, re.IGNORECASE) and not _NOT_A_NAME.search(name):
+            names.append(name)
+    names += [m.group(1).strip() for m in _FORMERLY.finditer(cover[:4000])]
+    ours = {normalize_name(bare_name(n)) for n in current}
+    for m in _RENAMED.finditer(opening):
+        old, new = (m.group("old"), m.group("new")) if m.group("old") else (m.group("old2"), m.group("new2"))
+        if new and normalize_name(bare_name(new)) in ours:
+            names.append(old.strip(" ,"))
+    return names
+
+
+def _form_and_period(cover: str, body: str, stem: str) -> tuple[str, int | None, int | None]:
+    form_m = _FORM.search(cover[:3000])
+    form = form_m.group(1).upper() if form_m else ""
+    period = _PERIOD.search(cover)
+    year = quarter = None
+    if form in ("10-K", "10-Q") and period:
+        year = int(period.group(4))
+        if form == "10-Q":
+            # the quarter from the longest period the statements cover (three, six or nine months); the fiscal
+            # year from the filing's own "fiscal 2024", which a year ending in January puts after the period's
+            months = {w.lower() for w in _MONTHS_ENDED.findall(body)}
+            quarter = 3 if "nine" in months else 2 if "six" in months else 1 if months else None
+            said = [int(y) for y in _FISCAL_YEAR.findall(body) if year <= int(y) <= year + 1]
+            if said:
+                year = max(set(said), key=lambda y: (said.count(y), -y))
+        return form, year, quarter
+    if form == "8-K" or (form and form not in ("10-K", "10-Q")):
+        date = _REPORT_DATE.search(cover)
+        if date:
+            year = int(date.group(2) or date.group(4))
+        return form, year, None
+    if _RELEASE_WORDS.search(cover[:3000]):
+        m = _RELEASE_PERIOD.search(cover[:3000])
+        if m:
+            quarter = _ORDINALS[m.group(1).lower()] if m.group(1) else int(m.group(2))
+            return "earnings release", int(m.group(3)), quarter
+        return "earnings release", None, None
+    y = _YEAR.search(stem)  # the document says nothing: the file name, last
+    q = _STEM_QUARTER.search(stem)
+    words = {w.upper() for w in re.split(r"[_\-\s]+", stem)}
+    form = next((f for tag, f in _STEM_FORMS if tag in words), "")
+    return form, int(y.group(1)) if y else None, int(q.group(1)) if q else None
+
+
+def read_filing(doc_id: str, pages: Sequence[str]) -> Filing:
+    """A filing's identity from its first pages' text (a cover is two pages; the quarter of a 10-Q is read
+    from its statements, some 40 pages in) and its file name."""
+    cover = "\n".join(pages[:2])
+    body = "\n".join(pages[:40])
+    listing = "\n".join(pages[:120])  # "listed … under the symbol “BXP”", in Item 5
+    stem = re.sub(r"\.[A-Za-z0-9]+$", "", doc_id.rsplit("/", 1)[-1])
+    file_words = [w for w in re.split(r"[_\-\s]+", stem) if w and not re.search(r"\d", w)]
+    file_company = file_words[0] if file_words else stem
+    file_key = normalize_name(file_company).replace(" ", "")
+    form, year, quarter = _form_and_period(cover, body, stem)
+    if year is None:  # what the document does not say, the file name may
+        y = _YEAR.search(stem)
+        year = int(y.group(1)) if y else None
+    if quarter is None and form in ("10-Q", "earnings release"):
+        q = _STEM_QUARTER.search(stem)
+        quarter = int(q.group(1)) if q else None
+    registrants = cover_registrants(pages[0] if pages else "")
+    released, release_ticker = ("", "")
+    if not registrants and form in ("", "earnings release"):
+        released, release_ticker = release_company(cover)
+    if not registrants and not released:
+        released = frequent_company(body, file_key)
+    symbols = ([release_ticker] if release_ticker else []) + _TICKER_ROW.findall(cover)
+    opening = "\n".join(pages[:10])
+    if registrants:
+        names, source = registrants + former_names(cover, opening, registrants), "cover"
+    elif released:
+        names = [released] + former_names(cover, opening, [released])
+        source = "release" if form in ("", "earnings release") else "cover"
+    else:
+        names, source = [file_company], "file name"
+    keys: list[str] = []
+    for n in names:
+        k, s = name_keys(n)
+        keys += k
+        symbols += s
+    if len(file_key) >= 4:
+        keys.append(file_key)  # data rooms name files by company
+    for m in _LISTED_UNDER.finditer(listing):  # "Our common stock is traded … under the symbol “ORCL”" (Item 5)
+        window = listing[max(0, m.start() - 240):m.start()].replace("\n", " ")
+        sentence = re.split(r"(?<!Inc)(?<!Corp)(?<!Co)(?<!Ltd)\.\s+(?=[A-Z(])", window)[-1]
+        folded = normalize_name(re.sub(r"['’]", "", sentence)).replace(" ", "")
+        if "common stock" in sentence.lower() and (re.search(r"\b(?:our|its)\b", sentence, re.IGNORECASE)
+                                                    or any(len(k) >= 4 and k in folded for k in keys)):
+            symbols.append(m.group(1))
+    number = _FILE_NUMBER.search(pages[0] if pages else "")
+    return Filing(doc_id, display_name(names[0]), tuple(dict.fromkeys(k for k in keys if k)),
+                  tuple(dict.fromkeys(symbols)), form, year, quarter, source, number.group(1) if number else "",
+                  tuple(dict.fromkeys(names)))
+
+
+def unify(filings: Mapping[str, Filing]) -> dict[str, Filing]:
+    """Filings of one company made one company: those that share an SEC file number or their first key
+    (a rename keeps the file number: "salesforce.com, inc." and "Salesforce, Inc." are 001-32224). Each
+    takes the group's keys, symbols and aliases, and the name of its newest filing."""
+    parent = {d: d for d in filings}
+
+    def root(d: str) -> str:
+        while parent[d] != d:
+            parent[d] = parent[parent[d]]
+            d = parent[d]
+        return d
+    by_key: dict[str, str] = {}
+    for d, f in filings.items():
+        for key in ([f"#{f.file_number}"] if f.file_number else []) + list(f.names[:1]):
+            if key in by_key:
+                parent[root(d)] = root(by_key[key])
+            else:
+                by_key[key] = d
+    groups: dict[str, list[str]] = {}
+    for d in filings:
+        groups.setdefault(root(d), []).append(d)
+    out = {}
+    for docs in groups.values():
+        newest = max(docs, key=lambda d: (filings[d].fiscal_year or 0, filings[d].source == "cover", d))
+        lead = filings[newest]
+        keys = list(dict.fromkeys(k for d in [newest] + docs for k in filings[d].names))
+        symbols = tuple(dict.fromkeys(s for d in docs for s in filings[d].symbols))
+        aliases = tuple(dict.fromkeys(a for d in [newest] + docs for a in filings[d].aliases))
+        for d in docs:
+            out[d] = replace(filings[d], company=lead.company, names=tuple(keys), symbols=symbols, aliases=aliases)
+    return {d: out[d] for d in filings}
+
+
+__all__ = ["Filing", "bare_name", "display_name", "name_keys", "read_filing", "unify", "cover_registrants",
+           "release_company", "former_names"]

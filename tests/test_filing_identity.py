@@ -1,0 +1,154 @@
+"""Every filing of the three shared rooms with who filed it, its form, fiscal year and quarter, each read off the
+document by hand; and each company named the ways analysts name it. Skipped, with the reason, where
+../shared/data is absent."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+
+from engine.filings.scope import company_names
+from engine.filings.structure import read_structure
+from engine.text import normalize_name
+from tests.conftest import ROOT
+
+DATA = ROOT.parent / "shared" / "data"
+ER = "earnings release"
+
+# (file, company, form, fiscal year, quarter): read off each document's cover or release by hand. Two file
+# names say otherwise: LOCKHEEDMARTIN_2023Q2_10Q is the Q2 2023 earnings release, printed from a browser;
+# PG_E_2023Q3_10Q is the 10-Q for the quarter ended September 30, 2022. An 8-K's year is its report date's.
+# MCDONALDS_2022Q4_EARNINGS has no readable text (its fonts map to no characters): only its file name says.
+BY_HAND = {
+    "filings_dev": [
+        ("AES_2021_10K.pdf", "AES", "10-K", 2021, None),
+        ("APPLE_2021_10K.pdf", "Apple", "10-K", 2021, None),
+        ("APPLE_2023Q3_10Q.pdf", "Apple", "10-Q", 2023, 3),
+        ("BOSTONPROPERTIES_2015_10K.pdf", "Boston Properties", "10-K", 2015, None),
+        ("COCACOLA_2020_10K.pdf", "Coca-Cola", "10-K", 2020, None),
+        ("COSTCO_2023Q3_EARNINGS.pdf", "Costco Wholesale", ER, 2023, 3),
+        ("COSTCO_2023_8K_dated-2023-08-09.pdf", "Costco Wholesale", "8-K", 2023, None),
+        ("EBAY_2022_10K.pdf", "eBay", "10-K", 2022, None),
+        ("EBAY_2023Q2_10Q.pdf", "eBay", "10-Q", 2023, 2),
+        ("EBAY_2023Q2_EARNINGS.pdf", "eBay", ER, 2023, 2),
+        ("FEDEX_2023_10K.pdf", "FedEx", "10-K", 2023, None),
+        ("INTEL_2020_10K.pdf", "Intel", "10-K", 2020, None),
+        ("INTEL_2023Q1_EARNINGS.pdf", "Intel", ER, 2023, 1),
+        ("KRAFTHEINZ_2022_10K.pdf", "Kraft Heinz", "10-K", 2022, None),
+        ("LOCKHEEDMARTIN_2023Q2_10Q.pdf", "Lockheed Martin", ER, 2023, 2),
+        ("LOCKHEEDMARTIN_2023_8K_dated-2023-05-25.pdf", "Lockheed Martin", "8-K", 2023, None),
+        ("MCDONALDS_2022Q4_EARNINGS.pdf", "McDonald's", ER, 2022, 4),
+        ("MCDONALDS_2022_10K.pdf", "McDonald's", "10-K", 2022, None),
+        ("MCDONALDS_2023Q2_EARNINGS.pdf", "McDonald's", ER, 2023, 2),
+        ("MICROSOFT_2022_10K.pdf", "Microsoft", "10-K", 2022, None),
+        ("NETFLIX_2023Q2_10Q.pdf", "Netflix", "10-Q", 2023, 2),
+        ("ORACLE_2022_10K.pdf", "Oracle", "10-K", 2022, None),
+        ("ORACLE_2023_10K.pdf", "Oracle", "10-K", 2023, None),
+        ("PAYPAL_2023Q2_10Q.pdf", "PayPal", "10-Q", 2023, 2),
+        ("PG_E_2022_10K.pdf", "PG&E", "10-K", 2022, None),
+        ("PG_E_2023Q3_10Q.pdf", "PG&E", "10-Q", 2022, 3),
+        ("PG_E_2023_EARNINGS_dated-2023-05-04.pdf", "PG&E", ER, 2023, 1),
+        ("SALESFORCE_2023_10K.pdf", "Salesforce", "10-K", 2023, None),
+        ("SALESFORCE_2024Q1_EARNINGS.pdf", "Salesforce", ER, 2024, 1),
+        ("WALMART_2023_10K.pdf", "Walmart", "10-K", 2023, None),
+        ("WALMART_2024Q1_10Q.pdf", "Walmart", "10-Q", 2024, 1),
+    ],
+    "financebench_dev": [
+        ("AMD_2015_10K.pdf", "Advanced Micro Devices", "10-K", 2015, None),
+        *[(f"AMERICANWATERWORKS_{y}_10K.pdf", "American Water Works", "10-K", y, None) for y in (2020, 2021, 2022)],
+        ("COCACOLA_2017_10K.pdf", "Coca-Cola", "10-K", 2017, None),
+        ("COSTCO_2021_10K.pdf", "Costco Wholesale", "10-K", 2021, None),
+        ("FOOTLOCKER_2022_8K_dated-2022-05-20.pdf", "Foot Locker", "8-K", 2022, None),
+        ("FOOTLOCKER_2022_8K_dated_2022-08-19.pdf", "Foot Locker", "8-K", 2022, None),
+        ("KRAFTHEINZ_2019_10K.pdf", "Kraft Heinz", "10-K", 2019, None),
+        *[(f"LOCKHEEDMARTIN_{y}_10K.pdf", "Lockheed Martin", "10-K", y, None) for y in (2020, 2021, 2022)],
+        *[(f"MICROSOFT_{y}_10K.pdf", "Microsoft", "10-K", y, None) for y in (2016, 2023)],
+        *[(f"NETFLIX_{y}_10K.pdf", "Netflix", "10-K", y, None) for y in (2015, 2017)],
+        *[(f"NIKE_{y}_10K.pdf", "Nike", "10-K", y, None) for y in (2018, 2019, 2021, 2023)],
+        *[(f"WALMART_{y}_10K.pdf", "Walmart", "10-K", y, None) for y in (2018, 2020)],
+    ],
+    "filings": [
+        ("APPLE_2022_10K.pdf", "Apple", "10-K", 2022, None),
+        ("EBAY_2016_10K.pdf", "eBay", "10-K", 2016, None),
+        ("INTEL_2022Q4_EARNINGS.pdf", "Intel", ER, 2022, 4),
+        ("MCDONALDS_2023Q1_EARNINGS.pdf", "McDonald's", ER, 2023, 1),
+        ("SALESFORCE_2021_8K_dated-2021-07-21.pdf", "Salesforce", "8-K", 2021, None),
+    ],
+}
+
+# Each company four ways: its legal name, its ticker, a short form, and a former or other name where it has one.
+NAMES = {
+    "AES": ("The AES Corporation", "AES", "AES Corp", None),
+    "Apple": ("Apple Inc.", "AAPL", "Apple", "Apple Computer"),
+    "Boston Properties": ("Boston Properties, Inc.", "BXP", "Boston Properties", None),
+    "Coca-Cola": ("The Coca-Cola Company", "KO", "Coca Cola", None),
+    "Costco Wholesale": ("Costco Wholesale Corporation", "COST", "Costco", "Price Costco"),
+    "eBay": ("eBay Inc.", "EBAY", "eBay", None),
+    "FedEx": ("FedEx Corporation", "FDX", "FedEx", None),
+    "Intel": ("Intel Corporation", "INTC", "Intel", None),
+    "Kraft Heinz": ("The Kraft Heinz Company", "KHC", "Kraft", "H.J. Heinz Holding"),
+    "Lockheed Martin": ("Lockheed Martin Corporation", "LMT", "Lockheed", None),
+    "McDonald's": ("McDonald's Corporation", "MCD", "McDonalds", None),
+    "Microsoft": ("Microsoft Corporation", "MSFT", "Microsoft", None),
+    "Netflix": ("Netflix, Inc.", "NFLX", "Netflix", None),
+    "Oracle": ("Oracle Corporation", "ORCL", "Oracle", None),
+    "PayPal": ("PayPal Holdings, Inc.", "PYPL", "PayPal", None),
+    "PG&E": ("PG&E Corporation", "PCG", "PG&E", "Pacific Gas and Electric"),
+    "Salesforce": ("Salesforce, Inc.", "CRM", "Salesforce", "salesforce.com"),
+    "Walmart": ("Walmart Inc.", "WMT", "Walmart", "Wal-Mart Stores"),
+    "Advanced Micro Devices": ("Advanced Micro Devices, Inc.", "AMD", "Advanced Micro", None),
+    "American Water Works": ("American Water Works Company, Inc.", "AWK", "American Water", None),
+    "Foot Locker": ("Foot Locker, Inc.", "FL", "Foot Locker", None),
+    "Nike": ("NIKE, Inc.", "NKE", "Nike", None),
+}
+
+
+def fold(name: str) -> str:
+    return normalize_name(name.replace("'", "").replace("’", "")).replace(" ", "")
+
+
+@lru_cache(maxsize=None)
+def _filings(room: str):
+    from engine.ingest.corpus import load_corpus
+
+    folder = DATA / room
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is absent: the shared filings lie beside the checkout in CI")
+    return read_structure(load_corpus(str(folder)).passages).filings
+
+
+@pytest.mark.parametrize("room", sorted(BY_HAND))
+def test_every_filing_is_who_when_and_what_its_own_pages_say(room):
+    filings = _filings(room)
+    assert sorted(filings) == sorted(f for f, *_ in BY_HAND[room])
+    read = {d: (fold(f.company), f.form, f.fiscal_year, f.quarter) for d, f in filings.items()}
+    expected = {d: (fold(c), form, year, q) for d, c, form, year, q in BY_HAND[room]}
+    assert read == expected
+
+
+def test_each_company_is_found_by_its_legal_name_ticker_short_form_and_former_name():
+    tried, missed = 0, []
+    for room, rows in BY_HAND.items():
+        filings = _filings(room)
+        for company in sorted({c for _, c, *_ in rows}):
+            key = next(f.names[0] for f in filings.values() if fold(f.company) == fold(company))
+            for name in (n for n in NAMES[company] if n):
+                tried += 1
+                named = company_names(f"What did {name} report as revenue in its latest filing?", filings)
+                if named.keys != (key,):
+                    missed.append((room, company, name, named.keys))
+    # the 95% floor of the issue; every miss is printed so a regression names itself
+    assert len(missed) <= 0.05 * tried, missed
+    assert tried >= 4 * 18
+
+
+@pytest.mark.parametrize("question, unknown", [
+    ("What was Nike's capex in FY2022?", "Nike"),
+    ("How much debt does NKE carry?", "NKE"),
+    ("Did Acme Corp buy back shares?", "Acme"),
+])
+def test_a_company_the_room_does_not_hold_is_said_to_be_unknown(question, unknown):
+    named = company_names(question, _filings("filings_dev"))
+    assert named.keys == () and unknown in named.unknown
+
