@@ -144,26 +144,29 @@ DEV = DATA / "financebench_dev"
 DEV_QUESTIONS = ROOT / "tests" / "data" / "financebench_dev.pathlens.queries.jsonl"
 
 
-@pytest.mark.skipif(not DEV.is_dir(), reason="../shared/data/financebench_dev is not here (CI and sessions have it)")
-def test_the_dev_filing_questions_hold_their_evidence_on_their_first_gold_page():
-    """Each of the project's questions over the dev filings names the phrase its first gold page holds;
-    only those pages are read (PDFium, as the reader does), not all 2,984."""
+SPLIT_QUESTIONS = {"filings_dev": ROOT / "tests" / "data" / "filings_dev.queries.jsonl",
+                   "financebench_dev": ROOT / "tests" / "data" / "financebench_dev.split.queries.jsonl"}
+
+
+def _rows(path):
     import json
+
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def _evidence_missing(room, rows):
+    """The questions whose evidence phrase is not on their first gold page; only those pages are read
+    (PDFium, as the reader does), not whole rooms."""
     import re
 
     import pypdfium2 as pdfium
 
-    rows = [json.loads(line) for line in DEV_QUESTIONS.read_text("utf-8").splitlines() if line.strip()]
-    assert len(rows) >= 60 and len({r["id"] for r in rows}) == len(rows)
-    assert sum("year" in r.get("needs", "") for r in rows) >= 15
-    assert sum("note" in r.get("needs", "") and len(r["gold"]) == 2 for r in rows) >= 10
-    assert {r["kind"] for r in rows} == {"metrics-generated", "domain-relevant", "novel-generated"}
     by_doc: dict[str, list[tuple[int, str, str]]] = {}
     for r in rows:
         by_doc.setdefault(r["gold"][0]["doc"], []).append((r["gold"][0]["page"], r["evidence"], r["id"]))
     missing = []
     for doc, wanted in sorted(by_doc.items()):
-        pdf = pdfium.PdfDocument(str(DEV / doc))
+        pdf = pdfium.PdfDocument(str(DATA / room / doc))
         try:
             for page, evidence, qid in wanted:
                 textpage = pdf[page - 1].get_textpage()
@@ -173,4 +176,32 @@ def test_the_dev_filing_questions_hold_their_evidence_on_their_first_gold_page()
                     missing.append((qid, doc, page, evidence))
         finally:
             pdf.close()
-    assert missing == []
+    return missing
+
+
+@pytest.mark.skipif(not DEV.is_dir(), reason="../shared/data/financebench_dev is not here (CI and sessions have it)")
+def test_the_dev_filing_questions_hold_their_evidence_on_their_first_gold_page():
+    rows = _rows(DEV_QUESTIONS)
+    assert len(rows) >= 60 and len({r["id"] for r in rows}) == len(rows)
+    assert sum("year" in r.get("needs", "") for r in rows) >= 15
+    assert sum("note" in r.get("needs", "") and len(r["gold"]) == 2 for r in rows) >= 10
+    assert {r["kind"] for r in rows} == {"metrics-generated", "domain-relevant", "novel-generated"}
+    assert _evidence_missing("financebench_dev", rows) == []
+
+
+@pytest.mark.skipif(not (DATA / "filings_dev").is_dir() or not DEV.is_dir(),
+                    reason="../shared/data/filings_dev and financebench_dev are not here (CI and sessions have them)")
+def test_the_split_dev_set_has_the_real_mix_halves_by_company_and_its_evidence_on_the_gold_pages():
+    rooms = {room: _rows(path) for room, path in SPLIT_QUESTIONS.items()}
+    rows = [r for room in rooms.values() for r in room]
+    assert len(rows) >= 150 and len({r["id"] for r in rows}) == len(rows)
+    kinds = {k: sum(r["kind"] == k for r in rows) for k in ("metrics-generated", "domain-relevant", "novel-generated")}
+    assert min(kinds.values()) >= 45, kinds
+    assert sum(r["name"] in ("ticker", "initials", "nickname", "former", "short") and r["name"] != "short"
+               for r in rows) >= 30
+    assert sum(r["form"] in ("10-Q", "earnings release") for r in rows) >= 20
+    halves = {h: {r["company"] for r in rows if r["half"] == h} for h in ("tune", "test")}
+    assert halves["tune"] and halves["test"] and not halves["tune"] & halves["test"]
+    assert {r["half"] for r in rows} == {"tune", "test"}
+    for room, room_rows in rooms.items():
+        assert _evidence_missing(room, room_rows) == [], room
