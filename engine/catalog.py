@@ -46,10 +46,14 @@ PARAMS: dict[str, ParamSpec] = {p.name: p for p in (
     ParamSpec("tau", "τ (passage-seed temperature)", 0.05, 0.005, 1.0,
               "Hybrid: how sharply passage seeds favour the most similar passage (softmax temperature "
               "over cosines)."),
-    ParamSpec("filing_passage_weight", "w (filings: dense passage-seed share)", 0.5, 0.0, 1.0,
-              "Filings retriever: the share of the restart mass put on the scoped filings' passages most similar "
-              "to the question (the rest goes to its structure and entity seeds). 0.5 was best on the filings dev "
-              "set (docs/filings.md)."),
+    ParamSpec("filing_passage_weight", "w (filings: passage-seed share)", 0.7, 0.0, 1.0,
+              "Filings retriever: the share of the restart mass put on the scoped filings' passages most like the "
+              "question (the rest goes to its structure and entity seeds). Chosen on the tuning half of the filings "
+              "dev set (docs/filings.md)."),
+    ParamSpec("filing_lexical_share", "λ (filings: lexical share of passage seeds)", 0.5, 0.0, 1.0,
+              "Filings retriever: the share of its passage seeds taken from BM25 over the question's words and the "
+              "words filings print for the lexicon's terms it uses (\"legal battles\" → legal proceedings, "
+              "contingencies). Chosen on the tuning half of the filings dev set (docs/filings.md)."),
     ParamSpec("passage_seeds", "Passage seeds", 20, 1, 200, "Hybrid: how many of the most similar passages are seeded."),
     ParamSpec("lexical_share", "λ (lexical share of passage seeds)", 0.0, 0.0, 1.0,
               "Hybrid: the share of the passage seeds taken from BM25's best passages instead of dense "
@@ -135,7 +139,7 @@ CATALOG: dict[str, RetrieverSpec] = {s.name: s for s in [
     RetrieverSpec("filing", "hybrid", "For filings: the question's company, fiscal period and statement, the lexicon's line "
                   "items and the regex entities seed a graph of the filings' structure (filings, statements, notes, "
                   "table rows, cross-references); dense passage seeds come from the scoped filings; hits are pages.",
-                  "regex", embeddings=True, params=_GRAPH_PARAMS + ("filing_passage_weight", "tau", "passage_seeds", "lexical_share") + EDGE_PARAMS,
+                  "regex", embeddings=True, params=_GRAPH_PARAMS + ("filing_passage_weight", "filing_lexical_share", "tau", "passage_seeds") + EDGE_PARAMS,
                   components=("tokens", "bm25", "structure"), make=lambda index, config: index.filing_retriever("filing", config)),
     RetrieverSpec("filing-graph", "graph", "The filings retriever's walk without dense passage seeds: only the "
                   "question's scope, the lexicon's line items and its entities seed the filing graph.",

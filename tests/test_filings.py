@@ -211,3 +211,52 @@ def test_the_evidence_report_shows_the_scope_and_each_hits_typed_path(room):
     assert ("<strong>Typed path:</strong> Acme Widgets → Acme Widgets FY2020 10-K → Statement of cash flows → "
             "“Additions to property, plant and equipment” → page 5") in page
     assert "--statement &#x27;cash flows&#x27;" in page and "statement=cash+flows" in page  # the correction travels
+
+
+def test_the_lexicon_names_its_sources_and_no_company():
+    """Every entry comes from a public taxonomy it names, and none is a company's own row label: the lexicon
+    must work on filings nobody tuned it on."""
+    import json
+
+    from engine.filings.lexicon import BUNDLED
+
+    data = json.loads(BUNDLED.read_text("utf-8"))
+    assert {"S-K", "S-X", "ASC", "US-GAAP labels"} <= set(data["sources"])
+    companies = {"apple", "nike", "walmart", "costco", "microsoft", "oracle", "intel", "ebay", "paypal", "netflix",
+                 "salesforce", "lockheed", "mcdonald", "mcdonalds", "cocacola", "coca", "kraft", "heinz", "fedex", "pge",
+                 "aes", "amd", "boston", "footlocker", "american water", "amazon", "google", "alphabet", "meta",
+                 "tesla", "berkshire", "pepsico", "3m", "boeing", "verizon", "att", "jpmorgan", "nvidia", "adobe",
+                 "cvs", "ulta", "best buy", "johnson", "pfizer", "general mills", "activision", "blizzard"}
+    for i, term in enumerate(data["terms"]):
+        assert term.get("source"), f"terms[{i}] names no source"
+        for field in ("say", "rows", "sections", "expand"):
+            for phrase in term.get(field, []):
+                words = f" {' '.join(phrase.lower().replace('&', ' ').replace('-', ' ').split())} "
+                named = [c for c in companies if f" {c} " in words]
+                assert not named, (i, field, phrase, named)
+    # instruction text is recognised by class, not by a benchmark's own sentences
+    assert not any("internet connection so you do not have access" in p for p in data["instructions"])
+
+
+def test_instruction_classes_strip_role_play_units_and_sources_but_keep_the_question():
+    from engine.filings.lexicon import bundled
+
+    strip = bundled().strip_instructions
+    assert strip("Pretend you are a credit analyst. What was Acme's capex in FY2019?") == "What was Acme's capex in FY2019?"
+    assert strip("Using only the details in the cash flow statement, what was Acme's capex in FY2019? "
+                 "Answer in USD millions and round to one decimal place.") == "what was Acme's capex in FY2019?"
+    assert strip("As a portfolio manager without internet access, which customers matter most to Acme?") \
+        .endswith("which customers matter most to Acme?")
+    assert strip("What was Acme's capex in FY2019?") == "What was Acme's capex in FY2019?"
+
+
+def test_a_concept_maps_to_the_sections_that_answer_it():
+    from engine.filings.lexicon import bundled
+
+    lexicon = bundled()
+    terms = lexicon.terms_in("What legal battles is Acme fighting?")
+    assert [said for said, _ in terms] == ["legal battles"]
+    assert {"legal proceedings", "contingencies"} <= set(terms[0][1].sections)
+    assert "legal proceedings" in lexicon.expansion(terms)
+    said = {p for p, _ in lexicon.terms_in("Is Acme a capital-intensive business, and who are its largest customers?")}
+    assert {"capital intensive", "largest customers"} <= said

@@ -27,7 +27,14 @@ class Term:
     say: tuple[str, ...]  # folded phrases a question may use
     rows: tuple[str, ...]  # folded row labels a filing prints for it
     statement: str  # a key of structure.STATEMENTS, or ""
-    notes: tuple[str, ...]  # folded words of the titles of the notes that explain it
+    sections: tuple[str, ...] = ()  # folded words of the titles of the Items and notes that answer it
+    expand: tuple[str, ...] = ()  # folded words filings use for it, added to the question's lexical search
+    source: str = ""  # the public taxonomy the entry comes from
+
+    @property
+    def filing_words(self) -> tuple[str, ...]:
+        """What a filing prints for this term: its rows, its sections' titles and its other words."""
+        return tuple(dict.fromkeys(self.rows + self.sections + self.expand))
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,11 @@ class Lexicon:
         """Statement kinds the question names ("cash flow statement", "P&L"), in STATEMENTS order."""
         folded = f" {normalize_name(question)} "
         return [kind for kind, phrases in self.statements.items() if any(f" {p} " in folded for p in phrases)]
+
+    def expansion(self, terms) -> str:
+        """The words filings print for the terms a question used ("legal battles" → "legal proceedings
+        litigation contingencies …"): what the question's lexical search adds to its own words."""
+        return " ".join(dict.fromkeys(w for _, t in terms for w in t.filing_words))
 
     def terms_in(self, question: str) -> list[tuple[str, Term]]:
         """(the phrase the question used, its term) for every term the question uses, a phrase inside a
@@ -82,12 +94,16 @@ def parse_lexicon(text: str, where: str) -> Lexicon:
     for i, entry in enumerate(data.get("terms") or []):
         at = f"{where}: field 'terms[{i}]"
         if not isinstance(entry, dict) or "say" not in entry:
-            raise PathLensError(f"{at}': expected an object with 'say' and 'rows', 'statement' or 'notes'")
+            raise PathLensError(f"{at}': expected an object with 'say' and 'rows', 'statement', 'sections' or 'expand'")
         statement = entry.get("statement", "")
         if statement and statement not in STATEMENTS:
             raise PathLensError(f"{at}.statement': unknown statement {statement!r}; choose from " + ", ".join(STATEMENTS))
+        source = entry.get("source", "")
+        if not isinstance(source, str):
+            raise PathLensError(f"{at}.source': expected a string naming where the entry comes from")
         terms.append(Term(_phrases(entry["say"], f"{at}.say'"), _phrases(entry.get("rows", []), f"{at}.rows'"),
-                          statement, _phrases(entry.get("notes", []), f"{at}.notes'")))
+                          statement, _phrases(entry.get("sections", []), f"{at}.sections'"),
+                          _phrases(entry.get("expand", []), f"{at}.expand'"), source))
     instructions = []
     for i, pattern in enumerate(data.get("instructions") or []):
         try:

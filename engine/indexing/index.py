@@ -52,7 +52,8 @@ class SearchConfig:
     rrf: RRFConfig = RRFConfig()
     hybrid: HybridParams = HybridParams()
     edges: EdgeWeights = EdgeWeights()  # the filing graph's edge weights
-    filing_passage_weight: float = 0.5  # the filings retriever's w (its own: its other seeds are structure)
+    filing_passage_weight: float = 0.7  # the filings retriever's w (its own: its other seeds are structure)
+    filing_lexical_share: float = 0.5  # the filings retriever's λ: BM25's share of its passage seeds
     scope: ScopeCorrection = ScopeCorrection()  # a user's correction of a question's scope (filings)
     # the catalog parameters that have no field above, by name (a retriever added through the catalog reads its own)
     extra: tuple[tuple[str, float | int], ...] = ()
@@ -81,6 +82,7 @@ def search_config(values: Mapping[str, object] = {}, corpus: Corpus | None = Non
                             lexical=float(v["lexical_share"])),
         edges=EdgeWeights(**{name.removeprefix("edge_"): float(v[name]) for name in EDGE_PARAMS}),
         filing_passage_weight=float(v["filing_passage_weight"]),
+        filing_lexical_share=float(v["filing_lexical_share"]),
         scope=scope,
         extra=tuple((name, type(PARAMS[name].default)(v[name])) for name in PARAMS if name not in _FIELDS))
 
@@ -90,7 +92,7 @@ def _fields(config: SearchConfig) -> dict[str, float | int]:
     g, h = config.graph, config.hybrid
     return {"alpha": g.alpha, "iterations": g.iterations, "beta": g.beta, "passage_weight": h.passage_weight,
             "tau": h.tau, "passage_seeds": h.top, "lexical_share": h.lexical, "rrf_k": config.rrf.k,
-            "filing_passage_weight": config.filing_passage_weight,
+            "filing_passage_weight": config.filing_passage_weight, "filing_lexical_share": config.filing_lexical_share,
             **{name: getattr(config.edges, name.removeprefix("edge_")) for name in EDGE_PARAMS}}
 
 
@@ -272,8 +274,9 @@ class Index:
         seeder = FilingSeeder(graph, self.structure(), entity_seeder, lexicon_for(self.corpus.lexicon), config.scope)
         passages = None
         if spec(name).embeddings:
-            params = replace(config.hybrid, passage_weight=config.filing_passage_weight)
-            passages = PassageSeeder(self.dense(), params, self.bm25() if config.hybrid.lexical > 0 else None)
+            params = replace(config.hybrid, passage_weight=config.filing_passage_weight,
+                             lexical=config.filing_lexical_share)
+            passages = PassageSeeder(self.dense(), params, self.bm25() if params.lexical > 0 else None)
         return FilingRetriever(name, seeder, config.graph, passages, self.corpus.passages)
 
     def bm25(self) -> BM25Retriever:

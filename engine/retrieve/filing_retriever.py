@@ -63,7 +63,8 @@ class FilingRetriever(GraphRetriever):
             return Personalization(seeding, ())
         # dense seeds from the scoped filings only (no scope: every passage)
         within = np.isin(self._docs, scope.filings) if scope.filings else None
-        return self._mixed(seeding, self.passages.seeds(scope.text, within))
+        lexical = f"{scope.text} {self.filing_seeder.lexicon.expansion(scope.terms)}"
+        return self._mixed(seeding, self.passages.seeds(scope.text, within, lexical))
 
     def hits_from(self, rows: np.ndarray, values: np.ndarray, k: int) -> tuple[Hit, ...]:
         """The top k pages (a page scores as its best passage, which stands for it), reached ones only;

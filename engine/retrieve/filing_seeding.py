@@ -57,7 +57,7 @@ class FilingSeeder:
                 out.append((i, "statement", nodes[i].label))
         folded = f" {normalize_name(scope.text)} "
         rows = {row: said for said, term in scope.terms for row in term.rows}
-        notes = [(word, said) for said, term in scope.terms for word in term.notes]
+        sections = [(word, said) for said, term in scope.terms for word in term.sections]
         for i in self._nodes(docs, "line item"):
             key = nodes[i].ref
             if key in rows:
@@ -67,7 +67,7 @@ class FilingSeeder:
         for i in self._nodes(docs, "note") + self._nodes(docs, "item"):
             title = normalize_name(nodes[i].label.split(" — ", 1)[-1].split(". ", 1)[-1])
             number = nodes[i].ref.lower()
-            said = next((s for w, s in notes if nodes[i].kind == "note" and f" {w} " in f" {title} "), None)
+            said = next((s for w, s in sections if f" {w} " in f" {title} "), None)  # an Item's title or a note's
             if said is not None:
                 out.append((i, "lexicon", said))
             elif nodes[i].kind == "note" and len(title.split()) > 1 and f" {title} " in folded:

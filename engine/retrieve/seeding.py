@@ -263,8 +263,10 @@ class PassageSeeder:
         z = np.exp((scores[best] - scores[best[0]]) / tau)
         return best, z / z.sum()
 
-    def seeds(self, query: str, within: np.ndarray | None = None) -> tuple[PassageSeed, ...]:
-        """The passage seeds of a question; `within`, a mask of passages, keeps them to those."""
+    def seeds(self, query: str, within: np.ndarray | None = None, lexical_query: str | None = None
+              ) -> tuple[PassageSeed, ...]:
+        """The passage seeds of a question; `within`, a mask of passages, keeps them to those;
+        `lexical_query`, what BM25 reads instead of the question (its words with a lexicon's)."""
         c = self.dense.scores(query)
         if c.size == 0:
             return ()
@@ -276,7 +278,7 @@ class PassageSeeder:
             best, z = self._softmax_top(c, self.params.top, self.params.tau)
             weight[best] += (1 - lam) * z
         if lam > 0:
-            b = self.bm25.scores(query)
+            b = self.bm25.scores(lexical_query or query)
             if within is not None:
                 b = np.where(within, b, -np.inf)
             if b.max() > 0:
