@@ -67,7 +67,8 @@ def scope_json(extra) -> dict:
     s = extra.scope
     return {"words": extra.scope_words, "companies": list(s.companies), "fiscal_year": s.year, "quarter": s.quarter,
             "form": s.form, "statements": list(s.statements), "terms": [said for said, _ in s.terms],
-            "filings": list(s.filings), "question_without_instructions": s.text, "corrected": s.corrected}
+            "filings": list(s.filings), "question_without_instructions": s.text, "corrected": s.corrected,
+            "notes": list(s.notes)}
 
 
 def answer_json(answer: Answer, passages: Mapping[str, Passage]) -> dict:
