@@ -186,3 +186,32 @@ def test_a_k_past_the_corpus_says_how_many_passages_there_are(capsys, tmp_path, 
     assert main(["query", "--corpus", str(tmp_path / "room.txt"), "--retriever", "bm25", "--k", "5", "Acme"]) == 0
     assert (f"note: k = 5 is larger than the corpus {said}: every passage the retriever ranks is shown"
             in capsys.readouterr().err)
+
+
+def test_eval_only_keeps_one_group_and_cluster_prints_both_intervals(capsys):
+    from engine.evaluate.metrics import cluster_bootstrap
+    from engine.ingest.corpus import load_corpus
+
+    code, out, err = run(capsys, "eval", "--corpus", "dataroom-core", "--retrievers", "bm25,ppr-regex", "--k", "5",
+                         "--only", "kind=multi-hop", "--compare", "ppr-regex,bm25", "--cluster", "doc", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    multi = {q.id for q in load_corpus("dataroom-core").queries if q.kind == "multi-hop"}
+    assert set(data["results"]["bm25"]["per_query"]) == multi and data["n_queries"] == len(multi)
+    clustered = data["compare"]["clustered"]
+    assert clustered["by"] == "doc"
+    # the clustered interval, recomputed from the per-question values and each question's gold documents
+    corpus = load_corpus("dataroom-core")
+    doc_of = {p.id: p.doc_id for p in corpus.passages}
+    a, b = data["results"]["ppr-regex"]["per_query"], data["results"]["bm25"]["per_query"]
+    qs = {q.id: q for q in corpus.queries}
+    clusters = [" + ".join(sorted({doc_of[g] for g in qs[q].gold})) for q in a]
+    ref = cluster_bootstrap([a[q]["hr@5"] for q in a], [b[q]["hr@5"] for q in a], clusters, resamples=10_000, seed=42)
+    assert clustered["clusters"] == len(set(clusters)) and clustered["metrics"]["hr@5"]["low"] == ref.low
+    code, out, _ = run(capsys, "eval", "--corpus", "dataroom-core", "--retrievers", "bm25,ppr-regex", "--k", "5",
+                       "--compare", "ppr-regex,bm25", "--cluster", "doc")
+    assert code == 0 and "paired bootstrap over 40 questions" in out and "bootstrap of whole documents:" in out
+    code, _, err = run(capsys, "eval", "--corpus", "dataroom-core", "--only", "kind=none")
+    assert code == 2 and "no question has kind = 'none'" in err
+    code, _, err = run(capsys, "eval", "--corpus", "dataroom-core", "--cluster", "company", "--compare", "bm25,tfidf")
+    assert code == 2 and "no 'company' field" in err

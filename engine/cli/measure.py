@@ -80,7 +80,7 @@ def _print_compare(result, pair, cluster: str = "", clusters=None) -> None:
     if clusters is None:
         what = f"paired bootstrap over {result.n_queries} questions"
     else:
-        what = (f"bootstrap of whole {'filings' if cluster == 'doc' else 'companies'}: "
+        what = (f"bootstrap of whole {'documents' if cluster == 'doc' else 'companies'}: "
                 f"{len(set(clusters.values()))} clusters of {result.n_queries} questions")
     print(f"\n{pair[0]} − {pair[1]}: {what} (10,000 resamples, seed 42)")
     print(table(["metric", "difference", "95% CI low", "95% CI high", "P(diff ≤ 0)"],
