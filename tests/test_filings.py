@@ -130,6 +130,29 @@ def test_scope_reads_company_year_form_statement_and_terms(room):
         ScopeCorrection(statement="p&l")
 
 
+def test_scope_says_when_a_name_or_a_period_is_not_in_the_room(room):
+    from engine.explain.jsonout import scope_json
+    from engine.retrieve.filing_retriever import FilingWalk
+
+    s = read_structure(room.passages)
+    lex = bundled()
+    scope = read_scope("What was Nike's capex in FY2019?", s.filings, lex)
+    assert scope.companies == () and scope.notes == ("“Nike” names no company of this data room; searching every filing",)
+    assert scope.words(s.filings).endswith("“Nike” names no company of this data room; searching every filing")
+    # the page, the report and --json all read the scope's words; --json lists the notes too
+    assert scope_json(FilingWalk(scope, scope.words(s.filings)))["notes"] == list(scope.notes)
+    # "as of FY2019" chooses the filing; the later year is a figure inside it
+    scope = read_scope("As of FY2019, what payment did Acme expect to make in 2020?", s.filings, lex)
+    assert scope.year == 2019 and scope.filings == ("ACME_2019_10K.pdf",)
+    # a quarter the room has no filing for is said, and the year's filing is shown
+    scope = read_scope("What was Acme's revenue in Q2 of FY2019?", s.filings, lex)
+    assert (scope.year, scope.quarter, scope.filings) == (2019, 2, ("ACME_2019_10K.pdf",))
+    assert scope.notes == ("No filing for Q2 FY2019; showing Acme Widgets FY2019 10-K",)
+    # a year the room lacks falls to the filing that repeats it, and says so
+    scope = read_scope("What was Acme's revenue in FY2018?", s.filings, lex)
+    assert scope.filings == ("ACME_2019_10K.pdf",) and "No filing for FY2018" in scope.notes[0]
+
+
 def test_a_data_rooms_lexicon_extends_the_bundled_one_and_is_checked():
     extra = '{"terms": [{"say": ["widget capex"], "rows": ["widget tooling"], "statement": "cash flows"}]}'
     lex = lexicon_for(extra)
