@@ -90,7 +90,7 @@ def test_cluster_bootstrap_against_a_brute_force_loop_of_its_own():
     rng = np.random.default_rng(2)
     sizes = rng.integers(1, 6, size=25)
     clusters = [f"c{i}" for i, n in enumerate(sizes) for _ in range(n)]
-    effect = {c: rng.random() < 0.5 for c in set(clusters)}  # questions of a cluster move together
+    effect = {c: rng.random() < 0.5 for c in sorted(set(clusters))}  # questions of a cluster move together
     a = np.array([float(effect[c] or rng.random() < 0.2) for c in clusters])
     b = np.array([float(rng.random() < 0.3) for _ in clusters])
     ci = cluster_bootstrap(a, b, clusters, resamples=20_000, seed=9)
