@@ -15,7 +15,7 @@ from engine.ingest.passage import citation
 from engine.errors import PathLensError
 from engine.evaluate.demo import graph_story
 from engine.indexing.index import search_config
-from engine.retrieve.retrievers import MAX_QUERY_CHARS, check_query
+from engine.retrieve.retrievers import MAX_QUERY_CHARS, check_query, markup_note
 from engine.retrieve.rrf_retriever import RRFConfig
 from engine.explain.reasons import IN_TEXT, k_past_corpus, passage_name
 from engine.explain.report import ReportView, build_report, report_file_name
@@ -290,6 +290,8 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
         what_if_widgets([], [])
         st.stop()
     hits, walk = answer.hits, answer.walk
+    if markup_note(question):
+        st.info(markup_note(question))
     if answer.no_seed:
         st.warning(f"No hits. {answer.notes[0]}.")
         what_if_widgets([], [])

@@ -216,7 +216,10 @@ def test_query_page_bad_input_messages():
     assert [e.value for e in at.error] == ["This question is 10,000 characters long; questions can be up to 2,000 "
                                            "characters. Shorten it to search."]
     assert not hit_lines(at) and not any(x.label.startswith("What if") for x in at.expander)  # nothing that cannot apply
-    for nothing in ("?!… —", "<br><b></b>"):
+    at.text_input(key="question").set_value("<b>Solano Foods</b>").run()
+    assert "Markup in the question was dropped; searched for “Solano Foods”." in [i.value for i in at.info]
+    assert hit_lines(at)
+    for nothing in ("?!… —", "<br><b></b>", "<script>alert(1)</script>"):
         at.text_input(key="question").set_value(nothing).run()
         assert [e.value for e in at.error] == ["Nothing in this question can be searched: it holds only punctuation "
                                                "or markup. Type the words to search for."]

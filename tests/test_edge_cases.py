@@ -56,9 +56,21 @@ def test_eval_without_labeled_queries_says_so():
         evaluate(Index(make_corpus(["x y z"])), ["bm25"])
 
 
-@pytest.mark.parametrize("question", ["?!", "<br><b></b>", "… — ;", "<script></script>"])
+@pytest.mark.parametrize("question", ["?!", "<br><b></b>", "… — ;", "<script></script>", "<script>alert(1)</script>"])
 def test_a_question_of_punctuation_or_markup_only_is_refused_with_why(question):
     idx = Index(make_corpus(["Calder Bank lends to Brightwater.", "Elliot Park is its CFO."]))
     with pytest.raises(PathLensError, match="^Nothing in this question can be searched: it holds only punctuation"):
         idx.retriever("bm25").answer(question, 3)
     assert idx.retriever("bm25").answer("Calder?", 1).hits[0].passage_id == "p0"  # a word among the marks is enough
+
+
+def test_markup_in_a_question_is_dropped_and_said():
+    from engine.retrieve.retrievers import check_query, markup_note
+
+    idx = Index(make_corpus(["Calder Bank lends to Brightwater.", "The script of the alert is here."]))
+    # the tags are not searched: "script" would have matched p1
+    hits = idx.retriever("bm25").answer("<script>x</script><b>Calder</b> Bank?", 2).hits
+    assert [h.passage_id for h in hits] == ["p0"]
+    assert check_query("<b>Calder</b>  Bank?") == "Calder Bank?"
+    assert markup_note("<b>Calder</b> Bank?") == "Markup in the question was dropped; searched for “Calder Bank?”."
+    assert markup_note("Is revenue < 5 billion?") is None and check_query("Is revenue < 5 billion?") == "Is revenue < 5 billion?"

@@ -14,7 +14,7 @@ from ..explain.reasons import exactness_words, k_past_corpus, path_words, percen
 from ..indexing.index import check_retriever
 from ..ingest.corpus import bundled_manifest, bundled_names
 from ..ingest.passage import citation
-from ..retrieve.retrievers import check_k, check_query
+from ..retrieve.retrievers import check_k, check_query, markup_note
 from .options import CLI_DEFAULT_CORPUS, config_of
 from .output import load, open_index, snippet
 
@@ -53,6 +53,8 @@ def cmd_query(args) -> None:
     retriever = index.retriever(name, config)
     if k > len(corpus):
         print(f"note: {k_past_corpus(k, len(corpus))}", file=sys.stderr)
+    if markup_note(args.question):
+        print(f"note: {markup_note(args.question)}", file=sys.stderr)
     answer = retriever.answer(args.question, k)
     if answer.no_seed:
         raise NoSeedError(answer.notes[0])

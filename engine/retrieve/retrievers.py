@@ -143,17 +143,37 @@ class Answers:
 MAX_QUERY_CHARS = 2000
 
 
+# a markup tag, or a script or style element whole (what a browser would not show as words)
+_MARKUP = re.compile(r"<\s*(script|style)\b[^>]*>.*?<\s*/\s*\1\s*>|</?[A-Za-z!][^<>]*>", re.IGNORECASE | re.DOTALL)
+
+
+def without_markup(query: str) -> str:
+    """The question with its markup tags dropped ("<b>Solano</b> Foods" → "Solano Foods"; a script element
+    goes whole): tags are not words anyone asks about."""
+    return " ".join(_MARKUP.sub(" ", query).split())
+
+
+def markup_note(query: str) -> str | None:
+    """What to tell the reader when the question held markup, or None."""
+    kept = without_markup(query)
+    if kept == " ".join(query.split()):
+        return None
+    return f"Markup in the question was dropped; searched for “{kept}”." if kept else None
+
+
 def check_query(query: str) -> str:
-    """The question, stripped; a question that cannot be searched is refused with a sentence saying why."""
+    """The question without markup, stripped; a question that cannot be searched is refused with a sentence
+    saying why."""
     if not isinstance(query, str) or not query.strip():
         raise PathLensError("The question is empty: type a question.")
     if len(query) > MAX_QUERY_CHARS:
         raise PathLensError(f"This question is {len(query):,} characters long; questions can be up to "
                             f"{MAX_QUERY_CHARS:,} characters. Shorten it to search.")
-    if not re.search(r"\w", re.sub(r"<[^>]*>", " ", query)):  # punctuation or markup only: no word to match
+    kept = without_markup(query) if "<" in query else query.strip()
+    if not re.search(r"\w", kept):  # punctuation or markup only: no word to match
         raise PathLensError("Nothing in this question can be searched: it holds only punctuation or markup. "
                             "Type the words to search for.")
-    return query.strip()
+    return kept
 
 
 def check_k(k: int) -> int:
