@@ -709,6 +709,14 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     assert scope[0].startswith("**Scope as understood (as you corrected it):** Acme Widgets · FY2020")
     assert hit_ids(at)[0] == "ACME_2020_10K.pdf#p5.0"
     assert at.query_params["fiscal_year"] == "2020"
+    # a period the room lacks, and a company it does not hold, are said where the scope is shown
+    at.selectbox(key="scope_year").set_value("as read from the question").run()
+    at.text_input(key="question").set_value("What was Acme's revenue in FY2018?").run()
+    scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
+    assert "No Acme Widgets filing for FY2018; showing Acme Widgets FY2019 10\\-K, the nearest" in scope[0], scope
+    at.text_input(key="question").set_value("What was Nike's capex in FY2019?").run()
+    scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
+    assert "“Nike” names no company of this data room; searching every filing" in scope[0], scope
 
 
 def watched(job):

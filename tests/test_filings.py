@@ -147,10 +147,11 @@ def test_scope_says_when_a_name_or_a_period_is_not_in_the_room(room):
     # a quarter the room has no filing for is said, and the year's filing is shown
     scope = read_scope("What was Acme's revenue in Q2 of FY2019?", s.filings, lex)
     assert (scope.year, scope.quarter, scope.filings) == (2019, 2, ("ACME_2019_10K.pdf",))
-    assert scope.notes == ("No filing for Q2 FY2019; showing Acme Widgets FY2019 10-K",)
+    assert scope.notes == ("No Acme Widgets filing for FY2019 Q2; showing Acme Widgets FY2019 10-K",)
     # a year the room lacks falls to the filing that repeats it, and says so
     scope = read_scope("What was Acme's revenue in FY2018?", s.filings, lex)
-    assert scope.filings == ("ACME_2019_10K.pdf",) and "No filing for FY2018" in scope.notes[0]
+    assert scope.filings == ("ACME_2019_10K.pdf",)
+    assert scope.notes == ("No Acme Widgets filing for FY2018; showing Acme Widgets FY2019 10-K, the nearest",)
 
 
 def test_a_data_rooms_lexicon_extends_the_bundled_one_and_is_checked():

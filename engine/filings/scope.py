@@ -221,7 +221,7 @@ def read_scope(question: str, filings: Mapping[str, Filing], lexicon: Lexicon,
     if correction.statement is not None:
         statements, corrected = ([correction.statement] if correction.statement else []), True
     display = {f.names[0]: f.company for f in filings.values() if f.names}
-    docs, period_note = scoped_filings(filings, keys, year, form, quarter)
+    docs, period_note = scoped_filings(filings, keys, year, form, quarter, " and ".join(display[k] for k in keys))
     notes = [f"“{n}” names no company of this data room" + ("" if keys else "; searching every filing")
              for n in named.unknown]
     notes += [f"“{said}” could be {' or '.join(which)}; both are kept" for said, which in named.ambiguous]
@@ -231,7 +231,7 @@ def read_scope(question: str, filings: Mapping[str, Filing], lexicon: Lexicon,
 
 
 def scoped_filings(filings: Mapping[str, Filing], company_keys, year: int | None, form: str,
-                   quarter: int | None = None) -> tuple[tuple[str, ...], str]:
+                   quarter: int | None = None, who: str = "") -> tuple[tuple[str, ...], str]:
     """(the filings a question is scoped to, a note when the asked period is not in the room).
 
     A named company keeps its filings; a named form those of that form; a named quarter the filings of
@@ -242,6 +242,7 @@ def scoped_filings(filings: Mapping[str, Filing], company_keys, year: int | None
     if form:
         docs = [d for d in docs if filings[d].form == form] or docs
     note = ""
+    missing = f"No {who + ' ' if who else ''}filing for FY{year}{f' Q{quarter}' if quarter else ''}"
     if year is not None:
         exact = [d for d in docs if filings[d].fiscal_year == year]
         if quarter is not None and exact:
@@ -251,7 +252,7 @@ def scoped_filings(filings: Mapping[str, Filing], company_keys, year: int | None
             elif quarter == 4:
                 exact = [d for d in exact if filings[d].form == "10-K"] or exact
             else:
-                note = f"No filing for Q{quarter} FY{year}; showing " + ", ".join(filings[d].label for d in exact)
+                note = f"{missing}; showing " + ", ".join(filings[d].label for d in exact)
         if exact:
             docs = exact
         else:
@@ -259,10 +260,9 @@ def scoped_filings(filings: Mapping[str, Filing], company_keys, year: int | None
                             and year < filings[d].fiscal_year <= year + COMPARATIVE_YEARS})
             if later:
                 docs = [d for d in docs if filings[d].fiscal_year == later[0]]
-                note = (f"No filing for FY{year}{f' Q{quarter}' if quarter else ''}; showing "
-                        + ", ".join(filings[d].label for d in docs) + ", the nearest, which repeats it")
+                note = f"{missing}; showing " + ", ".join(filings[d].label for d in docs) + ", the nearest"
             elif docs and company_keys:
-                note = f"No filing for FY{year}{f' Q{quarter}' if quarter else ''}; searching every filing of the company"
+                note = f"{missing}; searching every filing of the company"
     if not company_keys and year is None and not form:
         return (), note
     return (tuple(sorted(docs)) if len(docs) < len(filings) else ()), note
