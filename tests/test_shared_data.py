@@ -133,6 +133,8 @@ def test_the_30_most_linked_entities_of_the_filings_name_things(builder):
     assert not [n for n in names if n in function_words], top
     assert not [n for n in names if any(c in n for c in "•·▪●")], top
     assert not [n for n in names if n.startswith("Form 10") or n.lower().startswith("fiscal year ended")], top
+    # nor a word of a filing's boilerplate: "Three Months Ended", "this Form 10-K"
+    assert not [n for n in names[:10] if n.lower() in {"ended", "form", "months", "weeks"}], top
     if builder == "regex":  # the regex extractor reads the corpus's casing: a shouted heading is not a name
         assert not [n for n in names if n.isupper() and len(n) > 4 and n.lower() in {
             "results", "earnings", "consolidated", "assets", "equity"}], top

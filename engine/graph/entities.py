@@ -30,16 +30,19 @@ COMMON_CAPS = frozenset(
     q1 q2 q3 q4 fy ytd ltm january february march april may june july august september october
     november december monday tuesday wednesday thursday friday saturday sunday mr mrs ms dr
     however although also following further accordingly pursuant under over such amount amounts
-    name date period quarter year years balance beginning ending""".split()
+    name date period quarter year years balance beginning ending
+    ended months weeks form""".split()  # a filing's period headers ("Three Months Ended") and "this Form 10-K"
 )
 STOP_PHRASES = frozenset(
     {"page", "table", "exhibit", "section", "the company", "company", "inc", "llc", "lp", "l p", "ltd",
-     "quarter", "year", "annex", "schedule", "item", "the", "confidential", "draft", "continued"}
+     "quarter", "year", "annex", "schedule", "item", "the", "confidential", "draft", "continued",
+     # SEC form names, as a filing refers to itself ("this Form 10-K")
+     "form 10 k", "form 10 q", "form 8 k", "form 20 f", "form 40 f", "form 6 k", "10 k", "10 q", "8 k"}
 )
 _DETERMINER = re.compile(r"^(?:the|a|an)\s+")
 # bump a builder's number when its extractor or the shared filter changes what it finds: its cached
 # extraction and graph then rebuild
-EXTRACTOR_VERSIONS = {"regex": 5, "ner": 4}
+EXTRACTOR_VERSIONS = {"regex": 6, "ner": 5}
 # builders whose mentions of a passage depend on that passage alone, so they can be kept per passage and a grown
 # corpus extracts its new passages only (regex is not one: which words it takes for names reads the corpus's casing)
 PER_PASSAGE = frozenset({"ner"})
