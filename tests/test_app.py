@@ -927,3 +927,13 @@ def test_the_query_page_says_how_exact_a_walk_by_push_is(monkeypatch):
     monkeypatch.setattr(gr, "LOCAL_FROM_EDGES", 10**12)
     at.run()
     assert not [c for c in at.caption if c.value.startswith("This graph is large")]
+
+
+def test_each_hit_leads_with_its_reason_and_ends_with_its_source_and_id():
+    at = start()  # the demo question, on a graph retriever
+    lines = [(n.type, n.value) for n in at.main if n.type in ("markdown", "caption")]
+    heads = [i for i, (t, v) in enumerate(lines) if t == "markdown" and re.match(r"^\*\*\d+\. ", v) and "** · score " in v]
+    assert len(heads) >= 2
+    hit = lines[heads[0] + 1:heads[1]]
+    assert not hit[0][1].startswith("From ") and hit[0][1].startswith("Its score"), hit[:2]
+    assert hit[-1][0] == "caption" and hit[-1][1].startswith("From ") and " · passage `" in hit[-1][1], hit[-2:]
