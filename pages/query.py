@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.catalog import CATALOG, DEFAULT_RETRIEVER, PARAMS, default_retriever
+from engine.filings.offers import offered_questions
 from engine.filings.scope import ScopeCorrection
 from engine.filings.structure import STATEMENTS
 from engine.ingest.passage import citation
@@ -121,13 +122,27 @@ def use_example() -> None:
         st.session_state["question"] = choice.split(" · ", 1)[1]
 
 
-if corpus.queries:
-    examples = ["—"] + [f"{q.id} ({q.kind}) · {q.text}" for q in corpus.queries]
+def forget_example() -> None:
+    """A question the user typed is not the example the menu names: the menu goes back to "—"."""
+    choice = st.session_state.get("example")
+    if choice and choice != "—" and choice.split(" · ", 1)[1] != st.session_state.get("question", ""):
+        st.session_state["example"] = "—"
+
+
+# labeled questions, or, for a room of filings without them, questions its structure can answer
+offered = () if corpus.queries or not corpus.paged else offered_questions(index.structure())
+if corpus.queries or offered:
+    examples = ["—"] + ([f"{q.id} ({q.kind}) · {q.text}" for q in corpus.queries] or
+                        [f"from what the room holds · {q}" for q in offered])
     if "example" not in st.session_state:  # the menu names the example the page opened on, not "—"
         asked = st.session_state.get("question", "")
         st.session_state["example"] = next((e for e in examples[1:] if e.split(" · ", 1)[1] == asked), "—")
-    st.selectbox("Labeled example questions", examples, key="example", on_change=use_example)
-question = st.text_input("Question", key="question", help=f"Up to {MAX_QUERY_CHARS:,} characters.")
+    st.selectbox("Labeled example questions" if corpus.queries else "Questions to start with", examples,
+                 key="example", on_change=use_example,
+                 help=None if corpus.queries else "Made from what the uploaded filings hold: a company's revenue for "
+                                                  "a period it has, a statement it has, and a note it has.")
+question = st.text_input("Question", key="question", help=f"Up to {MAX_QUERY_CHARS:,} characters.",
+                         on_change=forget_example)
 labeled = next((q for q in corpus.queries if q.text.strip() == question.strip()), None)
 
 

@@ -937,3 +937,33 @@ def test_each_hit_leads_with_its_reason_and_ends_with_its_source_and_id():
     hit = lines[heads[0] + 1:heads[1]]
     assert not hit[0][1].startswith("From ") and hit[0][1].startswith("Its score"), hit[:2]
     assert hit[-1][0] == "caption" and hit[-1][1].startswith("From ") and " · passage `" in hit[-1][1], hit[-2:]
+
+
+def test_an_uploaded_room_of_filings_offers_three_questions_and_forgets_one_the_user_types_over(tmp_path):
+    from tests.filingmaker import write_pdfs
+
+    folder = write_pdfs(tmp_path / "room")  # no queries.jsonl: nothing labeled
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.query_params["corpus"] = "upload a corpus file"
+    at.session_state["uploaded_corpus"] = (str(folder), "acme-offers", "acme room", None)
+    at.run()
+    assert not at.exception, at.exception
+    menu = at.selectbox(key="example")
+    assert menu.label == "Questions to start with"
+    assert menu.options == ["—", "from what the room holds · What was Acme Widgets's revenue in FY2020?",
+                            "from what the room holds · What does the balance sheet in Acme Widgets's FY2020 10-K show?",
+                            "from what the room holds · What does Note 8 — Long-Term Debt in Acme Widgets's FY2020 10-K say?"]
+    menu.set_value(menu.options[2]).run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="question").value == "What does the balance sheet in Acme Widgets's FY2020 10-K show?"
+    assert hit_ids(at)[0].startswith("ACME_2020_10K.pdf#p")
+    # the user types a question of their own: the menu no longer names the example
+    at.text_input(key="question").set_value("What was Acme's capex in FY2019?").run()
+    assert at.selectbox(key="example").value == "—"
+
+
+def test_the_labeled_examples_menu_forgets_its_example_once_the_user_types_another_question():
+    at = start()
+    assert at.selectbox(key="example").value != "—"  # the page opened on a labeled example
+    at.text_input(key="question").set_value("Who audits Solano Foods?").run()
+    assert at.selectbox(key="example").value == "—"

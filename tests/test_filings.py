@@ -284,3 +284,16 @@ def test_a_concept_maps_to_the_sections_that_answer_it():
     assert "legal proceedings" in lexicon.expansion(terms)
     said = {p for p, _ in lexicon.terms_in("Is Acme a capital-intensive business, and who are its largest customers?")}
     assert {"capital intensive", "largest customers"} <= said
+
+
+def test_a_room_without_labeled_questions_is_offered_three_it_can_answer(room):
+    from engine.filings.offers import offered_questions
+
+    s = read_structure(room.passages)
+    offered = offered_questions(s)
+    assert offered == ("What was Acme Widgets's revenue in FY2020?",
+                       "What does the balance sheet in Acme Widgets's FY2020 10-K show?",
+                       "What does Note 8 — Long-Term Debt in Acme Widgets's FY2020 10-K say?")
+    # each scopes to the filing it was made from
+    for q in offered:
+        assert read_scope(q, s.filings, bundled()).filings == ("ACME_2020_10K.pdf",), q
