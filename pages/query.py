@@ -22,6 +22,7 @@ from engine.explain.reasons import IN_TEXT, k_past_corpus, passage_name
 from engine.explain.report import ReportView, build_report, report_file_name
 from ui.answer_view import hit_row, show_graph, show_hit, show_scope, show_seeds
 from ui.builds import ensure, fresh_area, stages_for
+from ui.corpora import UPLOAD, session_upload_files
 from ui.frame import frame
 from ui.render import downloads, escape_markdown, gold_of, show_table
 from ui.url_state import param, param_in_range, set_params
@@ -377,8 +378,9 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
 
     def evidence_report() -> str:
         """Built only when the button is pressed: the same file `python -m engine report` writes."""
+        files = session_upload_files() if st.session_state.get("corpus_selected") == UPLOAD else ()
         view = ReportView(corpus.name, question.strip(), name, int(k), config, tuple(removed_entities),
-                          tuple(removed_passages))
+                          tuple(removed_passages), files)
         return build_report(index, view, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 
 

@@ -967,3 +967,35 @@ def test_the_labeled_examples_menu_forgets_its_example_once_the_user_types_anoth
     assert at.selectbox(key="example").value != "—"  # the page opened on a labeled example
     at.text_input(key="question").set_value("Who audits Solano Foods?").run()
     assert at.selectbox(key="example").value == "—"
+
+
+def test_a_link_to_a_view_of_uploaded_files_asks_for_them_and_never_answers_from_another_corpus(tmp_path):
+    from engine.explain.report import uploaded_files
+    from tests.filingmaker import write_pdfs
+
+    folder = write_pdfs(tmp_path / "room")
+    files = uploaded_files(folder)
+    q = "What was Acme's capex in FY2019? Use the cash flow statement."
+    at = AppTest.from_file(APP, default_timeout=240)
+    for key, value in {"corpus": "upload a corpus file", "files": ";".join(f.token() for f in files), "q": q,
+                       "retriever": "filing", "k": "3"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    said = " ".join(i.value for i in at.info)
+    assert "This link shows a view of uploaded files" in said and "- ACME\\_2019\\_10K\\.pdf \\(5" in said, said
+    assert not hit_lines(at) and not at.warning  # nothing was answered, from this corpus or any other
+    # the files are added: the link's question, retriever and k come back
+    at.session_state["uploaded_corpus"] = (str(folder), "acme-link", "acme room", None)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="question").value == q and at.selectbox(key="base_retriever").value == "filing"
+    assert hit_ids(at)[0] == "ACME_2019_10K.pdf#p5.0" and len(hit_lines(at)) == 3
+    assert at.query_params["files"] == ";".join(f.token() for f in files)  # a copied link names them again
+
+
+def test_choosing_to_upload_in_ones_own_session_asks_for_documents_not_for_another_sessions_files():
+    at = start()  # the data room's opening view: its question is in the URL
+    at.sidebar.selectbox(key="corpus_choice").set_value("upload a corpus file").run()
+    said = " ".join(i.value for i in at.info)
+    assert said.startswith("Upload documents in the sidebar") and "another session" not in said, said

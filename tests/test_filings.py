@@ -237,6 +237,30 @@ def test_the_evidence_report_shows_the_scope_and_each_hits_typed_path(room):
     assert "--statement &#x27;cash flows&#x27;" in page and "statement=cash+flows" in page  # the correction travels
 
 
+def test_a_report_of_uploaded_files_names_them_and_never_another_corpus(room, tmp_path):
+    import hashlib
+    from urllib.parse import parse_qs, urlparse
+
+    from engine.explain.report import UPLOADED, ReportView, build_report, files_in_link, uploaded_files
+    from engine.indexing.index import search_config
+
+    (tmp_path / "B.pdf").write_bytes(b"%PDF b" * 10)
+    (tmp_path / "A.pdf").write_bytes(b"%PDF a")
+    files = uploaded_files(tmp_path)
+    assert [(f.name, f.size, f.sha256) for f in files] == [("A.pdf", 6, hashlib.sha256(b"%PDF a").hexdigest()),
+                                                           ("B.pdf", 60, hashlib.sha256(b"%PDF b" * 10).hexdigest())]
+    view = ReportView("2 uploaded files", "What was Acme's capex in FY2020?", "filing-graph", 3,
+                      search_config({}, room), files=files)
+    link = parse_qs(urlparse(view.link()).query)
+    assert link["corpus"] == [UPLOADED] and files_in_link(link["files"][0]) == files
+    assert "--corpus FOLDER-holding-A.pdf,B.pdf " in view.command()
+    page = build_report(Index(room), view, "T")
+    assert "add these files" in page and f"<td>B.pdf</td><td>0.1 kB</td><td>{files[1].sha256}</td>" in page
+    assert "2 uploaded files: A.pdf (0.0 kB, sha256 " in page
+    # a malformed entry in a link is left out, not guessed at
+    assert files_in_link("A.pdf:6:abc;" + files[1].token()) == files[1:]
+
+
 def test_the_lexicon_names_its_sources_and_no_company():
     """Every entry comes from a public taxonomy it names, and none is a company's own row label: the lexicon
     must work on filings nobody tuned it on."""

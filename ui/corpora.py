@@ -12,11 +12,13 @@ import streamlit as st
 
 from engine.errors import PathLensError
 from engine.evaluate.benchmarks import FORMATS, load_questions, open_corpus
+from engine.explain.report import UPLOADED, UploadedFile, files_in_link, uploaded_files
 from engine.indexing.index import Index
 from engine.ingest.corpus import CORPUS_SUFFIXES, DEFAULT_CORPUS, bundled_manifest, bundled_names, load_corpus
 from engine.ingest.textfiles import MAX_FILE_BYTES
 from engine.ingest.questions import load_queries
 from engine.store.cache import DiskCache
+from ui.render import escape_markdown
 from ui.url_state import param, set_params
 
 UPLOAD_DIR = Path(tempfile.gettempdir()) / "pathlens-uploads"  # uploads never leave this folder
@@ -60,7 +62,30 @@ def _digest(path: Path) -> str:
 
 
 UPLOAD_TYPES = [s.lstrip(".") for s in CORPUS_SUFFIXES]
-UPLOAD = "upload a corpus file"  # the corpus picker's entry for the session's uploaded files
+UPLOAD = UPLOADED  # the corpus picker's entry for the session's uploaded files, as links name it
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _files_of(folder: str, digest: str) -> tuple[UploadedFile, ...]:
+    return uploaded_files(Path(folder))
+
+
+def session_upload_files() -> tuple[UploadedFile, ...]:
+    """The files of the session's uploaded corpus (name, size, sha256), or () when it has none."""
+    kept = st.session_state.get("uploaded_corpus")
+    return _files_of(kept[0], kept[1]) if kept else ()
+
+
+def _name_files(linked: tuple[UploadedFile, ...]) -> None:
+    """Put the uploaded files in the URL, so a copied link names them; say so when they are not the link's."""
+    files = session_upload_files()
+    set_params(files=";".join(f.token() for f in files) or None)
+    if linked and set(linked) != set(files):
+        missing = [f.words() for f in linked if f not in files]
+        extra = [f.name for f in files if f not in linked]
+        st.sidebar.warning("These are not the files the link names."
+                           + (f" Missing: {'; '.join(missing)}." if missing else "")
+                           + (f" Not in the link: {', '.join(extra)}." if extra else ""))
 
 
 def save_uploads(uploads, questions=None) -> tuple[Path, str, Path | None]:
@@ -172,6 +197,9 @@ def sidebar_corpus() -> Index | None:
         st.sidebar.caption(bundled_manifest(choice)["description"])
     set_params(corpus=choice)
     st.session_state["corpus_selected"] = choice
+    linked = files_in_link(param("files", "")) if choice == UPLOAD else ()
+    if choice != UPLOAD:
+        set_params(files=None)
     try:
         if choice in names:
             return _bundled_index(choice)
@@ -190,18 +218,22 @@ def sidebar_corpus() -> Index | None:
                 index, problem = _upload_index(*kept)
                 st.sidebar.caption(f"Using the files uploaded earlier in this session ({index.corpus.name}); "
                                    "upload files here to replace them.")
+                _name_files(linked)
                 return _upload_notes(index, problem)
             if not ups:
-                if "q" in st.query_params or "retriever" in st.query_params:  # a link to a view of uploaded files
-                    st.info("This link shows a view of documents uploaded in another session, and uploads are never "
-                            "shared: add the same files in the sidebar (or on the Corpus page) and the rest of the "
-                            "view, the question, retriever and settings the link holds, comes back.")
+                if linked:  # a link to a view of uploaded files: never answered from another corpus
+                    st.info("This link shows a view of uploaded files, and uploads are never shared between sessions. "
+                            "Add these files in the sidebar (or on the Corpus page), and the question, retriever and "
+                            "settings the link holds come back:\n\n"
+                            + "\n".join(f"- {escape_markdown(f.words())}" for f in linked))
                 else:
                     st.info("Upload documents in the sidebar or on the Corpus page: PDFs (cited by page), Word "
                             "(.docx), HTML, .txt or .md files, a .zip of them, or JSON Lines passages with `id` and "
                             "`text`.")
                 return None
-            return _upload_notes(*_upload_index(*keep_uploads(ups, qs)))
+            index = _upload_notes(*_upload_index(*keep_uploads(ups, qs)))
+            _name_files(linked)
+            return index
         fmt = st.sidebar.selectbox("Benchmark format", FORMATS, key="bench_fmt_sidebar")
         given = st.sidebar.text_input("Benchmark file path", key="bench_path_sidebar")
         up = st.sidebar.file_uploader("…or upload it", type=["jsonl", "json"], key="bench_upload_sidebar")

@@ -17,9 +17,11 @@ from __future__ import annotations
 import html
 import re
 import shlex
+import hashlib
 from dataclasses import dataclass
 from datetime import date
-from typing import Iterable
+from pathlib import Path
+from typing import Iterable, Sequence
 from urllib.parse import urlencode
 
 from ..ingest.passage import citation
@@ -54,6 +56,53 @@ def marked_terms(matched_entities: Iterable[str] | None, text: str, question: st
     return [w for w in text.split() if set(tokenize(w)) & q_terms]
 
 
+UPLOADED = "upload a corpus file"  # what a link names as its corpus when the view is of uploaded files
+
+
+@dataclass(frozen=True)
+class UploadedFile:
+    """A file of an uploaded corpus, as a link names it: uploads are never shared, so a link says which files
+    to add (by name, size and content) for its view to come back."""
+
+    name: str
+    size: int
+    sha256: str
+
+    def words(self) -> str:
+        """"APPLE_2022_10K.pdf (1.2 MB, sha256 40f4a5169ac4…)"."""
+        return f"{self.name} ({_size(self.size)}, sha256 {self.sha256[:12]}…)"
+
+    def token(self) -> str:
+        return f"{self.name}:{self.size}:{self.sha256}"
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.1f} kB"
+
+
+def uploaded_files(folder: Path) -> tuple[UploadedFile, ...]:
+    """The files of an upload folder, by name."""
+    return tuple(UploadedFile(f.name, f.stat().st_size, hashlib.sha256(f.read_bytes()).hexdigest())
+                 for f in sorted(Path(folder).iterdir(), key=lambda f: f.name) if f.is_file())
+
+
+def files_in_link(value: str) -> tuple[UploadedFile, ...]:
+    """A link's `files` parameter read back ("NAME:SIZE:SHA256;…"); a malformed entry is left out."""
+    out = []
+    for entry in value.split(";"):
+        name, _, rest = entry.rpartition(":")
+        name, _, size = name.rpartition(":")
+        if name and size.isdigit() and re.fullmatch(r"[0-9a-f]{64}", rest):
+            out.append(UploadedFile(name, int(size), rest))
+    return tuple(out)
+
+
+def folder_placeholder(files: Sequence[UploadedFile]) -> str:
+    """The CLI's --corpus for a view of uploaded files: a placeholder that says which files to put there."""
+    names = [f.name for f in files]
+    return ("FOLDER-holding-" + ",".join(names)) if len(names) <= 3 else f"FOLDER-holding-the-{len(names)}-files-listed-above"
+
+
 @dataclass(frozen=True)
 class ReportView:
     """Everything that defines a Query-page view, so the page and the CLI write the same file."""
@@ -65,11 +114,15 @@ class ReportView:
     config: SearchConfig
     without_entities: tuple[str, ...] = ()
     without_passages: tuple[str, ...] = ()
+    files: tuple[UploadedFile, ...] = ()  # the files of an uploaded corpus; () for a bundled corpus or a path
 
     def link(self) -> str:
-        """The Query page's URL parameters for this view (append to the app's address)."""
+        """The Query page's URL parameters for this view (append to the app's address). A view of uploaded files
+        names them, so the page opened in another session asks for exactly those files."""
         g = self.config.graph
-        params = {"corpus": self.corpus, "q": self.question, "retriever": self.retriever, "k": self.k,
+        corpus = {"corpus": UPLOADED, "files": ";".join(f.token() for f in self.files)} if self.files else \
+            {"corpus": self.corpus}
+        params = {**corpus, "q": self.question, "retriever": self.retriever, "k": self.k,
                   **param_values(self.config)}  # every catalog parameter under its own name
         if g.tol is not None:
             params["tol"] = g.tol
@@ -99,7 +152,8 @@ class ReportView:
     def command(self) -> str:
         """The command line that writes this report."""
         g = self.config.graph
-        argv = ["python", "-m", "engine", "report", self.question, "--corpus", self.corpus, "--retriever",
+        corpus = folder_placeholder(self.files) if self.files else self.corpus
+        argv = ["python", "-m", "engine", "report", self.question, "--corpus", corpus, "--retriever",
                 self.retriever, "--k", str(self.k)]
         values = param_values(self.config)
         for name in self.params_read():
@@ -180,7 +234,8 @@ def report_file_name(question: str, day: date) -> str:
 
 def _parameters(view: ReportView, passages: int) -> list[list[object]]:
     g, hy = view.config.graph, view.config.hybrid
-    params = [["corpus", view.corpus], ["passages", f"{passages:,}"], ["retriever", view.retriever],
+    corpus = (f"{view.corpus}: " + "; ".join(f.words() for f in view.files)) if view.files else view.corpus
+    params = [["corpus", corpus], ["passages", f"{passages:,}"], ["retriever", view.retriever],
               ["k", view.k], ["α (teleport probability)", g.alpha], ["iteration cap", g.iterations],
               ["tolerance", g.tol or "none"], ["β (alias weight)", g.beta],
               ["seeding", "vocabulary + specificity" if g.vocabulary else "paper (extracted names, uniform)"],
@@ -188,6 +243,7 @@ def _parameters(view: ReportView, passages: int) -> list[list[object]]:
               ["λ (lexical share)", hy.lexical]]
     if "filing_passage_weight" in spec(view.retriever).params:
         params.append(["w (filings: passage-seed share)", view.config.filing_passage_weight])
+        params.append(["λ (filings: lexical share)", view.config.filing_lexical_share])
         params += [[f"{name.removeprefix('edge_').replace('_', ' ')} edge weight",
                     getattr(view.config.edges, name.removeprefix("edge_"))] for name in EDGE_PARAMS]
     if view.retriever == "rrf":
@@ -275,6 +331,11 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
         for amb in walk.ambiguous:
             out.append(f"<p><strong>Ambiguous:</strong> “{html.escape(amb.term)}” is defined in "
                        f"{len({d for d, _ in amb.meanings})} documents as different names; none was seeded for it.</p>")
+    if view.files:
+        out.append("<p class='meta'>This view is of uploaded files, and uploads are never shared: to see it again, "
+                   "open the link below and add these files (or, for the command line, put them in one folder and "
+                   "give its path as FOLDER):</p>")
+        out.append(_table(["file", "size", "sha256"], [[f.name, _size(f.size), f.sha256] for f in view.files]))
     out.append(f"<p class='meta'>Reproduce this view in PathLens: append <code>{html.escape(view.link())}</code> to the "
                f"app's address. Write this report again: <code>{html.escape(view.command())}</code></p>")
     out.append("</body></html>")
