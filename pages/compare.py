@@ -79,7 +79,7 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         st.stop()
 
     # ---------------------------------------------------------------- one question, side by side
-    titles = {p.id: p.title or p.doc_id for p in corpus.passages}
+    titles = {pid: title or pid.rsplit('#', 1)[0] for pid, title in index.passage_titles().items()}
 
     if question.strip():
         gold = gold_of(index, question)

@@ -67,7 +67,7 @@ if index is None:
     st.stop()
 corpus = index.corpus
 texts = {p.id: p.text for p in corpus.passages}
-titles = {p.id: p.title for p in corpus.passages}
+titles = index.passage_titles()
 passage_of = {p.id: p for p in corpus.passages}  # a hit's citation is made for the hits only
 
 # ---------------------------------------------------------------- state from the URL, once per session

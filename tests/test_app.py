@@ -696,7 +696,7 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     assert scope == ["**Scope as understood:** Acme Widgets · FY2019 · Statement of cash flows → Acme Widgets FY2019 "
                      "10\\-K. Correct it under “Scope” above."]  # markdown-escaped hyphen
     assert hit_ids(at)[0] == "ACME_2019_10K.pdf#p5.0"
-    assert hit_lines(at)[0].startswith("**1. Acme 2019 10\\-K p\\.5** · score ")  # the page, not the id
+    assert hit_lines(at)[0].startswith("**1. Acme Widgets FY2019 10\\-K p\\.5** · score ")  # the filing and page
     typed = [m.value for m in at.markdown if m.value.startswith("**Typed path:**")]
     assert typed[0].startswith("**Typed path:** Acme Widgets → Acme Widgets FY2019 10\\-K → Statement of cash flows → "
                                "“Additions to property, plant and equipment” → page 5")
@@ -880,15 +880,15 @@ def test_the_query_view_is_the_same_after_a_visit_to_another_page():
     assert [line.removesuffix(" · =") for line in hit_lines(at)] == before  # the same hits, each at its rank ("=")
 
 
-def test_a_link_to_a_view_of_uploaded_files_says_they_must_be_added_again_and_keeps_the_view():
+def test_a_link_to_uploads_that_names_no_files_asks_for_documents_and_keeps_the_view():
     at = AppTest.from_file(APP, default_timeout=120)
     q = "What was Acme's capex in FY2019?"
     for key, value in {"corpus": "upload a corpus file", "q": q, "retriever": "filing", "k": "3"}.items():
         at.query_params[key] = value
     at.run()
     assert not at.exception
-    told = [i.value for i in at.info if "uploaded in another session" in i.value]
-    assert told and "add the same files in the sidebar (or on the Corpus page)" in told[0]
+    told = [i.value for i in at.info if i.value.startswith("Upload documents in the sidebar or on the Corpus page")]
+    assert told and not hit_lines(at)
     assert at.query_params["q"] == q and at.query_params["retriever"] == "filing" and at.query_params["k"] == "3"
     # the Corpus page has an uploader of its own, beside the sidebar's
     at.switch_page("pages/corpus.py").run()

@@ -194,3 +194,69 @@ def test_a_build_never_runs_under_the_last_views_results(browser, tmp_path):
         page.context.close()
     finally:
         _stop_app(proc)
+
+
+def test_an_uploaded_rooms_report_link_asks_a_fresh_session_for_its_files_and_the_view_comes_back(app_url, browser,
+                                                                                                 tmp_path):
+    """Issue #42's path: upload two filings, ask a question the room offers, download the report, open its link
+    in a fresh session (no uploads there): it names the files to add and answers nothing from another corpus;
+    add them, and the same view comes back."""
+    if not FILINGS.is_dir():
+        pytest.skip(f"{FILINGS} is absent: the shared filings lie beside the checkout in CI")
+    import html
+
+    from engine.evaluate.perf.click_to_idle import choose
+
+    files = [str(FILINGS / "INTEL_2022Q4_EARNINGS.pdf"), str(FILINGS / "MCDONALDS_2023Q1_EARNINGS.pdf")]
+
+    def upload(page) -> None:
+        since = mark(page)
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(0).set_input_files(files)
+        wait_idle(page, since, timeout=300)
+        try:
+            page.wait_for_selector('[data-testid="stMain"] >> text=score', timeout=300_000)
+        except Exception as e:  # Playwright's TimeoutError: say what the page showed instead
+            raise AssertionError(f"{e}\n{page.locator('[data-testid=stMain]').inner_text()[:1500]}") from None
+        wait_idle(page, timeout=300)
+
+    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file"}))
+    since = mark(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(0).set_input_files(files)
+    wait_idle(page, since, timeout=300)
+    page.wait_for_selector("text=Questions to start with", timeout=300_000)
+    wait_idle(page, timeout=300)
+    offered = "from what the room holds · What was McDonald's revenue in Q1 FY2023?"
+    since = mark(page)
+    choose(page, "Questions to start with", offered)
+    wait_idle(page, since, timeout=300)
+    page.wait_for_selector('[data-testid="stMain"] >> text=score', timeout=300_000)
+    wait_idle(page, timeout=300)
+    no_exception(page)
+    question = page.get_by_label("Question", exact=True).input_value()
+    assert question == "What was McDonald's revenue in Q1 FY2023?"
+    first = hits(page)[:3]
+    assert first and "McDonald" in first[0], first
+    page.screenshot(path=str(SHOTS / "upload-offered-question.png"), full_page=True)
+    with page.expect_download(timeout=120_000) as info:
+        page.get_by_role("button", name="Download the evidence report (HTML)").click()
+    report = tmp_path / "report.html"
+    info.value.save_as(str(report))
+    text = report.read_text("utf-8")
+    assert "INTEL_2022Q4_EARNINGS.pdf" in text and "MCDONALDS_2023Q1_EARNINGS.pdf" in text
+    link = html.unescape(re.search(r"append <code>(/\?[^<]+)</code>", text).group(1))
+    assert "corpus=upload+a+corpus+file" in link and "files=" in link
+    page.context.close()
+    # a fresh session: the link names the files and answers nothing
+    fresh = open_page(browser, app_url + link)
+    no_exception(fresh)
+    main = fresh.locator("[data-testid=stMain]").inner_text()
+    assert "This link shows a view of uploaded files" in main, main[:1500]
+    assert "INTEL_2022Q4_EARNINGS.pdf (" in main and "MCDONALDS_2023Q1_EARNINGS.pdf (" in main, main[:1500]
+    assert not hits(fresh) and "Unknown corpus" not in main
+    fresh.screenshot(path=str(SHOTS / "upload-link-asks-for-files.png"), full_page=True)
+    # the files are added: the same view
+    upload(fresh)
+    no_exception(fresh)
+    assert fresh.get_by_label("Question", exact=True).input_value() == question
+    assert hits(fresh)[:3] == first
+    fresh.screenshot(path=str(SHOTS / "upload-link-view-back.png"), full_page=True)

@@ -242,3 +242,28 @@ def test_a_long_label_wraps_before_its_page_or_at_its_middle_and_layers_stand_as
 
     short, crowded = (page_height(core_index.retriever("ppr-regex").explain(q, k), titles) for k in (1, 10))
     assert 320 <= short < crowded <= 620, (short, crowded)
+
+
+def test_no_two_nodes_of_the_evidence_graph_share_a_label():
+    from types import SimpleNamespace
+
+    from engine.explain.render import node_labels
+    from engine.retrieve.graph_explain import SubgraphNode
+
+    nodes = (SubgraphNode("e:intel", "Intel", "seed", 0.1), SubgraphNode("e:§company intel", "Intel", "seed", 0.1),
+             SubgraphNode("e:intel corp", "Intel", "bridge", 0.01))
+    labels = node_labels(SimpleNamespace(hits=(), nodes=nodes), {})
+    assert labels == {"e:intel": "Intel", "e:§company intel": "Intel (company)", "e:intel corp": "Intel (2)"}
+
+
+def test_a_filings_pages_are_named_by_the_filings_identity_everywhere(tmp_path):
+    from engine.explain.reasons import passage_name
+    from engine.indexing.index import Index
+    from engine.ingest.corpus import load_corpus
+    from tests.filingmaker import write_pdfs
+
+    index = Index(load_corpus(str(write_pdfs(tmp_path / "room"))))
+    titles = index.passage_titles()
+    assert passage_name("ACME_2019_10K.pdf#p5.0", titles) == "Acme Widgets FY2019 10-K p.5"
+    assert passage_name("ACME_2020_10K.pdf#p5.0", titles) == "Acme Widgets FY2020 10-K p.5"
+    assert set(titles) == {p.id for p in index.corpus.passages}

@@ -45,7 +45,7 @@ def cmd_query(args) -> None:
     index = open_index(corpus)
     texts = dict(zip(index.ids, (p.text for p in corpus.passages)))
     by_id = {p.id: p for p in corpus.passages}
-    titles = {p.id: p.title for p in corpus.passages}
+    titles = index.passage_titles()
     if args.without or args.without_passage:
         for stage in stages_for([name], config.rrf.members):
             index.build(stage)  # what-if slices built parts: build them from the cache first

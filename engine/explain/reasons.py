@@ -25,8 +25,11 @@ def short(text: str, n: int = MAX_LABEL) -> str:
 
 
 def short_document(title: str, doc: str) -> str:
-    """A document's name in a few words: a filing's file-made name ("APPLE 2022 10-K", the last part of its
-    title) or the file's stem, capitalised where it shouts, without a trailing "dated …"."""
+    """A document's name in a few words: a filing's identity as the index names it ("McDonald's Q1 FY2023 earnings
+    release", a title of one part), else the file-made name ("APPLE 2022 10-K", the last part of a cover's title)
+    or the file's stem, capitalised where it shouts, without a trailing "dated …"."""
+    if title and " · " not in title:
+        return title
     words = (title.split(" · ")[-1] if " · " in title else doc.rsplit(".", 1)[0].replace("_", " ")).split()
     words = words[:words.index("dated")] if "dated" in words else words
     return " ".join(w.capitalize() if w.isalpha() and w.isupper() and len(w) > 3 else w for w in words[:4])

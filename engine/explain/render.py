@@ -152,7 +152,20 @@ def node_label(node: SubgraphNode, rank: dict[str, int], titles: dict[str, str],
 def node_labels(answer: GraphAnswer, titles: dict[str, str], gold: frozenset[str] = frozenset()) -> dict[str, str]:
     """Every node's label (`node_label`), by node id: what the layout is sized by and the drawings show."""
     rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
-    return {n.id: node_label(n, rank, titles, gold) for n in answer.nodes}
+    labels = {n.id: node_label(n, rank, titles, gold) for n in answer.nodes}
+    # two nodes never share a label: a filing's structure node that reads like an entity says what it is
+    # ("Intel (company)" beside the entity "Intel"), and any other twin is numbered
+    seen: dict[str, int] = {}
+    for node_id in sorted(labels, key=lambda i: (i.startswith("e:§"), i)):
+        label = labels[node_id]
+        if label in seen and node_id.startswith("e:§"):
+            label = f"{label} ({node_id[3:].split(' ', 1)[0]})"
+        if label in seen:
+            seen[label] += 1
+            label = f"{label} ({seen[label]})"
+        seen.setdefault(label, 1)
+        labels[node_id] = label
+    return labels
 
 
 def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str],

@@ -285,7 +285,7 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
         index = index.without(view.without_passages, view.without_entities)
     corpus = index.corpus
     texts = {p.id: p.text for p in corpus.passages}
-    titles = {p.id: p.title for p in corpus.passages}
+    titles = index.passage_titles()
     cites = {p.id: citation(p) for p in corpus.passages}
     gold = next((frozenset(q.gold) for q in corpus.queries if q.text.strip() == question), frozenset())
     answer = index.retriever(view.retriever, view.config).answer(question, k)

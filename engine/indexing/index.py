@@ -279,6 +279,16 @@ class Index:
             passages = PassageSeeder(self.dense(), params, self.bm25() if params.lexical > 0 else None)
         return FilingRetriever(name, seeder, config.graph, passages, self.corpus.passages)
 
+    def passage_titles(self) -> dict[str, str]:
+        """Each passage's title as the pages and reports name it: a filing's page by the filing's identity
+        ("McDonald's Q1 FY2023 earnings release"; two filings of one identity told apart by their file), any other
+        passage by its own title."""
+        filings = self.structure().filings if self.corpus.paged else {}
+        labels = {doc: f.label for doc, f in filings.items()}
+        twins = {label for label in labels.values() if list(labels.values()).count(label) > 1}
+        labels = {doc: f"{label} ({doc.rsplit('.', 1)[0]})" if label in twins else label for doc, label in labels.items()}
+        return {p.id: labels.get(p.doc_id) or p.title for p in self.corpus.passages}
+
     def bm25(self) -> BM25Retriever:
         return self._get("bm25", lambda: BM25Retriever(self.ids, self.tokens()))
 
