@@ -376,9 +376,10 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
     downloads(table, f"pathlens-{name}-hits", key="hits")
 
 
+    files = session_upload_files() if st.session_state.get("corpus_selected") == UPLOAD else ()
+
     def evidence_report() -> str:
         """Built only when the button is pressed: the same file `python -m engine report` writes."""
-        files = session_upload_files() if st.session_state.get("corpus_selected") == UPLOAD else ()
         view = ReportView(corpus.name, question.strip(), name, int(k), config, tuple(removed_entities),
                           tuple(removed_passages), files)
         return build_report(index, view, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
