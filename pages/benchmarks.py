@@ -16,7 +16,7 @@ from engine.catalog import CATALOG, QUICK_RETRIEVERS
 from ui.builds import CancelButton, cancel_job, follow_job
 from ui.corpora import save_upload
 from ui.frame import frame
-from ui.render import downloads, metric_bars, pick_pair, show_table
+from ui.render import best_in_bold, downloads, metric_bars, pick_pair, show_table
 from ui.url_state import asked_by_link, list_param, param, seed_from_url, set_params
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # beside the checkout, when it is there
@@ -130,7 +130,8 @@ if result is not None:
     hidden = [m for m in metric_names(result.eval.ks) if m not in metrics]
     table = pd.DataFrame([{"retriever": n, **{m: r.means[m] for m in metrics}, "no seed": len(r.no_seed)}
                           for n, r in result.eval.results.items()])
-    show_table(table.style.format({m: "{:.3f}" for m in metrics}), hide_index=True, width="stretch")
+    show_table(best_in_bold(table, metrics), hide_index=True, width="stretch")
+    st.caption("The best value of each column is in bold.")
     if hidden:
         st.caption(f"Not shown: {', '.join(hidden)}. Every question here has at least {result.min_gold} gold "
                    "passages, so no ranking can have them all in so few places: it is 0 by construction.")

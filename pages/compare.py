@@ -12,11 +12,11 @@ from engine.evaluate.evaluate import compare_by_kind, evaluate, verdict
 from engine.catalog import CATALOG, PARAMS
 from engine.indexing.index import search_config
 from engine.evaluate.metrics import leaders_in_words, metric_names
-from engine.explain.reasons import IN_TEXT, passage_name, walk_words
+from engine.explain.reasons import IN_TEXT, field_words, passage_name, walk_words
 from engine.retrieve.graph_explain import HitExplanation
 from ui.builds import ensure, fresh_area, stages_for
 from ui.frame import frame
-from ui.render import downloads, escape_markdown, gold_of, metric_bars, pick_pair, show_table
+from ui.render import best_in_bold, downloads, escape_markdown, gold_of, metric_bars, pick_pair, show_table
 from ui.url_state import asked_by_link, param, seed_from_url, set_params
 
 st.title("Compare retrievers")
@@ -179,12 +179,7 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
                               for n, r in result.results.items()]
                              + [{"retriever": n, "kind": kind, **{m: v[m] for m in metrics}}
                                 for n, r in result.results.items() for kind, v in r.by_kind.items()])
-        def bold_best(column: pd.Series) -> list[str]:  # per group of questions: "all", then each kind
-            best = column.groupby(table["kind"]).transform("max")
-            return ["font-weight: bold; background-color: #e8f3e8" if v == b else "" for v, b in zip(column, best)]
-
-        show_table(table.style.format({m: "{:.3f}" for m in metrics}).apply(bold_best, subset=metrics),
-                   hide_index=True, width="stretch")
+        show_table(best_in_bold(table, metrics, "kind"), hide_index=True, width="stretch")
         st.caption("The best value of each column, within each group of questions, is in bold.")
         downloads(table, "pathlens-metrics", key="metrics")
         long = table.melt(id_vars=["retriever", "kind"], value_vars=metrics, var_name="metric")
@@ -209,7 +204,7 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         extra_fields = sorted({k for q in corpus.queries for k in q.extra})  # an answer, the evidence: shown as given
         per = pd.DataFrame([{"id": q.id, "kind": q.kind, "question": q.text,
                              **{n: result.results[n].per_query[q.id]["mrr"] for n in names},
-                             **{f: q.extra.get(f, "") for f in extra_fields},
+                             **{f: field_words(q.extra.get(f, ""), titles) for f in extra_fields},
                              "open": "/?" + urlencode({"corpus": corpus.name, "q": q.text,
                                                             "retriever": names[0] if names[0] != "rrf" else "bm25"})}
                             for q in corpus.queries])

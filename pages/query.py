@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 
 import pandas as pd
@@ -18,7 +17,7 @@ from engine.evaluate.demo import graph_story
 from engine.indexing.index import search_config
 from engine.retrieve.retrievers import MAX_QUERY_CHARS, check_query, markup_note
 from engine.retrieve.rrf_retriever import RRFConfig
-from engine.explain.reasons import IN_TEXT, k_past_corpus, passage_name
+from engine.explain.reasons import IN_TEXT, field_words, k_past_corpus, passage_name
 from engine.explain.report import ReportView, build_report, report_file_name
 from ui.answer_view import hit_row, show_graph, show_hit, show_scope, show_seeds
 from ui.builds import ensure, fresh_area, stages_for
@@ -147,21 +146,9 @@ question = st.text_input("Question", key="question", help=f"Up to {MAX_QUERY_CHA
 labeled = next((q for q in corpus.queries if q.text.strip() == question.strip()), None)
 
 
-def said(value: str) -> str:
-    """A labeled question's extra field as a person reads it: a map of passage ids (the evidence each passage
-    holds) by passage names; any other value as written."""
-    try:
-        held = json.loads(value)
-    except ValueError:
-        return value
-    if isinstance(held, dict) and held and all(pid in titles for pid in held):
-        return "; ".join(f"{passage_name(pid, titles, IN_TEXT)}: “{v}”" for pid, v in held.items())
-    return value
-
-
 if labeled is not None and labeled.extra:  # what the labeled question's file says beside its gold
     st.caption(f"Labeled question {escape_markdown(labeled.id)} ({escape_markdown(labeled.kind)}): "
-               + "; ".join(f"{escape_markdown(k)}: {escape_markdown(said(v))}" for k, v in labeled.extra.items()))
+               + "; ".join(f"{escape_markdown(k)}: {escape_markdown(field_words(v, titles))}" for k, v in labeled.extra.items()))
 story_slot = st.empty()  # the opening example's story, under its question once its answer is in
 
 c1, c2, c3 = st.columns([3, 3, 1])

@@ -329,8 +329,11 @@ def test_compare_page_side_by_side_and_metrics():
     bold = {(int(r), int(c)) for rule in shown.proto.arrow_data.styler.styles.split("}") if "font-weight: bold" in rule
             for r, c in re.findall(r"row(\d+)_col(\d+)", rule)}
     best = {(i, cols.index(m)) for m in cols[2:] for i, v in enumerate(metrics[m])
-            if v == metrics[metrics["kind"] == metrics["kind"][i]][m].max()}
+            if v == metrics[metrics["kind"] == metrics["kind"][i]][m].max() and v > 0}
     assert bold == best and bold
+    # a column where every retriever scores 0 (all@1 when the questions have two gold passages) marks no best
+    multi = metrics[metrics["kind"] == "multi-hop"]
+    assert (multi["all@1"] == 0).all() and not {(i, cols.index("all@1")) for i in multi.index} & bold
     assert set(metrics["kind"]) == {"all", "single-hop", "multi-hop"}
     from engine.explain.palette import color_of
 
@@ -356,6 +359,8 @@ def test_compare_page_side_by_side_and_metrics():
     at.selectbox(key="ci_b").set_value("ppr-regex").run()
     per = next(d.value for d in at.dataframe if "open" in getattr(d.value, "columns", []))
     assert len(per) == 40 and per["open"].str.startswith("/?").all()
+    # the evidence each gold passage holds, by passage names, not a raw map of ids
+    assert not per["evidence"].str.startswith("{").any() and per["evidence"].str.contains(": “").all()
     # the CI is the paired bootstrap of the per-query values shown (here reciprocal ranks, bm25 − ppr-regex)
     from engine.evaluate.metrics import paired_bootstrap
 
@@ -450,6 +455,13 @@ def test_benchmarks_page_with_fixture_file():
     assert len(cancels) == 1 and cancels[0].disabled  # greyed out again when the benchmark ends
     table = at.dataframe[0].value
     assert list(table["retriever"]) == ["bm25", "ppr-regex"] and table.loc[0, "hr@1"] == 1.0
+    # each column's best value is in bold, as on Compare
+    cols = list(table.columns)
+    bold = {(int(r), int(c)) for rule in at.dataframe[0].proto.arrow_data.styler.styles.split("}")
+            if "font-weight: bold" in rule for r, c in re.findall(r"row(\d+)_col(\d+)", rule)}
+    metric_cols = [m for m in cols if m not in ("retriever", "no seed")]
+    assert bold == {(i, cols.index(m)) for m in metric_cols for i, v in enumerate(table[m])
+                    if v == table[m].max() and v > 0} and bold
     from engine.explain.palette import color_of  # each retriever's bars in its colour, as on every other chart
 
     assert bars_by_retriever(at) == {r: color_of(r) for r in ("bm25", "ppr-regex")}

@@ -39,6 +39,18 @@ def metric_bars(long: pd.DataFrame, key: str) -> None:
     ).properties(height=300), width="stretch", key=key)
 
 
+BEST = "font-weight: bold; background-color: #e8f3e8"
+
+
+def best_in_bold(table: pd.DataFrame, metrics: list[str], group: str | None = None):
+    """The table styled with each metric's best value in bold (within each value of `group`, when given). A best of
+    0 marks nothing: where every retriever scores 0 (all@1 with two gold passages) no one is best."""
+    def bold(column: pd.Series) -> list[str]:
+        best = column.groupby(table[group]).transform("max") if group else pd.Series(column.max(), index=column.index)
+        return [BEST if v == b and b > 0 else "" for v, b in zip(column, best)]
+    return table.style.format({m: "{:.3f}" for m in metrics}).apply(bold, subset=metrics)
+
+
 def show_table(data, column_config: dict | None = None, **kwargs) -> None:
     """st.dataframe with a glossary tooltip on every column that has no config of its own."""
     frame = data.data if hasattr(data, "data") and isinstance(data.data, pd.DataFrame) else data

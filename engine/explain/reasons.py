@@ -49,6 +49,20 @@ def passage_name(pid: str, titles: Mapping[str, str], width: int = MAX_LABEL) ->
     return name + (f" · part {int(part) + 1}" if doc and part.isdigit() else "")
 
 
+def field_words(value: str, titles: Mapping[str, str]) -> str:
+    """A labeled question's extra field as a person reads it: a map of passage ids (the evidence each passage
+    holds, as JSON) by passage names; any other value as written."""
+    import json
+
+    try:
+        held = json.loads(value)
+    except ValueError:
+        return value
+    if isinstance(held, dict) and held and all(pid in titles for pid in held):
+        return "; ".join(f"{passage_name(pid, titles, IN_TEXT)}: “{v}”" for pid, v in held.items())
+    return value
+
+
 def passage_place(pid: str) -> str:
     """Where a passage is, in words: "page 32 of APPLE_2022_10K.pdf" (", part 2" past a page's first passage),
     "part 2 of 06-juniper-peak-ii-q3-2024-lp-report.md"; an id of no known form as it is."""
@@ -166,4 +180,4 @@ def plain(x: float) -> str:
     return np.format_float_positional(x, precision=2, unique=False, fractional=False, trim="-")
 
 
-__all__ = ["IN_TEXT", "MAX_LABEL", "bridged_share", "exactness_words", "explanation_lines", "k_past_corpus", "parts", "passage_name", "passage_place", "path_words", "percent", "plain", "reason", "short", "short_document", "walk_words"]
+__all__ = ["IN_TEXT", "MAX_LABEL", "bridged_share", "exactness_words", "explanation_lines", "field_words", "k_past_corpus", "parts", "passage_name", "passage_place", "path_words", "percent", "plain", "reason", "short", "short_document", "walk_words"]
