@@ -267,3 +267,28 @@ def test_a_filings_pages_are_named_by_the_filings_identity_everywhere(tmp_path):
     assert passage_name("ACME_2019_10K.pdf#p5.0", titles) == "Acme Widgets FY2019 10-K p.5"
     assert passage_name("ACME_2020_10K.pdf#p5.0", titles) == "Acme Widgets FY2020 10-K p.5"
     assert set(titles) == {p.id for p in index.corpus.passages}
+
+
+def test_a_markdown_heading_in_a_passage_reads_as_a_heading_and_stays_escaped():
+    from engine.explain.report import highlight
+
+    assert highlight("# Solano Foods\nBody <b>text</b>", ["Solano"]) == \
+        "<strong><mark>Solano</mark> Foods</strong>\nBody &lt;b&gt;text&lt;/b&gt;"
+    assert highlight("## Fund terms ##\nA #1 fund", []) == "<strong>Fund terms</strong>\nA #1 fund"
+    assert highlight("#hashtag, not a heading", []) == "#hashtag, not a heading"
+
+
+def test_the_reports_hits_name_the_document_once():
+    from engine.explain.report import ReportView, build_report
+    from engine.indexing.index import Index, search_config
+    from engine.ingest.corpus import load_corpus
+
+    corpus = load_corpus("dataroom-core")
+    index = Index(corpus)
+    view = ReportView("dataroom-core", "Who is the CFO of Brightwater Logistics?", "bm25", 3, search_config({}, corpus))
+    page = build_report(index, view, "T")
+    heads = re.findall(r"<div class='hit'><div><strong>(\d+)\. ([^<]+)</strong> · ([^<]+) · score", page)
+    assert len(heads) == 3
+    for _, name, where in heads:
+        title = name.split(" · part ")[0]
+        assert where.startswith("part ") and " of " in where and title not in where, (name, where)

@@ -24,11 +24,10 @@ from pathlib import Path
 from typing import Iterable, Sequence
 from urllib.parse import urlencode
 
-from ..ingest.passage import citation
 from ..retrieve.graph_explain import GraphAnswer
 from ..indexing.index import Index, SearchConfig, param_values
 from ..catalog import EDGE_PARAMS, PARAMS, spec
-from .reasons import IN_TEXT, exactness_words, explanation_lines, passage_name
+from .reasons import IN_TEXT, exactness_words, explanation_lines, passage_name, passage_place
 from .render import (COLORS, ROLE_WORDS, extent, label_width, layout, node_labels, page_height, passage_seed_summary,
                      subgraph_html)
 from ..retrieve.retrievers import check_k, check_query
@@ -40,11 +39,15 @@ def highlight(text: str, terms: Iterable[str]) -> str:
     inside "unfunded", nor "lt" inside the "&lt;" of the escaped text); the text is escaped first."""
     safe = html.escape(text)
     words = sorted({t for t in terms if t.strip()}, key=len, reverse=True)
-    if not words:
-        return safe
-    alternatives = "|".join(re.escape(html.escape(w)) for w in words)
-    pattern = re.compile(rf"(?<![\w&#])(?:{alternatives})(?!\w)", re.IGNORECASE)
-    return pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", safe)
+    if words:
+        alternatives = "|".join(re.escape(html.escape(w)) for w in words)
+        pattern = re.compile(rf"(?<![\w&#])(?:{alternatives})(?!\w)", re.IGNORECASE)
+        safe = pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", safe)
+    # a Markdown heading of the source reads as a heading, not as "# …"
+    return _HEADING.sub(r"<strong>\1</strong>", safe)
+
+
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
 
 
 def marked_terms(matched_entities: Iterable[str] | None, text: str, question: str) -> list[str]:
@@ -255,14 +258,15 @@ def _parameters(view: ReportView, passages: int) -> list[list[object]]:
     return params
 
 
-def _hit(h, answer, titles: dict[str, str], texts: dict[str, str], cites: dict[str, str], question: str,
+def _hit(h, answer, titles: dict[str, str], texts: dict[str, str], question: str,
          gold: frozenset[str]) -> str:
-    """One answer: its name, citation and score; why it came back in one sentence; its routes; its text."""
+    """One answer: its name, where it is and its score; why it came back in one sentence; its routes; its text."""
     walk = answer.walk
     e = answer.why.get(h.passage_id) if walk is not None else None  # a walk's per-seed shares and paths
     mark = " · <span class='gold'>★ gold</span>" if h.passage_id in gold else ""
+    # the name already says the document: where in it the passage is, not its title again
     out = [f"<div class='hit'><div><strong>{h.rank}. {html.escape(passage_name(h.passage_id, titles, IN_TEXT))}</strong> · "
-           f"{html.escape(cites[h.passage_id])} · score {h.score:.5g}{mark}</div>"]
+           f"{html.escape(passage_place(h.passage_id))} · score {h.score:.5g}{mark}</div>"]
     if e is not None:
         form = {"reason": "<p>{}</p>", "typed path": "<div><strong>Typed path:</strong> {}</div>",
                 "path": "<div class='meta'>{}</div>"}
@@ -286,7 +290,6 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
     corpus = index.corpus
     texts = {p.id: p.text for p in corpus.passages}
     titles = index.passage_titles()
-    cites = {p.id: citation(p) for p in corpus.passages}
     gold = next((frozenset(q.gold) for q in corpus.queries if q.text.strip() == question), frozenset())
     answer = index.retriever(view.retriever, view.config).answer(question, k)
     walk, hits = answer.walk, answer.hits
@@ -303,7 +306,7 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
     out.append(f"<h2>Answers: the top {len(hits)} passage{'s' if len(hits) != 1 else ''}</h2>")
     if not hits:
         out.append("<p>No passage was returned.</p>")
-    out += [_hit(h, answer, titles, texts, cites, question, gold) for h in hits]
+    out += [_hit(h, answer, titles, texts, question, gold) for h in hits]
     if walk is not None:
         present = {n.kind for n in walk.nodes}  # the key names only what this graph draws, as the frame's does
         out.append("<h2>Evidence graph</h2><p class='meta'>Left to right: seeds, the passages they lead to, bridging "
