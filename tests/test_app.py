@@ -1011,3 +1011,16 @@ def test_choosing_to_upload_in_ones_own_session_asks_for_documents_not_for_anoth
     at.sidebar.selectbox(key="corpus_choice").set_value("upload a corpus file").run()
     said = " ".join(i.value for i in at.info)
     assert said.startswith("Upload documents in the sidebar") and "another session" not in said, said
+
+
+def test_the_sidebar_names_the_uploaded_files_whole(tmp_path):
+    from tests.filingmaker import write_pdfs
+
+    folder = write_pdfs(tmp_path / "room")
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.query_params["corpus"] = "upload a corpus file"
+    at.session_state["uploaded_corpus"] = (str(folder), "acme-names", "acme room", None)
+    at.run()
+    assert not at.exception, at.exception
+    assert "Files: ACME\\_2019\\_10K\\.pdf \\(5\\.8 kB\\); ACME\\_2020\\_10K\\.pdf \\(5\\.8 kB\\)" in [
+        c.value for c in at.sidebar.caption]

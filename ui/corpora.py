@@ -80,6 +80,8 @@ def _name_files(linked: tuple[UploadedFile, ...]) -> None:
     """Put the uploaded files in the URL, so a copied link names them; say so when they are not the link's."""
     files = session_upload_files()
     set_params(files=";".join(f.token() for f in files) or None)
+    if files:  # the uploader's chips cut long names in the sidebar's width: the whole names, once
+        st.sidebar.caption("Files: " + "; ".join(escape_markdown(f"{f.name} ({f.size_words()})") for f in files))
     if linked and set(linked) != set(files):
         missing = [f.words() for f in linked if f not in files]
         extra = [f.name for f in files if f not in linked]

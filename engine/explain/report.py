@@ -73,7 +73,10 @@ class UploadedFile:
 
     def words(self) -> str:
         """"APPLE_2022_10K.pdf (1.2 MB, sha256 40f4a5169ac4…)"."""
-        return f"{self.name} ({_size(self.size)}, sha256 {self.sha256[:12]}…)"
+        return f"{self.name} ({self.size_words()}, sha256 {self.sha256[:12]}…)"
+
+    def size_words(self) -> str:
+        return _size(self.size)
 
     def token(self) -> str:
         return f"{self.name}:{self.size}:{self.sha256}"
