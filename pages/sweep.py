@@ -89,7 +89,8 @@ def chart(trials: list[Trial], full_axis: bool) -> alt.LayerChart:
     names = list(dict.fromkeys(df["retriever"]))
     low, high = float(df["value"].min()), float(df["value"].max())
     pad = max(0.02, (high - low) * 0.1)
-    y_scale = alt.Scale(domain=[0, 1.02] if full_axis else [max(0.0, low - pad), min(1.02, high + pad)], zero=False,
+    # a metric is a share: its axis never runs past 1 (a line at 1 is drawn on the edge, not clipped: clamp)
+    y_scale = alt.Scale(domain=[0, 1] if full_axis else [max(0.0, low - pad), min(1.0, high + pad)], zero=False,
                         clamp=True)
     swept = sorted(int(v) for v in agg["size"].unique())
     ends = {"domain": [swept[0], swept[-1]]} if len(swept) > 1 else {}  # from the first size swept to the last
