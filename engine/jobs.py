@@ -26,11 +26,15 @@ Progress = Callable[[str, int, int], None]
 # an estimate waits for this share of the work and this many seconds of it: the first items carry the warm-up
 # (models loading, caches filling), and a rate read off them swung from 395 s to 81 s within two seconds
 SETTLE_SHARE, SETTLE_SECONDS = 0.05, 3.0
+# counts of whole evaluations (a sweep's trials, a benchmark's questions) are reported as each one ends, so their
+# clock starts after the first and holds no warm-up: two of them a second apart already give a rate
+COARSE_STEPS = frozenset({"trials", "questions"})
 
 
-def seconds_left(seconds: float, done: int, total: int) -> float | None:
+def seconds_left(seconds: float, done: int, total: int, coarse: bool = False) -> float | None:
     """Time left at the rate so far; None until the rate has settled, or once the count is complete."""
-    if not total or not done or done >= total or done < SETTLE_SHARE * total or seconds < SETTLE_SECONDS:
+    share, wait = (0.0, 1.0) if coarse else (SETTLE_SHARE, SETTLE_SECONDS)
+    if not total or not done or done >= total or done < max(share * total, 2 if coarse else 1) or seconds < wait:
         return None
     return seconds / done * (total - done)
 
@@ -53,7 +57,7 @@ class JobStatus:
         return min(1.0, self.done / self.total) if self.total else 0.0
 
     def seconds_left(self) -> float | None:
-        return seconds_left(self.step_seconds, self.done, self.total)
+        return seconds_left(self.step_seconds, self.done, self.total, coarse=self.step in COARSE_STEPS)
 
 
 class Job(Generic[T]):

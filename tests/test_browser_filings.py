@@ -110,7 +110,7 @@ def test_dev_filings_show_the_scope_the_typed_path_and_the_cited_page(app_url, b
     assert cites and cites[0] == "49", main[:3000]  # the statement of cash flows, cited first
     # the evidence graph's pages lead with what tells them apart: document, year, form and page
     labels = graph_nodes(page)
-    assert any(re.fullmatch(r"(★ )?#1 Nike 2018 10-K[ \n]p\.49(, part \d+)?", label) for label in labels), [
+    assert any(re.fullmatch(r"(★ )?#1 Nike FY2018 10-K[ \n]p\.49(, part \d+)?", label) for label in labels), [
         label for label in labels if "#" in label]
     # a line item's long name on two lines, whole, and no label over another
     assert "Additions to property,\nplant and equipment" in labels, labels
@@ -261,21 +261,3 @@ def test_an_uploaded_rooms_report_link_asks_a_fresh_session_for_its_files_and_th
     assert hits(fresh)[:3] == first
     fresh.screenshot(path=str(SHOTS / "upload-link-view-back.png"), full_page=True)
 
-
-def test_an_upload_on_the_corpus_page_becomes_the_corpus_without_a_session_state_warning(app_url, browser, tmp_path):
-    """The Corpus page's uploader makes its files the corpus every page shows; the sidebar's picker follows
-    without Streamlit warning in the server's log that the picker was given a default and a session-state value."""
-    doc = tmp_path / "memo.md"
-    doc.write_text("# Memo\nHollis Vane chairs the Orrin Trust, which owns Calder Mills.\n")
-    page = open_page(browser, app_url + "/corpus")
-    since = mark(page)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(doc))
-    wait_idle(page, since, timeout=300)
-    page.wait_for_selector("text=/memo/", timeout=120_000)
-    wait_idle(page, timeout=300)
-    no_exception(page)
-    sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
-    # the picker is on the uploaded files (its uploaders show) and names them
-    assert "Using the files uploaded earlier in this session (memo)" in sidebar and "Files: memo.md" in sidebar, sidebar
-    log = (ROOT / "test-output" / "streamlit.log").read_text("utf-8", errors="replace")
-    assert "Session State API" not in log, log[-2000:]

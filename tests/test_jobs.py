@@ -65,6 +65,17 @@ def test_seconds_left_is_the_rate_so_far():
     assert seconds_left(10.0, 0, 6) is None and seconds_left(10.0, 6, 6) is None and seconds_left(1.0, 1, 0) is None
 
 
+def test_a_sweeps_trials_give_a_time_left_after_two_of_them_a_second_apart():
+    from engine.jobs import JobStatus
+
+    # 40 quick trials: the count's clock starts at the first trial's end, so no warm-up hides in it
+    assert JobStatus("trials", 3, 40, 1.5, False, False, None).seconds_left() == pytest.approx(1.5 / 3 * 37)
+    assert JobStatus("trials", 1, 40, 5.0, False, False, None).seconds_left() is None  # one trial is no rate
+    assert JobStatus("trials", 3, 40, 0.5, False, False, None).seconds_left() is None
+    # a build's passages still wait for their warm-up to pass
+    assert JobStatus("embeddings", 3, 40, 1.5, False, False, None).seconds_left() is None
+
+
 def test_an_early_rate_is_not_an_estimate_until_it_settles():
     assert seconds_left(1.0, 1, 486) is None  # 1 of 486 after a second: warm-up, not a rate
     assert seconds_left(2.0, 30, 486) is None  # enough items, too little time

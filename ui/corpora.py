@@ -177,10 +177,7 @@ def use_uploaded(key: str) -> None:
     except PathLensError as e:
         st.session_state["upload_error"] = str(e)
         return
-    # the picker is made again from the choice, not set through the session state beside its default (which
-    # Streamlit warns about)
-    st.session_state.pop("corpus_choice", None)
-    st.session_state["corpus_selected"] = UPLOAD
+    st.session_state["corpus_choice"] = st.session_state["corpus_selected"] = UPLOAD
     st.query_params["corpus"] = UPLOAD
 
 
