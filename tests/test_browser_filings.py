@@ -261,3 +261,22 @@ def test_an_uploaded_rooms_report_link_asks_a_fresh_session_for_its_files_and_th
     assert hits(fresh)[:3] == first
     fresh.screenshot(path=str(SHOTS / "upload-link-view-back.png"), full_page=True)
 
+
+
+def test_an_upload_on_the_corpus_page_becomes_the_corpus_without_a_session_state_warning(app_url, browser, tmp_path):
+    """The Corpus page's uploader makes its files the corpus every page shows; the sidebar's picker follows, and
+    the server's log holds no warning that the picker had a default and a session-state value (both say the same)."""
+    doc = tmp_path / "memo.md"
+    doc.write_text("# Memo\nHollis Vane chairs the Orrin Trust, which owns Calder Mills.\n")
+    page = open_page(browser, app_url + "/corpus")
+    since = mark(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(doc))
+    wait_idle(page, since, timeout=300)
+    page.wait_for_selector("text=/memo/", timeout=120_000)
+    wait_idle(page, timeout=300)
+    no_exception(page)
+    assert "corpus=upload+a+corpus+file" in page.url
+    sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
+    assert "Using the files uploaded earlier in this session (memo)" in sidebar and "Files: memo.md" in sidebar, sidebar
+    log = (ROOT / "test-output" / "streamlit.log").read_text("utf-8", errors="replace")
+    assert "Session State API" not in log, log[-2000:]
