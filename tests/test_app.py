@@ -1024,3 +1024,25 @@ def test_the_sidebar_names_the_uploaded_files_whole(tmp_path):
     assert not at.exception, at.exception
     assert "Files: ACME\\_2019\\_10K\\.pdf \\(5\\.8 kB\\); ACME\\_2020\\_10K\\.pdf \\(5\\.8 kB\\)" in [
         c.value for c in at.sidebar.caption]
+
+
+def test_the_scope_names_an_earnings_release_as_a_form_and_mcdonalds_by_its_name(tmp_path):
+    import shutil
+
+    shared = ROOT.parent / "shared" / "data" / "filings"
+    if not shared.is_dir():
+        pytest.skip(f"{shared} is absent: the shared filings lie beside the checkout in CI")
+    room = tmp_path / "room"
+    room.mkdir()
+    for name in ("MCDONALDS_2023Q1_EARNINGS.pdf", "APPLE_2022_10K.pdf"):
+        shutil.copy(shared / name, room / name)
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.query_params["corpus"] = "upload a corpus file"
+    at.query_params["q"] = "What was McDonald's revenue in Q1 2023?"
+    at.session_state["uploaded_corpus"] = (str(room), "mcd-apple", "2 uploaded files", None)
+    at.run()
+    assert not at.exception, at.exception
+    assert "earnings release" in at.selectbox(key="scope_form").options  # a release is a form the scope names
+    scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
+    assert scope and scope[0].startswith("**Scope as understood:** McDonald's · FY2023 · Q1"), scope
+    assert hit_lines(at)[0].startswith("**1. McDonald's Q1 FY2023 earnings release p\\."), hit_lines(at)[:1]
