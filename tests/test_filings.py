@@ -255,8 +255,8 @@ def test_a_report_of_uploaded_files_names_them_and_never_another_corpus(room, tm
     assert link["corpus"] == [UPLOADED] and files_in_link(link["files"][0]) == files
     assert "--corpus FOLDER-holding-A.pdf,B.pdf " in view.command()
     page = build_report(Index(room), view, "T")
-    assert "add these files" in page and f"<td>B.pdf</td><td>0.1 kB</td><td>{files[1].sha256}</td>" in page
-    assert "2 uploaded files: A.pdf (0.0 kB, sha256 " in page
+    assert "add these files" in page and f"<td>B.pdf</td><td>60 bytes</td><td>{files[1].sha256}</td>" in page
+    assert "2 uploaded files: A.pdf (6 bytes, sha256 " in page
     # a malformed entry in a link is left out, not guessed at
     assert files_in_link("A.pdf:6:abc;" + files[1].token()) == files[1:]
 

@@ -83,7 +83,7 @@ class UploadedFile:
 
 
 def _size(n: int) -> str:
-    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.1f} kB"
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.1f} kB" if n >= 1_000 else f"{n} bytes"
 
 
 def uploaded_files(folder: Path) -> tuple[UploadedFile, ...]:
