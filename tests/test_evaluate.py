@@ -75,6 +75,26 @@ def test_a_ci_is_read_in_words():
     assert verdict(ci(0.0, 0.2)) == "not significant: the interval includes 0"  # touching 0 is including it
 
 
+def test_the_verdict_of_a_comparison_built_to_be_significant_and_one_built_not_to_be():
+    from engine.evaluate.evaluate import EvalResult, RetrieverResult, compare, verdict
+    from engine.evaluate.metrics import metric_names
+    from engine.indexing.index import SearchConfig
+
+    def result(a_hits, b_hits):
+        def per(hits):
+            return {f"q{i}": {m: float(h) for m in metric_names((5,))} for i, h in enumerate(hits)}
+        rs = {n: RetrieverResult(n, {}, {}, per(h), {}, ()) for n, h in (("a", a_hits), ("b", b_hits))}
+        return EvalResult("built", 40, len(a_hits), (5,), SearchConfig(), rs)
+    # a finds 30 of 40 that b misses, and misses none b finds: every resample is in a's favour
+    ahead = compare(result([1] * 30 + [0] * 10, [0] * 40), "a", "b")
+    assert {verdict(c) for c in ahead} == {"a better: the whole interval is above 0"}
+    # each finds 10 the other misses: the differences balance, and the interval straddles 0
+    even = compare(result([1] * 10 + [0] * 10 + [1] * 20, [0] * 10 + [1] * 10 + [1] * 20), "a", "b")
+    assert {verdict(c) for c in even} == {"not significant: the interval includes 0"}
+    behind = compare(result([0] * 40, [1] * 30 + [0] * 10), "a", "b")
+    assert {verdict(c) for c in behind} == {"b better: the whole interval is below 0"}
+
+
 def test_a_comparison_opens_on_the_best_graph_retriever_against_the_best_baseline():
     from engine.evaluate.evaluate import EvalResult, RetrieverResult, default_pair
 

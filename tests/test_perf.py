@@ -18,8 +18,9 @@ from engine.evaluate.perf.common import ROOT, Options
 def test_ppr_kernel_agrees_with_igraph_and_networkx(core_index):
     q = "Who manages the fund whose portfolio company signed a lease at the Joliet facility of Brightwater Logistics?"
     k = kernel.ppr_kernel(core_index, "regex", q)
-    assert k.top10_overlap_converged_vs_igraph >= 9
-    assert k.top10_overlap_vs_networkx >= 8 and k.top10_overlap_vs_igraph >= 8
+    # the same top 10 as both libraries' PageRank on this question (the libraries are pinned; an order that moved
+    # would be a kernel that changed)
+    assert (k.top10_overlap_converged_vs_igraph, k.top10_overlap_vs_networkx, k.top10_overlap_vs_igraph) == (10, 10, 10)
     assert k.ranking_equals_full_bitwise is True
     assert k.bytes_per_step > core_index.graph("regex").W.data.nbytes / 2
     assert len(k.igraph_prpack_fresh_process_ms) == 3  # the fresh processes (the module's own main) ran
@@ -51,7 +52,7 @@ def test_growth_says_when_the_walk_is_by_push_and_how_often_it_agrees(monkeypatc
 
     monkeypatch.setattr(gr, "LOCAL_FROM_EDGES", 0)
     row = growth.growth(sizes=(300,)).rows[0]
-    assert row.walk == "push" and 0.5 <= row.same_top10_as_exact <= 1.0
+    assert (row.walk, row.same_top10_as_exact) == ("push", 1.0)  # proven orders: every question's top 10 exact
     lines = growth.Growth([row], None, None, None).lines()
     assert "(push walk; exact " in lines[0]
     # push at every ε against the exact walk, under the row; the finest ε agrees at least as often as the coarsest
