@@ -170,7 +170,7 @@ def test_a_data_rooms_lexicon_extends_the_bundled_one_and_is_checked():
 def test_edge_weights_scale_where_a_passage_steps(room):
     index = Index(room)
     w = EdgeWeights(filing=1.0, section=3.0, line_item=2.0, xref=1.0, entity=0.0)
-    g = index.filing_graph(w)
+    g = index.filing_graph(w).graph
     row = g.passage_index["ACME_2019_10K.pdf#p5.0"]
     to_e = g.blocks[1]  # passage → node probabilities, one column per passage
     probs = {g.entities[j]: to_e[j, row] for j in range(len(g.entities)) if to_e[j, row] > 0}
@@ -321,3 +321,28 @@ def test_a_room_without_labeled_questions_is_offered_three_it_can_answer(room):
     # each scopes to the filing it was made from
     for q in offered:
         assert read_scope(q, s.filings, bundled()).filings == ("ACME_2020_10K.pdf",), q
+
+
+def test_one_answer_reads_its_scope_once(room, monkeypatch):
+    from engine.retrieve import filing_seeding
+
+    read = []
+    real = filing_seeding.read_scope
+    monkeypatch.setattr(filing_seeding, "read_scope", lambda *a, **k: read.append(a[0]) or real(*a, **k))
+    r = Index(room).retriever("filing-graph", SearchConfig())
+    ans = r.answer("What was Acme's capex in FY2019? Use the cash flow statement.", 3)
+    assert ans.walk.extra.scope.filings == ("ACME_2019_10K.pdf",)
+    assert read == ["What was Acme's capex in FY2019? Use the cash flow statement."]
+
+
+def test_the_filing_graphs_layout_names_which_columns_are_structure(room):
+    index = Index(room)
+    for entity in (1.0, 0.0):
+        fg = index.filing_graph(EdgeWeights(entity=entity))
+        layout = fg.layout
+        nodes = read_structure(room.passages).nodes
+        assert layout.entity_columns == (len(fg.graph.entities) - len(nodes)) and (entity == 0) == (layout.entity_columns == 0)
+        # every structure node is at its column, by key; a name's column is no node
+        assert all(fg.graph.entities[layout.column(i)] == n.key for i, n in enumerate(nodes))
+        assert all(layout.node_at(layout.column(i)) == n for i, n in enumerate(nodes))
+        assert layout.node_at(layout.entity_columns - 1) is None and layout.node_at(len(fg.graph.entities)) is None

@@ -18,7 +18,7 @@ from scipy import sparse
 
 from ..errors import PathLensError
 from ..graph.entity_graph import EntityGraph, build_from_incidence
-from .structure import FilingStructure
+from .structure import FilingStructure, Node
 
 NODE_PREFIX = "§"  # structure keys start with it: no folded question word ever equals one
 
@@ -42,9 +42,34 @@ class EdgeWeights:
         return getattr(self, edge_type.replace(" ", "_"))
 
 
-def filing_graph(structure: FilingStructure, entities: EntityGraph, weights: EdgeWeights) -> EntityGraph:
+@dataclass(frozen=True)
+class FilingLayout:
+    """Which columns of the filing graph's entity side are the entity graph's names and which are a filing's
+    structure nodes: the names first (none when entity edges weigh 0), then one column per structure node, in
+    `FilingStructure.nodes` order. Seeding, typed paths and the evidence graph read columns through it."""
+
+    entity_columns: int
+    nodes: tuple[Node, ...]
+
+    def column(self, node: int) -> int:
+        """The column of structure node `node` (an index of `nodes`)."""
+        return self.entity_columns + node
+
+    def node_at(self, column: int) -> Node | None:
+        """The structure node a column is, or None for a name's column."""
+        i = column - self.entity_columns
+        return self.nodes[i] if 0 <= i < len(self.nodes) else None
+
+
+@dataclass(frozen=True, eq=False)
+class FilingGraph:
+    graph: EntityGraph
+    layout: FilingLayout
+
+
+def filing_graph(structure: FilingStructure, entities: EntityGraph, weights: EdgeWeights) -> FilingGraph:
     """The entity graph's columns (scaled by the entity weight) followed by one column per structure
-    node, each edge at its type's weight."""
+    node, each edge at its type's weight, and which column is which."""
     n = entities.n_passages
     rows = np.fromiter((r for r, _, _ in structure.edges), dtype=np.int64, count=len(structure.edges))
     cols = np.fromiter((c for _, c, _ in structure.edges), dtype=np.int64, count=len(structure.edges))
@@ -55,8 +80,9 @@ def filing_graph(structure: FilingStructure, entities: EntityGraph, weights: Edg
     used = tuple(entities.entities) if weights.entity > 0 else ()
     shown = tuple(entities.display) if weights.entity > 0 else ()
     incidence = sparse.hstack([E, S], format="csr")
-    return build_from_incidence("filing", entities.passage_ids, used + tuple(x.key for x in structure.nodes),
-                                shown + tuple(x.label for x in structure.nodes), incidence)
+    graph = build_from_incidence("filing", entities.passage_ids, used + tuple(x.key for x in structure.nodes),
+                                 shown + tuple(x.label for x in structure.nodes), incidence)
+    return FilingGraph(graph, FilingLayout(len(used), structure.nodes))
 
 
-__all__ = ["EdgeWeights", "NODE_PREFIX", "filing_graph"]
+__all__ = ["EdgeWeights", "FilingGraph", "FilingLayout", "NODE_PREFIX", "filing_graph"]

@@ -26,7 +26,7 @@ from ..graph.entities import BUILDERS, PER_PASSAGE, Extraction, entity_key, filt
 from ..errors import PathLensError
 from ..graph.entity_graph import EntityGraph, build_graph
 from ..catalog import EDGE_PARAMS, PARAMS, RETRIEVERS, spec  # noqa: F401  (RETRIEVERS re-exported)
-from ..filings.graph import EdgeWeights, filing_graph
+from ..filings.graph import EdgeWeights, FilingGraph, filing_graph
 from ..filings.lexicon import lexicon_for
 from ..filings.scope import ScopeCorrection
 from ..filings.structure import FilingStructure, read_structure
@@ -38,7 +38,7 @@ from ..retrieve.dense_retriever import DenseRetriever
 from ..retrieve.retrievers import Retriever
 from ..retrieve.rrf_retriever import RRFConfig, RRFRetriever
 from ..retrieve.tfidf_retriever import TfidfRetriever
-from ..retrieve.seeding import HybridParams, PassageSeeder, Seeder
+from ..retrieve.seeding import EntitySeeder, HybridParams, PassageSeeder
 from ..text import tokenize
 from .compute import Compute, LocalCompute, Work, part_kind
 
@@ -263,15 +263,15 @@ class Index:
         """The filings' structure (engine.filings.structure): read off the passages, no model."""
         return self._get("structure", lambda: read_structure(self.corpus.passages))
 
-    def filing_graph(self, weights: EdgeWeights) -> EntityGraph:
+    def filing_graph(self, weights: EdgeWeights) -> FilingGraph:
         """The regex entity graph with the filings' structure added, at these edge weights."""
         return self._get(f"filing-graph:{weights}", lambda: filing_graph(self.structure(), self.graph("regex"), weights))
 
     def filing_retriever(self, name: str, config: SearchConfig) -> FilingRetriever:
-        graph = self.filing_graph(config.edges)
-        entity_seeder = Seeder(self.graph("regex"), lambda q: query_keys("regex", q), config.graph.seeding,
-                               doc_of=self.doc_of)
-        seeder = FilingSeeder(graph, self.structure(), entity_seeder, lexicon_for(self.corpus.lexicon), config.scope)
+        filing = self.filing_graph(config.edges)
+        entity_seeder = EntitySeeder(self.graph("regex"), lambda q: query_keys("regex", q), config.graph.seeding,
+                                     doc_of=self.doc_of)
+        seeder = FilingSeeder(filing, self.structure(), entity_seeder, lexicon_for(self.corpus.lexicon), config.scope)
         passages = None
         if spec(name).embeddings:
             params = replace(config.hybrid, passage_weight=config.filing_passage_weight,
@@ -311,7 +311,7 @@ class Index:
         if graph.incidence.nnz == 0:
             raise PathLensError(f"{name} is unavailable: the {s.builder} builder found no entity in any passage")
         builder = s.builder
-        seeder = Seeder(graph, lambda q: query_keys(builder, q), config.graph.seeding,
+        seeder = EntitySeeder(graph, lambda q: query_keys(builder, q), config.graph.seeding,
                         aliases=self.aliases(builder) if s.aliases else None, doc_of=self.doc_of)
         passages = None
         if s.embeddings:

@@ -43,7 +43,7 @@ class FilingWalk:
 class FilingRetriever(GraphRetriever):
     def __init__(self, name: str, seeder: FilingSeeder, params: GraphParams, passages: PassageSeeder | None,
                  corpus_passages: Sequence[Passage]):
-        super().__init__(name, seeder, params, passages)  # type: ignore[arg-type]  (FilingSeeder is a Seeder)
+        super().__init__(name, seeder, params, passages)
         self.filing_seeder = seeder
         self._doc_of = [p.doc_id for p in corpus_passages]
         self._docs = np.array(self._doc_of, dtype=object)
@@ -53,9 +53,18 @@ class FilingRetriever(GraphRetriever):
         self._rows_of_page: dict[str, list[int]] = {}
         for i, page in enumerate(self._page):
             self._rows_of_page.setdefault(page, []).append(i)
+        self._last_scope: tuple[str, Scope] | None = None
+
+    def scope(self, question: str) -> Scope:
+        """The question's scope, read once per answer: the walk's seeds and the answer's words share it."""
+        text = check_query(question)
+        last = self._last_scope
+        if last is None or last[0] != text:
+            last = self._last_scope = (text, self.filing_seeder.scope(text))
+        return last[1]
 
     def personalize(self, query: str) -> Personalization:
-        scope = self.filing_seeder.scope(check_query(query))
+        scope = self.scope(query)
         seeding = self.filing_seeder.seeding_for(scope)
         if self.passages is None:
             if not seeding.seeds:
@@ -86,7 +95,7 @@ class FilingRetriever(GraphRetriever):
         answer = super().answer(question, k, explain)
         if answer.walk is None:
             return answer
-        scope = self.filing_seeder.scope(question)
+        scope = self.scope(question)
         why = {pid: self._with_typed_path(e) for pid, e in answer.why.items()}
         walk = replace(answer.walk, explanations=tuple(why[e.hit.passage_id] for e in answer.walk.explanations),
                        extra=FilingWalk(scope, scope.words(self.filing_seeder.structure.filings)))
@@ -105,10 +114,11 @@ class FilingRetriever(GraphRetriever):
         contributions = dict(explanation.contributions)
         # the page's nodes: what any of its passages touches (a row may stand in the page's next passage)
         touched = {int(j) for r in self._rows_of_page[self._page[row]] for j in self.graph.incidence[r].indices}
-        offset = len(self.graph.entities) - len(structure.nodes)
+        layout = self.filing_seeder.layout
         steps: list[tuple[int, str, str, float]] = []
-        for col in sorted(j for j in touched if j >= offset):  # the structure's columns follow the entities'
-            node = structure.nodes[col - offset]
+        for node in (layout.node_at(col) for col in sorted(touched)):
+            if node is None:  # a name's column, not the structure's
+                continue
             seeded = f"e:{node.key}" in contributions
             if node.kind in ("company", "filing") or seeded:
                 label = f"“{node.label}”" if node.kind == "line item" else node.label

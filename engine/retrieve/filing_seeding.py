@@ -14,27 +14,27 @@ import numpy as np
 from ..filings.lexicon import Lexicon
 from ..filings.scope import Scope, ScopeCorrection, read_scope
 from ..filings.structure import FilingStructure
-from ..graph.entity_graph import EntityGraph
+from ..filings.graph import FilingGraph
 from ..text import normalize_name
-from .seeding import Seed, Seeder, Seeding
+from .seeding import EntitySeeder, Seed, Seeding
 
 STRUCTURE_RULES = ("scope", "statement", "lexicon", "line item", "note", "reference")
 
 
 class FilingSeeder:
     """A question's seeds on the filing graph: its scope's structure, then the entity seeds of its
-    words without their instruction text. Has the `Seeder` interface the walk reads (`graph`,
-    `seeding`, `vector`), plus `scope`."""
+    words without their instruction text. A `seeding.Seeder` (what the walk reads: `graph`, `seeding`,
+    `vector`), with `scope` and `seeding_for` besides, so that one answer reads its scope once."""
 
-    def __init__(self, graph: EntityGraph, structure: FilingStructure, entity_seeder: Seeder | None,
+    def __init__(self, filing: FilingGraph, structure: FilingStructure, entity_seeder: EntitySeeder | None,
                  lexicon: Lexicon, correction: ScopeCorrection = ScopeCorrection()):
-        self.graph = graph
+        self.graph = filing.graph
+        self.layout = filing.layout
         self.structure = structure
         self.entity_seeder = entity_seeder
         self.lexicon = lexicon
         self.correction = correction
-        offset = len(graph.entities) - len(structure.nodes)
-        self._column = {node.key: offset + i for i, node in enumerate(structure.nodes)}
+        self._column = {node.key: self.layout.column(i) for i, node in enumerate(structure.nodes)}
         self._by_doc: dict[tuple[str, str], list[int]] = {}  # (doc, kind) → structure node indices
         for i, node in enumerate(structure.nodes):
             self._by_doc.setdefault((node.doc_id, node.kind), []).append(i)

@@ -1,6 +1,6 @@
 """Graph retrievers: Personalized PageRank over the entity–passage graph.
 
-`ppr-*` seed the question's entities (`seeding.Seeder`), `bct-*` add their aliases, and
+`ppr-*` seed the question's entities (`seeding.EntitySeeder`), `bct-*` add their aliases, and
 `hybrid-*` also seed passages by dense similarity to the question (HippoRAG 2's idea, without
 its LLM): the top passages by cosine c get s_p ∝ exp((c − c_max)/τ), and the personalization
 vector is (w·s_p, (1−w)·s_e), or all passage seeds when the question has no entity seed.

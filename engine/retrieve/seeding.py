@@ -26,7 +26,7 @@ mixed with BM25 (`PassageSeeder`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -85,7 +85,19 @@ class Seeding:
     ambiguous: tuple[AmbiguousTerm, ...] = ()
 
 
-class Seeder:
+class Seeder(Protocol):
+    """What a graph walk reads of its seeds: the graph they are on, a question's seeding, and a seeding's
+    personalization vector over the graph's entity side. `EntitySeeder` seeds a question's names;
+    `filing_seeding.FilingSeeder` a filing's structure as well."""
+
+    graph: EntityGraph
+
+    def seeding(self, question: str) -> "Seeding": ...
+
+    def vector(self, seeds: Sequence["Seed"]) -> np.ndarray: ...
+
+
+class EntitySeeder:
     """Turns a question into entity seeds over one graph. Built per retriever; reads only
     structures the graph and alias table build once."""
 
