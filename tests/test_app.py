@@ -715,9 +715,9 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
                      "10\\-K. Correct it under “Scope” above."]  # markdown-escaped hyphen
     assert hit_ids(at)[0] == "ACME_2019_10K.pdf#p5.0"
     assert hit_lines(at)[0].startswith("**1. Acme Widgets FY2019 10\\-K p\\.5** · score ")  # the filing and page
-    typed = [m.value for m in at.markdown if m.value.startswith("**Typed path:**")]
-    assert typed[0].startswith("**Typed path:** Acme Widgets → Acme Widgets FY2019 10\\-K → Statement of cash flows → "
-                               "“Additions to property, plant and equipment” → page 5")
+    typed = [m.value for m in at.markdown if m.value.startswith("**Where this page sits:**")]
+    assert typed[0].startswith("**Where this page sits:** Acme Widgets › Acme Widgets FY2019 10\\-K › Statement of cash flows › "
+                               "“Additions to property, plant and equipment” › page 5")
     cited = [c.value for c in at.caption if c.value.startswith("From ")]
     assert "page 5 of ACME" in cited[0] and "2019" in cited[0]  # the cited page
     # the user corrects the year: the other filing's statement answers, and the link keeps the correction

@@ -93,19 +93,19 @@ def test_dev_filings_show_the_scope_the_typed_path_and_the_cited_page(app_url, b
     if not DEV_FILINGS.is_dir():
         pytest.skip(f"{DEV_FILINGS} is absent: the shared filings lie beside the checkout in CI")
     q = "What was Nike's capex in FY2018? Use the cash flow statement and answer in USD millions."
-    # the filing graph alone: the scope, the typed path and the cited page are its; it needs no dense encoding of
+    # the filing graph alone: the scope, where the page sits and the cited page are its; it needs no dense encoding of
     # two 10-Ks (the default `filing` retriever's passage seeds are the uploaded-filings test's)
     page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": q,
                                                           "retriever": "filing-graph"}))
     inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
     inputs.nth(0).set_input_files([str(DEV_FILINGS / "NIKE_2018_10K.pdf"), str(DEV_FILINGS / "NIKE_2019_10K.pdf")])
-    page.wait_for_selector('[data-testid="stMain"] >> text=Typed path', timeout=300_000)
+    page.wait_for_selector('[data-testid="stMain"] >> text=Where this page sits', timeout=300_000)
     wait_idle(page, timeout=120)
     no_exception(page)
     main = page.locator("[data-testid=stMain]").inner_text()
     assert "Scope as understood: Nike · FY2018 · Statement of cash flows → Nike FY2018 10-K" in main, main[:1500]
-    assert re.search(r"Typed path: Nike → Nike FY2018 10-K → .*Statement of cash flows → “Additions to property, "
-                     r"plant and equipment” → page 49", main), main[:3000]
+    assert re.search(r"Where this page sits: Nike › Nike FY2018 10-K › .*Statement of cash flows › “Additions to "
+                     r"property, plant and equipment” › page 49", main), main[:3000]
     cites = re.findall(r"From NIKE[^\n]*fiscal year ended May 31, 2018[^\n]*, page (\d+) of NIKE_2018_10K\.pdf", main)
     assert cites and cites[0] == "49", main[:3000]  # the statement of cash flows, cited first
     # the evidence graph's pages lead with what tells them apart: document, year, form and page

@@ -232,8 +232,8 @@ def test_the_evidence_report_shows_the_scope_and_each_hits_typed_path(room):
     page = build_report(Index(room), view, "T")
     assert ("<strong>Scope as understood (corrected):</strong> Acme Widgets · FY2020 · Statement of cash flows → "
             "Acme Widgets FY2020 10-K") in page
-    assert ("<strong>Typed path:</strong> Acme Widgets → Acme Widgets FY2020 10-K → Statement of cash flows → "
-            "“Additions to property, plant and equipment” → page 5") in page
+    assert ("<strong>Where this page sits:</strong> Acme Widgets › Acme Widgets FY2020 10-K › Statement of cash flows › "
+            "“Additions to property, plant and equipment” › page 5") in page
     assert "--statement &#x27;cash flows&#x27;" in page and "statement=cash+flows" in page  # the correction travels
 
 

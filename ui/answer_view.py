@@ -7,7 +7,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from engine.explain.reasons import (IN_TEXT, exactness_words, explanation_lines, passage_name, path_words, percent,
+from engine.explain.reasons import (IN_TEXT, WHERE_IT_SITS, exactness_words, explanation_lines, passage_name, path_words, percent,
                                     reason)
 from engine.explain.render import page_height, passage_seed_summary, subgraph_html
 from engine.explain.report import highlight, marked_terms
@@ -111,7 +111,7 @@ def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question
                 if kind == "path":
                     st.caption(escape_markdown(line))
                 else:
-                    st.markdown(("**Typed path:** " if kind == "typed path" else "") + escape_markdown(line))
+                    st.markdown((f"**{WHERE_IT_SITS}:** " if kind == "typed path" else "") + escape_markdown(line))
         elif h.passage_id in answer.why:
             st.caption(f"Why: {answer.why[h.passage_id].words()}")
         terms = marked_terms(e.matched_entities if e is not None else None, text, question)

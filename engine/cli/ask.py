@@ -10,7 +10,7 @@ from pathlib import Path
 from ..catalog import default_retriever, stages_for
 from ..errors import NoSeedError, PathLensError
 from ..explain.jsonout import answer_json, config_json
-from ..explain.reasons import exactness_words, k_past_corpus, path_words, percent, reason
+from ..explain.reasons import exactness_words, k_past_corpus, path_words, percent, reason, where_it_sits
 from ..indexing.index import check_retriever
 from ..ingest.corpus import bundled_manifest, bundled_names
 from ..ingest.passage import citation
@@ -77,7 +77,8 @@ def cmd_query(args) -> None:
         if answer.walk is not None:  # a walk says why in one sentence, then by its routes and their shares
             print(f"      {reason(why)}")
             if why.typed_path is not None:
-                print(f"      typed path {why.typed_path.words()}  ({percent(why.typed_path.share)} of the score)")
+                print(f"      where this page sits: {where_it_sits(why.typed_path)}  ({percent(why.typed_path.share)} "
+                      "of the score)")
             print("\n".join(f"      via {path_words(p, titles)}  ({percent(p.share)} of the score)" for p in why.paths))
         elif why is not None:
             print(f"      why: {why.words()}")

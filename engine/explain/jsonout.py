@@ -35,7 +35,7 @@ def explanation_json(why) -> dict | None:
                 "evidence_paths": [{"path": p.words(), "nodes": list(p.node_ids), "mass": p.mass, "share": p.share}
                                    for p in why.paths],
                 "matched_entities": list(why.matched_entities),
-                **({"typed_path": {"path": why.typed_path.words(), "nodes": list(why.typed_path.node_ids),
+                **({"typed_path": {"path": " › ".join(why.typed_path.nodes), "nodes": list(why.typed_path.node_ids),
                                    "mass": why.typed_path.mass, "share": why.typed_path.share}}
                                  if why.typed_path is not None else {})}
     return asdict(why)

@@ -133,11 +133,21 @@ def explanation_lines(e: HitExplanation, titles: Mapping[str, str]) -> list[tupl
     retriever's), each evidence "path" with its share. The page and the report format the same lines."""
     out = [("reason", reason(e))]
     if e.typed_path is not None:
-        out.append(("typed path", f"{e.typed_path.words()} (its seeds carry {percent(e.typed_path.share)} of the "
-                                  "score)"))
+        out.append(("typed path", f"{where_it_sits(e.typed_path)} (these seeds carry {percent(e.typed_path.share)} "
+                                  "of the score)"))
     out += [("path", f"Evidence path: {path_words(p, titles)} (walks along it carry {percent(p.share)} of the score)")
             for p in e.paths]
     return out
+
+
+WHERE_IT_SITS = "Where this page sits"
+
+
+def where_it_sits(path) -> str:
+    """A filing page's place, outermost first ("Acme Widgets › Acme Widgets FY2019 10-K › Statement of cash flows ›
+    “Additions to property, plant and equipment” › page 5"): the structure seeds the page stands in or holds, not
+    a route the walk took, so it reads as a breadcrumb, not with the arrows of an evidence path."""
+    return " › ".join(path.nodes)
 
 
 def bridged_share(e: HitExplanation) -> float:
@@ -149,7 +159,7 @@ def bridged_share(e: HitExplanation) -> float:
 def walk_words(e: HitExplanation, titles: Mapping[str, str]) -> str:
     """A walk's hit in a few sentences, for a page that sets retrievers side by side: its rank in the whole walk,
     its shares (`reason`) and its heaviest route, passages named as a reader names them."""
-    route = (f"Typed path: {e.typed_path.words()}." if e.typed_path is not None else
+    route = (f"{WHERE_IT_SITS}: {where_it_sits(e.typed_path)}." if e.typed_path is not None else
              f"Evidence path: {path_words(e.paths[0], titles)}." if e.paths else "No evidence path within two hops.")
     return f"Rank {e.hit.rank} in the walk. {reason(e)} {route}"
 
@@ -180,4 +190,4 @@ def plain(x: float) -> str:
     return np.format_float_positional(x, precision=2, unique=False, fractional=False, trim="-")
 
 
-__all__ = ["IN_TEXT", "MAX_LABEL", "bridged_share", "exactness_words", "explanation_lines", "field_words", "k_past_corpus", "parts", "passage_name", "passage_place", "path_words", "percent", "plain", "reason", "short", "short_document", "walk_words"]
+__all__ = ["IN_TEXT", "MAX_LABEL", "WHERE_IT_SITS", "where_it_sits", "bridged_share", "exactness_words", "explanation_lines", "field_words", "k_past_corpus", "parts", "passage_name", "passage_place", "path_words", "percent", "plain", "reason", "short", "short_document", "walk_words"]

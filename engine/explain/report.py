@@ -271,7 +271,7 @@ def _hit(h, answer, titles: dict[str, str], texts: dict[str, str], question: str
     out = [f"<div class='hit'><div><strong>{h.rank}. {html.escape(passage_name(h.passage_id, titles, IN_TEXT))}</strong> · "
            f"{html.escape(passage_place(h.passage_id))} · score {h.score:.5g}{mark}</div>"]
     if e is not None:
-        form = {"reason": "<p>{}</p>", "typed path": "<div><strong>Typed path:</strong> {}</div>",
+        form = {"reason": "<p>{}</p>", "typed path": "<div><strong>Where this page sits:</strong> {}</div>",
                 "path": "<div class='meta'>{}</div>"}
         out += [form[kind].format(html.escape(text)) for kind, text in explanation_lines(e, titles)]
     elif h.passage_id in answer.why:

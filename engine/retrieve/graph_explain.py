@@ -89,7 +89,7 @@ class HitExplanation:
         seeds = (f"rank {self.hit.rank} in the walk; its seeds: "
                  + ", ".join(f"{name} {share:.0%}" for name, (_, share) in top if share >= 0.005))
         if self.typed_path is not None:
-            return seeds + f"; {self.typed_path.words()}"
+            return seeds + "; where its page sits: " + " › ".join(self.typed_path.nodes)
         return seeds + (f"; path {self.paths[0].words()}" if self.paths else "; no evidence path within two hops")
 
     @property
