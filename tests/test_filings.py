@@ -154,6 +154,13 @@ def test_scope_says_when_a_name_or_a_period_is_not_in_the_room(room):
     assert scope.notes == ("No Acme Widgets filing for FY2018; showing Acme Widgets FY2019 10-K, the nearest",)
 
 
+def test_a_room_of_one_filing_names_it_in_the_scope(room):
+    one = [p for p in room.passages if p.doc_id == "ACME_2019_10K.pdf"]
+    s = read_structure(one)
+    scope = read_scope("What was Acme's capex in FY2019?", s.filings, bundled())
+    assert scope.words(s.filings).endswith("→ Acme Widgets FY2019 10-K, the room's only filing")
+
+
 def test_a_data_rooms_lexicon_extends_the_bundled_one_and_is_checked():
     extra = '{"terms": [{"say": ["widget capex"], "rows": ["widget tooling"], "statement": "cash flows"}]}'
     lex = lexicon_for(extra)

@@ -83,7 +83,9 @@ class Scope:
             parts.append(self.form)
         if self.statements:
             parts.append(", ".join(STATEMENTS[s][0] for s in self.statements))
-        scoped = ", ".join(filings[d].label for d in self.filings if d in filings) or "every filing"
+        scoped = ", ".join(filings[d].label for d in self.filings if d in filings)
+        if not scoped:  # no scope, or one that holds the whole room: a room of one filing names it
+            scoped = f"{next(iter(filings.values())).label}, the room's only filing" if len(filings) == 1 else "every filing"
         return " · ".join(parts) + f" → {scoped}" + "".join(f". {n}" for n in self.notes)
 
 
