@@ -293,8 +293,8 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
         what_if_widgets([], [])
         st.stop()
     hits, walk = answer.hits, answer.walk
-    if markup_note(question):
-        st.info(markup_note(question))
+    if note := markup_note(question):
+        st.info(note)
     if answer.no_seed:
         st.warning(f"No hits. {answer.notes[0]}.")
         what_if_widgets([], [])

@@ -353,3 +353,15 @@ def test_the_filing_graphs_layout_names_which_columns_are_structure(room):
         assert all(fg.graph.entities[layout.column(i)] == n.key for i, n in enumerate(nodes))
         assert all(layout.node_at(layout.column(i)) == n for i, n in enumerate(nodes))
         assert layout.node_at(layout.entity_columns - 1) is None and layout.node_at(len(fg.graph.entities)) is None
+
+
+def test_names_with_an_ampersand_give_the_forms_analysts_write():
+    from engine.filings.identity import name_keys
+
+    keys, symbols = name_keys("The Procter & Gamble Company")
+    assert keys == ["proctergamble", "procter", "procterngamble", "pg", "png"] and symbols == ["P&G"]
+    keys, symbols = name_keys("PG&E Corporation")
+    assert keys == ["pge", "pgne"] and symbols == []
+    keys, symbols = name_keys("Lockheed Martin Corporation")
+    assert keys == ["lockheedmartin", "lockheed"] and symbols == []
+    assert name_keys("Advanced Micro Devices, Inc.") == (["advancedmicrodevices", "advancedmicro"], ["AMD"])

@@ -53,8 +53,8 @@ def cmd_query(args) -> None:
     retriever = index.retriever(name, config)
     if k > len(corpus):
         print(f"note: {k_past_corpus(k, len(corpus))}", file=sys.stderr)
-    if markup_note(args.question):
-        print(f"note: {markup_note(args.question)}", file=sys.stderr)
+    if note := markup_note(args.question):
+        print(f"note: {note}", file=sys.stderr)
     answer = retriever.answer(args.question, k)
     if answer.no_seed:
         raise NoSeedError(answer.notes[0])

@@ -64,7 +64,7 @@ _STEM_QUARTER = re.compile(r"(?<![A-Za-z])Q([1-4])(?![0-9])")
 # first words that name no company on their own
 _COMMON_FIRST_WORDS = frozenset({"american", "united", "general", "national", "first", "international", "global",
                                  "western", "eastern", "northern", "southern", "pacific", "atlantic", "royal", "the",
-                                 "new", "bank", "boston", "advanced", "applied", "digital", "capital", "financial",
+                                 "new", "bank", "advanced", "applied", "digital", "capital", "financial",
                                  "energy", "public", "federal", "central", "standard", "consolidated"})
 _FILE_NUMBER_PREFIX = re.compile(r"^.*?\bfile (?:number|no)\.?:?\s*[\d-]+\.?\s*", re.IGNORECASE)
 _NOT_A_NAME = re.compile(r"commission|file\s*number|^number$|securities|exchange|washington|united states|form\s|report|^\(|^\d|check|"
@@ -85,7 +85,6 @@ class Filing:
     quarter: int | None = None
     source: str = ""  # where the company's name was read: "cover", "release" or "file name"
     file_number: str = ""  # the SEC file number, which a rename keeps
-    aliases: tuple[str, ...] = ()  # every name read, as written: registrants, former names, the release's
 
     @property
     def label(self) -> str:
@@ -140,18 +139,17 @@ def name_keys(name: str) -> tuple[list[str], list[str]]:
         keys.append(words[0])
     elif len(words) > 2:
         keys.append(words[0] + words[1])  # "American Water" for American Water Works
-    if "&" in base:
-        parts = [normalize_name(p).replace(" ", "") for p in base.split("&")]
-        if all(parts):
-            keys += ["".join(parts), "n".join(parts)]
-            if all(len(p.split()) == 1 for p in base.split("&")) and len(parts) == 2:
-                keys.append("".join(p[0] for p in parts) if min(len(p) for p in parts) > 3 else "".join(parts))
+    sides = [normalize_name(p).replace(" ", "") for p in base.split("&")] if "&" in base else []
+    if sides and all(sides):
+        keys += ["".join(sides), "n".join(sides)]  # "pge", "pnge"
+        if len(sides) == 2 and all(len(s) > 3 for s in sides):  # two words: their initials too, "pg" and "png"
+            keys += ["".join(s[0] for s in sides), "n".join(s[0] for s in sides)]
     symbols = []
     significant = [w for w in base.split() if w.lower() not in ("and", "of", "the", "&")]  # "Wal-Mart" is one word
     if len(significant) >= 3:
         symbols.append("".join(w[0] for w in significant if w[0].isalpha()).upper())
-    if "&" in base and len(base.split("&")) == 2 and all(len(p.strip()) > 3 for p in base.split("&")):
-        symbols.append("&".join(p.strip()[0].upper() for p in base.split("&")))  # "P&G"
+    if len(sides) == 2 and all(len(s) > 3 for s in sides):
+        symbols.append("&".join(s[0] for s in sides).upper())  # "P&G"
     return list(dict.fromkeys(keys)), symbols
 
 
@@ -317,14 +315,13 @@ def read_filing(doc_id: str, pages: Sequence[str]) -> Filing:
             symbols.append(m.group(1))
     number = _FILE_NUMBER.search(pages[0] if pages else "")
     return Filing(doc_id, display_name(names[0]), tuple(dict.fromkeys(k for k in keys if k)),
-                  tuple(dict.fromkeys(symbols)), form, year, quarter, source, number.group(1) if number else "",
-                  tuple(dict.fromkeys(names)))
+                  tuple(dict.fromkeys(symbols)), form, year, quarter, source, number.group(1) if number else "")
 
 
 def unify(filings: Mapping[str, Filing]) -> dict[str, Filing]:
     """Filings of one company made one company: those that share an SEC file number or their first key
     (a rename keeps the file number: "salesforce.com, inc." and "Salesforce, Inc." are 001-32224). Each
-    takes the group's keys, symbols and aliases, and the name of its newest filing."""
+    takes the group's keys and symbols, and the name of its newest filing."""
     parent = {d: d for d in filings}
 
     def root(d: str) -> str:
@@ -348,9 +345,8 @@ def unify(filings: Mapping[str, Filing]) -> dict[str, Filing]:
         lead = filings[newest]
         keys = list(dict.fromkeys(k for d in [newest] + docs for k in filings[d].names))
         symbols = tuple(dict.fromkeys(s for d in docs for s in filings[d].symbols))
-        aliases = tuple(dict.fromkeys(a for d in [newest] + docs for a in filings[d].aliases))
         for d in docs:
-            out[d] = replace(filings[d], company=lead.company, names=tuple(keys), symbols=symbols, aliases=aliases)
+            out[d] = replace(filings[d], company=lead.company, names=tuple(keys), symbols=symbols)
     return {d: out[d] for d in filings}
 
 

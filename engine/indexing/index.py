@@ -9,6 +9,7 @@ re-encoding, which is what the scale sweep needs.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 import time
 from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Sequence
@@ -283,11 +284,13 @@ class Index:
         """Each passage's title as the pages and reports name it: a filing's page by the filing's identity
         ("McDonald's Q1 FY2023 earnings release"; two filings of one identity told apart by their file), any other
         passage by its own title."""
-        filings = self.structure().filings if self.corpus.paged else {}
-        labels = {doc: f.label for doc, f in filings.items()}
-        twins = {label for label in labels.values() if list(labels.values()).count(label) > 1}
-        labels = {doc: f"{label} ({doc.rsplit('.', 1)[0]})" if label in twins else label for doc, label in labels.items()}
-        return {p.id: labels.get(p.doc_id) or p.title for p in self.corpus.passages}
+        def build() -> dict[str, str]:
+            filings = self.structure().filings if self.corpus.paged else {}
+            counts = Counter(f.label for f in filings.values())
+            labels = {doc: f.label if counts[f.label] == 1 else f"{f.label} ({doc.rsplit('.', 1)[0]})"
+                      for doc, f in filings.items()}
+            return {p.id: labels.get(p.doc_id) or p.title for p in self.corpus.passages}
+        return self._get("passage-titles", build)  # read on every rerun of a page: made once
 
     def bm25(self) -> BM25Retriever:
         return self._get("bm25", lambda: BM25Retriever(self.ids, self.tokens()))
