@@ -80,6 +80,9 @@ class RetrieverSpec:
     embeddings: bool = False  # reads passage embeddings
     params: tuple[str, ...] = ()  # names in PARAMS it reads
     components: tuple[str, ...] = ()  # index components it reads beyond embeddings and graphs ("tokens", "bm25")
+    # what answers while this one's slow stages (encoding, NER) are built: the best retriever needing neither,
+    # by the tables of docs/benchmarks.md and docs/filings.md; None when it needs none itself
+    stand_in: str | None = None
     # make(index, config) -> the retriever, built from the index's components: every entry has its own
     make: Callable[[Any, Any], Any] | None = field(default=None, compare=False, repr=False)
 
@@ -112,18 +115,20 @@ def _graph_specs() -> list[RetrieverSpec]:
         out += [
             RetrieverSpec(f"ppr-{builder}", "graph",
                           f"Personalized PageRank over the entity graph built by {how}, seeded on the question's "
-                          "entities.", builder, params=_GRAPH_PARAMS, make=_graph_maker(f"ppr-{builder}")),
+                          "entities.", builder, params=_GRAPH_PARAMS, make=_graph_maker(f"ppr-{builder}"),
+                          stand_in="ppr-regex" if builder == "ner" else None),
             RetrieverSpec(f"bct-{builder}", "graph",
                           f"ppr-{builder} plus coreference-aware alias seeding (BCT): the question's entities also "
                           "seed their defined terms, nested names and acronyms.",
-                          builder, aliases=True, params=_GRAPH_PARAMS + ("beta",), make=_graph_maker(f"bct-{builder}")),
+                          builder, aliases=True, params=_GRAPH_PARAMS + ("beta",), make=_graph_maker(f"bct-{builder}"),
+                          stand_in="bct-regex" if builder == "ner" else None),
             RetrieverSpec(f"hybrid-{builder}", "hybrid",
                           f"ppr-{builder} whose walk also restarts at the passages most similar to the question by "
                           "dense embeddings, so every question has seeds and every score stays exactly explained.",
                           builder, embeddings=True,
                           params=_GRAPH_PARAMS + ("passage_weight", "tau", "passage_seeds", "lexical_share"),
                           components=("tokens", "bm25"),  # lexical passage seeds (λ > 0) read BM25
-                          make=_graph_maker(f"hybrid-{builder}")),
+                          make=_graph_maker(f"hybrid-{builder}"), stand_in="bm25"),
         ]
     return out
 
@@ -134,19 +139,20 @@ CATALOG: dict[str, RetrieverSpec] = {s.name: s for s in [
     RetrieverSpec("tfidf", "lexical", "Cosine similarity of TF-IDF word vectors.", components=("tokens", "tfidf"),
                   make=lambda index, config: index.tfidf()),
     RetrieverSpec("dense", "dense", "Cosine similarity of all-MiniLM-L6-v2 sentence embeddings: matches meaning, "
-                  "not words.", embeddings=True, make=lambda index, config: index.dense()),
+                  "not words.", embeddings=True, make=lambda index, config: index.dense(), stand_in="bm25"),
     *_graph_specs(),
     RetrieverSpec("filing", "hybrid", "For filings: the question's company, fiscal period and statement, the lexicon's line "
                   "items and the regex entities seed a graph of the filings' structure (filings, statements, notes, "
                   "table rows, cross-references); dense passage seeds come from the scoped filings; hits are pages.",
                   "regex", embeddings=True, params=_GRAPH_PARAMS + ("filing_passage_weight", "filing_lexical_share", "tau", "passage_seeds") + EDGE_PARAMS,
-                  components=("tokens", "bm25", "structure"), make=lambda index, config: index.filing_retriever("filing", config)),
+                  components=("tokens", "bm25", "structure"), make=lambda index, config: index.filing_retriever("filing", config),
+                  stand_in="filing-graph"),
     RetrieverSpec("filing-graph", "graph", "The filings retriever's walk without dense passage seeds: only the "
                   "question's scope, the lexicon's line items and its entities seed the filing graph.",
                   "regex", params=_GRAPH_PARAMS + EDGE_PARAMS, components=("structure",),
                   make=lambda index, config: index.filing_retriever("filing-graph", config)),
     RetrieverSpec("rrf", "fusion", "Reciprocal Rank Fusion of its member retrievers' rankings.",
-                  params=("rrf_k",), make=lambda index, config: index.rrf(config)),
+                  params=("rrf_k",), make=lambda index, config: index.rrf(config), stand_in="bm25"),
 ]}
 RETRIEVERS = tuple(CATALOG)
 DEFAULT_RETRIEVER = "hybrid-ner"  # the Query page's default: the best on the data room (docs/benchmarks.md)

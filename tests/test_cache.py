@@ -44,7 +44,7 @@ def test_a_new_extractor_version_rebuilds_only_that_builders_extraction_and_grap
     first.graph("regex")
     first.tokens()
     monkeypatch.setitem(engine.graph.entities.EXTRACTOR_VERSIONS, "regex", 99)
-    engine.store.cache.versions.cache_clear()
+    engine.store.cache.forget_versions()
     try:
         again = DiskCache(tmp_path)
         idx = Index(make_corpus(TEXTS), cache=again)
@@ -54,7 +54,7 @@ def test_a_new_extractor_version_rebuilds_only_that_builders_extraction_and_grap
         assert ("extraction:regex", "stored") in kinds and ("graph:regex", "stored") in kinds
         assert ("tokens", "hit") in kinds
     finally:
-        engine.store.cache.versions.cache_clear()
+        engine.store.cache.forget_versions()
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "foreign", "garbage"])

@@ -254,12 +254,12 @@ def test_dense_explanation_gives_the_passage_sentences_nearest_the_question(core
     q = "What is the total net leverage ratio covenant?"
     hits = r.search(q, 3)
     ex = r.explain_hits(q, [h.passage_id for h in hits])
-    qv = dense.encode([q])[0]
+    qv = dense.encode_queries([q])[0]  # questions and the sentences that explain a hit: the query encoder
     for h in hits:
         e = ex[h.passage_id]
         assert e.score == pytest.approx(h.score)
         sentences = split_sentences(texts[h.passage_id])
-        cos = dense.encode(sentences) @ qv
+        cos = dense.encode_queries(sentences) @ qv
         best = sorted(range(len(sentences)), key=lambda j: -cos[j])[:2]
         assert [m.sentence for m in e.sentences] == [sentences[j] for j in best]
         np.testing.assert_allclose([m.cosine for m in e.sentences], cos[best], rtol=1e-5)

@@ -7,6 +7,8 @@ import sys
 
 from ..catalog import CATALOG, stages_for
 from ..errors import PathLensError
+from ..components import parse
+from ..indexing.availability import readiness_line, ready
 from ..store.cache import PERSISTED
 from .output import load, open_index, progress_bars
 
@@ -23,7 +25,16 @@ def build_stages(corpus, names: str = "") -> list[str]:
                 raise PathLensError(f"--stages: unknown component {name!r}; choose from {', '.join(PERSISTED)}")
         return chosen
     out = [s for s in stages_for(list(CATALOG)) if s in PERSISTED]
-    return out + (["ann"] if len(corpus.passages) >= ANN_MIN_PASSAGES else [])
+    out += ["ann"] if len(corpus.passages) >= ANN_MIN_PASSAGES else []
+    return sorted(out, key=_cost_order)
+
+
+def _cost_order(stage: str) -> int:
+    """Cheap stages first, then encoding (the default retrievers' slow stage), then NER's: each retriever is
+    ready as early as its own stages allow (a room of filings answers with filing-graph in seconds, filing after
+    encoding)."""
+    builder = parse(stage)[1]
+    return 2 if builder == "ner" else 1 if stage in ("embeddings", "ann") else 0
 
 
 
@@ -53,15 +64,21 @@ def cmd_build(args) -> None:
     show, close = progress_bars()
     rows = []
     t_all = time.perf_counter()
+    announced: set[str] = set()
     try:
         for stage in stages:
             t0 = time.perf_counter()
             index.build(stage, progress=show)
             close()
             came_from = "cache" if any(e.component == stage and e.kind == "hit" for e in cache.events) else "built"
-            rows.append({"stage": stage, "seconds": round(time.perf_counter() - t0, 3), "from": came_from})
+            now = [n for n in ready(index.stored) if n not in announced]
+            announced.update(now)
+            rows.append({"stage": stage, "seconds": round(time.perf_counter() - t0, 3), "from": came_from,
+                         "after_seconds": round(time.perf_counter() - t_all, 3), "ready": now})
             if not args.json:
-                print(f"{stage:<18} {rows[-1]['seconds']:>8.2f} s  ({came_from})", file=sys.stderr)
+                print(f"{stage:<18} {rows[-1]['seconds']:>8.2f} s  ({came_from})"
+                      + (f"  → {readiness_line(index.stored, now).replace('ready: ', 'now ready: ')} "
+                         f"({rows[-1]['after_seconds']:.1f} s in)" if now else ""), file=sys.stderr)
     finally:
         close()
         if started_ray:

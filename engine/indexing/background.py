@@ -49,8 +49,9 @@ class BuildStatus:
 class BuildJob:
     """Builds `stages` of `index` as a background `jobs.Job`; `status()` may be read from any thread."""
 
-    def __init__(self, index: Index, stages: Sequence[str], lease: float | None = None):
+    def __init__(self, index: Index, stages: Sequence[str], lease: float | None = None, first: Sequence[str] = ()):
         self.stages = tuple(stages)
+        self.first = tuple(first)  # documents whose passages are encoded first (a question's filings)
         self.lease = lease
         self._touched = time.monotonic()
         self._finished: list[str] = []  # appended by the job's thread only; read as a snapshot
@@ -70,7 +71,7 @@ class BuildJob:
 
             for stage in self.stages:
                 report(stage, 0, 0)  # the stage is in flight from here, whether or not it reports counts
-                index.build(stage, progress=report)
+                index.build(stage, progress=report, first=self.first)
                 self._finished.append(stage)
 
         self._job = Job(f"build-{index.corpus.name}", work)
@@ -104,9 +105,11 @@ _jobs: "weakref.WeakKeyDictionary[Index, dict[tuple[str, ...], BuildJob]]" = wea
 _jobs_lock = threading.Lock()
 
 
-def build_in_background(index: Index, stages: Sequence[str], lease: float | None = None) -> BuildJob:
+def build_in_background(index: Index, stages: Sequence[str], lease: float | None = None,
+                        first: Sequence[str] = ()) -> BuildJob:
     """The running or finished job building `stages` of `index`, started if there is none; asking
     for it renews its lease. `lease`: stop the job once nobody has asked for this long (seconds).
+    `first`: documents whose passages a new job encodes before the others (a running job keeps its order).
 
     A job that failed or was stopped is replaced by a new one when asked again, so a transient error
     (a full disk) can be retried by reloading the page, and a build whose tab was closed starts again
@@ -116,7 +119,7 @@ def build_in_background(index: Index, stages: Sequence[str], lease: float | None
         jobs = _jobs.setdefault(index, {})
         job = jobs.get(key)
         if job is None or job.status().error is not None:
-            job = jobs[key] = BuildJob(index, key, lease).start()
+            job = jobs[key] = BuildJob(index, key, lease, first).start()
         job.touch()
         return job
 

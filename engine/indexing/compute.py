@@ -12,12 +12,13 @@ import numpy as np
 from ..graph.entities import Extraction, Mention, extract, filter_mentions
 from ..store import dense
 from ..store.cache import versions
-from .sharded import BatchProgress, PoolRunner, ShardConfig, ShardedCompute, default_processes
+from .sharded import BatchProgress, PoolRunner, RowsDone, ShardConfig, ShardedCompute, default_processes
 
 
 # Past this many passages spaCy NER and encoding run on a pool of one process per core: spawning the
 # workers and loading their models costs ~3 s, more than it saves on a small corpus.
 POOL_MIN_PASSAGES = 1_000
+KEEP_EVERY = 256  # passages an in-process build encodes between two writes of their parts: what a stop can lose
 
 
 class Compute(Protocol):
@@ -31,7 +32,9 @@ class Compute(Protocol):
 
     def mentions(self, builder: str, texts: Sequence[str], on_batch: BatchProgress) -> list[list[Mention]]: ...
 
-    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress) -> np.ndarray: ...
+    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress, on_rows: RowsDone = None) -> np.ndarray:
+        """Each text's embedding; `on_rows(positions, vectors)` hears each block of them as it is done."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -65,12 +68,21 @@ class LocalCompute:
             return pool.mentions(builder, texts, on_batch)
         return extract(builder, texts, on_batch=on_batch)
 
-    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress) -> np.ndarray:
+    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress, on_rows: RowsDone = None) -> np.ndarray:
         pool = self._pool(len(texts))
         if pool is not None:
-            dense.load_encoder()  # exports the ONNX graph here once, before the workers read it
-            return pool.embeddings(texts, on_batch)
-        return dense.encode(list(texts), on_batch=on_batch)
+            if dense.passage_precision() == "float32":
+                dense.load_encoder()  # exports the ONNX graph here once, before the workers read it
+            return pool.embeddings(texts, on_batch, on_rows)
+        texts = list(texts)
+        out = np.zeros((len(texts), dense.DIM), dtype=np.float32)
+        for start in range(0, len(texts), KEEP_EVERY):  # in blocks, each kept as it is done (no bit changes: tested)
+            rows = list(range(start, min(len(texts), start + KEEP_EVERY)))
+            out[rows] = dense.encode([texts[i] for i in rows], on_batch=on_batch and (
+                lambda done, _, start=start: on_batch(start + done, len(texts))))
+            if on_rows:
+                on_rows(rows, out[rows])
+        return out
 
 
 @dataclass(frozen=True)

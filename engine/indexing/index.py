@@ -168,10 +168,12 @@ class Index:
                 self.timings[key] = time.perf_counter() - t0
             return self._parts[key]
 
-    def build(self, stage: str, progress: Callable[[str, int, int], None] | None = None) -> None:
+    def build(self, stage: str, progress: Callable[[str, int, int], None] | None = None,
+              first: Sequence[str] = ()) -> None:
         """Build one named component ("tokens", "embeddings", "graph:ner", …; see `catalog.stages_for`).
 
-        `progress(stage, done, total)` hears how many passages the long stages (embeddings, NER) have done."""
+        `progress(stage, done, total)` hears how many passages the long stages (embeddings, NER) have done;
+        `first`: documents whose passages are encoded before the others."""
         kind, arg = parse(stage)
         builders = {"tokens": self.tokens, "embeddings": self.embeddings, "bm25": self.bm25, "tfidf": self.tfidf,
                     "extraction": self.extraction, "graph": self.graph, "aliases": self.aliases, "ann": self.ann,
@@ -180,7 +182,10 @@ class Index:
             raise PathLensError(f"unknown index component {stage!r}")
         self._progress.fn = progress
         try:
-            builders[kind](*([arg] if arg else []))
+            if kind == "embeddings":
+                self.embeddings(first)
+            else:
+                builders[kind](*([arg] if arg else []))
         finally:
             self._progress.fn = None
 
@@ -205,14 +210,48 @@ class Index:
     def tokens(self) -> tuple[tuple[str, ...], ...]:
         return self._get("tokens", lambda: tuple(tuple(tokenize(t)) for t in self.texts))
 
-    def embeddings(self) -> np.ndarray:
+    def embeddings(self, first: Sequence[str] = ()) -> np.ndarray:
+        """Every passage's embedding. A build encodes the passages of documents `first` before the others (a
+        question's filings, which a page can then answer from: `encoded`); the order changes no bit (tested)."""
         def build() -> np.ndarray:
-            rows, self.computed["embeddings"] = with_parts(
-                self.parts, part_kind("embeddings"), self.texts, vectors(dense.DIM),
-                lambda missing: self.compute.embeddings(missing, self._tick("embeddings")))
+            kind, codec, tick = part_kind("embeddings"), vectors(dense.DIM), self._tick("embeddings")
+            wanted = set(first) if self.parts is not None else set()
+            head = [t for t, p in zip(self.texts, self.corpus.passages) if p.doc_id in wanted]
+            # the whole stage's count, so its progress runs once from 0 to all, the first documents included
+            total = len(self.texts) if self.parts is None else \
+                sum(not h for h in self.parts.get_keys(kind, list(dict.fromkeys(self.texts))))
+            done = [0]
+
+            def encode(missing: list[str], keep) -> np.ndarray:
+                offset = done[0]
+                out = self.compute.embeddings(missing, tick and (lambda n, _: tick(offset + n, total)), keep)
+                done[0] += len(missing)
+                return out
+
+            computed = with_parts(self.parts, kind, head, codec, encode)[1] if head else 0
+            rows, rest = with_parts(self.parts, kind, self.texts, codec, encode)
+            self.computed["embeddings"] = computed + rest
             return np.vstack(rows) if rows else np.zeros((0, dense.DIM), dtype=np.float32)
 
         return self._get("embeddings", build)
+
+    def encoded(self, documents: Sequence[str]) -> np.ndarray | None:
+        """The embeddings of `documents`' passages when all of them are encoded (built, or kept by a build still
+        under way), zeros for every other passage; None while some are not. What a question scoped to those
+        documents reads before the whole stage is done: its answer is the one the whole index gives."""
+        if "embeddings" in self._parts:
+            return self._parts["embeddings"]
+        if self.parts is None:
+            return None
+        docs = set(documents)
+        rows = [i for i, p in enumerate(self.corpus.passages) if p.doc_id in docs]
+        found = self.parts.get(part_kind("embeddings"), [self.texts[i] for i in rows], vectors(dense.DIM))
+        if not rows or any(v is None for v in found):
+            return None
+        out = np.zeros((len(self.ids), dense.DIM), dtype=np.float32)
+        out[rows] = np.vstack(found)
+        out.setflags(write=False)
+        return out
 
     def extraction(self, builder: str) -> Extraction:
         if builder not in BUILDERS:
@@ -224,7 +263,7 @@ class Index:
         def build() -> Extraction:
             mentions, self.computed[name] = with_parts(
                 self.parts, part_kind(name), self.graph_texts, MENTIONS,
-                lambda missing: self.compute.mentions(builder, missing, self._tick(name)))
+                lambda missing, keep: self.compute.mentions(builder, missing, self._tick(name)))
             return filter_mentions(builder, mentions)
 
         return self._get(name, build)
@@ -268,7 +307,8 @@ class Index:
         """The regex entity graph with the filings' structure added, at these edge weights."""
         return self._get(f"filing-graph:{weights}", lambda: filing_graph(self.structure(), self.graph("regex"), weights))
 
-    def filing_retriever(self, name: str, config: SearchConfig) -> FilingRetriever:
+    def filing_retriever(self, name: str, config: SearchConfig, embeddings: np.ndarray | None = None) -> FilingRetriever:
+        """The `filing` or `filing-graph` retriever; `embeddings`, when given, stand in for the stage's (`encoded`)."""
         filing = self.filing_graph(config.edges)
         entity_seeder = EntitySeeder(self.graph("regex"), lambda q: query_keys("regex", q), config.graph.seeding,
                                      doc_of=self.doc_of)
@@ -277,8 +317,19 @@ class Index:
         if spec(name).embeddings:
             params = replace(config.hybrid, passage_weight=config.filing_passage_weight,
                              lexical=config.filing_lexical_share)
-            passages = PassageSeeder(self.dense(), params, self.bm25() if params.lexical > 0 else None)
+            dense_retriever = self.dense() if embeddings is None else DenseRetriever(
+                self.ids, embeddings, dense.encode_queries, self.texts)
+            passages = PassageSeeder(dense_retriever, params, self.bm25() if params.lexical > 0 else None)
         return FilingRetriever(name, seeder, config.graph, passages, self.corpus.passages)
+
+    def early_retriever(self, name: str, config: SearchConfig, documents: Sequence[str]) -> FilingRetriever | None:
+        """The filings retriever before the embeddings stage is done, for a question scoped to `documents`, once
+        their passages are encoded (`encoded`): its dense seeds come from those documents only, so its answer is
+        the one the whole index gives (tested). None for any other retriever, or while they are not encoded."""
+        if name != "filing" or not documents:
+            return None
+        embeddings = self.encoded(documents)
+        return None if embeddings is None else self.filing_retriever(name, config, embeddings)
 
     def passage_titles(self) -> dict[str, str]:
         """Each passage's title as the pages and reports name it: a filing's page by the filing's identity

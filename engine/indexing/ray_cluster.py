@@ -105,7 +105,8 @@ class RayRunner:
     def __init__(self, config: RayConfig = RayConfig()):
         self.config = config
 
-    def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: BatchProgress) -> list:
+    def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: BatchProgress,
+            on_result: Callable[[int, object], None] | None = None) -> list:
         ray = _ray()
         remote = _remote(fn).options(max_retries=self.config.max_retries, num_cpus=self.config.cpus_per_task)
         refs = [remote.remote(*call) for call in calls]
@@ -123,6 +124,8 @@ class RayRunner:
                 raise PathLensError(f"Ray build, {stage}: shard {i + 1} of {len(refs)} failed "
                                     f"(retried up to {self.config.max_retries} times): {type(e).__name__}: "
                                     f"{str(e).splitlines()[0] if str(e) else ''}") from e
+            if on_result:
+                on_result(i, results[i])
             done += sizes[i]
             if on_batch:
                 on_batch(done, total)

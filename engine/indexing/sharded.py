@@ -30,6 +30,9 @@ from ..graph.entities import Casing, Extraction, Mention, MentionTally, extract,
 from ..store import dense
 
 BatchProgress = Callable[[int, int], None] | None  # (passages done, total)
+# (positions of texts among those given, their embeddings): a build keeps each shard's rows as it finishes, so a
+# stopped build resumes from them (engine.store.parts)
+RowsDone = Callable[[list[int], np.ndarray], None] | None
 ROOT = Path(__file__).resolve().parents[2]  # the folder holding the engine package: where workers start
 
 # ---------------------------------------------------------------- the tasks (run in workers)
@@ -63,9 +66,10 @@ def encode_task(texts: list[str], threads: int) -> np.ndarray:
 
 
 class Runner(Protocol):
-    def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: BatchProgress) -> list:
+    def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: BatchProgress,
+            on_result: Callable[[int, object], None] | None = None) -> list:
         """fn(*call) for every call, results in call order; `on_batch(done, total)` as shards finish,
-        counting `sizes` (passages per call)."""
+        counting `sizes` (passages per call); `on_result(i, result)` as call i's result comes back."""
         ...
 
 
@@ -79,7 +83,8 @@ class PoolRunner:
     def __init__(self, processes: int):
         self.processes = processes
 
-    def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: BatchProgress) -> list:
+    def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: BatchProgress,
+            on_result: Callable[[int, object], None] | None = None) -> list:
         results: list = [None] * len(calls)
         pending = iter(range(len(calls)))
         lock = threading.Lock()
@@ -105,6 +110,9 @@ class PoolRunner:
                         moved.set()
                         return
                     results[i] = value
+                if on_result:
+                    on_result(i, value)
+                with lock:
                     state["done"] += sizes[i]
                 moved.set()
 
@@ -187,13 +195,14 @@ class ShardedCompute:
                                 [len(c) for c in chunks], on_batch)
         return [m for block in found for m in block]
 
-    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress) -> np.ndarray:
+    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress, on_rows: RowsDone = None) -> np.ndarray:
         texts = list(texts)
         order = dense.batch_order(texts)
         parts = [order[r.start:r.stop] for r in shards(len(order), self.config.shard, dense.BATCH)]
         blocks = self.runner.run("embeddings", encode_task,
                                  [([texts[i] for i in rows], self.config.threads_per_task) for rows in parts],
-                                 [len(rows) for rows in parts], on_batch)
+                                 [len(rows) for rows in parts], on_batch,
+                                 on_result=(lambda i, block: on_rows(parts[i], block)) if on_rows else None)
         out = np.zeros((len(texts), dense.DIM), dtype=np.float32)
         for rows, block in zip(parts, blocks):
             out[rows] = block

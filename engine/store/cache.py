@@ -33,9 +33,23 @@ def default_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[2] / ".pathlens-cache"
 
 
-@lru_cache(maxsize=None)
 def versions(component: str) -> str:
-    """What built a component: the parts that change its content."""
+    """What built a component: the parts that change its content (the passages' precision read afresh: a
+    process may switch it, as `perf`'s float32 baseline does)."""
+    if component in ("embeddings", "ann"):  # not "encoder": the ONNX graph is float32 whatever passages use
+        from .dense import passage_precision
+
+        return f"{_versions(component)}/{passage_precision()}"
+    return _versions(component)
+
+
+def forget_versions() -> None:
+    """Read the libraries' and extractors' versions afresh (a test that changes one)."""
+    _versions.cache_clear()
+
+
+@lru_cache(maxsize=None)
+def _versions(component: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     def v(pkg: str) -> str:

@@ -142,17 +142,24 @@ class PartStore:
         return self._run(lambda db: db.execute("SELECT kind, key, value FROM parts ORDER BY kind, key").fetchall(), [])
 
 
+Keep = Callable[[list[int], Sequence], None]  # (positions among the texts computed, their values)
+
+
 def with_parts(store: PartStore | None, kind: str, texts: Sequence[str], codec: Codec,
-               compute: Callable[[list[str]], Sequence]) -> tuple[list, int]:
-    """Every text's part: stored ones read back, the rest computed by `compute(missing texts)` (each distinct text
-    once) and stored. Returns (parts in the order of `texts`, how many texts were computed)."""
+               compute: Callable[[list[str], Keep], Sequence]) -> tuple[list, int]:
+    """Every text's part: stored ones read back, the rest computed by `compute(missing texts, keep)` (each distinct
+    text once) and stored. `compute` may call `keep(positions, values)` as blocks are done: those are stored at once,
+    so a build stopped half-way resumes from them. Returns (parts in the order of `texts`, how many were computed)."""
     if store is None:
-        return list(compute(list(texts))), len(texts)
+        return list(compute(list(texts), lambda rows, values: None)), len(texts)
     parts = store.get(kind, texts, codec)
     missing = list(dict.fromkeys(t for t, p in zip(texts, parts) if p is None))
     if missing:
-        blobs = [codec.encode(v) for v in compute(missing)]
-        store.put(kind, missing, blobs)
+        def keep(rows: list[int], values: Sequence) -> None:
+            store.put(kind, [missing[i] for i in rows], [codec.encode(v) for v in values])
+
+        blobs = [codec.encode(v) for v in compute(missing, keep)]
+        store.put(kind, missing, blobs)  # INSERT OR IGNORE: what `keep` stored stays as it is
         # decoded from the stored bytes, so a computed part is the very value a later build reads
         by_text = dict(zip(missing, map(codec.decode, blobs)))
         parts = [by_text[t] if p is None else p for t, p in zip(texts, parts)]

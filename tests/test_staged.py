@@ -1,0 +1,184 @@
+"""A room that answers while it builds: the bfloat16 passage encoder, embeddings computed early for a question's
+filings, a build that resumes from the blocks it kept, and which retriever answers while the slow stages run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.catalog import CATALOG
+from engine.errors import PathLensError
+from engine.indexing.availability import answerer, ready
+from engine.indexing.compute import LocalCompute
+from engine.indexing.index import Index, SearchConfig
+from engine.ingest.corpus import Corpus
+from engine.store import dense
+from engine.store.cache import DiskCache, versions
+from tests.filingmaker import filing_pages
+from tests.test_filings import passages_of
+
+
+@pytest.fixture
+def bf16(monkeypatch):
+    monkeypatch.setenv(dense.PRECISION_ENV, "bfloat16")
+
+
+def test_a_bfloat16_embedding_depends_on_its_text_only(core_corpus, bf16):
+    import torch
+
+    texts = [p.text for p in core_corpus.passages] + ["", "x", "word " * 400]
+    whole = dense.encode(texts)
+    cos = (whole * dense.encode_torch(texts)).sum(axis=1)
+    assert cos.min() >= 0.9999  # against the float32 reference: measured 0.99996 at the least on the data room
+    np.testing.assert_array_equal(dense.encode(texts[::-1]), whole[::-1])
+    np.testing.assert_array_equal(np.vstack([dense.encode([t]) for t in texts[::5]]), whole[::5])
+    np.testing.assert_array_equal(dense.encode(texts[7:19]), whole[7:19])
+    torch.set_num_threads(2)  # moved by something else: the encoder still runs on one thread
+    np.testing.assert_array_equal(dense.encode(texts), whole)
+
+
+def test_the_onnx_export_leaves_the_shared_model_in_eval_mode(tmp_path, bf16):
+    texts = ["The Fund's manager is Juniper Peak Capital.", "x"]
+    before = dense.encode(texts)
+    dense.export_onnx(tmp_path / "m.onnx")  # it traced the shared model: dropout left on gave cosines of 0.87
+    np.testing.assert_array_equal(dense.encode(texts), before)
+
+
+def test_float32_is_kept_and_the_precision_keys_the_cache(monkeypatch):
+    texts = ["alpha beta gamma", "the fund's manager"]
+    monkeypatch.setenv(dense.PRECISION_ENV, "float32")
+    f32 = versions("embeddings")
+    np.testing.assert_array_equal(dense.encode(texts), dense.load_encoder().encode(texts))  # the ONNX graph
+    monkeypatch.setenv(dense.PRECISION_ENV, "bfloat16")
+    assert versions("embeddings") != f32 and versions("embeddings").endswith("/bfloat16")
+    assert versions("encoder") == versions("encoder")  # the ONNX graph is float32 either way: one export
+    monkeypatch.setenv(dense.PRECISION_ENV, "half")
+    with pytest.raises(PathLensError, match="PATHLENS_ENCODER_PRECISION='half': choose one of bfloat16, float32"):
+        dense.encode(texts)
+
+
+def test_the_cpu_flags_decide_the_default(monkeypatch):
+    monkeypatch.delenv(dense.PRECISION_ENV, raising=False)
+    monkeypatch.setattr(dense, "cpu_has_bf16", lambda: False)
+    assert dense.passage_precision() == "float32"
+    monkeypatch.setattr(dense, "cpu_has_bf16", lambda: True)
+    assert dense.passage_precision() == "bfloat16"
+
+
+# ---------------------------------------------------------------- early and resumed encoding
+
+
+@pytest.fixture
+def acme() -> Corpus:
+    passages = passages_of("ACME_2019_10K.pdf", filing_pages(2019, 1_028)) + passages_of(
+        "ACME_2020_10K.pdf", filing_pages(2020, 1_119))
+    return Corpus("acme", tuple(passages))
+
+
+QUESTION = "What was Acme's capex in FY2019? Use the cash flow statement."
+
+
+def test_a_question_s_filings_encoded_first_answer_as_the_whole_index_does(acme, tmp_path, bf16):
+    cold = Index(acme, cache=DiskCache(tmp_path / "cold"))
+    early = Index(acme, cache=DiskCache(tmp_path / "early"))
+    scope = early.retriever("filing-graph").scope(QUESTION)
+    assert scope.filings == ("ACME_2019_10K.pdf",)
+    assert early.encoded(scope.filings) is None  # nothing encoded yet
+    assert early.early_retriever("filing", SearchConfig(), scope.filings) is None
+
+    # what a background build does first: the question's filing, kept in the parts store
+    seen: list[int] = []
+    early.build("embeddings", progress=lambda stage, done, total: seen.append((done, total)), first=scope.filings)
+    assert seen[-1] == (len(set(early.texts)), len(set(early.texts)))  # one count from 0 to all, first ones in it
+    np.testing.assert_array_equal(early.embeddings(), cold.embeddings())  # the order changes no bit
+
+    # a fresh index over the same parts (a page's view while the rest is still being encoded)
+    partial = Index(acme, cache=DiskCache(tmp_path / "early"))
+    rows = [i for i, p in enumerate(acme.passages) if p.doc_id == "ACME_2019_10K.pdf"]
+    got = partial.encoded(scope.filings)
+    np.testing.assert_array_equal(got[rows], cold.embeddings()[rows])
+    assert not got[[i for i in range(len(acme)) if i not in rows]].any()
+    first = partial.early_retriever("filing", SearchConfig(), scope.filings).answer(QUESTION, 5)
+    whole = cold.retriever("filing").answer(QUESTION, 5)
+    assert [(h.passage_id, h.score) for h in first.hits] == [(h.passage_id, h.score) for h in whole.hits]
+    assert first.hits[0].passage_id == "ACME_2019_10K.pdf#p5.0"
+    assert partial.early_retriever("filing-graph", SearchConfig(), scope.filings) is None  # not encoding's to give
+
+
+class _StopsAfter(LocalCompute):
+    """In-process encoding that fails once it has encoded `blocks` blocks: a build killed mid-stage."""
+
+    def __init__(self, blocks: int):
+        super().__init__(processes=1)
+        object.__setattr__(self, "left", [blocks])
+        object.__setattr__(self, "encoded", [])
+
+    def embeddings(self, texts, on_batch, on_rows=None):
+        def keep(rows, vectors):
+            if not self.left[0]:
+                raise PathLensError("stopped")
+            self.left[0] -= 1
+            self.encoded.extend(texts[i] for i in rows)
+            on_rows(rows, vectors)
+
+        return super().embeddings(texts, on_batch, keep)
+
+
+def test_a_stopped_build_resumes_from_the_blocks_it_kept(core_corpus, tmp_path, monkeypatch, bf16):
+    from engine.indexing import compute
+
+    monkeypatch.setattr(compute, "KEEP_EVERY", 8)
+    stopped = Index(core_corpus, cache=DiskCache(tmp_path), compute=_StopsAfter(2))
+    with pytest.raises(PathLensError, match="stopped"):
+        stopped.embeddings()
+    kept = stopped.compute.encoded
+    assert len(kept) == 16
+    again = Index(core_corpus, cache=DiskCache(tmp_path), compute=_StopsAfter(99))
+    (work,) = again.work(["embeddings"])
+    assert (work.passages, work.stored) == (len(set(again.texts)) - 16, 16)
+    again.embeddings()
+    assert not set(kept) & set(again.compute.encoded)  # the kept blocks are not encoded again
+    np.testing.assert_array_equal(again.embeddings(), Index(core_corpus).embeddings())
+
+
+def test_a_pool_hands_each_shard_back_as_it_finishes():
+    from engine.indexing.sharded import PoolRunner, casing_task
+
+    calls = [(["Alpha Beta gamma"],), (["delta Epsilon"],), (["zeta"],)]
+    heard: list[int] = []
+    results = PoolRunner(2).run("casing", casing_task, calls, [1, 1, 1], None,
+                                on_result=lambda i, value: heard.append(i))
+    assert sorted(heard) == [0, 1, 2] and len(results) == 3
+
+
+# ---------------------------------------------------------------- who answers while the rest is built
+
+
+def _stored(*stages: str):
+    return lambda stage: stage in stages
+
+
+CHEAP = ("tokens", "extraction:regex", "graph:regex")
+
+
+def test_a_retriever_waiting_on_a_slow_stage_is_answered_by_its_stand_in():
+    a = answerer("filing", _stored(*CHEAP))
+    assert (a.name, a.waiting_on, a.standing_in) == ("filing-graph", ("embeddings",), True)
+    assert a.words() == "dense embeddings (all-MiniLM-L6-v2)"
+    assert answerer("filing", _stored(*CHEAP, "embeddings")).name == "filing"
+    assert answerer("hybrid-ner", _stored(*CHEAP, "embeddings")).waiting_on == ("extraction:ner",)
+    assert answerer("hybrid-ner", _stored(*CHEAP)).name == "bm25"
+    assert answerer("bct-ner", _stored(*CHEAP)).name == "bct-regex"
+    assert answerer("ppr-regex", _stored()).name == "ppr-regex"  # nothing slow to wait on: it builds in seconds
+    for name, spec in CATALOG.items():  # every stand-in needs no slow stage of its own
+        if spec.stand_in:
+            assert not answerer(spec.stand_in, _stored()).standing_in, name
+
+
+def test_retrievers_are_ready_as_their_stages_are():
+    assert ready(_stored()) == ()
+    assert ready(_stored("tokens")) == ("bm25", "tfidf")
+    assert ready(_stored(*CHEAP)) == ("bm25", "tfidf", "ppr-regex", "bct-regex", "filing-graph")
+    assert ready(_stored(*CHEAP, "embeddings")) == ("bm25", "tfidf", "dense", "ppr-regex", "bct-regex",
+                                                    "hybrid-regex", "filing", "filing-graph")
+    assert len(ready(_stored(*CHEAP, "embeddings", "extraction:ner", "graph:ner"))) == len(CATALOG)
