@@ -15,6 +15,7 @@ from engine.ingest.documents import MAX_PAGE_CHARS, MAX_PDF_PAGES
 from engine.ingest.zips import MAX_ZIP_FILES
 from engine.ingest.isolated import ReadLimits
 from ui.builds import ensure, fresh_area, planned_work, still_to_build
+from ui.staged import show_room_build
 from ui.corpora import UPLOAD_TYPES, use_uploaded
 from ui.frame import frame
 from ui.render import downloads, show_table
@@ -87,22 +88,32 @@ with tab_q:
     else:
         st.caption("This corpus has no labeled queries.")
 
+st.header("Index build")
+st.caption("What each retriever is built from, stage by stage. Each retriever answers once its own stages are "
+           "built; until then the Query page answers with one that is ready and says so.")
+show_room_build(index)
+
 st.header("Entity graph")
-with fresh_area(index, [component_key(p, b) for b in BUILDERS for p in ("extraction", "graph")], "corpus"):  # no stale graph under a build
-    if not ensure(index, [component_key(part, b) for b in BUILDERS for part in ("extraction", "graph")]):
+REGEX = [component_key(part, "regex") for part in ("extraction", "graph")]
+with fresh_area(index, REGEX, "corpus"):  # no stale graph under a build
+    if not ensure(index, REGEX):  # seconds; NER's graph is shown once built (or asked for below)
         st.stop()
     # "ready" means ready for this page: say what the Query page's first question will still build
     opening = default_retriever(corpus.paged)
     still = [s for s in stages_for([opening]) if COMPONENTS[s].slow and not index.stored(s)]
     if still:
         st.info(still_to_build(opening, still, planned_work(index, still)))
-    builder_stats = {b: index.graph(b).stats(top=15) for b in BUILDERS}
+    shown = [b for b in BUILDERS if index.stored(component_key("graph", b))]
+    builder_stats = {b: index.graph(b).stats(top=15) for b in shown}
     both = pd.DataFrame([{"builder": b, "raw mentions": index.extraction(b).raw_mentions,
                           "kept entities": index.extraction(b).kept, "edges": builder_stats[b].edges,
                           "isolated passages": builder_stats[b].isolated_passages,
                           "mean passage degree": round(builder_stats[b].passage_degree["mean"], 2)}
-                         for b in BUILDERS])
+                         for b in shown])
     show_table(both, hide_index=True, width="stretch")
+    if len(shown) < len(BUILDERS):
+        st.caption("The ner graph is not built yet: choose it below to build it now (spaCy reads every passage), or "
+                   "use “Build the rest now” above.")
     downloads(both, "pathlens-builders", key="builders")
     builder = st.radio("Graph builder", BUILDERS, horizontal=True, key="builder",
                        index=BUILDERS.index(param("builder", "regex")) if param("builder", "regex") in BUILDERS else 0,
@@ -112,7 +123,7 @@ with fresh_area(index, [component_key(p, b) for b in BUILDERS for p in ("extract
     if not ensure(index, [component_key(part, builder) for part in ("extraction", "graph", "aliases")]):
         st.stop()
     ex, graph, aliases = index.extraction(builder), index.graph(builder), index.aliases(builder)
-    stats = builder_stats[builder]
+    stats = builder_stats[builder] if builder in builder_stats else graph.stats(top=15)
 
     s1, s2, s3, s4 = st.columns(4)
     s1.metric("Entities", f"{stats.entities:,}")

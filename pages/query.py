@@ -20,7 +20,9 @@ from engine.retrieve.rrf_retriever import RRFConfig
 from engine.explain.reasons import IN_TEXT, field_words, k_past_corpus, passage_name
 from engine.explain.report import ReportView, build_report, report_file_name
 from ui.answer_view import hit_row, show_graph, show_hit, show_scope, show_seeds
-from ui.builds import ensure, fresh_area, stages_for
+from engine.indexing.availability import answerer
+from ui.builds import fresh_area, stages_for
+from ui.staged import follow, retriever_for, who_answers
 from ui.corpora import UPLOAD, session_upload_files
 from ui.frame import frame
 from ui.render import downloads, escape_markdown, gold_of, show_table
@@ -262,9 +264,14 @@ except PathLensError as e:
     st.stop()
 if k > len(corpus):
     st.info(k_past_corpus(k, len(corpus)) + ".")
-with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no stale answer under a build
-    if not ensure(index, stages_for([name], config.rrf.members)):
+now = answerer(name, index.stored, config.rrf.members).name
+with fresh_area(index, stages_for([now], config.rrf.members), "query"):  # no stale answer under a build
+    choice = who_answers(index, name, config, question)
+    if choice is None:
         st.stop()
+    answering = choice.name  # the chosen retriever, or its stand-in while the chosen one's stages build
+    follow(choice, ", ".join(index.structure().filings[d].label for d in choice.early
+                             if d in index.structure().filings))
     gold = gold_of(index, question)
 
     def what_if_widgets(entity_options: list[str], passage_options: list[str]) -> None:
@@ -287,7 +294,7 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
     set_params(without=";".join(removed_entities) or None, without_passages=";".join(removed_passages) or None)
     try:
         view = index.without(removed_passages, removed_entities) if removed_entities or removed_passages else index
-        answer = view.retriever(name, config).answer(question, int(k))
+        answer = retriever_for(index, view, choice, config).answer(question, int(k))
     except PathLensError as e:
         st.error(str(e))
         what_if_widgets([], [])
@@ -302,13 +309,13 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
     for n in answer.notes:
         st.info(f"RRF member gave nothing: {n}")
     if not hits:
-        st.warning(f"{name} returned no passage for this question (no passage shares a term or entity with it).")
+        st.warning(f"{answering} returned no passage for this question (no passage shares a term or entity with it).")
         st.stop()
 
     # ---------------------------------------------------------------- graph explanation
     if walk is not None:
         show_scope(walk)
-        show_seeds(walk, name, config.hybrid.lexical, titles)
+        show_seeds(walk, answering, config.hybrid.lexical, titles)
         show_graph(walk, titles, texts, gold, config.graph.alpha, removed_entities)
 
     # ---------------------------------------------------------------- what-if
@@ -320,7 +327,7 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
     view_key = (corpus.name, question.strip())
     previous = st.session_state.get("previous_view")
     if removed_entities or removed_passages:
-        before = [h.passage_id for h in index.retriever(name, config).search(question, int(k))]
+        before = [h.passage_id for h in retriever_for(index, index, choice, config).search(question, int(k))]
         against = "the ranking with nothing taken out"
     else:
         before = previous[1] if previous and previous[0] == view_key else None
@@ -338,14 +345,14 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
 
 
     # ---------------------------------------------------------------- ranked passages
-    st.subheader(f"Top {len(hits)} passage{'s' if len(hits) != 1 else ''} · {name}")
+    st.subheader(f"Top {len(hits)} passage{'s' if len(hits) != 1 else ''} · {answering}")
     if before is not None:
         st.caption(f"Arrows: each passage's move against {against}.")
         gone = [pid for pid in before if pid not in {h.passage_id for h in hits}]
         if gone:
             st.caption(f"Gone from the top, against {against}: " + ", ".join(passage_name(pid, titles, IN_TEXT)
                                                                               for pid in gone))
-    opening_view = (labeled is not None and labeled.id == corpus.demo_question and name == DEFAULT_RETRIEVER
+    opening_view = (labeled is not None and labeled.id == corpus.demo_question and answering == DEFAULT_RETRIEVER
                     and not (removed_entities or removed_passages))
     story = graph_story(answer, gold) if opening_view else None
     if story is not None:  # the opening example says what it is there to show
@@ -360,14 +367,14 @@ with fresh_area(index, stages_for([name], config.rrf.members), "query"):  # no s
 
     table = pd.DataFrame(rows)
     show_table(table, hide_index=True, width="stretch")
-    downloads(table, f"pathlens-{name}-hits", key="hits")
+    downloads(table, f"pathlens-{answering}-hits", key="hits")
 
 
     files = session_upload_files() if st.session_state.get("corpus_selected") == UPLOAD else ()
 
     def evidence_report() -> str:
         """Built only when the button is pressed: the same file `python -m engine report` writes."""
-        view = ReportView(corpus.name, question.strip(), name, int(k), config, tuple(removed_entities),
+        view = ReportView(corpus.name, question.strip(), answering, int(k), config, tuple(removed_entities),
                           tuple(removed_passages), files)
         return build_report(index, view, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 

@@ -815,12 +815,12 @@ def test_the_first_question_s_build_is_said_as_work_to_come_or_as_none_left():
 
     grown = Work("embeddings", 312, 4200, ("a.pdf", "b.pdf", "c.pdf"), ())
     assert still_to_build("filing", ["embeddings"], [grown]) == (
-        "The graphs below are ready. The Query page's default retriever, filing, still needs dense embeddings "
-        "(all-MiniLM-L6-v2): built on its first question, with progress (3 new documents: 312 passages to encode; "
-        "4,200 unchanged, kept from earlier builds).")
+        "The regex graph below is ready. The Query page's default retriever, filing, still needs dense embeddings "
+        "(all-MiniLM-L6-v2): its first question starts building them in the background, answered by filing-graph "
+        "meanwhile (3 new documents: 312 passages to encode; 4,200 unchanged, kept from earlier builds).")
     kept = Work("embeddings", 0, 7, (), ())  # a room of files whose passages earlier builds encoded, put together anew
     assert still_to_build("filing", ["embeddings"], [kept]) == (
-        "The graphs below are ready. The Query page's default retriever, filing, also uses dense embeddings "
+        "The regex graph below is ready. The Query page's default retriever, filing, also uses dense embeddings "
         "(all-MiniLM-L6-v2): nothing is left to compute (all 7 passages encoded by earlier builds), so its first "
         "question only gathers them.")
 
@@ -831,15 +831,16 @@ def test_the_corpus_page_says_what_the_first_question_will_still_build(monkeypat
     st.cache_resource.clear()  # a fresh index over an empty disk cache: nothing built yet
     monkeypatch.setenv("PATHLENS_CACHE_DIR", str(tmp_path))
     at = start("pages/corpus.py", params={"q": "?!"})  # the Query page it passes through asks nothing it can search
-    notes = [i.value for i in at.info if i.value.startswith("The graphs below are ready.")]
-    assert notes == ["The graphs below are ready. The Query page's default retriever, hybrid-ner, still needs dense "
-                     "embeddings (all-MiniLM-L6-v2): built on its first question, with progress (29 passages to "
-                     "encode)."]
+    notes = [i.value for i in at.info if i.value.startswith("The regex graph below is ready.")]
+    assert notes == ["The regex graph below is ready. The Query page's default retriever, hybrid-ner, still needs "
+                     "dense embeddings (all-MiniLM-L6-v2) and entity extraction (spaCy NER): its first question starts "
+                     "building them in the background, answered by bm25 meanwhile (29 passages to encode; 29 "
+                     "passages to read for names (NER))."]
     at.switch_page("pages/query.py").run()
     at.text_input(key="question").set_value("Who is the CFO of Brightwater Logistics?").run()
     assert len(hit_lines(at)) == 5  # the first question builds them…
     at.switch_page("pages/corpus.py").run()  # …and the Corpus page no longer promises them
-    assert not [i.value for i in at.info if i.value.startswith("The graphs below are ready.")]
+    assert not [i.value for i in at.info if i.value.startswith("The regex graph below is ready.")]
 
 
 def _grown_room(monkeypatch, tmp_path):
@@ -862,8 +863,10 @@ def test_a_grown_room_says_what_its_build_will_compute_before_it_starts(monkeypa
     from ui.corpora import _bundled_index
 
     room = _grown_room(monkeypatch, tmp_path)
+    _bundled_index("dataroom-core").build_stages(["tokens", "extraction:regex", "graph:regex"])  # seconds, as a user has
     monkeypatch.setenv("PATHLENS_BUILD_WAIT_S", "0")  # the page draws while its build runs
-    at = start("pages/corpus.py", params={"q": "?!"})  # the Query page it passes through builds nothing
+    # the ner graph, asked for: the Query page it passes through builds nothing
+    at = start("pages/corpus.py", params={"q": "?!", "builder": "ner"})
     new_docs = len({p.doc_id for p in room.passages[20:]} - {p.doc_id for p in room.passages[:20]})
     changed = len({p.doc_id for p in room.passages[20:]} & {p.doc_id for p in room.passages[:20]})
     plan = [m.value for m in at.markdown if m.value.startswith("Still to come: entity extraction (spaCy NER)")]
@@ -880,7 +883,7 @@ def test_a_grown_room_says_what_its_build_will_compute_before_it_starts(monkeypa
 
 def test_a_grown_room_says_what_its_build_computed_and_kept(monkeypatch, tmp_path):
     _grown_room(monkeypatch, tmp_path)
-    at = start("pages/corpus.py", params={"q": "?!"})  # the Corpus page's build is over within this run
+    at = start("pages/corpus.py", params={"q": "?!", "builder": "ner"})  # its build is over within this run
     done = [m.value for m in at.markdown if m.value.startswith("✓ entity extraction (spaCy NER) in ")]
     assert len(done) == 1 and done[0].endswith("(9 passages read, 20 kept from earlier builds)")
     assert not at.exception and at.dataframe  # the graphs' tables

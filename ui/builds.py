@@ -8,7 +8,7 @@ from typing import Callable, Iterable
 
 import streamlit as st
 
-from engine.catalog import stages_for as catalog_stages
+from engine.catalog import spec, stages_for as catalog_stages
 from engine.components import label as component_label
 from engine.indexing.background import build_in_background
 from engine.indexing.compute import Work
@@ -55,7 +55,7 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
         return True
     planned_work(index, missing)  # what the build will compute, counted before it starts
     job = build_in_background(index, missing, lease=BUILD_LEASE_S)
-    if _over_soon(job, renew=job.touch):  # this run is watching: the lease holds
+    if over_soon(job, renew=job.touch):  # this run is watching: the lease holds
         return _show_build(index, missing, job.status())
 
     @st.fragment(run_every=FOLLOW_EVERY_S)
@@ -92,13 +92,16 @@ def still_to_build(retriever: str, stages: Iterable[str], work: Iterable[Work]) 
     work = tuple(work)
     if all(not w.passages for w in work):
         kept = "; ".join(f"all {w.stored:,} passages {w.done_words} by earlier builds" for w in work)
-        return (f"The graphs below are ready. The Query page's default retriever, {retriever}, also uses {needs}: "
+        return (f"The regex graph below is ready. The Query page's default retriever, {retriever}, also uses {needs}: "
                 f"nothing is left to compute ({kept}), so its first question only gathers them.")
-    return (f"The graphs below are ready. The Query page's default retriever, {retriever}, still needs {needs}: "
-            "built on its first question, with progress (" + "; ".join(w.words() for w in work) + ").")
+    stand_in = spec(retriever).stand_in
+    meanwhile = f", answered by {stand_in} meanwhile" if stand_in else ""
+    return (f"The regex graph below is ready. The Query page's default retriever, {retriever}, still needs {needs}: "
+            f"its first question starts building them in the background{meanwhile} ("
+            + "; ".join(w.words() for w in work) + ").")
 
 
-def _over_soon(job, renew: Callable[[], None] = lambda: None) -> bool:
+def over_soon(job, renew: Callable[[], None] = lambda: None) -> bool:
     """Wait a moment for a job: a cache read or a short run is over by then and its page draws at once, with no
     live following. (AppTests set PATHLENS_BUILD_WAIT_S high to get a page's whole result from one run.)"""
     deadline = time.monotonic() + float(os.environ.get("PATHLENS_BUILD_WAIT_S", "1.0"))
@@ -169,7 +172,7 @@ def follow_job(job: Job, show: Callable[[JobStatus], None] = lambda s: None) -> 
     while a fragment rerunning every second shows the job's progress and what it has made so far (`show`: the
     Scale sweep's chart), and reruns the page when the job is over. A click elsewhere ends only this following: the
     job runs on, and the next run of the page follows it again (or shows its result)."""
-    if _over_soon(job):
+    if over_soon(job):
         return True
 
     @st.fragment(run_every=FOLLOW_EVERY_S)

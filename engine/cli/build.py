@@ -7,8 +7,7 @@ import sys
 
 from ..catalog import CATALOG, stages_for
 from ..errors import PathLensError
-from ..components import parse
-from ..indexing.availability import readiness_line, ready
+from ..indexing.availability import cost_order, readiness_line, ready
 from ..store.cache import PERSISTED
 from .output import load, open_index, progress_bars
 
@@ -26,15 +25,7 @@ def build_stages(corpus, names: str = "") -> list[str]:
         return chosen
     out = [s for s in stages_for(list(CATALOG)) if s in PERSISTED]
     out += ["ann"] if len(corpus.passages) >= ANN_MIN_PASSAGES else []
-    return sorted(out, key=_cost_order)
-
-
-def _cost_order(stage: str) -> int:
-    """Cheap stages first, then encoding (the default retrievers' slow stage), then NER's: each retriever is
-    ready as early as its own stages allow (a room of filings answers with filing-graph in seconds, filing after
-    encoding)."""
-    builder = parse(stage)[1]
-    return 2 if builder == "ner" else 1 if stage in ("embeddings", "ann") else 0
+    return sorted(out, key=cost_order)
 
 
 

@@ -57,6 +57,10 @@ TERMS: dict[str, str] = {
     "retriever": "A way of ranking passages for a question; see each retriever's name.",
     "graph builder": "How entities are found in passages: regex (capitalised names, tickers, defined terms) or "
                      "ner (spaCy's named-entity recogniser).",
+    "stage": "One part of a room's index, built once and kept on disk: the words (tokens), the names found by "
+             "each extractor and their graph, and the dense embeddings. Each retriever is built from some of them.",
+    "state": "Where a stage of the index is: built, in progress (how many passages are done and the time left), "
+             "or to come.",
     "entity": "A name found in the corpus (a company, fund, person, place, defined term); a node of the graph.",
     "alias": "Another name of the same entity (a defined term, a shorter or longer name, an acronym).",
     # ---- metrics

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from ..catalog import CATALOG, spec, stages_for
-from ..components import COMPONENTS, available, label
+from ..components import COMPONENTS, PERSISTED, available, label, parse
 from ..retrieve.rrf_retriever import RRFConfig
 
 Stored = Callable[[str], bool]  # whether a stage is built, or on disk for this corpus (`Index.stored`)
@@ -56,10 +56,22 @@ def ready(stored: Stored, names: Iterable[str] = CATALOG) -> tuple[str, ...]:
     return tuple(n for n in names if all(available(s, stored) for s in stages_for([n], RRFConfig().members)))
 
 
+def cost_order(stage: str) -> int:
+    """Cheap stages first, then encoding (the default retrievers' slow stage), then NER's: each retriever is
+    ready as early as its own stages allow (a room of filings answers with filing-graph in seconds, filing after
+    encoding)."""
+    return 2 if parse(stage)[1] == "ner" else 1 if stage in ("embeddings", "ann") else 0
+
+
+def room_stages() -> list[str]:
+    """Every kept stage the catalog's retrievers read, in the order a room is built (`cost_order`)."""
+    return sorted((s for s in stages_for(list(CATALOG), RRFConfig().members) if s in PERSISTED), key=cost_order)
+
+
 def readiness_line(stored: Stored, names: Iterable[str] = CATALOG) -> str:
     """"ready: bm25, tfidf, ppr-regex, …" — what `engine build` prints after each stage."""
     now = ready(stored, names)
     return "ready: " + (", ".join(now) if now else "no retriever yet")
 
 
-__all__ = ["Answerer", "answerer", "readiness_line", "ready", "slow_missing"]
+__all__ = ["Answerer", "answerer", "cost_order", "readiness_line", "ready", "room_stages", "slow_missing"]

@@ -124,4 +124,10 @@ def build_in_background(index: Index, stages: Sequence[str], lease: float | None
         return job
 
 
-__all__ = ["BuildJob", "BuildStatus", "build_in_background"]
+def running(index: Index) -> tuple[BuildJob, ...]:
+    """The builds of `index` still under way (what the Corpus page follows, whoever started them)."""
+    with _jobs_lock:
+        return tuple(job for job in _jobs.get(index, {}).values() if not job.status().complete)
+
+
+__all__ = ["BuildJob", "BuildStatus", "build_in_background", "running"]

@@ -1,0 +1,97 @@
+"""AppTests of a room that answers while it builds: the Query page's stand-in and its sentence, the Corpus page's
+build panel; and the sentence's words, by hand."""
+
+from __future__ import annotations
+
+import re
+
+from engine.indexing.availability import Answerer
+from engine.indexing.background import BuildStatus, running
+from tests.test_app import hit_lines, start, watched
+from ui.staged import Choice, sentence
+
+QUESTION = "Who is the CFO of Brightwater Logistics?"
+
+
+def _fresh_room(monkeypatch, tmp_path, stages=("tokens", "bm25", "extraction:regex", "graph:regex")):
+    """The default room over an empty disk cache with its cheap stages built, pages drawing while builds run."""
+    import streamlit as st
+
+    from ui.corpora import _bundled_index
+
+    st.cache_resource.clear()
+    monkeypatch.setenv("PATHLENS_CACHE_DIR", str(tmp_path))
+    index = _bundled_index("dataroom-core")
+    index.build_stages(list(stages))
+    monkeypatch.setenv("PATHLENS_BUILD_WAIT_S", "0")
+    return index
+
+
+def test_a_question_asked_while_the_room_builds_is_answered_by_a_ready_retriever(monkeypatch, tmp_path):
+    index = _fresh_room(monkeypatch, tmp_path)
+    at = start(params={"q": QUESTION})
+    said = [i.value for i in at.info if i.value.startswith("Answered by ")]
+    assert len(said) == 1 and re.fullmatch(
+        r"Answered by bm25: dense embeddings \(all-MiniLM-L6-v2\) and entity extraction \(spaCy NER\) are still being "
+        r"computed \(\d+%, (estimating the time left|about \d+ s left)\); ask again then for the full hybrid-ner "
+        r"retriever\.", said[0]), said
+    assert [h.value for h in at.subheader if h.value.startswith("Top ")] == ["Top 5 passages · bm25"]
+    assert len(hit_lines(at)) == 5
+    (job,) = running(index)  # the chosen retriever's stages, building in the background
+    assert job.stages[-2:] == ("extraction:ner", "graph:ner") and "embeddings" in job.stages
+    watched(job)
+    at.run()  # asked again once built: the chosen retriever answers, and nothing stands in
+    assert [h.value for h in at.subheader if h.value.startswith("Top ")] == ["Top 5 passages · hybrid-ner"]
+    assert not [i.value for i in at.info if i.value.startswith("Answered by ")]
+
+
+def _stages(at):
+    (table,) = [d.value for d in at.dataframe if "stage" in d.value.columns]
+    return table
+
+
+def test_the_corpus_page_lists_each_stage_what_is_ready_and_what_is_next(monkeypatch, tmp_path):
+    index = _fresh_room(monkeypatch, tmp_path, ("tokens", "extraction:regex", "graph:regex"))
+    at = start("pages/corpus.py", params={"q": "?!"})
+    table = _stages(at)
+    assert list(table["stage"]) == ["tokenising passages", "entity extraction (regex)", "entity graph (regex)",
+                                    "dense embeddings (all-MiniLM-L6-v2)", "entity extraction (spaCy NER)",
+                                    "entity graph (spaCy NER)"]
+    assert [s.split(" in ")[0] for s in table["state"]] == ["built"] * 3 + ["to come"] * 3
+    ready = [c.value for c in at.caption if c.value.startswith("Ready now: ")]
+    assert ready == ["Ready now: bm25, tfidf, ppr-regex, bct-regex, filing-graph. Next: dense, once dense embeddings "
+                     "(all-MiniLM-L6-v2) is built."]
+    at.button(key="build_rest").click().run()
+    (job,) = running(index)
+    assert job.stages == ("embeddings", "extraction:ner", "graph:ner")
+    watched(job)
+    at.run()
+    assert list(_stages(at)["state"].str.split(" in ").str[0]) == ["built"] * 6
+    assert [c.value for c in at.caption if c.value.startswith("Ready now: ")][0].endswith("Every retriever is ready.")
+
+
+def _status(finished=(), done=0, total=0, seconds=0.0, complete=False, error=None) -> BuildStatus:
+    stages = ("tokens", "embeddings")
+    return BuildStatus(stages, tuple(finished), None if complete else stages[len(finished)], done, total, seconds,
+                       error, complete)
+
+
+def test_the_answered_by_sentence_by_hand():
+    waiting = Answerer("filing", "filing-graph", ("embeddings",))
+    stand = Choice(waiting, "filing-graph", None)
+    # 1 of 2 stages and 600 of 1,000 passages of the other: 80%; 400 left at 100 a second (past the settling share)
+    s = _status(("tokens",), 600, 1000, 6.0)
+    assert sentence(stand, s) == ("Answered by filing-graph: dense embeddings (all-MiniLM-L6-v2) is still being "
+                                  "computed (80%, about 4 s left); ask again then for the full filing retriever.")
+    slow = _status(("tokens",), 100, 1000, 30.0)  # 900 left at 10 a second
+    assert "(55%, about 4 min left)" in sentence(stand, slow)
+    done = _status(("tokens", "embeddings"), complete=True)
+    assert sentence(stand, done) == ("Answered by filing-graph while dense embeddings (all-MiniLM-L6-v2) was being "
+                                     "built; filing is ready now.")
+    early = Choice(waiting, "filing", None, ("ACME_2019_10K.pdf",))
+    assert sentence(early, s, "Acme Widgets FY2019 10-K") == (
+        "Answered by filing from Acme Widgets FY2019 10-K, encoded first: the answer the finished index gives. The "
+        "rest of the room is still being encoded (80%, about 4 s left).")
+    failed = _status(("tokens",), complete=True, error="disk full")
+    assert sentence(stand, failed).startswith("Answered by filing-graph: dense embeddings (all-MiniLM-L6-v2) could "
+                                              "not be built (disk full)")

@@ -1,0 +1,176 @@
+"""Answers while a room builds: the Query page asks `who_answers`, which answers with the chosen retriever when its
+slow stages (encoding, NER) are on disk, and otherwise with its stand-in while they build in the background (the
+question's filings encoded first), saying so in one sentence that follows the build and offers to ask again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+import pandas as pd
+
+from engine.catalog import CATALOG, spec
+from engine.components import label
+from engine.indexing.availability import Answerer, answerer, cost_order, ready, room_stages
+from engine.indexing.background import BuildJob, BuildStatus, build_in_background, running
+from engine.indexing.index import Index, SearchConfig
+from engine.retrieve.retrievers import Retriever
+from engine.retrieve.rrf_retriever import RRFConfig
+from ui.builds import FOLLOW_EVERY_S, ensure, over_soon, stages_for
+from ui.render import show_table
+
+# a build the Query page started keeps going this long after the last page that followed it was left (a look at
+# the Corpus page, which follows it too, and back); a closed tab stops it, and it resumes from its kept blocks
+BACKGROUND_LEASE_S = 30.0
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Who answers a question now, and the build of what the chosen retriever still waits for."""
+
+    answerer: Answerer
+    name: str  # who answers: the chosen retriever, or its stand-in
+    job: BuildJob | None  # the background build of the chosen retriever's slow stages; None when nothing waits
+    early: tuple[str, ...] = ()  # the filings whose passages were encoded first, when they answer for the whole
+
+
+def who_answers(index: Index, name: str, config: SearchConfig, question: str) -> Choice | None:
+    """The retriever that answers now (None while its own cheap stages are being built: the page stops)."""
+    a = answerer(name, index.stored, config.rrf.members)
+    if not a.standing_in:
+        return Choice(a, name, None) if ensure(index, stages_for([name], config.rrf.members)) else None
+    if not ensure(index, stages_for([a.name])):
+        return None
+    first: tuple[str, ...] = ()
+    if spec(name).stand_in == "filing-graph":  # the filings retriever reads dense seeds from the scoped filings only
+        first = tuple(index.retriever(a.name, config).scope(question).filings)
+    job = build_in_background(index, stages_for([name], config.rrf.members), lease=BACKGROUND_LEASE_S, first=first)
+    if over_soon(job, renew=job.touch) and job.status().error is None:  # a small room: built by now, no stand-in
+        return Choice(answerer(name, index.stored, config.rrf.members), name, None) \
+            if ensure(index, stages_for([name], config.rrf.members)) else None
+    if first and index.encoded(first) is not None:
+        return Choice(a, name, job, first)
+    return Choice(a, a.name, job)
+
+
+def retriever_for(index: Index, view: Index, choice: Choice, config: SearchConfig) -> Retriever:
+    """The answering retriever over `view` (the index with a what-if's removals, or the index itself)."""
+    if choice.early and view is index:
+        early = index.early_retriever(choice.name, config, choice.early)
+        if early is not None:
+            return early
+    if choice.early:  # a what-if's view has no early embeddings of its own: the stand-in answers
+        return view.retriever(choice.answerer.name, config)
+    return view.retriever(choice.name, config)
+
+
+def progress_words(s: BuildStatus) -> str:
+    """"62%, about 4 min left" of a build still under way."""
+    left = s.seconds_left()
+    share = f"{s.fraction():.0%}"
+    if left is None:
+        return f"{share}, estimating the time left"
+    return f"{share}, about {left / 60:.0f} min left" if left >= 90 else f"{share}, about {left:.0f} s left"
+
+
+def sentence(choice: Choice, s: BuildStatus, filings_named: str = "") -> str:
+    """What the page says above an answer given while the chosen retriever's stages build."""
+    a = choice.answerer
+    if s.error is not None and not s.stopped:
+        return (f"Answered by {choice.name}: {a.words()} could not be built ({s.error}); reload the page to try "
+                "again.")
+    if choice.early:
+        head = (f"Answered by {a.wanted} from {filings_named or 'the question’s filings'}, encoded first: the answer "
+                "the finished index gives.")
+        rest = f" The rest of the room is still being encoded ({progress_words(s)})." if not s.complete else ""
+        return head + rest
+    if s.complete:
+        return (f"Answered by {choice.name} while {a.words()} {'was' if len(a.waiting_on) == 1 else 'were'} being "
+                f"built; {a.wanted} is ready now.")
+    verb = "is" if len(a.waiting_on) == 1 else "are"
+    return (f"Answered by {choice.name}: {a.words()} {verb} still being computed ({progress_words(s)}); ask again "
+            f"then for the full {a.wanted} retriever.")
+
+
+def follow(choice: Choice, filings_named: str = "") -> None:
+    """The sentence, kept current every second while the build runs (which renews its lease); once the chosen
+    retriever is ready, a button asks again with it."""
+    if choice.job is None:
+        return
+
+    @st.fragment(run_every=FOLLOW_EVERY_S)
+    def watch() -> None:
+        choice.job.touch()
+        s = choice.job.status()
+        done = s.complete and s.error is None
+        box = st.success if done and not choice.early else st.info
+        box(sentence(choice, s, filings_named))
+        if done and not choice.early:
+            if st.button(f"Ask again with {choice.answerer.wanted}", key="ask_again", type="primary",
+                         help="The same question, answered by the retriever you chose, now that it is built."):
+                st.rerun()  # the whole page: inside a fragment, a click reruns only the fragment
+        elif not s.complete:
+            st.progress(s.fraction())
+
+    watch()
+
+
+
+
+def stage_rows(index: Index, jobs: tuple[BuildJob, ...]) -> list[dict[str, str]]:
+    """The room's stages as the Corpus page lists them: built, in progress (count and time left), or to come."""
+    flight = {s.stage: s for s in (job.status() for job in jobs) if s.stage is not None}
+    rows = []
+    for stage in room_stages():
+        if index.stored(stage):
+            took = index.timings.get(stage)
+            state = "built" + (f" in {took:.1f} s" if took is not None and took >= 0.05 else "")
+        elif stage in flight:
+            s = flight[stage]
+            left = s.seconds_left()
+            state = (f"in progress: {s.done:,} of {s.total:,} passages" if s.total else "in progress") + (
+                f", about {left / 60:.0f} min left" if left is not None and left >= 90 else
+                f", about {left:.0f} s left" if left is not None else "")
+        else:
+            state = "to come"
+        rows.append({"stage": label(stage), "state": state})
+    return rows
+
+
+def next_ready(index: Index) -> str:
+    """"Next: filing, once dense embeddings (all-MiniLM-L6-v2) are built." — or that every retriever is ready."""
+    now = ready(index.stored)
+    waiting = [n for n in CATALOG if n not in now]
+    if not waiting:
+        return "Every retriever is ready."
+    nxt = min(waiting, key=lambda n: max((cost_order(s) for s in stages_for([n], RRFConfig().members)
+                                          if not index.stored(s)), default=0))
+    needs = [s for s in room_stages() if s in stages_for([nxt], RRFConfig().members) and not index.stored(s)]
+    return f"Next: {nxt}, once {' and '.join(label(s) for s in needs)} {'is' if len(needs) == 1 else 'are'} built."
+
+
+def show_room_build(index: Index) -> None:
+    """The Corpus page's build panel: each stage's state, the retrievers ready now and the next one; a button
+    builds the rest in the background, and the panel follows any build of this room, whoever started it."""
+    left = [s for s in room_stages() if not index.stored(s)]
+    jobs = running(index)
+    if left and not jobs and st.button("Build the rest now", key="build_rest",
+                                       help="Encode and read names for the whole room in the background, so every "
+                                            "retriever is ready; you can go on asking meanwhile."):
+        jobs = (build_in_background(index, left, lease=BACKGROUND_LEASE_S),)
+
+    @st.fragment(run_every=FOLLOW_EVERY_S if jobs else None)
+    def panel() -> None:
+        current = running(index)
+        for job in current:
+            job.touch()  # followed here: the build goes on
+        show_table(pd.DataFrame(stage_rows(index, current)), hide_index=True, width="stretch")
+        now = ready(index.stored)
+        st.caption(f"Ready now: {', '.join(now) if now else 'no retriever yet'}. {next_ready(index)}")
+
+    panel()
+
+
+__all__ = ["BACKGROUND_LEASE_S", "Choice", "follow", "next_ready", "progress_words", "retriever_for", "sentence",
+           "show_room_build", "stage_rows", "who_answers"]
