@@ -58,11 +58,13 @@ def test_float32_is_kept_and_the_precision_keys_the_cache(monkeypatch):
 
 
 def test_the_cpu_flags_decide_the_default(monkeypatch):
+    from engine.store import precision
+
     monkeypatch.delenv(dense.PRECISION_ENV, raising=False)
-    monkeypatch.setattr(dense, "cpu_has_bf16", lambda: False)
-    assert dense.passage_precision() == "float32"
-    monkeypatch.setattr(dense, "cpu_has_bf16", lambda: True)
-    assert dense.passage_precision() == "bfloat16"
+    monkeypatch.setattr(precision, "cpu_has_bf16", lambda: False)
+    assert precision.passage_precision() == "float32"
+    monkeypatch.setattr(precision, "cpu_has_bf16", lambda: True)
+    assert precision.passage_precision() == "bfloat16"
 
 
 # ---------------------------------------------------------------- early and resumed encoding

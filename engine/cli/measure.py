@@ -166,7 +166,8 @@ def cmd_perf(args) -> None:
         raise PathLensError(f"--ann-size must be at least 1,000, got {args.ann_size}")
     options = perf.Options(include_growth=not args.no_growth, include_sweep=not args.no_sweep, only=only,
                            ann_size=args.ann_size, ann_pool=args.ann_pool, growth_sizes=tuple(ints(args.growth_sizes)),
-                           add_document=args.add_document)
+                           add_document=args.add_document, baseline_build=args.baseline_build,
+                           question=args.question)
     report = perf.run(spec, options, log=lambda m: print(m, file=sys.stderr, flush=True))
     print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
     if report.failed():

@@ -185,6 +185,10 @@ def parser() -> argparse.ArgumentParser:
                     help="pool this corpus's passages with the measured one's for the ANN recall check")
     pf.add_argument("--growth-sizes", default="1000,10000,100000", metavar="N,N,…",
                     help="generated corpus sizes for the growth rows (e.g. 1000,10000,100000,1000000)")
+    pf.add_argument("--baseline-build", action="store_true",
+                    help="room_build: also rerun today's path (float32 encoding, every stage in catalog order)")
+    pf.add_argument("--question", default="What were total revenues?",
+                    help="upload_first_answer: the question asked as soon as the uploaded room can be asked")
     pf.add_argument("--add-document", default="", metavar="FILE",
                     help="with a folder: the document add_document adds to the room built without it "
                          "(default: the last by name)")

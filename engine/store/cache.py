@@ -37,7 +37,7 @@ def versions(component: str) -> str:
     """What built a component: the parts that change its content (the passages' precision read afresh: a
     process may switch it, as `perf`'s float32 baseline does)."""
     if component in ("embeddings", "ann"):  # not "encoder": the ONNX graph is float32 whatever passages use
-        from .dense import passage_precision
+        from .precision import passage_precision
 
         return f"{_versions(component)}/{passage_precision()}"
     return _versions(component)

@@ -34,6 +34,7 @@ from typing import Callable
 import numpy as np
 
 from ..heap import load_once, settle
+from .precision import PRECISION_ENV, cpu_has_bf16, passage_precision  # noqa: F401  (re-exported)
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json)
@@ -197,33 +198,6 @@ def encode(texts: list[str], batch_size: int = BATCH,
     if passage_precision() == "bfloat16":
         return load_bf16_encoder().encode(texts, batch_size, on_batch)
     return load_encoder(threads).encode(texts, batch_size, on_batch)
-
-
-PRECISIONS = ("bfloat16", "float32")
-PRECISION_ENV = "PATHLENS_ENCODER_PRECISION"
-
-
-def cpu_has_bf16() -> bool:
-    """Whether this CPU multiplies bfloat16 natively (AVX-512 BF16 or AMX), read from /proc/cpuinfo;
-    False where there is none to read (not Linux): there the float32 path is the fast one."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return any(f in flags.split() for f in ("avx512_bf16", "amx_bf16"))
-
-
-def passage_precision() -> str:
-    """What passages are encoded in: PATHLENS_ENCODER_PRECISION when set, else bfloat16 where the CPU has it.
-    Part of every embedding's cache key (engine.store.cache.versions), so the two never mix in one index."""
-    forced = os.environ.get(PRECISION_ENV, "").strip()
-    if forced:
-        if forced not in PRECISIONS:
-            from ..errors import PathLensError
-
-            raise PathLensError(f"{PRECISION_ENV}={forced!r}: choose one of {', '.join(PRECISIONS)}")
-        return forced
-    return "bfloat16" if cpu_has_bf16() else "float32"
 
 
 # bfloat16 batches have one shape per padded length: BATCH rows (the last batch of a length filled with copies of

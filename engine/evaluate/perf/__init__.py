@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from ...errors import PathLensError
-from . import adding, ann, click_to_idle, growth, kernel, latency, local_ppr, reading, stages, startup, sweep_time
+from . import adding, ann, click_to_idle, growth, kernel, latency, local_ppr, reading, staged, stages, startup, \
+    sweep_time
 from .common import Context, Options, load_spec
 
 
@@ -62,6 +63,11 @@ SECTIONS = (
     Section("growth", "growth at the --growth-sizes generated passages", growth.measure,
             lambda ctx: ctx.options.include_growth),
     Section("click_to_idle", "click to idle on the Query page in headless Chromium", click_to_idle.measure),
+    # minutes each on a room of filings: run when named
+    Section("room_build", "engine build to each retriever's readiness, against today's path with --baseline-build",
+            staged.room_build, lambda ctx: "room_build" in ctx.options.only),
+    Section("upload_first_answer", "a folder uploaded in headless Chromium to a fresh app: first answer, then the "
+            "full retriever's", staged.upload_first_answer, lambda ctx: "upload_first_answer" in ctx.options.only),
 )
 SECTION_NAMES = tuple(s.name for s in SECTIONS)
 

@@ -104,6 +104,8 @@ class Options:
     ann_pool: str | None = None  # another corpus pooled in for the ANN recall check
     growth_sizes: tuple[int, ...] = (1_000, 10_000, 100_000)
     add_document: str = ""  # the document add_document adds to the room built without it (default: the last by name)
+    baseline_build: bool = False  # room_build: also rerun today's path (float32, catalog order)
+    question: str = "What were total revenues?"  # upload_first_answer's question
 
 
 class Context:

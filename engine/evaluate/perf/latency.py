@@ -7,7 +7,8 @@ import time
 from dataclasses import dataclass
 
 from ...catalog import DEFAULT_RETRIEVER
-from ...indexing.index import Index, RETRIEVERS, search_config
+from ...catalog import RETRIEVERS
+from ...indexing.index import Index, search_config
 from .common import Context, Latency, search_or_nothing
 
 SHARED_ENCODING = "hybrid-ner (encoding shared with dense)"
