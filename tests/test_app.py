@@ -745,16 +745,23 @@ def watched(job):
     return job
 
 
-def test_a_page_follows_a_build_that_takes_a_while_and_then_shows_its_results(monkeypatch):
+def test_a_page_follows_a_build_that_takes_a_while_and_then_shows_its_results(monkeypatch, tmp_path):
     """Past PATHLENS_BUILD_WAIT_S a page follows its build with a fragment (Streamlit reruns it every second in
     a browser; AppTest runs it once), and once the build is over the page draws its results."""
+    import time
+
     import streamlit as st
 
+    import engine.indexing.index as index_module
     from engine.indexing.background import build_in_background
     from ui.builds import stages_for
     from ui.corpora import _bundled_index
 
     st.cache_resource.clear()  # a fresh index, not one another test built
+    monkeypatch.setenv("PATHLENS_CACHE_DIR", str(tmp_path))  # nothing on disk to read back at once
+    tokenize = index_module.tokenize
+    # the page's first stage (tokens, which its stand-in needs) takes a while, as a big room's does
+    monkeypatch.setattr(index_module, "tokenize", lambda text: (time.sleep(0.02), tokenize(text))[1])
     monkeypatch.setenv("PATHLENS_BUILD_WAIT_S", "0")
     at = start()
     assert [s.label for s in at.status] == ["Building the index of dataroom-core (29 passages)…"]

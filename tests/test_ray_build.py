@@ -19,7 +19,7 @@ from engine.store.cache import PERSISTED, DiskCache
 ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -r requirements-ray.txt")
 from engine.indexing import ray_cluster  # noqa: E402  (imports Ray lazily, but its tests need it)
 
-STAGES = ["tokens", "embeddings", "extraction:regex", "graph:regex", "extraction:ner", "graph:ner"]
+STAGES = ["tokens", "extraction:regex", "graph:regex", "embeddings", "extraction:ner", "graph:ner"]  # `engine build`'s order
 
 
 # ---------------------------------------------------------------- on a local Ray instance

@@ -4,7 +4,7 @@ question's filings encoded first), saying so in one sentence that follows the bu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import streamlit as st
 
@@ -17,12 +17,8 @@ from engine.indexing.background import BuildJob, BuildStatus, build_in_backgroun
 from engine.indexing.index import Index, SearchConfig
 from engine.retrieve.retrievers import Retriever
 from engine.retrieve.rrf_retriever import RRFConfig
-from ui.builds import FOLLOW_EVERY_S, ensure, over_soon, stages_for
+from ui.builds import BUILD_LEASE_S, FOLLOW_EVERY_S, ensure, over_soon, stages_for
 from ui.render import show_table
-
-# a build the Query page started keeps going this long after the last page that followed it was left (a look at
-# the Corpus page, which follows it too, and back); a closed tab stops it, and it resumes from its kept blocks
-BACKGROUND_LEASE_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -33,6 +29,8 @@ class Choice:
     name: str  # who answers: the chosen retriever, or its stand-in
     job: BuildJob | None  # the background build of the chosen retriever's slow stages; None when nothing waits
     early: tuple[str, ...] = ()  # the filings whose passages were encoded first, when they answer for the whole
+    # the answering retriever over the whole index, made once per run (None: the page asks the index for it)
+    retriever: Retriever | None = field(default=None, compare=False)
 
 
 def who_answers(index: Index, name: str, config: SearchConfig, question: str) -> Choice | None:
@@ -42,36 +40,47 @@ def who_answers(index: Index, name: str, config: SearchConfig, question: str) ->
         return Choice(a, name, None) if ensure(index, stages_for([name], config.rrf.members)) else None
     if not ensure(index, stages_for([a.name])):
         return None
+    stand_in = index.retriever(a.name, config)
     first: tuple[str, ...] = ()
     if spec(name).stand_in == "filing-graph":  # the filings retriever reads dense seeds from the scoped filings only
-        first = tuple(index.retriever(a.name, config).scope(question).filings)
-    job = build_in_background(index, stages_for([name], config.rrf.members), lease=BACKGROUND_LEASE_S, first=first)
-    if over_soon(job, renew=job.touch) and job.status().error is None:  # a small room: built by now, no stand-in
+        first = tuple(stand_in.scope(question).filings)
+    job = build_in_background(index, stages_for([name], config.rrf.members), lease=BUILD_LEASE_S, first=first)
+    if _first_look(job) and over_soon(job, renew=job.touch) and job.status().error is None:
+        # a small room, built within the moment waited: the chosen retriever answers, nothing stands in
         return Choice(answerer(name, index.stored, config.rrf.members), name, None) \
             if ensure(index, stages_for([name], config.rrf.members)) else None
-    if first and index.encoded(first) is not None:
-        return Choice(a, name, job, first)
-    return Choice(a, a.name, job)
+    early = index.early_retriever(name, config, first)
+    if early is not None:
+        return Choice(a, name, job, first, early)
+    return Choice(a, a.name, job, (), stand_in)
+
+
+def _first_look(job: BuildJob) -> bool:
+    """True the first time this session meets `job`: only then is a moment's wait for it worth it (a small room is
+    built by then). Every later rerun under the same build answers at once."""
+    seen = st.session_state.setdefault("builds_waited_on", set())
+    first = id(job) not in seen
+    seen.add(id(job))
+    return first
 
 
 def retriever_for(index: Index, view: Index, choice: Choice, config: SearchConfig) -> Retriever:
-    """The answering retriever over `view` (the index with a what-if's removals, or the index itself)."""
-    if choice.early and view is index:
-        early = index.early_retriever(choice.name, config, choice.early)
-        if early is not None:
-            return early
-    if choice.early:  # a what-if's view has no early embeddings of its own: the stand-in answers
-        return view.retriever(choice.answerer.name, config)
-    return view.retriever(choice.name, config)
+    """The answering retriever over `view` (the index with a what-if's removals, or the index itself). A what-if's
+    view has no early embeddings of its own: there the stand-in answers."""
+    if view is index and choice.retriever is not None:
+        return choice.retriever
+    return view.retriever(choice.answerer.name if choice.early else choice.name, config)
+
+
+def time_left_words(seconds: float) -> str:
+    """"about 4 min left", "about 40 s left"."""
+    return f"about {seconds / 60:.0f} min left" if seconds >= 90 else f"about {seconds:.0f} s left"
 
 
 def progress_words(s: BuildStatus) -> str:
     """"62%, about 4 min left" of a build still under way."""
     left = s.seconds_left()
-    share = f"{s.fraction():.0%}"
-    if left is None:
-        return f"{share}, estimating the time left"
-    return f"{share}, about {left / 60:.0f} min left" if left >= 90 else f"{share}, about {left:.0f} s left"
+    return f"{s.fraction():.0%}, " + ("estimating the time left" if left is None else time_left_words(left))
 
 
 def sentence(choice: Choice, s: BuildStatus, filings_named: str = "") -> str:
@@ -130,8 +139,7 @@ def stage_rows(index: Index, jobs: tuple[BuildJob, ...]) -> list[dict[str, str]]
             s = flight[stage]
             left = s.seconds_left()
             state = (f"in progress: {s.done:,} of {s.total:,} passages" if s.total else "in progress") + (
-                f", about {left / 60:.0f} min left" if left is not None and left >= 90 else
-                f", about {left:.0f} s left" if left is not None else "")
+                f", {time_left_words(left)}" if left is not None else "")
         else:
             state = "to come"
         rows.append({"stage": label(stage), "state": state})
@@ -158,7 +166,7 @@ def show_room_build(index: Index) -> None:
     if left and not jobs and st.button("Build the rest now", key="build_rest",
                                        help="Encode and read names for the whole room in the background, so every "
                                             "retriever is ready; you can go on asking meanwhile."):
-        jobs = (build_in_background(index, left, lease=BACKGROUND_LEASE_S),)
+        jobs = (build_in_background(index, left, lease=BUILD_LEASE_S),)
 
     @st.fragment(run_every=FOLLOW_EVERY_S if jobs else None)
     def panel() -> None:
@@ -172,5 +180,5 @@ def show_room_build(index: Index) -> None:
     panel()
 
 
-__all__ = ["BACKGROUND_LEASE_S", "Choice", "follow", "next_ready", "progress_words", "retriever_for", "sentence",
+__all__ = ["Choice", "follow", "next_ready", "progress_words", "retriever_for", "sentence",
            "show_room_build", "stage_rows", "who_answers"]

@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 import sys
 
-from ..catalog import CATALOG, stages_for
 from ..errors import PathLensError
-from ..indexing.availability import cost_order, readiness_line, ready
+from ..indexing.availability import ready, room_stages
 from ..store.cache import PERSISTED
 from .output import load, open_index, progress_bars
 
 
 def build_stages(corpus, names: str = "") -> list[str]:
     """The cached components a build makes, in build order: `names` (comma-separated), or every one
-    the catalog's retrievers read (the HNSW graph only past ANN_MIN_PASSAGES, where dense search uses it)."""
+    the catalog's retrievers read, cheapest first (the HNSW graph only past ANN_MIN_PASSAGES, where dense search
+    uses it)."""
     from ..store.ann import ANN_MIN_PASSAGES
 
     if names:
@@ -23,10 +23,7 @@ def build_stages(corpus, names: str = "") -> list[str]:
             if name not in PERSISTED:
                 raise PathLensError(f"--stages: unknown component {name!r}; choose from {', '.join(PERSISTED)}")
         return chosen
-    out = [s for s in stages_for(list(CATALOG)) if s in PERSISTED]
-    out += ["ann"] if len(corpus.passages) >= ANN_MIN_PASSAGES else []
-    return sorted(out, key=cost_order)
-
+    return room_stages() + (["ann"] if len(corpus.passages) >= ANN_MIN_PASSAGES else [])
 
 
 def cmd_build(args) -> None:
@@ -68,7 +65,7 @@ def cmd_build(args) -> None:
                          "after_seconds": round(time.perf_counter() - t_all, 3), "ready": now})
             if not args.json:
                 print(f"{stage:<18} {rows[-1]['seconds']:>8.2f} s  ({came_from})"
-                      + (f"  → {readiness_line(index.stored, now).replace('ready: ', 'now ready: ')} "
+                      + (f"  → now ready: {', '.join(now)} "
                          f"({rows[-1]['after_seconds']:.1f} s in)" if now else ""), file=sys.stderr)
     finally:
         close()

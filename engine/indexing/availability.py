@@ -68,10 +68,4 @@ def room_stages() -> list[str]:
     return sorted((s for s in stages_for(list(CATALOG), RRFConfig().members) if s in PERSISTED), key=cost_order)
 
 
-def readiness_line(stored: Stored, names: Iterable[str] = CATALOG) -> str:
-    """"ready: bm25, tfidf, ppr-regex, …" — what `engine build` prints after each stage."""
-    now = ready(stored, names)
-    return "ready: " + (", ".join(now) if now else "no retriever yet")
-
-
-__all__ = ["Answerer", "answerer", "cost_order", "readiness_line", "ready", "room_stages", "slow_missing"]
+__all__ = ["Answerer", "answerer", "cost_order", "ready", "room_stages", "slow_missing"]

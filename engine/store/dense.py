@@ -7,8 +7,8 @@ Three runners of the same weights:
   framework overhead; ONNX Runtime takes ~5 ms (measured, docs/encoder.md).
 - `encode` (passages) runs torch in bfloat16 where the CPU computes it natively (AVX-512 BF16 or
   AMX: `passage_precision`), and the ONNX float32 graph elsewhere or when
-  PATHLENS_ENCODER_PRECISION=float32 says so. bfloat16 encodes a build's passages 2.4× faster
-  per core on this machine's CPU, every embedding within cosine 0.9999 of float32 (docs/encoder.md).
+  PATHLENS_ENCODER_PRECISION=float32 says so. bfloat16 encoded the data room's passages 2.1× faster
+  on this machine, every embedding within cosine 0.9999 of float32 (docs/encoder.md).
 - `encode_torch` runs sentence-transformers on torch in float32: the reference. Every embedding
   of either passage runner is within cosine 0.9999 of it (tested).
 
