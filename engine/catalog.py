@@ -2,7 +2,7 @@
 
 Each entry says what a retriever is (family, graph builder, whether it reads aliases or
 embeddings), which parameters it reads, the index components it needs, and optionally how
-to make it; `Index.retriever` makes one from its entry. The command line's choices and help, the pages' selectors and
+to make it; `engine.indexing.factory.Retrievers` makes one from its entry. The command line's choices and help, the pages' selectors and
 tooltips, the sweep's pre-build and perf all read this table; adding a retriever is one
 entry plus its class.
 """
@@ -83,7 +83,8 @@ class RetrieverSpec:
     # what answers while this one's slow stages (encoding, NER) are built: the best retriever needing neither,
     # by the tables of docs/benchmarks.md and docs/filings.md; None when it needs none itself
     stand_in: str | None = None
-    # make(index, config) -> the retriever, built from the index's components: every entry has its own
+    # make(retrievers, config) -> the retriever, from an engine.indexing.factory.Retrievers (its `index` holds the
+    # components: every entry has its own
     make: Callable[[Any, Any], Any] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -106,7 +107,7 @@ _GRAPH_PARAMS = ("alpha", "iterations")
 
 
 def _graph_maker(name: str) -> Callable[[Any, Any], Any]:
-    return lambda index, config: index.graph_retriever(name, config)
+    return lambda make, config: make.graph(name, config)
 
 
 def _graph_specs() -> list[RetrieverSpec]:
@@ -135,24 +136,24 @@ def _graph_specs() -> list[RetrieverSpec]:
 
 CATALOG: dict[str, RetrieverSpec] = {s.name: s for s in [
     RetrieverSpec("bm25", "lexical", "BM25 (Okapi) over lower-cased words: rewards rare question words a passage "
-                  "repeats.", components=("tokens", "bm25"), make=lambda index, config: index.bm25()),
+                  "repeats.", components=("tokens", "bm25"), make=lambda make, config: make.bm25()),
     RetrieverSpec("tfidf", "lexical", "Cosine similarity of TF-IDF word vectors.", components=("tokens", "tfidf"),
-                  make=lambda index, config: index.tfidf()),
+                  make=lambda make, config: make.tfidf()),
     RetrieverSpec("dense", "dense", "Cosine similarity of all-MiniLM-L6-v2 sentence embeddings: matches meaning, "
-                  "not words.", embeddings=True, make=lambda index, config: index.dense(), stand_in="bm25"),
+                  "not words.", embeddings=True, make=lambda make, config: make.dense(), stand_in="bm25"),
     *_graph_specs(),
     RetrieverSpec("filing", "hybrid", "For filings: the question's company, fiscal period and statement, the lexicon's line "
                   "items and the regex entities seed a graph of the filings' structure (filings, statements, notes, "
                   "table rows, cross-references); dense passage seeds come from the scoped filings; hits are pages.",
                   "regex", embeddings=True, params=_GRAPH_PARAMS + ("filing_passage_weight", "filing_lexical_share", "tau", "passage_seeds") + EDGE_PARAMS,
-                  components=("tokens", "bm25", "structure"), make=lambda index, config: index.filing_retriever("filing", config),
+                  components=("tokens", "bm25", "structure"), make=lambda make, config: make.filing("filing", config),
                   stand_in="filing-graph"),
     RetrieverSpec("filing-graph", "graph", "The filings retriever's walk without dense passage seeds: only the "
                   "question's scope, the lexicon's line items and its entities seed the filing graph.",
                   "regex", params=_GRAPH_PARAMS + EDGE_PARAMS, components=("structure",),
-                  make=lambda index, config: index.filing_retriever("filing-graph", config)),
+                  make=lambda make, config: make.filing("filing-graph", config)),
     RetrieverSpec("rrf", "fusion", "Reciprocal Rank Fusion of its member retrievers' rankings.",
-                  params=("rrf_k",), make=lambda index, config: index.rrf(config), stand_in="bm25"),
+                  params=("rrf_k",), make=lambda make, config: make.rrf(config), stand_in="bm25"),
 ]}
 RETRIEVERS = tuple(CATALOG)
 DEFAULT_RETRIEVER = "hybrid-ner"  # the Query page's default: the best on the data room (docs/benchmarks.md)

@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.ingest.corpus import load_corpus
 from tests.conftest import ROOT
+from engine.indexing.views import without
 
 APP = str(ROOT / "app.py")
 
@@ -574,7 +575,7 @@ def test_a_toy_retriever_added_through_the_catalog_alone_reaches_the_cli_and_the
             return {}  # nothing to say beyond the score
 
     spec = catalog.RetrieverSpec("longest", "lexical", "Toy: the longest passages first.",
-                                 make=lambda index, config: LongestFirst(index))
+                                 make=lambda make, config: LongestFirst(make.index))
     monkeypatch.setitem(catalog.CATALOG, "longest", spec)
     with pytest.raises(SystemExit):  # argparse prints the help and exits
         main(["query", "--help"])
@@ -673,7 +674,7 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     corpus = load_corpus("dataroom-core")
     idx = Index(corpus)
     idx.graph("regex")
-    ref = idx.without(entities=["Elliot Park"]).retriever("ppr-regex", search_config({}, corpus))
+    ref = without(idx, entities=["Elliot Park"]).retriever("ppr-regex", search_config({}, corpus))
     q = at.text_input(key="question").value
     assert after == [h.passage_id for h in ref.search(q, 5)]
     at.multiselect(key="wi_entities").set_value([]).run()
@@ -796,7 +797,7 @@ def test_a_toy_parameter_added_to_the_catalog_alone_is_a_flag_a_url_key_and_a_wi
                                                                        "Toy: multiplies every score."))
     monkeypatch.setitem(catalog.CATALOG, "scaled", catalog.RetrieverSpec(
         "scaled", "lexical", "Toy: scores times the toy scale.", params=("toy_scale",),
-        make=lambda index, config: Scaled(index, config.value("toy_scale"))))
+        make=lambda make, config: Scaled(make.index, config.value("toy_scale"))))
     with pytest.raises(SystemExit):
         main(["query", "--help"])
     assert "--toy-scale TOY_SCALE" in capsys.readouterr().out

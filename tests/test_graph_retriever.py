@@ -6,6 +6,7 @@ from engine.retrieve.graph_retriever import GraphParams
 from engine.graph.entities import entity_key
 from engine.indexing.index import Index, SearchConfig
 from tests.conftest import make_corpus
+from engine.indexing.views import without
 
 MULTI_HOP = "Who manages the fund whose portfolio company signed a lease at the Joliet facility of Brightwater Logistics?"
 
@@ -304,7 +305,7 @@ def test_what_if_without_an_entity_equals_a_fresh_ppr_on_a_graph_rebuilt_without
     idx = Index(tiny)
     q = "How is Calder Bank related to Elliot Park and Brightwater Logistics?"
     idx.graph("regex")
-    what_if = idx.without(entities=["Brightwater Logistics"]).retriever("ppr-regex", PAPER_SEEDING)
+    what_if = without(idx, entities=["Brightwater Logistics"]).retriever("ppr-regex", PAPER_SEEDING)
     ex = idx.extraction("regex")
     rebuilt = build_graph(dc_replace(ex, entities=tuple(e for e in ex.entities if e != "brightwater logistics")),
                           idx.ids, idx.texts)
@@ -325,21 +326,21 @@ def test_what_if_without_an_entity_equals_a_fresh_ppr_on_a_graph_rebuilt_without
 def test_what_if_without_a_passage_and_bad_names(tiny):
     idx = Index(tiny)
     idx.graph("regex")
-    sub = idx.without(passages=["p3"])
+    sub = without(idx, passages=["p3"])
     hits = sub.retriever("ppr-regex").search("Who lends to Brightwater Logistics?", 5)
     assert "p3" not in {h.passage_id for h in hits} and hits
     assert sub.graph("regex").n_passages == 4
     with pytest.raises(PathLensError, match="no passage 'p9'"):
-        idx.without(passages=["p9"])
+        without(idx, passages=["p9"])
     with pytest.raises(PathLensError, match="no entity 'zanzibar'"):
-        idx.without(entities=["Zanzibar"])
+        without(idx, entities=["Zanzibar"])
 
 
 def test_what_if_without_only_entities_shares_every_other_part(tiny):
     idx = Index(tiny)
     idx.graph("regex")
     idx.bm25()
-    sub = idx.without(entities=["Calder Bank"])
+    sub = without(idx, entities=["Calder Bank"])
     assert sub.bm25() is idx.bm25()  # nothing recounted when no passage goes
     assert "calder bank" not in sub.graph("regex").entities and sub.graph("regex").n_passages == 5
 

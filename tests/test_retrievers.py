@@ -12,6 +12,7 @@ from engine.retrieve.retrievers import Hit, top_k
 from engine.retrieve.rrf_retriever import RRFConfig, RRFRetriever
 from engine.retrieve.tfidf_retriever import TfidfRetriever
 from engine.text import tokenize
+from engine.indexing.factory import Retrievers
 
 DOCS = [
     "The fund called capital from limited partners.",
@@ -250,7 +251,7 @@ def test_dense_explanation_gives_the_passage_sentences_nearest_the_question(core
     from engine.text import split_sentences
 
     texts = dict(zip(core_index.ids, core_index.texts))  # what was encoded: the title line and the text
-    r = core_index.dense()
+    r = Retrievers(core_index).dense()
     q = "What is the total net leverage ratio covenant?"
     hits = r.search(q, 3)
     ex = r.explain_hits(q, [h.passage_id for h in hits])
@@ -295,7 +296,7 @@ def test_the_hnsw_index_finds_the_exact_neighbours_of_clustered_vectors_and_pick
 def test_dense_search_uses_the_ann_index_and_evaluation_stays_exact(core_index):
     from engine.store.ann import HnswIndex
 
-    exact = core_index.dense()
+    exact = Retrievers(core_index).dense()
     assert exact.ann is None  # 29 passages: exact
     approx = DenseRetriever(exact.ids, exact.embeddings, exact._encode, exact.texts, HnswIndex.build(exact.embeddings))
     q = "Which bank is administrative agent on the Brightwater credit facility?"

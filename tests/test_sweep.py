@@ -6,6 +6,7 @@ from engine.errors import PathLensError
 from engine.indexing.index import Index
 from engine.evaluate.sweep import (DEFAULT_SIZES, SweepConfig, SweepResult, Trial, default_sizes, in_words,
                                    resolve_sizes, run_sweep, subsample)
+from engine.indexing.views import subset
 
 
 def test_subsample_keeps_gold_has_size_and_is_seeded():
@@ -71,7 +72,7 @@ def test_sweep_full_size_equals_plain_eval(grown):
 
 def test_subset_slices_without_rebuilding(grown):
     grown.graph("regex")
-    sub = grown.subset(range(0, 400, 2))
+    sub = subset(grown, range(0, 400, 2))
     assert "graph:regex" in sub.built() and "extraction:regex" in sub.built()
     g = sub.graph("regex")
     assert g.n_passages == 200 and np.asarray(g.incidence.sum(axis=0)).min() > 0

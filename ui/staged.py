@@ -19,6 +19,7 @@ from engine.retrieve.retrievers import Retriever
 from engine.retrieve.rrf_retriever import RRFConfig
 from ui.builds import BUILD_LEASE_S, FOLLOW_EVERY_S, ensure, over_soon, stages_for
 from ui.render import show_table
+from engine.indexing.factory import Retrievers
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def who_answers(index: Index, name: str, config: SearchConfig, question: str) ->
         # a small room, built within the moment waited: the chosen retriever answers, nothing stands in
         return Choice(answerer(name, index.stored, config.rrf.members), name, None) \
             if ensure(index, stages_for([name], config.rrf.members)) else None
-    early = index.early_retriever(name, config, first)
+    early = Retrievers(index).early(name, config, first)
     if early is not None:
         return Choice(a, name, job, first, early)
     return Choice(a, a.name, job, (), stand_in)

@@ -17,6 +17,7 @@ from ..ingest.passage import citation
 from ..retrieve.retrievers import check_k, check_query, markup_note
 from .options import CLI_DEFAULT_CORPUS, config_of
 from .output import load, open_index, snippet
+from ..indexing.views import without
 
 
 def cmd_list(args) -> dict:
@@ -49,7 +50,7 @@ def cmd_query(args) -> None:
     if args.without or args.without_passage:
         for stage in stages_for([name], config.rrf.members):
             index.build(stage)  # what-if slices built parts: build them from the cache first
-        index = index.without(args.without_passage, args.without)
+        index = without(index, args.without_passage, args.without)
     retriever = index.retriever(name, config)
     if k > len(corpus):
         print(f"note: {k_past_corpus(k, len(corpus))}", file=sys.stderr)

@@ -19,6 +19,7 @@ from .evaluate import check_ks, evaluate
 from .metrics import leaders_in_words
 from ..catalog import stages_for
 from ..indexing.index import Index, SearchConfig, check_retriever
+from ..indexing.views import subset
 
 DEFAULT_SIZES = ("100", "500", "1000", "2000", "full")
 
@@ -158,7 +159,7 @@ def run_sweep(index: Index, config: SweepConfig = SweepConfig(), search: SearchC
         if should_stop():
             return SweepResult(corpus.name, n, sizes, config, tuple(trials), False)
         rng = np.random.default_rng([config.seed, size, r])
-        sub = index if size == n else index.subset(subsample(n, gold, size, rng))
+        sub = index if size == n else subset(index, subsample(n, gold, size, rng))
         for name in config.retrievers:
             res = evaluate(sub, [name], config.ks, search, queries=corpus.queries).results[name]
             trial = Trial(size, r, name, res.means[config.metric], res.means)

@@ -32,6 +32,7 @@ from .render import (COLORS, ROLE_WORDS, extent, label_width, layout, node_label
                      subgraph_html)
 from ..retrieve.retrievers import check_k, check_query
 from ..text import tokenize
+from ..indexing.views import without
 
 
 def highlight(text: str, terms: Iterable[str]) -> str:
@@ -289,7 +290,7 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
     file)."""
     question, k = check_query(view.question), check_k(view.k)
     if view.without_entities or view.without_passages:
-        index = index.without(view.without_passages, view.without_entities)
+        index = without(index, view.without_passages, view.without_entities)
     corpus = index.corpus
     texts = {p.id: p.text for p in corpus.passages}
     titles = index.passage_titles()

@@ -10,6 +10,7 @@ from ...catalog import DEFAULT_RETRIEVER
 from ...catalog import RETRIEVERS
 from ...indexing.index import Index, search_config
 from .common import Context, Latency, search_or_nothing
+from ...indexing.views import without
 
 SHARED_ENCODING = "hybrid-ner (encoding shared with dense)"
 PAGE_ANSWER = "query_page_answer"
@@ -84,7 +85,7 @@ def query_latency(index: Index, queries: list[str]) -> QueryLatency:
         if not seeds:
             return False
         heaviest = max(seeds, key=lambda s: s.weight).entity
-        index.without(entities=[heaviest]).retriever(DEFAULT_RETRIEVER, config).answer(q, 5)
+        without(index, entities=[heaviest]).retriever(DEFAULT_RETRIEVER, config).answer(q, 5)
         return True
 
     what_if_latency = _timed(queries, what_if, before=lambda q: None)

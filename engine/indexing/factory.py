@@ -1,0 +1,96 @@
+"""The catalog's retrievers, made from one index's components. The catalog says what each retriever is and needs
+(engine.catalog); its maker calls one of these with its settings, and everything the retriever reads comes from the
+index, built once and shared."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+import numpy as np
+
+from ..catalog import spec
+from ..errors import PathLensError
+from ..filings.lexicon import lexicon_for
+from ..graph.entities import query_keys
+from ..retrieve.bm25_retriever import BM25Retriever
+from ..retrieve.dense_retriever import DenseRetriever
+from ..retrieve.filing_retriever import FilingRetriever
+from ..retrieve.filing_seeding import FilingSeeder
+from ..retrieve.graph_retriever import GraphRetriever
+from ..retrieve.retrievers import Retriever
+from ..retrieve.rrf_retriever import RRFRetriever
+from ..retrieve.seeding import EntitySeeder, PassageSeeder
+from ..retrieve.tfidf_retriever import TfidfRetriever
+from ..store import dense as encoder
+from ..store.ann import ANN_MIN_PASSAGES
+from .config import SearchConfig
+
+
+class Retrievers:
+    """Makes retrievers over `index`: `make(name, config)` for any catalog entry, or one kind by its own method."""
+
+    def __init__(self, index):
+        self.index = index  # an engine.indexing.index.Index: this module sits under it, so it names no type of it
+
+    def make(self, name: str, config: SearchConfig = SearchConfig()) -> Retriever:
+        """The catalog entry's own maker builds it from this index's components."""
+        return spec(name).make(self, config)
+
+    def bm25(self) -> BM25Retriever:
+        return self.index.bm25()
+
+    def tfidf(self) -> TfidfRetriever:
+        return self.index.tfidf()
+
+    def dense(self) -> DenseRetriever:
+        index = self.index
+        ann = index.ann() if len(index.ids) >= ANN_MIN_PASSAGES else None
+        return DenseRetriever(index.ids, index.embeddings(), encoder.encode_queries, index.texts, ann)
+
+    def rrf(self, config: SearchConfig) -> RRFRetriever:
+        return RRFRetriever([self.make(m, config) for m in config.rrf.members], config.rrf, self.index.ids)
+
+    def graph(self, name: str, config: SearchConfig) -> GraphRetriever:
+        """A ppr, bct or hybrid retriever: its catalog entry says which graph, aliases and passage seeds."""
+        s, index = spec(name), self.index
+        graph = index.graph(s.builder)
+        if graph.incidence.nnz == 0:
+            raise PathLensError(f"{name} is unavailable: the {s.builder} builder found no entity in any passage")
+        builder = s.builder
+        seeder = EntitySeeder(graph, lambda q: query_keys(builder, q), config.graph.seeding,
+                              aliases=index.aliases(builder) if s.aliases else None, doc_of=index.doc_of)
+        passages = None
+        if s.embeddings:
+            passages = PassageSeeder(self.dense(), config.hybrid, index.bm25() if config.hybrid.lexical > 0 else None)
+        return GraphRetriever(name, seeder, config.graph, passages)
+
+    def filing(self, name: str, config: SearchConfig, embeddings: np.ndarray | None = None) -> FilingRetriever:
+        """The `filing` or `filing-graph` retriever; `embeddings`, when given, stand in for the stage's
+        (`Index.encoded`)."""
+        index = self.index
+        filing = index.filing_graph(config.edges)
+        entity_seeder = EntitySeeder(index.graph("regex"), lambda q: query_keys("regex", q), config.graph.seeding,
+                                     doc_of=index.doc_of)
+        seeder = FilingSeeder(filing, index.structure(), entity_seeder, lexicon_for(index.corpus.lexicon),
+                              config.scope)
+        passages = None
+        if spec(name).embeddings:
+            params = replace(config.hybrid, passage_weight=config.filing_passage_weight,
+                             lexical=config.filing_lexical_share)
+            dense_retriever = self.dense() if embeddings is None else DenseRetriever(
+                index.ids, embeddings, encoder.encode_queries, index.texts)
+            passages = PassageSeeder(dense_retriever, params, index.bm25() if params.lexical > 0 else None)
+        return FilingRetriever(name, seeder, config.graph, passages, index.corpus.passages)
+
+    def early(self, name: str, config: SearchConfig, documents: Sequence[str]) -> FilingRetriever | None:
+        """The filings retriever ahead of the embeddings stage's end, for a question scoped to `documents`, once
+        their passages are encoded (`Index.encoded`): its dense seeds come from those documents only, so its answer
+        is the one the whole index gives (tested). None for any other retriever, or while they are not encoded."""
+        if name != "filing" or not documents:
+            return None
+        embeddings = self.index.encoded(documents)
+        return None if embeddings is None else self.filing(name, config, embeddings)
+
+
+__all__ = ["Retrievers"]

@@ -1,0 +1,87 @@
+"""The Query page's three steps, each run alone in AppTest: the view a link describes (`read_link`), the request
+the widgets make (`ask`), and the answer (`run`) with what is drawn of it (`draw`)."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+QUESTION = "Which fund is managed by Juniper Peak Capital?"
+
+
+def _link(index):
+    from ui.query_form import read_link
+
+    read_link(index.corpus)
+
+
+def _ask(index):
+    import streamlit as st
+
+    from ui.query_form import ask, read_link
+
+    read_link(index.corpus)
+    request = ask(index)
+    st.session_state["asked"] = request
+    if request is not None:
+        st.write(f"asked {request.name} k={request.k} alpha={request.config.graph.alpha:g}")
+
+
+def _answer(index, drawn):
+    import streamlit as st
+
+    from ui.query_answer import draw, run
+    from ui.query_form import ask, read_link
+
+    read_link(index.corpus)
+    request = ask(index)
+    ran = run(index, request) if request is not None else None
+    if ran is not None:
+        st.write(f"answered by {ran.answering}: " + ", ".join(h.passage_id for h in ran.answer.hits))
+        if drawn:
+            draw(index, request, ran)
+
+
+def _app(script, index, *extra, **params) -> AppTest:
+    at = AppTest.from_function(script, args=(index, *extra), default_timeout=120)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def test_a_link_s_view_is_read_into_the_widgets_once_and_its_mistakes_said(core_index):
+    at = _app(_link, core_index, q=QUESTION, retriever="bct-regex", alpha="0.3", k="99", weights="x,y")
+    state = at.session_state
+    assert (state["question"], state["base_retriever"], state["bct"]) == (QUESTION, "ppr-regex", True)
+    assert (state["alpha"], state["k"]) == (0.3, 50)  # k clamped to its range
+    said = [w.value for w in at.warning]
+    assert any("k" in w and "99" in w for w in said) and any("'x,y'" in w for w in said)
+    at.session_state["question"] = "changed by the user"
+    at.run()
+    assert at.session_state["question"] == "changed by the user"  # read once: afterwards the widgets are the user's
+
+
+def test_the_widgets_make_the_request_and_refuse_an_empty_question(core_index):
+    at = _app(_ask, core_index, q=QUESTION, retriever="hybrid-regex", alpha="0.25", k="3")
+    assert [m.value for m in at.markdown if m.value.startswith("asked ")] == ["asked hybrid-regex k=3 alpha=0.25"]
+    assert at.query_params["retriever"] == "hybrid-regex" and at.query_params["k"] == "3"
+    at.text_input(key="question").set_value("   ").run()
+    assert at.session_state["asked"] is None
+    assert [w.value for w in at.warning] == ["The question is empty: type one, or pick a labeled example."]
+
+
+def test_the_answer_is_run_then_drawn_with_its_evidence(core_index):
+    at = _app(_answer, core_index, False, q=QUESTION, retriever="ppr-regex")
+    (line,) = [m.value for m in at.markdown if m.value.startswith("answered by ")]
+    hits = line.split(": ", 1)[1].split(", ")
+    assert line.startswith("answered by ppr-regex: ") and len(hits) == 5
+    assert not at.subheader  # run alone draws no passage
+
+    taken = _app(_answer, core_index, False, q=QUESTION, retriever="ppr-regex", without_passages=hits[0])
+    (again,) = [m.value for m in taken.markdown if m.value.startswith("answered by ")]
+    assert hits[0] not in again and again.split(": ", 1)[1].split(", ")[0] == hits[1]  # the what-if's view
+
+    drawn = _app(_answer, core_index, True, q=QUESTION, retriever="ppr-regex")
+    assert [s.value for s in drawn.subheader] == ["Seeds: where the walk restarts", "Evidence graph",
+                                                  "Top 5 passages · ppr-regex"]
+    assert drawn.expander and any("What if" in e.label for e in drawn.expander)
+    assert not drawn.exception

@@ -1,0 +1,291 @@
+"""The Query page's question and settings: the view a link describes (`read_link`), and the widgets that turn it
+into a request for an answer (`ask`). What comes back and why is `ui.query_answer`'s."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from engine.catalog import CATALOG, PARAMS, default_retriever
+from engine.errors import PathLensError
+from engine.explain.reasons import field_words, k_past_corpus
+from engine.filings.offers import offered_questions
+from engine.filings.scope import ScopeCorrection
+from engine.filings.structure import STATEMENTS
+from engine.indexing.config import SearchConfig, search_config
+from engine.indexing.index import Index
+from engine.ingest.corpus import Corpus
+from engine.ingest.questions import LabeledQuery
+from engine.retrieve.retrievers import MAX_QUERY_CHARS, check_query
+from engine.retrieve.rrf_retriever import RRFConfig
+from ui.render import escape_markdown
+from ui.url_state import param, param_in_range, set_params
+
+RRF_DEFAULT = RRFConfig().members
+# parameters with a place of their own on the page; any other one the retriever reads goes under "More parameters"
+LAID_OUT = {"alpha", "passage_weight", "filing_passage_weight", "iterations", "beta", "tau", "passage_seeds",
+            "lexical_share"}
+TOLERANCES = {"none (run the cap)": None, "1e-4": 1e-4, "1e-6": 1e-6, "1e-8": 1e-8}
+AS_READ = "as read from the question"
+NONE = "none"
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the user asked for: the question, the retriever and its settings."""
+
+    question: str
+    name: str  # the retriever chosen (bct-X when the BCT toggle is on)
+    k: int
+    config: SearchConfig
+    labeled: LabeledQuery | None  # the labeled question it is, if any
+    story_slot: object  # where the opening example's story goes, under the question
+
+
+def bct_of() -> dict[str, str]:
+    """ppr-X → bct-X: one selector entry per retriever without aliases, and the BCT toggle. Read off the catalog
+    at each run, as are the lists below: a retriever added to it is on the page at once."""
+    return {f"ppr-{s.builder}": n for n, s in CATALOG.items() if s.aliases}
+
+
+def base_retrievers() -> list[str]:
+    return [n for n, s in CATALOG.items() if not s.aliases]
+
+
+def fusable() -> list[str]:
+    return [n for n, s in CATALOG.items() if s.family != "fusion"]
+
+
+def _correction(value: str, cast=str):
+    """A scope widget's value as a correction: None leaves what was read, "" (or 0) clears it."""
+    if value == AS_READ:
+        return None
+    if value == NONE:
+        return cast() if cast is not str else ""
+    return cast(value)
+
+
+def _base_of(name: str) -> str:
+    return next((b for b, v in bct_of().items() if v == name), name)
+
+
+def _spec(corpus: Corpus, name: str):
+    """(default, low, high) of a parameter; the default is the corpus's tuned one where it has one."""
+    p = PARAMS[name]
+    return corpus.defaults.get(name, p.default), p.low, p.high
+
+
+def read_link(corpus: Corpus) -> None:
+    """The view the link describes, into the page's widgets: once per corpus in a browser's session (afterwards the
+    widgets are the user's), with a warning for each value the link got wrong."""
+    if st.session_state.get("query_state_for") != corpus.name:
+        if "query_state_for" in st.session_state:  # another corpus chosen here: its view starts from its defaults,
+            for key in [k for k in st.query_params if k != "corpus"]:  # not the last corpus's question and settings
+                del st.query_params[key]
+            st.session_state.pop("example", None)
+        opening = default_retriever(corpus.paged)  # a corpus of PDFs opens on the filings retriever
+        wanted = param("retriever", opening)
+        notes: list[str] = []
+        if _base_of(wanted) not in base_retrievers():
+            notes.append(f"Unknown retriever {wanted!r} in the link; using {opening}.")
+            wanted = opening
+        ids = {p.id for p in corpus.passages}
+        st.session_state.update({
+            "query_state_for": corpus.name,
+            "question": param("q", corpus.opening_question),
+            "base_retriever": _base_of(wanted),
+            "bct": param("bct", 1 if wanted in bct_of().values() else 0, int) == 1,
+            # every catalog parameter: its widget's key and its URL key are its name
+            **{name: param_in_range(name, *_spec(corpus, name), type(p.default), p.label, notes)
+               for name, p in PARAMS.items()},
+            "vocabulary": param("seeding", "vocabulary") != "paper",
+            "k": param_in_range("k", 5, 1, 50, int, "k", notes),
+            "rrf_members": [m for m in param("members", ",".join(RRF_DEFAULT)).split(",") if m in fusable()]
+                           or list(RRF_DEFAULT),
+            "wi_entities": [x for x in param("without", "").split(";") if x],
+            "wi_passages": [x for x in param("without_passages", "").split(";") if x in ids],
+            "link_notes": notes,
+            "tol": next((label for label, v in TOLERANCES.items() if str(v) == param("tol", "None")),
+                        "none (run the cap)"),
+            "scope_company": param("company", AS_READ),
+            "scope_year": param("fiscal_year", AS_READ),
+            "scope_form": param("form", AS_READ),
+            "scope_statement": param("statement", AS_READ),
+        })
+        weights_in_link = param("weights", "")
+        try:
+            given = [float(x) for x in weights_in_link.split(",")] if weights_in_link else []
+        except ValueError:
+            given = []
+            notes.append(f"RRF weights {weights_in_link!r} in the link are not numbers; using 1 each.")
+        for m, x in zip(st.session_state["rrf_members"], given or [1.0] * len(st.session_state["rrf_members"])):
+            st.session_state[f"rrf_w_{m}"] = min(10.0, max(0.0, x))
+    for note in st.session_state.get("link_notes", []):
+        st.warning(note)
+
+
+def _use_example() -> None:
+    choice = st.session_state.get("example")
+    if choice and choice != "—":
+        st.session_state["question"] = choice.split(" · ", 1)[1]
+
+
+def _forget_example() -> None:
+    """A question the user typed is not the example the menu names: the menu goes back to "—"."""
+    choice = st.session_state.get("example")
+    if choice and choice != "—" and choice.split(" · ", 1)[1] != st.session_state.get("question", ""):
+        st.session_state["example"] = "—"
+
+
+def _question(index: Index) -> tuple[str, LabeledQuery | None]:
+    corpus = index.corpus
+    # labeled questions, or, for a room of filings without them, questions its structure can answer
+    offered = () if corpus.queries or not corpus.paged else offered_questions(index.structure())
+    if corpus.queries or offered:
+        examples = ["—"] + ([f"{q.id} ({q.kind}) · {q.text}" for q in corpus.queries] or
+                            [f"from what the room holds · {q}" for q in offered])
+        if "example" not in st.session_state:  # the menu names the example the page opened on, not "—"
+            asked = st.session_state.get("question", "")
+            st.session_state["example"] = next((e for e in examples[1:] if e.split(" · ", 1)[1] == asked), "—")
+        st.selectbox("Labeled example questions" if corpus.queries else "Questions to start with", examples,
+                     key="example", on_change=_use_example,
+                     help=None if corpus.queries else "Made from what the uploaded filings hold: a company's revenue "
+                                                      "for a period it has, a statement it has, and a note it has.")
+    question = st.text_input("Question", key="question", help=f"Up to {MAX_QUERY_CHARS:,} characters.",
+                             on_change=_forget_example)
+    labeled = next((q for q in corpus.queries if q.text.strip() == question.strip()), None)
+    if labeled is not None and labeled.extra:  # what the labeled question's file says beside its gold
+        titles = index.passage_titles()
+        st.caption(f"Labeled question {escape_markdown(labeled.id)} ({escape_markdown(labeled.kind)}): "
+                   + "; ".join(f"{escape_markdown(k)}: {escape_markdown(field_words(v, titles))}"
+                               for k, v in labeled.extra.items()))
+    return question, labeled
+
+
+def _settings(corpus: Corpus) -> tuple[str, bool, bool, int, str, list[str], list[float]]:
+    """The retriever and its parameters: (base retriever, BCT, vocabulary seeding, k, tolerance, RRF members and
+    their weights); every catalog parameter's value stays in the session under its name."""
+    c1, c2, c3 = st.columns([3, 3, 1])
+    base = c1.selectbox("Retriever", base_retrievers(), key="base_retriever",
+                        help="\n\n".join(f"**{n}**: {CATALOG[n].description}" for n in base_retrievers()))
+    graph_like = CATALOG[base].family in ("graph", "hybrid")
+    bct = c1.toggle("BCT alias seeding", key="bct", disabled=base not in bct_of(),
+                    help="Coreference-aware alias seeding (BCT, for the ppr retrievers): the question's entities "
+                         "also seed their aliases — defined terms such as “the Fund”, nested names and acronyms.")
+    vocabulary = c1.toggle("Vocabulary seeding", key="vocabulary", disabled=not graph_like,
+                           help="Also seed every graph entity named anywhere in the question (any case, accents "
+                                "folded), each weighted by how specific it is (1 / passages it occurs in). Off: only "
+                                "the names the extractor finds, weighted equally, as in the Aethel paper.")
+    # which parameters the chosen retriever reads, from its catalog entry
+    reads = set(CATALOG[bct_of()[base] if base in bct_of() and bct else base].params)
+    c2.slider(PARAMS["alpha"].label, 0.01, 0.99, step=0.01, key="alpha", disabled="alpha" not in reads,
+              help=PARAMS["alpha"].help)
+    if "filing_passage_weight" in reads:  # the filings retriever's own w
+        c2.slider(PARAMS["filing_passage_weight"].label, 0.0, 1.0, step=0.05, key="filing_passage_weight",
+                  help=PARAMS["filing_passage_weight"].help)
+    else:
+        c2.slider(PARAMS["passage_weight"].label, 0.0, 1.0, step=0.05, key="passage_weight",
+                  disabled="passage_weight" not in reads, help=PARAMS["passage_weight"].help)
+    k = c3.number_input("k", 1, 50, step=1, key="k", help="How many passages to show.")
+
+    with st.expander("More parameters"):
+        m1, m2, m3 = st.columns(3)
+        m1.number_input("Iteration cap", 1, 1000, step=1, key="iterations", disabled="iterations" not in reads,
+                        help=PARAMS["iterations"].help)
+        tol_label = m1.selectbox("Tolerance (early stop)", list(TOLERANCES), key="tol",
+                                 help="Stop the walk once an iteration changes the scores by less than this (L1).")
+        m1.slider(PARAMS["beta"].label, 0.0, 2.0, step=0.05, key="beta", disabled="beta" not in reads,
+                  help=PARAMS["beta"].help)
+        m2.number_input(PARAMS["tau"].label, 0.005, 1.0, step=0.005, format="%.3f", key="tau",
+                        disabled="tau" not in reads, help=PARAMS["tau"].help)
+        m2.number_input(PARAMS["passage_seeds"].label, 1, 200, step=1, key="passage_seeds",
+                        disabled="passage_seeds" not in reads, help=PARAMS["passage_seeds"].help)
+        m2.slider(PARAMS["lexical_share"].label, 0.0, 1.0, step=0.05, key="lexical_share",
+                  disabled="lexical_share" not in reads, help=PARAMS["lexical_share"].help)
+        # any other parameter the retriever reads (RRF's k, the filing graph's edge weights, one added later)
+        for name in [n for n in PARAMS if n in reads and n not in LAID_OUT]:
+            p = PARAMS[name]
+            cast = type(p.default)
+            m2.number_input(p.label, cast(p.low), cast(p.high), step=cast(1) if cast is int else 0.05, key=name,
+                            help=p.help)
+        members = m3.multiselect("RRF members", fusable(), key="rrf_members", disabled=base != "rrf",
+                                 help="The retrievers whose rankings RRF fuses.")
+        for m in members:
+            st.session_state.setdefault(f"rrf_w_{m}", 1.0)  # a member just added votes once
+        weights = [m3.number_input(f"weight of {m}", 0.0, 10.0, step=0.25, key=f"rrf_w_{m}", disabled=base != "rrf",
+                                   help="Weighted RRF: this member's votes count this many times.")
+                   for m in members]
+    tuned = ", ".join(f"{PARAMS[n].label} = {v:g}" for n, v in corpus.defaults.items())
+    st.caption(f"Parameters start from this corpus's tuned defaults ({tuned}, from its manifest.json) and the "
+               "catalog's for the rest." if tuned else
+               "Parameters start from the catalog's defaults: this corpus has no tuned ones.")
+    return base, bct, vocabulary, int(k), tol_label, members, weights
+
+
+def _scope(index: Index) -> ScopeCorrection:
+    """The filings retriever's scope, as read from the question unless the user corrects it here."""
+    filings = index.structure().filings
+    with st.expander("Scope: which filings, period and statement the question is about", expanded=False):
+        st.caption("Read off the question: its company (name or ticker), fiscal year, form and statement. If the "
+                   "reading below the answer is wrong, correct it here; “none” clears it.")
+        s1, s2, s3, s4 = st.columns(4)
+        companies = sorted({f.company for f in filings.values()})
+        years = sorted({str(f.fiscal_year) for f in filings.values() if f.fiscal_year})
+        forms = sorted({f.form for f in filings.values() if f.form})
+        statement_names = {kind: label for kind, (label, _) in STATEMENTS.items()}
+        for key, options in (("scope_company", companies), ("scope_year", years), ("scope_form", forms),
+                             ("scope_statement", list(statement_names))):
+            if st.session_state.get(key) not in [AS_READ, NONE, *options]:
+                st.session_state[key] = AS_READ  # a link naming what this room lacks
+        s1.selectbox("Company", [AS_READ, NONE, *companies], key="scope_company")
+        s2.selectbox("Fiscal year", [AS_READ, NONE, *years], key="scope_year")
+        s3.selectbox("Form", [AS_READ, NONE, *forms], key="scope_form")
+        s4.selectbox("Statement", [AS_READ, NONE, *statement_names], key="scope_statement",
+                     format_func=lambda kind: statement_names.get(kind, kind))
+    set_params(**{url: (None if st.session_state[key] == AS_READ else st.session_state[key])
+                  for url, key in (("company", "scope_company"), ("fiscal_year", "scope_year"), ("form", "scope_form"),
+                                   ("statement", "scope_statement"))})
+    return ScopeCorrection(_correction(st.session_state["scope_company"]),
+                           _correction(st.session_state["scope_year"], int),
+                           _correction(st.session_state["scope_form"]),
+                           _correction(st.session_state["scope_statement"]))
+
+
+def ask(index: Index) -> Request | None:
+    """The question and settings widgets, written back to the URL; the request they make, or None with the reason
+    shown (an empty or unsearchable question, RRF without members, a bad parameter)."""
+    corpus = index.corpus
+    question, labeled = _question(index)
+    story_slot = st.empty()  # the opening example's story, under its question once its answer is in
+    base, bct, vocabulary, k, tol_label, members, weights = _settings(corpus)
+    scope = _scope(index) if base in ("filing", "filing-graph") else ScopeCorrection()
+    name = bct_of()[base] if base in bct_of() and bct else base
+    values = {n: type(p.default)(st.session_state.get(n, _spec(corpus, n)[0])) for n, p in PARAMS.items()}
+    weighted = any(x != 1 for x in weights)
+    set_params(q=question.strip() or None, retriever=name, k=k, bct=int(bct), tol=TOLERANCES[tol_label], **values,
+               seeding=None if vocabulary else "paper", members=",".join(members),
+               weights=",".join(f"{x:g}" for x in weights) if weighted else None)
+    if not question.strip():
+        st.warning("The question is empty: type one" + (", or pick a labeled example." if corpus.queries else "."))
+        return None
+    try:  # a question no retriever can search is said here, ahead of any build, with nothing below it
+        check_query(question)
+    except PathLensError as e:
+        st.error(str(e))
+        return None
+    if base == "rrf" and not members:
+        st.warning("Choose at least one RRF member under “More parameters”.")
+        return None
+    try:
+        config = search_config(values, corpus, tol=TOLERANCES[tol_label], vocabulary=vocabulary,
+                               rrf_members=tuple(members), rrf_weights=tuple(weights) if weighted else (), scope=scope)
+    except PathLensError as e:
+        st.error(str(e))
+        return None
+    if k > len(corpus):
+        st.info(k_past_corpus(k, len(corpus)) + ".")
+    return Request(question, name, k, config, labeled, story_slot)
+
+
+__all__ = ["AS_READ", "NONE", "Request", "TOLERANCES", "ask", "base_retrievers", "bct_of", "fusable", "read_link"]
