@@ -220,7 +220,7 @@ class _HeldCompute:
     def extraction(self, builder, texts, on_batch):
         raise AssertionError("not used")
 
-    def embeddings(self, texts, on_batch, on_rows=None):
+    def embeddings(self, texts, on_batch, on_rows=None, first=None):
         import numpy as np
 
         self.started.set()

@@ -29,9 +29,9 @@ class Recording(LocalCompute):
         super().__init__(processes=1)
         object.__setattr__(self, "seen", {"embeddings": [], "extraction:ner": []})
 
-    def embeddings(self, texts, on_batch, on_rows=None):
+    def embeddings(self, texts, on_batch, on_rows=None, first=None):
         self.seen["embeddings"] += list(texts)
-        return super().embeddings(texts, on_batch, on_rows)
+        return super().embeddings(texts, on_batch, on_rows, first)
 
     def mentions(self, builder, texts, on_batch):
         self.seen[f"extraction:{builder}"] += list(texts)

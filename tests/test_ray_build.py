@@ -116,8 +116,8 @@ class _Killer:
         runner, address = ray_cluster.RayRunner(config), self.address
 
         class Announcing:
-            def run(self, stage, fn, calls, sizes, on_batch, on_result=None):
-                return runner.run(stage, _announcing(fn, address), calls, sizes, on_batch, on_result)
+            def run(self, stage, fn, calls, sizes, on_batch, on_result=None, pick=None):
+                return runner.run(stage, _announcing(fn, address), calls, sizes, on_batch, on_result, pick)
 
         return ShardedCompute(Announcing(), ShardConfig(config.shard, config.cpus_per_task), put=ray.put)
 

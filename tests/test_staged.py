@@ -9,13 +9,14 @@ import pytest
 from engine.catalog import CATALOG
 from engine.errors import PathLensError
 from engine.indexing.availability import answerer, ready
-from engine.indexing.compute import LocalCompute
+from engine.indexing.compute import LocalCompute, Priority
 from engine.indexing.index import Index, SearchConfig
 from engine.ingest.corpus import Corpus
 from engine.store import dense
 from engine.store.cache import DiskCache, versions
 from tests.filingmaker import filing_pages
 from tests.test_filings import passages_of
+from engine.indexing.factory import Retrievers
 
 
 @pytest.fixture
@@ -86,7 +87,7 @@ def test_a_question_s_filings_encoded_first_answer_as_the_whole_index_does(acme,
     scope = early.retriever("filing-graph").scope(QUESTION)
     assert scope.filings == ("ACME_2019_10K.pdf",)
     assert early.encoded(scope.filings) is None  # nothing encoded yet
-    assert early.early_retriever("filing", SearchConfig(), scope.filings) is None
+    assert Retrievers(early).early("filing", SearchConfig(), scope.filings) is None
 
     # what a background build does first: the question's filing, kept in the parts store
     seen: list[int] = []
@@ -100,11 +101,11 @@ def test_a_question_s_filings_encoded_first_answer_as_the_whole_index_does(acme,
     got = partial.encoded(scope.filings)
     np.testing.assert_array_equal(got[rows], cold.embeddings()[rows])
     assert not got[[i for i in range(len(acme)) if i not in rows]].any()
-    first = partial.early_retriever("filing", SearchConfig(), scope.filings).answer(QUESTION, 5)
+    first = Retrievers(partial).early("filing", SearchConfig(), scope.filings).answer(QUESTION, 5)
     whole = cold.retriever("filing").answer(QUESTION, 5)
     assert [(h.passage_id, h.score) for h in first.hits] == [(h.passage_id, h.score) for h in whole.hits]
     assert first.hits[0].passage_id == "ACME_2019_10K.pdf#p5.0"
-    assert partial.early_retriever("filing-graph", SearchConfig(), scope.filings) is None  # not encoding's to give
+    assert Retrievers(partial).early("filing-graph", SearchConfig(), scope.filings) is None  # not encoding's to give
 
 
 class _StopsAfter(LocalCompute):
@@ -115,7 +116,7 @@ class _StopsAfter(LocalCompute):
         object.__setattr__(self, "left", [blocks])
         object.__setattr__(self, "encoded", [])
 
-    def embeddings(self, texts, on_batch, on_rows=None):
+    def embeddings(self, texts, on_batch, on_rows=None, first=None):
         def keep(rows, vectors):
             if not self.left[0]:
                 raise PathLensError("stopped")
@@ -123,7 +124,7 @@ class _StopsAfter(LocalCompute):
             self.encoded.extend(texts[i] for i in rows)
             on_rows(rows, vectors)
 
-        return super().embeddings(texts, on_batch, keep)
+        return super().embeddings(texts, on_batch, keep, first)
 
 
 def test_a_stopped_build_resumes_from_the_blocks_it_kept(core_corpus, tmp_path, monkeypatch, bf16):
@@ -151,6 +152,111 @@ def test_a_pool_hands_each_shard_back_as_it_finishes():
     results = PoolRunner(2).run("casing", casing_task, calls, [1, 1, 1], None,
                                 on_result=lambda i, value: heard.append(i))
     assert sorted(heard) == [0, 1, 2] and len(results) == 3
+
+
+class _Turns(LocalCompute):
+    """In-process encoding that records the texts of each block it keeps, and after the first block asks for
+    `then`'s passages next: a later question over other filings, asked while the build runs."""
+
+    def __init__(self, priority: Priority, then: tuple[str, ...]):
+        super().__init__(processes=1)
+        object.__setattr__(self, "order", [])
+        object.__setattr__(self, "turn", lambda: priority.prefer(then))
+
+    def embeddings(self, texts, on_batch, on_rows=None, first=None):
+        def keep(rows, vectors):
+            self.order.append([texts[i] for i in rows])
+            self.turn()
+            on_rows(rows, vectors)
+
+        return super().embeddings(texts, on_batch, keep, first)
+
+
+def test_a_later_question_s_filings_are_encoded_next_while_the_build_runs(acme, tmp_path, monkeypatch, bf16):
+    from engine.indexing import compute
+
+    monkeypatch.setattr(compute, "KEEP_EVERY", 4)
+    later = ("ACME_2020_10K.pdf",)
+    priority = Priority()  # the build starts with no question: in corpus order, the 2019 10-K's passages first
+    index = Index(acme, cache=DiskCache(tmp_path), compute=_Turns(priority, later))
+    index.build("embeddings", first=priority)
+    of_2020 = {t for t, p in zip(index.texts, acme.passages) if p.doc_id in later}
+    blocks = index.compute.order
+    assert not set(blocks[0]) & of_2020  # the first block, ahead of the question
+    covered: set[str] = set()
+    for block in blocks[1:]:  # then blocks holding the question's filing, until all of it is encoded
+        assert set(block) & of_2020
+        covered |= set(block)
+        if covered >= of_2020:
+            break
+    assert covered >= of_2020 and len(blocks) > 2
+    np.testing.assert_array_equal(index.embeddings(), Index(acme).embeddings())  # and no bit moved
+
+
+class _OneAtATime:
+    """A runner that starts calls one at a time, in the order `pick` gives, in this process."""
+
+    def __init__(self):
+        self.started: list[list[str]] = []  # the texts of each call, as it started
+
+    def run(self, stage, fn, calls, sizes, on_batch, on_result=None, pick=None):
+        pending, results = list(range(len(calls))), [None] * len(calls)
+        while pending:
+            i = pick(pending) if pick else pending[0]
+            pending.remove(i)
+            self.started.append(calls[i][0])
+            results[i] = fn(*calls[i])
+        return results
+
+
+def test_sharded_encoding_starts_the_shards_of_the_wanted_texts_first(core_corpus, acme, monkeypatch, bf16):
+    from engine.indexing import sharded
+
+    monkeypatch.setattr(sharded, "WINDOW", 32)
+    texts = [p.text for p in core_corpus.passages] + [p.text for p in acme.passages]
+    wanted = range(len(texts) - 5, len(texts))  # in the last window
+    runner = _OneAtATime()
+    got = sharded.ShardedCompute(runner, sharded.ShardConfig(shard=16)).embeddings(texts, None, None,
+                                                                                     first=lambda: wanted)
+    np.testing.assert_array_equal(got, dense.encode(texts))
+    asked = {texts[i] for i in wanted}
+    assert set(runner.started[0]) & asked and set().union(*runner.started[:2]) >= asked  # their shards first
+    assert len(runner.started) >= -(-len(texts) // 32) and max(map(len, runner.started)) <= 16
+    pick = sharded.wanted_first([[0, 1], [2, 3], [4, 5]], lambda: [4])
+    assert (pick([0, 1, 2]), pick([0, 1]), sharded.wanted_first([[0], [1]], None)([1])) == (2, 0, 1)
+
+
+def test_a_pool_starts_shards_in_the_order_it_is_given():
+    from engine.indexing.sharded import PoolRunner, casing_task
+
+    calls = [(["Alpha Beta gamma"],), (["delta Epsilon"],), (["zeta"],)]
+    heard: list[int] = []
+    PoolRunner(1).run("casing", casing_task, calls, [1, 1, 1], None, on_result=lambda i, value: heard.append(i),
+                      pick=lambda pending: pending[-1])
+    assert heard == [2, 1, 0]
+
+
+def test_a_running_build_asked_for_other_filings_takes_them_next(acme, tmp_path):
+    import threading
+
+    from engine.indexing.background import build_in_background
+
+    release = threading.Event()
+
+    class Held(LocalCompute):
+        def embeddings(self, texts, on_batch, on_rows=None, first=None):
+            release.wait(30)
+            return np.zeros((len(texts), dense.DIM), dtype=np.float32)
+
+    index = Index(acme, cache=DiskCache(tmp_path), compute=Held(processes=1))
+    job = build_in_background(index, ["embeddings"], first=["ACME_2019_10K.pdf"])
+    assert job.priority.documents() == ("ACME_2019_10K.pdf",)
+    assert build_in_background(index, ["embeddings"], first=["ACME_2020_10K.pdf"]) is job  # the same build…
+    assert job.priority.documents() == ("ACME_2020_10K.pdf",)  # …now taking the later question's filing next
+    release.set()
+    assert job.wait(30) and job.status().error is None
+    assert build_in_background(index, ["embeddings"], first=["ACME_2019_10K.pdf"]).priority.documents() == (
+        "ACME_2020_10K.pdf",)  # a finished build has nothing left to reorder
 
 
 # ---------------------------------------------------------------- who answers while the rest is built

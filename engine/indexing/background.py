@@ -20,6 +20,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Sequence
 
+from .compute import Priority
 from .index import Index
 from ..jobs import Cancelled, Job, seconds_left
 
@@ -51,7 +52,7 @@ class BuildJob:
 
     def __init__(self, index: Index, stages: Sequence[str], lease: float | None = None, first: Sequence[str] = ()):
         self.stages = tuple(stages)
-        self.first = tuple(first)  # documents whose passages are encoded first (a question's filings)
+        self.priority = Priority(first)  # documents whose passages are encoded next (the question's filings)
         self.lease = lease
         self._touched = time.monotonic()
         self._finished: list[str] = []  # appended by the job's thread only; read as a snapshot
@@ -71,7 +72,7 @@ class BuildJob:
 
             for stage in self.stages:
                 report(stage, 0, 0)  # the stage is in flight from here, whether or not it reports counts
-                index.build(stage, progress=report, first=self.first)
+                index.build(stage, progress=report, first=self.priority)
                 self._finished.append(stage)
 
         self._job = Job(f"build-{index.corpus.name}", work)
@@ -109,7 +110,8 @@ def build_in_background(index: Index, stages: Sequence[str], lease: float | None
                         first: Sequence[str] = ()) -> BuildJob:
     """The running or finished job building `stages` of `index`, started if there is none; asking
     for it renews its lease. `lease`: stop the job once nobody has asked for this long (seconds).
-    `first`: documents whose passages a new job encodes before the others (a running job keeps its order).
+    `first`: documents whose passages the job encodes next, ahead of the rest: a running job takes them from its
+    next block on (a later question over other filings).
 
     A job that failed or was stopped is replaced by a new one when asked again, so a transient error
     (a full disk) can be retried by reloading the page, and a build whose tab was closed starts again
@@ -120,6 +122,8 @@ def build_in_background(index: Index, stages: Sequence[str], lease: float | None
         job = jobs.get(key)
         if job is None or job.status().error is not None:
             job = jobs[key] = BuildJob(index, key, lease, first).start()
+        elif first and not job.status().complete:
+            job.priority.prefer(first)
         job.touch()
         return job
 

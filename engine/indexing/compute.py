@@ -4,15 +4,17 @@ its model over (`Work`), which a grown room keeps small (engine.store.parts)."""
 
 from __future__ import annotations
 
+import itertools
+import threading
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Iterable, Protocol, Sequence
 
 import numpy as np
 
 from ..graph.entities import Extraction, Mention, extract, filter_mentions
 from ..store import dense
 from ..store.cache import versions
-from .sharded import BatchProgress, PoolRunner, RowsDone, ShardConfig, ShardedCompute, default_processes
+from .sharded import BatchProgress, PoolRunner, RowsDone, ShardConfig, ShardedCompute, Wanted, default_processes
 
 
 # Past this many passages spaCy NER and encoding run on a pool of one process per core: spawning the
@@ -32,8 +34,10 @@ class Compute(Protocol):
 
     def mentions(self, builder: str, texts: Sequence[str], on_batch: BatchProgress) -> list[list[Mention]]: ...
 
-    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress, on_rows: RowsDone = None) -> np.ndarray:
-        """Each text's embedding; `on_rows(positions, vectors)` hears each block of them as it is done."""
+    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress, on_rows: RowsDone = None,
+                   first: Wanted = None) -> np.ndarray:
+        """Each text's embedding; `on_rows(positions, vectors)` hears each block of them as it is done; `first()`
+        names the texts to encode next, read as each block starts."""
         ...
 
 
@@ -44,12 +48,12 @@ class LocalCompute:
 
     Why processes: spaCy NER runs on one thread, and ONNX Runtime encodes a little faster as one
     single-threaded process per core than as one process on every core. On the 4,200-passage data
-    room two processes took the cold build from 68.6 to 54.9 s (docs/performance.md, "Builds")."""
+    room two processes took the cold build from 68.6 to 54.9 s (`perf --sections cold_build,cold_build_one_process`)."""
 
     processes: int = 0  # 0: one per core
     min_passages: int = POOL_MIN_PASSAGES
     # 64 passages a task: the filings' longest-first shards balance better over two processes than
-    # at 256 (encoding 40.5 against 43.5 s, NER 12.4 against 13.5 s; a throwaway timing of both stages)
+    # at 256 (encoding 40.5 against 43.5 s, NER 12.4 against 13.5 s; a one-off timing of both stages)
     shard: int = 64
 
     def _pool(self, n: int) -> ShardedCompute | None:
@@ -68,21 +72,45 @@ class LocalCompute:
             return pool.mentions(builder, texts, on_batch)
         return extract(builder, texts, on_batch=on_batch)
 
-    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress, on_rows: RowsDone = None) -> np.ndarray:
+    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress, on_rows: RowsDone = None,
+                   first: Wanted = None) -> np.ndarray:
         pool = self._pool(len(texts))
         if pool is not None:
             if dense.passage_precision() == "float32":
-                dense.load_encoder()  # exports the ONNX graph here once, before the workers read it
-            return pool.embeddings(texts, on_batch, on_rows)
+                dense.load_encoder()  # exports the ONNX graph here once, ahead of the workers reading it
+            return pool.embeddings(texts, on_batch, on_rows, first)
         texts = list(texts)
         out = np.zeros((len(texts), dense.DIM), dtype=np.float32)
-        for start in range(0, len(texts), KEEP_EVERY):  # in blocks, each kept as it is done (no bit changes: tested)
-            rows = list(range(start, min(len(texts), start + KEEP_EVERY)))
+        left = dict.fromkeys(range(len(texts)))  # in the order given
+        while left:  # in blocks, each kept as it is done: the wanted texts first (no bit changes: tested)
+            wanted = [i for i in (first() if first else ()) if i in left]
+            rows = sorted(wanted[:KEEP_EVERY]) or list(itertools.islice(left, KEEP_EVERY))
+            done = len(texts) - len(left)
             out[rows] = dense.encode([texts[i] for i in rows], on_batch=on_batch and (
-                lambda done, _, start=start: on_batch(start + done, len(texts))))
+                lambda n, _, done=done: on_batch(done + n, len(texts))))
+            for i in rows:
+                del left[i]
             if on_rows:
                 on_rows(rows, out[rows])
         return out
+
+
+class Priority:
+    """The documents a running build encodes next: the filings of the question being asked. A build started for
+    one question takes its filings first; a later question over other filings, asked while it runs, moves those to
+    the front of what is left (`prefer`). Set by a page's thread, read by the build's as each block starts."""
+
+    def __init__(self, documents: Iterable[str] = ()):
+        self._documents = tuple(documents)
+        self._lock = threading.Lock()
+
+    def prefer(self, documents: Iterable[str]) -> None:
+        with self._lock:
+            self._documents = tuple(documents)
+
+    def documents(self) -> tuple[str, ...]:
+        with self._lock:
+            return self._documents
 
 
 @dataclass(frozen=True)
@@ -117,4 +145,4 @@ def part_kind(stage: str) -> str:
     return f"{stage}/{versions(stage)}"
 
 
-__all__ = ["Compute", "LocalCompute", "POOL_MIN_PASSAGES", "Work", "part_kind"]
+__all__ = ["Compute", "LocalCompute", "POOL_MIN_PASSAGES", "Priority", "Work", "part_kind"]

@@ -22,7 +22,7 @@ from typing import Callable
 
 from ..errors import PathLensError
 from ..store.cache import default_dir
-from .sharded import BatchProgress, ShardConfig, ShardedCompute
+from .sharded import BatchProgress, Pick, ShardConfig, ShardedCompute
 
 ENGINE_DIR = Path(__file__).resolve().parents[1]
 
@@ -106,7 +106,8 @@ class RayRunner:
         self.config = config
 
     def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: BatchProgress,
-            on_result: Callable[[int, object], None] | None = None) -> list:
+            on_result: Callable[[int, object], None] | None = None, pick: Pick | None = None) -> list:
+        # every call is submitted at once and the cluster schedules them, so `pick` has no order to set here
         ray = _ray()
         remote = _remote(fn).options(max_retries=self.config.max_retries, num_cpus=self.config.cpus_per_task)
         refs = [remote.remote(*call) for call in calls]

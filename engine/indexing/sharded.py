@@ -20,7 +20,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Iterable, Protocol, Sequence
 
 import numpy as np
 
@@ -33,6 +33,11 @@ BatchProgress = Callable[[int, int], None] | None  # (passages done, total)
 # (positions of texts among those given, their embeddings): a build keeps each shard's rows as it finishes, so a
 # stopped build resumes from them (engine.store.parts)
 RowsDone = Callable[[list[int], np.ndarray], None] | None
+# positions of texts (among those given) to encode next, read as each block of work starts: a question's filings,
+# which may change while a build runs (engine.indexing.compute.Priority)
+Wanted = Callable[[], Iterable[int]] | None
+Pick = Callable[[Sequence[int]], int]  # of the calls not yet started (ascending), the one to start next
+WINDOW = 512  # consecutive texts ordered together when a build takes wanted texts first: see `ShardedCompute`
 ROOT = Path(__file__).resolve().parents[2]  # the folder holding the engine package: where workers start
 
 # ---------------------------------------------------------------- the tasks (run in workers)
@@ -67,9 +72,10 @@ def encode_task(texts: list[str], threads: int) -> np.ndarray:
 
 class Runner(Protocol):
     def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: BatchProgress,
-            on_result: Callable[[int, object], None] | None = None) -> list:
+            on_result: Callable[[int, object], None] | None = None, pick: Pick | None = None) -> list:
         """fn(*call) for every call, results in call order; `on_batch(done, total)` as shards finish,
-        counting `sizes` (passages per call); `on_result(i, result)` as call i's result comes back."""
+        counting `sizes` (passages per call); `on_result(i, result)` as call i's result comes back; `pick`: which
+        call starts next (default: in order), for a runner that starts them one at a time."""
         ...
 
 
@@ -84,9 +90,9 @@ class PoolRunner:
         self.processes = processes
 
     def run(self, stage: str, fn: Callable, calls: list[tuple], sizes: list[int], on_batch: BatchProgress,
-            on_result: Callable[[int, object], None] | None = None) -> list:
+            on_result: Callable[[int, object], None] | None = None, pick: Pick | None = None) -> list:
         results: list = [None] * len(calls)
-        pending = iter(range(len(calls)))
+        pending = set(range(len(calls)))
         lock = threading.Lock()
         state = {"done": 0, "error": None}
         moved = threading.Event()  # a shard finished (or a worker gave up): report now, not at the next tick
@@ -95,7 +101,10 @@ class PoolRunner:
         def drive(worker: subprocess.Popen) -> None:
             while True:
                 with lock:
-                    i = None if state["error"] else next(pending, None)
+                    i = None
+                    if pending and not state["error"]:
+                        i = pick(sorted(pending)) if pick else min(pending)
+                        pending.discard(i)
                 if i is None:
                     return
                 try:
@@ -195,23 +204,53 @@ class ShardedCompute:
                                 [len(c) for c in chunks], on_batch)
         return [m for block in found for m in block]
 
-    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress, on_rows: RowsDone = None) -> np.ndarray:
+    def embeddings(self, texts: Sequence[str], on_batch: BatchProgress, on_rows: RowsDone = None,
+                   first: Wanted = None) -> np.ndarray:
+        """Shards cut from the encoder's batch order, so they pad little. With `first`: the texts it names now,
+        then the rest in the order given, each WINDOW of them ordered on its own and cut into shards; the shards
+        holding texts `first` names start first. A caller that lists a document's texts together gets them
+        encoded together, at a little more padding."""
         texts = list(texts)
-        order = dense.batch_order(texts)
-        parts = [order[r.start:r.stop] for r in shards(len(order), self.config.shard, dense.BATCH)]
+        if first is None:
+            order = dense.batch_order(texts)
+            parts = [order[r.start:r.stop] for r in shards(len(order), self.config.shard, dense.BATCH)]
+        else:  # the texts wanted now, then the rest, in windows
+            head = sorted(set(first()))
+            sequence = head + sorted(set(range(len(texts))) - set(head))
+            parts = []
+            for w in range(0, len(sequence), WINDOW):
+                window = sequence[w:w + WINDOW]
+                order = [window[i] for i in dense.batch_order([texts[j] for j in window])]
+                parts += [order[r.start:r.stop] for r in shards(len(order), self.config.shard, dense.BATCH)]
         blocks = self.runner.run("embeddings", encode_task,
                                  [([texts[i] for i in rows], self.config.threads_per_task) for rows in parts],
                                  [len(rows) for rows in parts], on_batch,
-                                 on_result=(lambda i, block: on_rows(parts[i], block)) if on_rows else None)
+                                 on_result=(lambda i, block: on_rows(parts[i], block)) if on_rows else None,
+                                 pick=wanted_first(parts, first))
         out = np.zeros((len(texts), dense.DIM), dtype=np.float32)
         for rows, block in zip(parts, blocks):
             out[rows] = block
         return out
 
 
+def wanted_first(blocks: Sequence[Sequence[int]], first: Wanted) -> Pick:
+    """A `Pick` that starts the first pending block holding a text `first()` names, else the first pending one."""
+    block_of = {p: b for b, rows in enumerate(blocks) for p in rows}
+
+    def pick(pending: Sequence[int]) -> int:
+        if first is not None:
+            wanted = {block_of[p] for p in first() if p in block_of}
+            hit = next((b for b in pending if b in wanted), None)
+            if hit is not None:
+                return hit
+        return pending[0]
+
+    return pick
+
+
 def default_processes() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-__all__ = ["PoolRunner", "Runner", "ShardConfig", "ShardedCompute", "default_processes", "encode_task",
-           "extract_task", "casing_task", "mentions_task", "shards"]
+__all__ = ["PoolRunner", "Runner", "ShardConfig", "ShardedCompute", "Wanted", "default_processes", "encode_task",
+           "extract_task", "casing_task", "mentions_task", "shards", "wanted_first"]

