@@ -166,14 +166,14 @@ def test_the_readme_layout_map_lists_every_engine_module_in_its_layer():
 
 
 def test_the_readme_is_read_in_minutes():
-    """At most 15,000 characters (issue #24): what PathLens is, the two commands, the main job, the cheat-sheet, the
+    """At most 15,000 characters: what PathLens is, the two commands, the main job, the cheat-sheet, the
     limits and the layout; everything else is in docs/."""
     text = (ROOT / "README.md").read_text("utf-8")
     assert len(text) <= 15_000, f"README.md has {len(text):,} characters; move detail to docs/"
 
 
 def test_no_source_file_outside_tests_is_over_400_lines():
-    """A module a reader can hold in their head (issue #24); a longer one is split by concern."""
+    """A module a reader can hold in their head; a longer one is split by concern."""
     long = {str(p.relative_to(ROOT)): n for p in [ROOT / "app.py", *ROOT.glob("engine/**/*.py"), *ROOT.glob("ui/*.py"),
                                                    *ROOT.glob("pages/*.py")]
             if (n := len(p.read_text("utf-8").splitlines())) > 400}

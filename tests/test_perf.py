@@ -70,9 +70,19 @@ def test_query_latency_times_every_retriever_and_the_page_answer(core_index):
     from engine.catalog import CATALOG
 
     assert set(CATALOG) <= set(q.rows) and {latency.SHARED_ENCODING, latency.PAGE_ANSWER} <= set(q.rows)
-    assert all(v.p95_ms >= v.p50_ms > 0 for v in q.rows.values())
+    assert all(v.p95_ms >= v.p50_ms for v in q.rows.values())
     text = "\n".join(q.lines())
     assert "hybrid-ner / ppr-ner p50" in text and "query_page_answer" in text
+
+
+def test_a_latency_is_read_off_the_clock_around_each_answer_only(monkeypatch):
+    ticks = iter([0.0, 0.004, 1.0, 1.002, 4.0, 5.0, 5.010])  # 4, 2 and 10 ms around the answers (4.0: the skipped one)
+    monkeypatch.setattr(latency.time, "perf_counter", lambda: next(ticks))
+    untimed: list[str] = []
+    lat = latency._timed(["a", "b", "skipped", "c"], lambda q: q != "skipped", before=untimed.append)
+    assert untimed == ["a", "b", "skipped", "c"]  # run before each question, outside the clock
+    # the question with nothing to do is not timed: 4, 2 and 10 ms
+    assert lat.p50_ms == pytest.approx(4.0) and lat.p95_ms == pytest.approx(9.4)
 
 
 def test_the_build_lines_say_what_each_build_measured():
@@ -171,18 +181,34 @@ def test_stage_costs_count_word_pieces_padding_and_both_ner_pipelines():
     texts = ["Kestrel Kestrel Kestrel", "a a a a a a a a a a a"]
     c = stages.stage_costs(texts, sample=2)
     assert c.word_pieces == 21 and c.texts == 2
-    assert c.padding_share_by_chars == c.padding_share_by_word_pieces == pytest.approx(26 / 21 - 1)
+    assert c.padding_share_by_chars == c.padding_share_by_word_pieces == c.padding_share_in_windows == pytest.approx(
+        26 / 21 - 1)
     assert c.encode_core_s_whole_corpus == pytest.approx(21 / c.word_pieces_per_s)
     assert c.ner_same_entities is True
-    assert "23.8% ordered by characters, 23.8% by word pieces" in c.lines()[0]
+    assert "23.8% ordered by characters, 23.8% by word pieces, 23.8% by word pieces in windows of 512" in c.lines()[0]
 
 
-def test_read_isolation_reads_a_folder_both_ways(tmp_path):
+def test_read_isolation_reads_a_folder_both_ways(tmp_path, monkeypatch):
     from tests.filingmaker import write_pdfs
 
+    # each way's time is its own clock's reading (pinned here: 1 s and 3 s); what is timed must be the same reading
+    read: list = []
+    monkeypatch.setattr(reading, "median_time", lambda fn, repeats: (read.append(fn()), 2.0 * len(read) - 1)[1])
     r = reading.read_isolation(str(write_pdfs(tmp_path / "room")), repeats=1)
-    assert r.files == 2 and r.in_process_s > 0 and r.isolated_s > 0
-    assert r.lines()[0].startswith("reading 2 documents: ")
+    assert (r.files, r.in_process_s, r.isolated_s) == (2, 1.0, 3.0)
+    in_process, isolated = read
+    assert [doc for doc, _ in in_process] == [doc for doc, _ in isolated] and len(in_process) == 2
+    assert r.lines() == ["reading 2 documents: 1.00 s in this process, 3.00 s in worker processes (limits on, one "
+                         "per core); the isolation costs +2.00 s"]
+
+
+def test_a_median_time_is_the_median_of_its_runs(monkeypatch):
+    from engine.evaluate.perf import common
+
+    clock = iter([0.0, 1.0, 10.0, 13.0, 20.0, 22.0])  # runs of 1, 3 and 2 s
+    monkeypatch.setattr(common.time, "perf_counter", lambda: next(clock))
+    calls: list[int] = []
+    assert common.median_time(lambda: calls.append(1), 3) == 2.0 and len(calls) == 3
 
 
 def test_adding_a_document_is_timed_against_a_cold_build_and_checked_equal(tmp_path, monkeypatch):
@@ -204,8 +230,8 @@ def test_adding_a_document_is_timed_against_a_cold_build_and_checked_equal(tmp_p
     result = add_document(tmp_path, sorted(p.name for p in docs.iterdir())[1])
     assert result.added.startswith("02-") and result.documents == 3
     assert result.identical_files == 6  # tokens, embeddings, two extractions, two graphs
-    assert 0 < result.add_s and 0 < result.cold_s and "embeddings" in result.add_stages_s
-    assert f"a ratio of {result.add_s / result.cold_s:.2f}" in result.lines()[0]
+    assert "embeddings" in result.add_stages_s and result.ratio == result.add_s / result.cold_s
+    assert f"a ratio of {result.ratio:.2f}" in result.lines()[0]
     with pytest.raises(PathLensError, match="no document 'nope.pdf'"):
         add_document(tmp_path, "nope.pdf")
 

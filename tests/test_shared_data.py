@@ -211,7 +211,7 @@ def test_the_split_dev_set_has_the_real_mix_halves_by_company_and_its_evidence_o
 
 @pytest.mark.skipif(not DEV.is_dir(), reason="../shared/data/financebench_dev is not here (CI and sessions have it)")
 def test_the_filings_retriever_holds_its_tuned_level_on_nikes_four_10ks(tmp_path):
-    """A regression floor for `filing`: round 3's dev questions about Nike's four 10-Ks (FY2018, 2019, 2021, 2023: the
+    """A regression floor for `filing`: the older dev set's questions about Nike's four 10-Ks (FY2018, 2019, 2021, 2023: the
     right year among four of one company), over those four filings alone so the suite encodes 2,641 passages, not
     18,094. Tuned HR@5 there is 18 of 20; the floor is that minus two questions."""
     import json

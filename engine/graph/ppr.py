@@ -27,7 +27,7 @@ class RowSplit:
 
     Why: scipy's sparse product releases the GIL but runs on one core, and it is bound by its work
     per edge. At a million passages the walk's two products took 6.7 and 10.9 ms on one core and
-    3.9 and 4.7 ms on two (docs/performance.md, "A million passages"). Every row's sum is the same sum, in the
+    3.9 and 4.7 ms on two (docs/performance.md, "Decisions"). Every row's sum is the same sum, in the
     same order, as in the whole matrix, so the result is bit-identical to `A @ x`. The blocks are
     views of A's arrays: no copy of the matrix."""
 

@@ -24,7 +24,7 @@ shares of an explanation need; ε = 0 pushes everything and is the exact walk.
 
 The levels run compiled (numba, `push_levels`), each level's nodes in ascending order: a level's work is a loop
 over the edges it pushes, which NumPy could only do with a sort per level, 8× slower on the data room's graph
-(docs/performance.md, "Local PPR").
+(a one-off timing).
 That module is imported at the first push, so that nothing else pays numba's half-second import.
 """
 
@@ -50,7 +50,7 @@ LOCAL_FROM_EDGES = 5_000_000
 # they push again at a tenth of it, down to LOCAL_EPS_FLOOR, whose top 10 is the exact one for all of MuSiQue's
 # questions and the data room's: what is proven is exact, so the first ε sets only the cost. Chosen on the generated
 # million, where starting coarse proves most questions cheaply: of the first ε's `perf local_ppr` times, 5e-7 gave
-# the lowest p90 (76.1 ms; walk p50 9.8 ms, against 31.4 and 140.7 ms for 1e-7) (docs/performance.md, "Local PPR").
+# the lowest p90 (76.1 ms; walk p50 9.8 ms, against 31.4 and 140.7 ms for 1e-7) (docs/performance.md, "Decisions").
 LOCAL_EPS = 5e-7
 LOCAL_EPS_FLOOR = 1e-8
 PROVEN_TOP = 10

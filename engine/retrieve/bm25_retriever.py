@@ -30,7 +30,7 @@ class BM25Retriever(Answers):
         # rank-bm25 divides by the mean length; an all-empty corpus would divide by zero
         bm25 = BM25Okapi([list(t) or ["\x00"] for t in tokens])
         # one pass over the (term, count) pairs into flat arrays, then the weights as array arithmetic:
-        # at a million passages, per-pair Python lists took ~5 GB and most of the build (docs/performance.md, "A million passages")
+        # at a million passages, per-pair Python lists took ~5 GB and most of the build (docs/performance.md, "Decisions")
         vocab: dict[str, int] = {}
         indptr = np.zeros(len(bm25.doc_freqs) + 1, dtype=np.int64)
         np.cumsum([len(freqs) for freqs in bm25.doc_freqs], out=indptr[1:])

@@ -21,8 +21,8 @@ class TfidfRetriever(Answers):
     """Cosine over L2-normalised TF-IDF vectors: raw term counts times the smoothed idf
     ln((1 + N) / (1 + df)) + 1, the closed-pool lexical baseline. scikit-learn's CountVectorizer and
     TfidfTransformer (its TfidfVectorizer in two steps, so the raw counts stay for the explanation)
-    over the engine's own tokens; why the library, by measurement: docs/performance.md ("TF-IDF and the
-    bootstrap")."""
+    over the engine's own tokens; why the library, by measurement: docs/performance.md
+    ("Decisions")."""
 
     name = "tfidf"
 

@@ -1,7 +1,7 @@
 """Approximate nearest neighbours for dense search on large corpora: faiss's HNSW over inner products.
 
 Below `ANN_MIN_PASSAGES` dense search stays an exact matrix product, and evaluation is always exact
-(DenseRetriever.answer_batch). Why these choices (measured, docs/performance.md "Dense search at scale"):
+(DenseRetriever.answer_batch). Why these choices (measured, docs/performance.md, "Decisions"):
 
 - exact search costs 0.19 ms a question at 8.5k passages and 8.1 ms at 100k (it grows linearly), so the
   index starts at 50,000 passages, where the exact product passes ~4 ms;

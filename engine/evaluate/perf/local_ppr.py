@@ -17,8 +17,8 @@ from ..metrics import paired_bootstrap, per_query
 from .common import Context
 
 EPSILONS = (1e-5, 1e-6, 1e-7, 1e-8)
-# other first ε's the retrievers could start at, pushing again at tenths of it down to LOCAL_EPS_FLOOR: 1e-7 was
-# theirs before 2026-12-03; LOCAL_EPS was chosen among these on the generated million
+# other first ε's the retrievers could start at, pushing again at tenths of it down to LOCAL_EPS_FLOOR; LOCAL_EPS
+# was chosen among these on the generated million (docs/performance.md, "Decisions")
 FIRST_EPSILONS = (1e-7, 2e-7, 1e-6, 2e-6)
 # (ε, the finest ε it pushes again at while its top 10's order is not proven): each ε alone, the other first ε's,
 # then the retrievers' own
