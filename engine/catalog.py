@@ -55,6 +55,11 @@ PARAMS: dict[str, ParamSpec] = {p.name: p for p in (
               "words filings print for the lexicon's terms it uses (\"legal battles\" → legal proceedings, "
               "contingencies). Chosen on the tuning half of the filings dev set (docs/filings.md)."),
     ParamSpec("passage_seeds", "Passage seeds", 20, 1, 200, "Hybrid: how many of the most similar passages are seeded."),
+    ParamSpec("hop_share", "γ (second-hop share)", 0.0, 0.0, 0.95,
+              "Hybrid: the share of the restart mass given to a second walk. Its seeds are the entities that the "
+              "first walk's top passages name and the question does not (the next link of a chain), each as heavy "
+              "as the first walk made it. 0: one walk. 0.6 lifts MuSiQue's Recall@5 and lowers the data room's "
+              "(docs/benchmarks.md)."),
     ParamSpec("lexical_share", "λ (lexical share of passage seeds)", 0.0, 0.0, 1.0,
               "Hybrid: the share of the passage seeds taken from BM25's best passages instead of dense "
               "similarity's, for corpora whose passages look alike to the dense encoder."),
@@ -127,7 +132,8 @@ def _graph_specs() -> list[RetrieverSpec]:
                           f"ppr-{builder} whose walk also restarts at the passages most similar to the question by "
                           "dense embeddings, so every question has seeds and every score stays exactly explained.",
                           builder, embeddings=True,
-                          params=_GRAPH_PARAMS + ("passage_weight", "tau", "passage_seeds", "lexical_share"),
+                          params=_GRAPH_PARAMS + ("passage_weight", "tau", "passage_seeds", "lexical_share",
+                                                  "hop_share"),
                           components=("tokens", "bm25"),  # lexical passage seeds (λ > 0) read BM25
                           make=_graph_maker(f"hybrid-{builder}"), stand_in="bm25"),
         ]

@@ -85,3 +85,18 @@ def test_the_answer_is_run_then_drawn_with_its_evidence(core_index):
                                                   "Top 5 passages · ppr-regex"]
     assert drawn.expander and any("What if" in e.label for e in drawn.expander)
     assert not drawn.exception
+
+
+def test_a_second_hop_is_shown_with_the_passage_that_named_each_bridge(core_index):
+    q = "Who manages the fund whose portfolio includes Solano Foods?"
+    core_index.build_stages(["tokens", "bm25", "embeddings", "extraction:regex", "graph:regex"])  # else bm25 stands in
+    at = _app(_answer, core_index, True, q=q, retriever="hybrid-regex", hop_share="0.6")
+    (said,) = [c.value for c in at.caption if c.value.startswith("Second hop: ")]
+    assert said.startswith("Second hop: The question names ") and "“Solano Foods”" in said
+    assert "; the first walk's #1 (Juniper Peak Growth Fund II, L.P. — Quarterly Letter, Q3 2024" in said
+    assert said.endswith("each as heavy as the first walk made it, with 60% of the restart mass.")
+    seeds = at.dataframe[0].value
+    hop = seeds[seeds["rule"] == "second hop"]
+    assert len(hop) and hop["from"].str.startswith("#").all() and " of the first walk: " in hop["from"].iloc[0]
+    assert at.number_input(key="hop_share").value == 0.6  # under More parameters, read from the link
+    assert not at.exception

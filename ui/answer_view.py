@@ -9,7 +9,7 @@ import streamlit as st
 
 from engine.explain.reasons import (IN_TEXT, WHERE_IT_SITS, exactness_words, explanation_lines, passage_name, path_words, percent,
                                     reason)
-from engine.explain.render import page_height, passage_seed_summary, subgraph_html
+from engine.explain.render import page_height, passage_seed_summary, second_hop_summary, subgraph_html
 from engine.explain.report import highlight, marked_terms
 from engine.retrieve.graph_explain import GraphAnswer
 from ui.render import escape_markdown, show_table
@@ -17,7 +17,8 @@ from ui.render import escape_markdown, show_table
 RULE_HELP = ("extracted: the extractor found the name; containment: an extracted name inside or around a graph "
              "entity; vocabulary: a graph entity named in the question; filings: scope (a filing the question is "
              "scoped to), statement, lexicon (an analyst's word mapped to a line item or note), line item, note, "
-             "reference (“Note 12”); otherwise an alias rule (BCT)")
+             "reference (“Note 12”); second hop: an entity the first walk's top passages name and the question "
+             "does not, where a second walk starts; otherwise an alias rule (BCT)")
 
 
 def show_scope(walk: GraphAnswer) -> None:
@@ -32,8 +33,10 @@ def show_seeds(walk: GraphAnswer, name: str, lexical: float, titles: dict[str, s
     of the question no seed covers."""
     st.subheader("Seeds: where the walk restarts")
     if walk.seeds:
-        seeds_df = pd.DataFrame([{"entity": s.label, "rule": s.rule if s.source == "query" else f"alias ({s.rule})",
-                                  "weight": round(s.weight, 4), "passages": s.passages, "from": s.via}
+        seeds_df = pd.DataFrame([{"entity": s.label, "rule": s.rule if s.source in ("query", "bridge")
+                                  else f"alias ({s.rule})", "weight": round(s.weight, 4), "passages": s.passages,
+                                  "from": f"#{s.named_at} of the first walk: {passage_name(s.via, titles, IN_TEXT)}"
+                                  if s.named_at else s.via}
                                  for s in walk.seeds])
         show_table(seeds_df, hide_index=True, width="stretch", column_config={
             "entity": st.column_config.TextColumn("entity", width="large"),  # row labels run long
@@ -41,6 +44,9 @@ def show_seeds(walk: GraphAnswer, name: str, lexical: float, titles: dict[str, s
             "weight": st.column_config.NumberColumn("weight", help="share of the restart mass", format="%.4f"),
             "passages": st.column_config.NumberColumn("passages", help="passages the entity occurs in; seeds weigh "
                                                       "1 / this (specificity), so generic names weigh little")})
+    hops = [s for s in walk.seeds if s.named_at]
+    if hops:
+        st.caption(second_hop_summary(walk, titles))
     if walk.passage_seeds:
         st.caption(passage_seed_summary(walk, lexical))
         # each passage by its whole name (a cut one beside its title repeated the title and lost the part)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
+from ..catalog import PARAMS
 from ..errors import PathLensError
 from .options import CLI_DEFAULT_CORPUS, config_of, ints, retriever_names
 from .output import load, open_index, print_eval, progress_line, table
@@ -99,12 +102,40 @@ def cmd_bench(args) -> None:
     res = run_bench(args.format, args.file, args.mode, names, ints(args.k), args.sample,
                     args.seed, config_of(args), cache=DiskCache(),
                     on_progress=None if args.json else progress_line())
+    result, against = res.eval, []
+    if args.against:  # each retriever again under other settings, and each compared with itself under them
+        label = f"[{args.against}]"
+        other = run_bench(args.format, args.file, args.mode, names, ints(args.k), args.sample, args.seed,
+                          config_of(argparse.Namespace(**{**vars(args), **_settings(args.against)})),
+                          cache=DiskCache())
+        result = replace(result, results={**result.results,
+                                          **{f"{n} {label}": r for n, r in other.eval.results.items()}})
+        against = [(n, f"{n} {label}") for n in names]
     if args.json:
-        print(json.dumps({**res.to_json(), **_compare_json(res.eval, pair)}, indent=2))
+        print(json.dumps({**replace(res, eval=result).to_json(), **_compare_json(result, pair),
+                          **({"against": [_compare_json(result, p)["compare"] for p in against]} if against else {})},
+                         indent=2))
         return
     print(file=sys.stderr)
-    print_eval(res.eval, f"{args.format} ({args.mode}): {res.n_questions} questions, {res.n_passages} passages")
-    _print_compare(res.eval, pair)
+    print_eval(result, f"{args.format} ({args.mode}): {res.n_questions} questions, {res.n_passages} passages")
+    for p in [pair] * bool(pair) + against:
+        _print_compare(result, p)
+
+
+def _settings(text: str, flag: str = "--against") -> dict[str, float | int]:
+    """"hop_share=0,alpha=0.2" (--against, perf's --params): catalog parameters by name, each cast as its default
+    is."""
+    out: dict[str, float | int] = {}
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        name, _, value = item.partition("=")
+        if name not in PARAMS or not value:
+            raise PathLensError(f"{flag}: expected NAME=VALUE with NAME a parameter ({', '.join(PARAMS)}), "
+                                f"got {item!r}")
+        try:
+            out[name] = type(PARAMS[name].default)(value)
+        except ValueError:
+            raise PathLensError(f"{flag}: {name} takes a number, got {value!r}") from None
+    return out
 
 
 
@@ -167,7 +198,7 @@ def cmd_perf(args) -> None:
     options = perf.Options(include_growth=not args.no_growth, include_sweep=not args.no_sweep, only=only,
                            ann_size=args.ann_size, ann_pool=args.ann_pool, growth_sizes=tuple(ints(args.growth_sizes)),
                            add_document=args.add_document, baseline_build=args.baseline_build,
-                           question=args.question)
+                           question=args.question, params=tuple(_settings(args.params, "--params").items()))
     report = perf.run(spec, options, log=lambda m: print(m, file=sys.stderr, flush=True))
     print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
     if report.failed():

@@ -160,6 +160,9 @@ def parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="MuSiQue / HotpotQA / 2Wiki benchmark, closed pool or open corpus",
                        parents=[as_json, compare, run("bm25,tfidf,dense,ppr-regex,bct-regex", True), search])
     b.add_argument("--mode", default="closed", help="closed (per-question pool) or open (pooled corpus)")
+    b.add_argument("--against", default="", metavar="NAME=VALUE,…",
+                   help="also run each retriever with these parameters instead (e.g. hop_share=0), and compare "
+                        "each with itself under them (paired bootstrap)")
 
     w = sub.add_parser("sweep", help="metric versus corpus size, over resampled subsets",
                        parents=[corpus, as_json, compare,
@@ -189,6 +192,8 @@ def parser() -> argparse.ArgumentParser:
                     help="room_build: also rerun today's path (float32 encoding, every stage in catalog order)")
     pf.add_argument("--question", default="What were total revenues?",
                     help="upload_first_answer: the question asked as soon as the uploaded room can be asked")
+    pf.add_argument("--params", default="", metavar="NAME=VALUE,…",
+                    help="query_latency: catalog parameters over the corpus's defaults (e.g. hop_share=0.6)")
     pf.add_argument("--add-document", default="", metavar="FILE",
                     help="with a folder: the document add_document adds to the room built without it "
                          "(default: the last by name)")

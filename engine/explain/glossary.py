@@ -43,6 +43,10 @@ TERMS: dict[str, str] = {
          "most similar passage more.",
     "λ": "Hybrid retrievers: the share of passage seeds taken from BM25's best passages instead of dense "
          "similarity's.",
+    "γ": "Hybrid retrievers: the share of the restart mass given to a second walk, seeded on the names that the "
+         "first walk's top passages hold and the question does not (the next link of a chain). 0: one walk.",
+    "second hop": "A seed found by a first walk: a name that one of its top passages holds and the question does "
+                  "not. A second walk starts there; the table says which passage named it.",
     "RRF k": "Reciprocal Rank Fusion's constant: each member votes weight / (k + rank) for a passage, so a larger k "
              "flattens the difference between ranks.",
     **{PARAMS[name].label: PARAMS[name].help for name in EDGE_PARAMS},

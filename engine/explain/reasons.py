@@ -102,6 +102,7 @@ def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
     are each a part, named by their heaviest listed route; the passage seeds are read together as the hit's
     similarity to the question (its own, and similar passages' that share a name with it)."""
     label = dict(zip((seed_id for seed_id, _ in e.contributions), e.seed_names))
+    hop = dict(zip((seed_id for seed_id, _ in e.contributions), e.seed_hops))
     own = f"p:{e.passage_id}"
     out: list[tuple[float, str, bool]] = []
     similar = 0.0
@@ -112,7 +113,10 @@ def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
             similar += share
         else:
             route = _route(e, seed_id)
-            if route is not None and len(route.node_ids) == 4:  # seed → passage → bridging entity → hit
+            if hop.get(seed_id):  # a second-hop seed: a name the first walk's top passage #n gave it
+                out.append((share, f"the second hop from “{label[seed_id]}” (named by the first walk's "
+                                   f"#{hop[seed_id]})", True))
+            elif route is not None and len(route.node_ids) == 4:  # seed → passage → bridging entity → hit
                 out.append((share, f"through {label[seed_id]} → {route.nodes[2]}", True))
             else:
                 out.append((share, f"the name “{label[seed_id]}”", False))

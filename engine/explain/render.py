@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from ..retrieve.graph_explain import GraphAnswer, SubgraphNode
-from .reasons import MAX_LABEL, passage_name, passage_place, percent, short
+from .reasons import IN_TEXT, MAX_LABEL, passage_name, passage_place, percent, short
 
 COLORS = {"seed": "#d62728", "alias": "#ff9896", "passage-seed": "#ff7f0e", "hit": "#1f77b4", "bridge": "#2ca02c",
           "bridge-passage": "#aec7e8"}
@@ -208,6 +208,24 @@ def passage_seed_summary(answer: GraphAnswer, lexical: float) -> str:
     return (f"Passage seeds: the {len(seeds)} passages {source} take {sum(p.weight for p in seeds):.0%} of the "
             "restart mass; the more similar a passage, the larger its share (a softmax of the similarity). "
             "Similarity is the cosine of the dense embeddings: 1 for the same meaning, near 0 for unrelated text.")
+
+
+def second_hop_summary(answer: GraphAnswer, titles: dict[str, str]) -> str:
+    """One sentence on a walk's second hop: what the question names, which of the first walk's top passages named
+    the bridges, and their share of the restart mass. Empty when the walk had no second hop."""
+    bridges = [s for s in answer.seeds if s.named_at]
+    if not bridges:
+        return ""
+    asked = [s.label for s in answer.seeds if s.source == "query"][:3]
+    by_rank: dict[int, list] = {}
+    for s in bridges:
+        by_rank.setdefault(s.named_at, []).append(s)
+    named = "; ".join(f"the first walk's #{rank} ({passage_name(seeds[0].via, titles, IN_TEXT)}) names "
+                      + ", ".join(f"“{s.label}”" for s in seeds[:3]) + (" and more" if len(seeds) > 3 else "")
+                      for rank, seeds in sorted(by_rank.items())[:3])
+    head = ("The question names " + ", ".join(f"“{x}”" for x in asked) + "; ") if asked else ""
+    return (f"Second hop: {head}{named}. A second walk started at these {len(bridges)} names, each as heavy as the "
+            f"first walk made it, with {sum(s.weight for s in bridges):.0%} of the restart mass.")
 
 
 def _safe_json(value) -> str:

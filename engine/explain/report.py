@@ -29,7 +29,7 @@ from ..indexing.index import Index, SearchConfig, param_values
 from ..catalog import EDGE_PARAMS, PARAMS, spec
 from .reasons import IN_TEXT, exactness_words, explanation_lines, passage_name, passage_place
 from .render import (COLORS, ROLE_WORDS, extent, label_width, layout, node_labels, page_height, passage_seed_summary,
-                     subgraph_html)
+                     second_hop_summary, subgraph_html)
 from ..retrieve.retrievers import check_k, check_query
 from ..text import tokenize
 from ..indexing.views import without
@@ -328,8 +328,12 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
         out.append("<h3>Seeds: where the walk restarts</h3>")
         if walk.seeds:
             out.append(_table(["entity", "rule", "weight", "passages it occurs in", "from"],
-                              [[s.label, s.rule if s.source == "query" else f"alias ({s.rule})", f"{s.weight:.4f}",
-                                s.passages, s.via] for s in walk.seeds]))
+                              [[s.label, s.rule if s.source in ("query", "bridge") else f"alias ({s.rule})",
+                                f"{s.weight:.4f}", s.passages,
+                                f"#{s.named_at} of the first walk: {passage_name(s.via, titles, IN_TEXT)}"
+                                if s.named_at else s.via] for s in walk.seeds]))
+            if hop := second_hop_summary(walk, titles):
+                out.append(f"<p class='meta'>{html.escape(hop)}</p>")
         if walk.passage_seeds:
             out.append(f"<p class='meta'>{html.escape(passage_seed_summary(walk, view.config.hybrid.lexical))}</p>")
             out.append(_table(["passage seed", "similarity", "weight"],

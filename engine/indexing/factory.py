@@ -17,7 +17,7 @@ from ..retrieve.bm25_retriever import BM25Retriever
 from ..retrieve.dense_retriever import DenseRetriever
 from ..retrieve.filing_retriever import FilingRetriever
 from ..retrieve.filing_seeding import FilingSeeder
-from ..retrieve.graph_retriever import GraphRetriever
+from ..retrieve.graph_retriever import GraphParams, GraphRetriever
 from ..retrieve.retrievers import Retriever
 from ..retrieve.rrf_retriever import RRFRetriever
 from ..retrieve.seeding import EntitySeeder, PassageSeeder
@@ -25,6 +25,11 @@ from ..retrieve.tfidf_retriever import TfidfRetriever
 from ..store import dense as encoder
 from ..store.ann import ANN_MIN_PASSAGES
 from .config import SearchConfig
+
+
+def _own(name: str, graph: GraphParams) -> GraphParams:
+    """The walk's settings as retriever `name` reads them: a second hop only where its catalog entry has one."""
+    return graph if "hop_share" in spec(name).params else replace(graph, hop_share=0.0)
 
 
 class Retrievers:
@@ -63,7 +68,7 @@ class Retrievers:
         passages = None
         if s.embeddings:
             passages = PassageSeeder(self.dense(), config.hybrid, index.bm25() if config.hybrid.lexical > 0 else None)
-        return GraphRetriever(name, seeder, config.graph, passages)
+        return GraphRetriever(name, seeder, _own(name, config.graph), passages)
 
     def filing(self, name: str, config: SearchConfig, embeddings: np.ndarray | None = None) -> FilingRetriever:
         """The `filing` or `filing-graph` retriever; `embeddings`, when given, stand in for the stage's
@@ -81,7 +86,7 @@ class Retrievers:
             dense_retriever = self.dense() if embeddings is None else DenseRetriever(
                 index.ids, embeddings, encoder.encode_queries, index.texts)
             passages = PassageSeeder(dense_retriever, params, index.bm25() if params.lexical > 0 else None)
-        return FilingRetriever(name, seeder, config.graph, passages, index.corpus.passages)
+        return FilingRetriever(name, seeder, _own(name, config.graph), passages, index.corpus.passages)
 
     def early(self, name: str, config: SearchConfig, documents: Sequence[str]) -> FilingRetriever | None:
         """The filings retriever ahead of the embeddings stage's end, for a question scoped to `documents`, once

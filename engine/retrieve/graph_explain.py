@@ -73,6 +73,8 @@ class HitExplanation:
     # the filings retriever's chain company → filing → statement/note → line item → page (not a graph path:
     # each hop is a structure node the page stands in or holds)
     typed_path: EvidencePath | None = None
+    # each contribution's seed, when it is a second-hop bridge: the first walk's rank of the passage naming it; else 0
+    seed_hops: tuple[int, ...] = ()
 
     @property
     def passage_id(self) -> str:
@@ -187,6 +189,7 @@ def _explain(retriever, pers, result, hits, paths_per_hit):
     weights = np.array([s.weight for s in pers.seeds] + [p.weight for p in pers.passage_seeds])
     seed_ids = [f"e:{s.entity}" for s in pers.seeds] + [f"p:{p.passage_id}" for p in pers.passage_seeds]
     seed_names = tuple([s.label for s in pers.seeds] + [f"dense similarity ({p.passage_id})" for p in pers.passage_seeds])
+    seed_hops = tuple([s.named_at for s in pers.seeds] + [0] * len(pers.passage_seeds))
     # to_p[i, b]: probability of stepping entity b → passage i; to_e[b, i]: passage i → entity b
     to_p, to_e = g.blocks
     to_e_csc = g.to_entities_csc
@@ -238,7 +241,7 @@ def _explain(retriever, pers, result, hits, paths_per_hit):
                     bridges[nid] = label
         matched = tuple(g.display[j] for j in mentioned if g.entities[j] in seed_keys)
         explanations.append(HitExplanation(hit, tuple((sid, float(c)) for sid, c in zip(seed_ids, contrib)),
-                                           top, matched, seed_names))
+                                           top, matched, seed_names, seed_hops=seed_hops))
     return tuple(explanations), bridges, on_path_edges
 
 

@@ -24,6 +24,7 @@ from ..graph.ppr import bipartite_passage_scores, check_params, personalized_pag
 from ..graph.push import LOCAL_EPS, LOCAL_EPS_FLOOR, LOCAL_FROM_EDGES, PROVEN_TOP, PushResult, proven_order, values_at
 from .graph_explain import GraphAnswer, HitExplanation, explain_passages, explain_walk
 from .retrievers import Answer, Answers, Hit, check_k, check_query, top_k
+from .second_hop import bridges, scaled
 from .seeding import PassageSeed, PassageSeeder, Seed, Seeder, Seeding, SeedingParams
 
 
@@ -38,6 +39,7 @@ class GraphParams:
     walk: str = "auto"  # "exact", "push", or "auto": push from push.LOCAL_FROM_EDGES non-zeros of W, without tol
     eps: float = LOCAL_EPS  # push's first threshold (engine.graph.push)
     eps_floor: float = LOCAL_EPS_FLOOR  # … divided by 10 down to this while the top 10's order is not proven
+    hop_share: float = 0.0  # γ: the restart mass of a second walk from the first walk's bridges (second_hop); 0: none
 
     def __post_init__(self) -> None:
         check_params(self.alpha, self.iterations, self.tol)
@@ -51,6 +53,8 @@ class GraphParams:
             raise PathLensError(f"push threshold ε must be 0 or more, got {self.eps}")
         if not self.eps_floor >= 0:
             raise PathLensError(f"push's finest threshold eps_floor must be 0 or more, got {self.eps_floor}")
+        if not 0 <= self.hop_share < 1:
+            raise PathLensError(f"second-hop share γ must be at least 0 and below 1, got {self.hop_share}")
 
     @property
     def seeding(self) -> SeedingParams:
@@ -126,13 +130,29 @@ class GraphRetriever(Answers):
         return self.seeder.seeding(query)
 
     def personalize(self, query: str) -> Personalization:
-        """The seeds of one question; raises NoSeedError when there is nothing to start from."""
+        """The seeds of one question, with the bridges of a first walk from them when γ > 0; raises NoSeedError
+        when there is nothing to start from."""
         seeding = self.seeder.seeding(check_query(query))
         if self.passages is None:
             if not seeding.seeds:
                 raise self._no_seed(seeding)
-            return Personalization(seeding, ())
-        return self._mixed(seeding, self.passages.seeds(query))
+            first = Personalization(seeding, ())
+        else:
+            first = self._mixed(seeding, self.passages.seeds(query))
+        return self._second_hop(first) if self.params.hop_share > 0 else first
+
+    def _second_hop(self, first: Personalization) -> Personalization:
+        """The first walk's seeds at 1 − γ and its bridges at γ (engine.retrieve.second_hop): one walk from both
+        is the two hops' mix, and each bridge is a seed whose share of a score is exact."""
+        g, gamma = self.graph, self.params.hop_share
+        walk = self.walk(first)
+        n = g.n_passages
+        found = bridges(g, walk.at(np.arange(n)), walk.at(n + np.arange(len(g.entities))),
+                        {s.entity for s in first.seeds})
+        if not found:
+            return first
+        return Personalization(replace(first.seeding, seeds=scaled(first.seeds, 1 - gamma) + scaled(found, gamma)),
+                               tuple(replace(p, weight=p.weight * (1 - gamma)) for p in first.passage_seeds))
 
     def _mixed(self, seeding: Seeding, passage_seeds: Sequence[PassageSeed]) -> Personalization:
         """Entity and passage seeds in one vector: passage seeds take share w, or all of it when the

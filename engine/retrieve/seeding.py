@@ -63,10 +63,11 @@ class Seed:
     entity: str  # graph entity key
     label: str  # display form
     weight: float  # share of the entity part of the personalization vector
-    source: str  # "query" or "alias"
-    via: str  # the question's name it matched, or the seed it is an alias of
-    rule: str  # "extracted", "containment", "vocabulary", or the alias rule ("defined term", …)
+    source: str  # "query", "alias" or "bridge"
+    via: str  # the question's name it matched, the seed it is an alias of, or the passage that names a bridge
+    rule: str  # "extracted", "containment", "vocabulary", the alias rule ("defined term", …), or "second hop"
     passages: int  # passages the entity occurs in (its specificity is 1 / this)
+    named_at: int = 0  # a bridge: the first walk's rank of the passage `via` that names it (engine.retrieve.second_hop)
 
 
 @dataclass(frozen=True)

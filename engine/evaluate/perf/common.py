@@ -106,6 +106,7 @@ class Options:
     add_document: str = ""  # the document add_document adds to the room built without it (default: the last by name)
     baseline_build: bool = False  # room_build: also rerun today's path (float32, catalog order)
     question: str = "What were total revenues?"  # upload_first_answer's question
+    params: tuple[tuple[str, float | int], ...] = ()  # query_latency: catalog parameters over the corpus's defaults
 
 
 class Context:

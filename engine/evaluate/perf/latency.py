@@ -34,7 +34,7 @@ class QueryLatency:
 
 
 def measure(ctx: Context) -> QueryLatency:
-    return query_latency(ctx.index, ctx.queries[:40])
+    return query_latency(ctx.index, ctx.queries[:40], dict(ctx.options.params))
 
 
 def _fresh(query: str = "") -> None:
@@ -59,11 +59,11 @@ def _timed(queries: list[str], fn, before=_fresh) -> Latency | None:
     return Latency.of(times) if times else None
 
 
-def query_latency(index: Index, queries: list[str]) -> QueryLatency:
+def query_latency(index: Index, queries: list[str], params: dict[str, float | int] = {}) -> QueryLatency:
     from ...explain.render import subgraph_html
 
     rows: dict[str, Latency] = {}
-    config = search_config({}, index.corpus)  # the corpus's tuned defaults, as the app uses them
+    config = search_config(params, index.corpus)  # the corpus's tuned defaults, as the app uses them, or `params`
     for name in RETRIEVERS:
         r = index.retriever(name, config)
         for q in queries[:2]:

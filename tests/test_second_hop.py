@@ -1,0 +1,111 @@
+"""The second hop (engine.retrieve.second_hop): bridges read off a first walk by hand, the walk from both hops equal
+to the mix of two walks computed apart, per-seed shares that still add up to each score, and the explanation
+naming both hops."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.errors import PathLensError
+from engine.graph.ppr import personalized_pagerank
+from engine.indexing.index import Index, search_config
+from engine.retrieve.graph_retriever import GraphParams
+from engine.retrieve.second_hop import HOP_BRIDGES, HOP_PASSAGES, bridges
+from tests.conftest import make_corpus
+
+QUESTION = "Who manages the fund whose portfolio includes Solano Foods?"
+
+
+def test_bridges_are_the_top_passages_names_the_question_lacks_as_heavy_as_the_first_walk_made_them(tiny):
+    g = Index(tiny).graph("regex")
+    col = g.entity_index
+    # a first walk by hand: passages 3, 1, 0 on top (2 and 4 unreached); entity masses chosen here
+    passages = np.array([0.1, 0.3, 0.0, 0.5, 0.0])
+    entities = np.zeros(len(g.entities))
+    for name, mass in (("brightwater logistics", 0.4), ("calder bank", 0.2), ("elliot park", 0.1),
+                       ("northriver capital partners iv l p", 0.05)):
+        entities[col[name]] = mass
+    found = bridges(g, passages, entities, seeded={"brightwater logistics"})
+    named = {s.entity: s for s in found}
+    # the seeded name is not a bridge; each other name of passages 3, 1, 0 is, ranked by its mass
+    assert "brightwater logistics" not in named and len(found) <= HOP_BRIDGES
+    listed = {g.entities[j] for row in (0, 1, 3) for j in g.incidence[row].indices} - {"brightwater logistics"}
+    assert set(named) == listed
+    assert [s.entity for s in found][:3] == ["calder bank", "elliot park", "northriver capital partners iv l p"]
+    reached = sum(entities[col[e]] for e in listed)
+    assert named["calder bank"].weight == pytest.approx(0.2 / reached)
+    assert sum(s.weight for s in found) == pytest.approx(1.0)
+    # each names the first passage (by the first walk's rank) that holds it
+    assert (named["calder bank"].via, named["calder bank"].named_at) == ("p3", 1)
+    assert (named["elliot park"].via, named["elliot park"].named_at) == ("p1", 2)
+    assert all(s.rule == "second hop" and s.source == "bridge" for s in found)
+    assert bridges(g, np.zeros(5), entities, set()) == ()  # a walk that reached no passage has no second hop
+    assert HOP_PASSAGES == 5
+
+
+def _config(core_index, gamma):
+    return search_config({"hop_share": gamma}, core_index.corpus)
+
+
+def test_the_walk_from_both_hops_is_the_mix_of_two_walks_and_every_share_adds_up(core_index):
+    gamma = 0.6
+    one = core_index.retriever("hybrid-regex", _config(core_index, 0.0))
+    two = core_index.retriever("hybrid-regex", _config(core_index, gamma))
+    g, n = two.graph, two.graph.n_passages
+    first = one.personalize(QUESTION)
+    pers = two.personalize(QUESTION)
+    hop = [s for s in pers.seeds if s.named_at]
+    assert hop and sum(s.weight for s in hop) == pytest.approx(gamma)
+    rest = sum(s.weight for s in pers.seeds if not s.named_at) + sum(p.weight for p in pers.passage_seeds)
+    assert rest == pytest.approx(1 - gamma)
+
+    # independently: walk 1 from the question's seeds, its bridges, walk 2 from them, mixed (1 − γ) : γ
+    W = g.walk_matrix
+    s1 = personalized_pagerank(W, one._full_vector(first)).scores
+    found = bridges(g, s1[:n], s1[n:], {s.entity for s in first.seeds})
+    assert [s.entity for s in found] == [s.entity for s in hop]
+    p2 = np.zeros(len(s1))
+    for s in found:
+        p2[n + g.entity_index[s.entity]] = s.weight
+    mixed = (1 - gamma) * s1 + gamma * personalized_pagerank(W, p2).scores
+    hits = two.search(QUESTION, 10)
+    np.testing.assert_allclose([h.score for h in hits], mixed[[g.passage_index[h.passage_id] for h in hits]],
+                               rtol=1e-12)
+    assert [h.passage_id for h in hits] == [g.passage_ids[i] for i in np.argsort(-mixed[:n], kind="stable")[:10]]
+
+    answer = two.answer(QUESTION, 5)
+    for why in answer.why.values():  # the shares across both hops and the passage seeds sum to the score
+        assert sum(c for _, c in why.contributions) == pytest.approx(why.hit.score, rel=1e-9)
+    from engine.explain.reasons import reason
+
+    assert any("the second hop from “" in reason(why) and "named by the first walk's #" in reason(why)
+               for why in answer.why.values())
+
+
+def test_no_second_hop_at_gamma_zero_and_none_outside_the_hybrids(core_index):
+    plain = core_index.retriever("hybrid-regex", _config(core_index, 0.0))
+    assert not any(s.named_at for s in plain.personalize(QUESTION).seeds)
+    default = core_index.retriever("hybrid-regex", search_config({}, core_index.corpus))
+    assert [(h.passage_id, h.score) for h in default.search(QUESTION, 5)] == [
+        (h.passage_id, h.score) for h in plain.search(QUESTION, 5)]  # the catalog's default is one walk
+    for name in ("ppr-regex", "bct-regex"):
+        assert core_index.retriever(name, _config(core_index, 0.6)).params.hop_share == 0.0
+    with pytest.raises(PathLensError, match="second-hop share γ must be at least 0 and below 1, got 1"):
+        GraphParams(hop_share=1.0)
+
+
+def test_a_question_whose_top_passages_name_nothing_new_keeps_one_walk():
+    corpus = make_corpus(["Acme Corp makes widgets.", "Nothing here at all."])
+    r = Index(corpus).retriever("ppr-regex")
+    assert r.personalize("What does Acme Corp make?").seeds  # seeded, and ppr has no second hop to add
+
+
+def test_bench_against_names_a_bad_setting():
+    from engine.cli.measure import _settings
+
+    assert _settings("hop_share=0, alpha=0.2") == {"hop_share": 0.0, "alpha": 0.2}
+    with pytest.raises(PathLensError, match=r"--against: expected NAME=VALUE .* got 'gamma=1'"):
+        _settings("gamma=1")
+    with pytest.raises(PathLensError, match="--against: iterations takes a number, got 'many'"):
+        _settings("iterations=many")
