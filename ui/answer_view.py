@@ -39,7 +39,8 @@ def show_seeds(walk: GraphAnswer, name: str, lexical: float, titles: dict[str, s
                                   if s.named_at else s.via}
                                  for s in walk.seeds])
         show_table(seeds_df, hide_index=True, width="stretch", column_config={
-            "entity": st.column_config.TextColumn("entity", width="large"),  # row labels run long
+            "entity": st.column_config.TextColumn("entity", width="medium"),  # row labels run long
+            "from": st.column_config.TextColumn("from", width="large"),  # a second hop's passage, by its name
             "rule": st.column_config.TextColumn("rule", help=RULE_HELP),
             "weight": st.column_config.NumberColumn("weight", help="share of the restart mass", format="%.4f"),
             "passages": st.column_config.NumberColumn("passages", help="passages the entity occurs in; seeds weigh "
