@@ -61,6 +61,23 @@ def test_bench_json_has_per_query_values_and_compare(capsys):
     assert "hr@5" in data["compare"]["metrics"]
 
 
+def test_bench_against_compares_each_retriever_with_itself_under_other_settings(capsys):
+    code, out, err = run(capsys, "bench", "--format", "musique", "--file", str(ROOT / "tests" / "fixtures" / "musique.jsonl"),
+                         "--mode", "closed", "--retrievers", "ppr-regex", "--alpha", "0.5", "--against", "alpha=0.15",
+                         "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert set(data["results"]) == {"ppr-regex", "ppr-regex [alpha=0.15]"} and "compare" not in data
+    (pair,) = data["against"]
+    assert (pair["a"], pair["b"]) == ("ppr-regex", "ppr-regex [alpha=0.15]")
+    a, b = (data["results"][n]["per_query"] for n in ("ppr-regex", "ppr-regex [alpha=0.15]"))
+    diffs = [a[q]["hr@1"] - b[q]["hr@1"] for q in a]  # the paired CI is over these, question by question
+    assert pair["metrics"]["hr@1"]["mean_diff"] == pytest.approx(sum(diffs) / len(diffs))
+    code, _, err = run(capsys, "bench", "--format", "musique", "--file", str(ROOT / "tests" / "fixtures" / "musique.jsonl"),
+                       "--retrievers", "ppr-regex", "--against", "alpha")
+    assert code == 2 and "--against: expected NAME=VALUE" in err
+
+
 def test_query_graph_json(capsys):
     code, out, _ = run(capsys, "query", "--corpus", "dataroom-core", "--retriever", "bct-regex", "--alpha", "0.2", "--iterations", "15",
                        "--k", "3", "--json", "Who manages the fund that owns Solano Foods?")
