@@ -47,7 +47,7 @@ def show_seeds(walk: GraphAnswer, name: str, lexical: float, titles: dict[str, s
                                                       "1 / this (specificity), so generic names weigh little")})
     hops = [s for s in walk.seeds if s.named_at]
     if hops:
-        st.caption(second_hop_summary(walk, titles))
+        st.caption(escape_markdown(second_hop_summary(walk, titles)))  # names and titles are corpus text
     if walk.passage_seeds:
         st.caption(passage_seed_summary(walk, lexical))
         # each passage by its whole name (a cut one beside its title repeated the title and lost the part)
