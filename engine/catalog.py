@@ -88,8 +88,8 @@ class RetrieverSpec:
     # what answers while this one's slow stages (encoding, NER) are built: the best retriever needing neither,
     # by the tables of docs/benchmarks.md and docs/filings.md; None when it needs none itself
     stand_in: str | None = None
-    # make(retrievers, config) -> the retriever, from an engine.indexing.factory.Retrievers (its `index` holds the
-    # components: every entry has its own
+    # make(retrievers, config) -> the retriever, made by an engine.indexing.factory.Retrievers (whose `index` holds
+    # the components); every entry has its own
     make: Callable[[Any, Any], Any] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:

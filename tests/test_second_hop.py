@@ -26,7 +26,12 @@ def test_bridges_are_the_top_passages_names_the_question_lacks_as_heavy_as_the_f
     for name, mass in (("brightwater logistics", 0.4), ("calder bank", 0.2), ("elliot park", 0.1),
                        ("northriver capital partners iv l p", 0.05)):
         entities[col[name]] = mass
-    found = bridges(g, passages, entities, seeded={"brightwater logistics"})
+    rows = np.flatnonzero(passages)  # the passages the walk scored, as a walk gives them
+
+    def bridges_of(scores, seeded):
+        return bridges(g, rows, scores[rows], lambda cols: entities[cols], seeded)
+
+    found = bridges_of(passages, {"brightwater logistics"})
     named = {s.entity: s for s in found}
     # the seeded name is not a bridge; each other name of passages 3, 1, 0 is, ranked by its mass
     assert "brightwater logistics" not in named and len(found) <= HOP_BRIDGES
@@ -40,7 +45,8 @@ def test_bridges_are_the_top_passages_names_the_question_lacks_as_heavy_as_the_f
     assert (named["calder bank"].via, named["calder bank"].named_at) == ("p3", 1)
     assert (named["elliot park"].via, named["elliot park"].named_at) == ("p1", 2)
     assert all(s.rule == "second hop" and s.source == "bridge" for s in found)
-    assert bridges(g, np.zeros(5), entities, set()) == ()  # a walk that reached no passage has no second hop
+    assert bridges(g, rows[:0], passages[:0], lambda cols: entities[cols], set()) == ()  # no passage reached
+    assert bridges_of(passages, set(g.entities)) == ()  # the top passages name nothing the question does not
     assert HOP_PASSAGES == 5
 
 
@@ -63,7 +69,8 @@ def test_the_walk_from_both_hops_is_the_mix_of_two_walks_and_every_share_adds_up
     # independently: walk 1 from the question's seeds, its bridges, walk 2 from them, mixed (1 − γ) : γ
     W = g.walk_matrix
     s1 = personalized_pagerank(W, one._full_vector(first)).scores
-    found = bridges(g, s1[:n], s1[n:], {s.entity for s in first.seeds})
+    reached = np.flatnonzero(s1[:n] > 0)
+    found = bridges(g, reached, s1[reached], lambda cols: s1[n + cols], {s.entity for s in first.seeds})
     assert [s.entity for s in found] == [s.entity for s in hop]
     p2 = np.zeros(len(s1))
     for s in found:

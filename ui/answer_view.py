@@ -45,9 +45,8 @@ def show_seeds(walk: GraphAnswer, name: str, lexical: float, titles: dict[str, s
             "weight": st.column_config.NumberColumn("weight", help="share of the restart mass", format="%.4f"),
             "passages": st.column_config.NumberColumn("passages", help="passages the entity occurs in; seeds weigh "
                                                       "1 / this (specificity), so generic names weigh little")})
-    hops = [s for s in walk.seeds if s.named_at]
-    if hops:
-        st.caption(escape_markdown(second_hop_summary(walk, titles)))  # names and titles are corpus text
+    if hop := second_hop_summary(walk, titles):
+        st.caption(escape_markdown(hop))  # names and titles are corpus text
     if walk.passage_seeds:
         st.caption(passage_seed_summary(walk, lexical))
         # each passage by its whole name (a cut one beside its title repeated the title and lost the part)

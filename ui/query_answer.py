@@ -63,7 +63,7 @@ def run(index: Index, request: Request) -> Ran | None:
     choice = who_answers(index, request.name, request.config, request.question)
     if choice is None:
         return None
-    filings = index.structure().filings
+    filings = index.structure().filings if choice.early else {}  # read only when filings answered early
     follow(choice, ", ".join(filings[d].label for d in choice.early if d in filings))
     removed_entities = tuple(st.session_state.get("wi_entities", []))
     removed_passages = tuple(st.session_state.get("wi_passages", []))

@@ -167,10 +167,11 @@ def _settings(corpus: Corpus) -> tuple[str, bool, bool, int, str, list[str], lis
     """The retriever and its parameters: (base retriever, BCT, vocabulary seeding, k, tolerance, RRF members and
     their weights); every catalog parameter's value stays in the session under its name."""
     c1, c2, c3 = st.columns([3, 3, 1])
-    base = c1.selectbox("Retriever", base_retrievers(), key="base_retriever",
-                        help="\n\n".join(f"**{n}**: {CATALOG[n].description}" for n in base_retrievers()))
+    bases, bcts = base_retrievers(), bct_of()
+    base = c1.selectbox("Retriever", bases, key="base_retriever",
+                        help="\n\n".join(f"**{n}**: {CATALOG[n].description}" for n in bases))
     graph_like = CATALOG[base].family in ("graph", "hybrid")
-    bct = c1.toggle("BCT alias seeding", key="bct", disabled=base not in bct_of(),
+    bct = c1.toggle("BCT alias seeding", key="bct", disabled=base not in bcts,
                     help="Coreference-aware alias seeding (BCT, for the ppr retrievers): the question's entities "
                          "also seed their aliases — defined terms such as “the Fund”, nested names and acronyms.")
     vocabulary = c1.toggle("Vocabulary seeding", key="vocabulary", disabled=not graph_like,
@@ -178,7 +179,7 @@ def _settings(corpus: Corpus) -> tuple[str, bool, bool, int, str, list[str], lis
                                 "folded), each weighted by how specific it is (1 / passages it occurs in). Off: only "
                                 "the names the extractor finds, weighted equally, as in the Aethel paper.")
     # which parameters the chosen retriever reads, from its catalog entry
-    reads = set(CATALOG[bct_of()[base] if base in bct_of() and bct else base].params)
+    reads = set(CATALOG[bcts[base] if base in bcts and bct else base].params)
     c2.slider(PARAMS["alpha"].label, 0.01, 0.99, step=0.01, key="alpha", disabled="alpha" not in reads,
               help=PARAMS["alpha"].help)
     if "filing_passage_weight" in reads:  # the filings retriever's own w
@@ -260,7 +261,7 @@ def ask(index: Index) -> Request | None:
     story_slot = st.empty()  # the opening example's story, under its question once its answer is in
     base, bct, vocabulary, k, tol_label, members, weights = _settings(corpus)
     scope = _scope(index) if base in ("filing", "filing-graph") else ScopeCorrection()
-    name = bct_of()[base] if base in bct_of() and bct else base
+    name = bct_of().get(base, base) if bct else base
     values = {n: type(p.default)(st.session_state.get(n, _spec(corpus, n)[0])) for n, p in PARAMS.items()}
     weighted = any(x != 1 for x in weights)
     set_params(q=question.strip() or None, retriever=name, k=k, bct=int(bct), tol=TOLERANCES[tol_label], **values,

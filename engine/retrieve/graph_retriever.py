@@ -146,8 +146,7 @@ class GraphRetriever(Answers):
         is the two hops' mix, and each bridge is a seed whose share of a score is exact."""
         g, gamma = self.graph, self.params.hop_share
         walk = self.walk(first)
-        n = g.n_passages
-        found = bridges(g, walk.at(np.arange(n)), walk.at(n + np.arange(len(g.entities))),
+        found = bridges(g, *walk.passages(g.n_passages), lambda cols: walk.at(g.n_passages + cols),
                         {s.entity for s in first.seeds})
         if not found:
             return first

@@ -10,18 +10,20 @@ PPR is linear in its seeds, so the walk from that mixed vector is (1 − γ)·wa
 bridge is a seed like the question's own: each hit's per-seed shares still sum to its score exactly. A bridge
 seed says which passage of the first walk named it (`Seed.via`), so the explanation shows both hops.
 
-HOP_PASSAGES, HOP_BRIDGES and the default γ were chosen on MuSiQue's open corpus and the data room
-(docs/benchmarks.md, "Multi-hop without a model"); weighting bridges by specificity as well (1 / passages) did
-worse there.
+HOP_PASSAGES and HOP_BRIDGES, and γ = 0.6 where it is turned on, were chosen on MuSiQue's open corpus and the
+data room; the catalog's default γ is 0, one walk, since the second hop lowers the data room's hybrid-ner
+(docs/benchmarks.md, "Multi-hop without a model"). Weighting bridges by specificity too (1 / passages) did worse.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Callable
 
 import numpy as np
 
 from ..graph.entity_graph import EntityGraph
+from .retrievers import top_k
 from .seeding import Seed
 
 HOP_PASSAGES = 5  # the first walk's top passages whose entities are candidate bridges
@@ -29,14 +31,14 @@ HOP_BRIDGES = 10  # bridges kept, by the first walk's mass on them
 RULE = "second hop"
 
 
-def bridges(graph: EntityGraph, passage_scores: np.ndarray, entity_scores: np.ndarray, seeded: set[str]
-            ) -> tuple[Seed, ...]:
+def bridges(graph: EntityGraph, rows: np.ndarray, scores: np.ndarray,
+            entity_mass: Callable[[np.ndarray], np.ndarray], seeded: set[str]) -> tuple[Seed, ...]:
     """The second walk's seeds, weights summing to 1 (none when the top passages name nothing new).
 
-    `passage_scores` and `entity_scores`: the first walk's, over the graph's passages and entities; `seeded`: the
-    entity keys the question already seeds."""
-    top = np.argsort(-passage_scores, kind="stable")[:HOP_PASSAGES]
-    top = top[passage_scores[top] > 0]
+    `rows`, `scores`: the passages the first walk scored (ascending) and their scores; `entity_mass(columns)`: its
+    mass on those entity columns; `seeded`: the entity keys the question already seeds. Only the walk's top
+    passages and their entities are read, so a walk over a million passages costs little here."""
+    top = rows[top_k(scores, HOP_PASSAGES)]
     named_by: dict[int, int] = {}  # entity column → the first of the top passages (by rank) that names it
     incidence = graph.incidence
     for rank, row in enumerate(top.tolist()):
@@ -46,9 +48,9 @@ def bridges(graph: EntityGraph, passage_scores: np.ndarray, entity_scores: np.nd
     if not named_by:
         return ()
     cols = np.array(sorted(named_by))
-    mass = entity_scores[cols]
-    keep = cols[np.argsort(-mass, kind="stable")[:HOP_BRIDGES]]
-    weights = entity_scores[keep]
+    mass = entity_mass(cols)
+    order = np.argsort(-mass, kind="stable")[:HOP_BRIDGES]
+    keep, weights = cols[order], mass[order]
     if not weights.sum() > 0:
         return ()
     weights = weights / weights.sum()
