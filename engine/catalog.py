@@ -60,6 +60,11 @@ PARAMS: dict[str, ParamSpec] = {p.name: p for p in (
               "first walk's top passages name and the question does not (the next link of a chain), each as heavy "
               "as the first walk made it. 0: one walk. 0.6 lifts MuSiQue's Recall@5 and lowers the data room's "
               "(docs/benchmarks.md)."),
+    ParamSpec("subject_weight", "t (about-edge weight)", 1.0, 0.1, 10.0,
+              "Entity graphs: how strongly the walk steps between a name and the passage about it (one whose own "
+              "title names it, like an encyclopedia article), against a mere mention's 1. 1: every edge alike. 2, "
+              "with a second hop, lifts MuSiQue's Recall@5 (docs/benchmarks.md); a long document's chunks share "
+              "its title, so they are not marked."),
     ParamSpec("lexical_share", "λ (lexical share of passage seeds)", 0.0, 0.0, 1.0,
               "Hybrid: the share of the passage seeds taken from BM25's best passages instead of dense "
               "similarity's, for corpora whose passages look alike to the dense encoder."),
@@ -109,6 +114,7 @@ class RetrieverSpec:
 
 
 _GRAPH_PARAMS = ("alpha", "iterations")
+_ENTITY_GRAPH_PARAMS = _GRAPH_PARAMS + ("subject_weight",)
 
 
 def _graph_maker(name: str) -> Callable[[Any, Any], Any]:
@@ -121,18 +127,18 @@ def _graph_specs() -> list[RetrieverSpec]:
         out += [
             RetrieverSpec(f"ppr-{builder}", "graph",
                           f"Personalized PageRank over the entity graph built by {how}, seeded on the question's "
-                          "entities.", builder, params=_GRAPH_PARAMS, make=_graph_maker(f"ppr-{builder}"),
+                          "entities.", builder, params=_ENTITY_GRAPH_PARAMS, make=_graph_maker(f"ppr-{builder}"),
                           stand_in="ppr-regex" if builder == "ner" else None),
             RetrieverSpec(f"bct-{builder}", "graph",
                           f"ppr-{builder} plus coreference-aware alias seeding (BCT): the question's entities also "
                           "seed their defined terms, nested names and acronyms.",
-                          builder, aliases=True, params=_GRAPH_PARAMS + ("beta",), make=_graph_maker(f"bct-{builder}"),
+                          builder, aliases=True, params=_ENTITY_GRAPH_PARAMS + ("beta",), make=_graph_maker(f"bct-{builder}"),
                           stand_in="bct-regex" if builder == "ner" else None),
             RetrieverSpec(f"hybrid-{builder}", "hybrid",
                           f"ppr-{builder} whose walk also restarts at the passages most similar to the question by "
                           "dense embeddings, so every question has seeds and every score stays exactly explained.",
                           builder, embeddings=True,
-                          params=_GRAPH_PARAMS + ("passage_weight", "tau", "passage_seeds", "lexical_share",
+                          params=_ENTITY_GRAPH_PARAMS + ("passage_weight", "tau", "passage_seeds", "lexical_share",
                                                   "hop_share"),
                           components=("tokens", "bm25"),  # lexical passage seeds (λ > 0) read BM25
                           make=_graph_maker(f"hybrid-{builder}"), stand_in="bm25"),

@@ -96,7 +96,7 @@ def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys
     same = build_report(Index(core), ReportView("dataroom-core", q, "hybrid-regex", 4, search_config({}, core)), "X")
     strip = lambda s: re.sub(r"<p class='meta'>Generated [^<]*</p>", "", s)  # noqa: E731
     assert strip(written) == strip(same)
-    assert "--passage-weight 0.5 --tau 0.05 --passage-seeds 20 --hop-share 0 --lexical-share 0.5" in written
+    assert "--passage-weight 0.5 --tau 0.05 --passage-seeds 20 --hop-share 0 --subject-weight 1 --lexical-share 0.5" in written
     # the hybrid's passage seeds are said in words a reader without the jargon follows
     assert re.search(r"Passage seeds: the \d+ passages closest to the question in meaning \(dense embeddings, 50%\) "
                      r"and in shared words \(BM25, 50%\) take \d+% of the restart", written)

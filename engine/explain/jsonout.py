@@ -32,7 +32,8 @@ def explanation_json(why) -> dict | None:
         return None
     if isinstance(why, HitExplanation):
         return {"seed_contributions": dict(why.contributions), "seed_shares": dict(why.seed_shares),
-                "evidence_paths": [{"path": p.words(), "nodes": list(p.node_ids), "mass": p.mass, "share": p.share}
+                "evidence_paths": [{"path": p.words(), "nodes": list(p.node_ids), "edges": list(p.edges), "mass": p.mass,
+                                    "share": p.share}
                                    for p in why.paths],
                 "matched_entities": list(why.matched_entities),
                 **({"typed_path": {"path": " › ".join(why.typed_path.nodes), "nodes": list(why.typed_path.node_ids),

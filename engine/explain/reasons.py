@@ -87,9 +87,12 @@ def percent(share: float) -> str:
 
 
 def path_words(path: EvidencePath, titles: Mapping[str, str], width: int = IN_TEXT) -> str:
-    """A route in words: entities by name, passages by document and page."""
-    return " → ".join(passage_name(nid[2:], titles, width) if nid.startswith("p:") else label
-                      for nid, label in zip(path.node_ids, path.nodes))
+    """A route in words: entities by name, passages by document and page; a passage reached or left along an
+    about-edge (its own title names the entity) says so: "Kelly Reichardt → Kelly Reichardt (about it) → …"."""
+    about = {i for k, edge in enumerate(path.edges) if edge == "about" for i in (k, k + 1)}
+    return " → ".join((passage_name(nid[2:], titles, width) + (" (about it)" if i in about else ""))
+                      if nid.startswith("p:") else label
+                      for i, (nid, label) in enumerate(zip(path.node_ids, path.nodes)))
 
 
 def _route(e: HitExplanation, seed_id: str) -> EvidencePath | None:

@@ -8,13 +8,15 @@ share passages.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Sequence
 
 import numpy as np
 from scipy import sparse
 
+from ..errors import PathLensError
 from .entities import Extraction
 from .ppr import column_normalize, threaded
 from .push import LocalWalk
@@ -79,6 +81,24 @@ class EntityGraph:
     display: tuple[str, ...]  # the surface form shown for each entity
     incidence: sparse.csr_matrix  # N × M, 1 where passage i mentions entity j
     W: sparse.csr_matrix  # (N+M) × (N+M), column-normalised adjacency
+    subjects: sparse.csr_matrix | None = None  # N × M, 1 on the about-edges (a subset of incidence); None: none marked
+    subject_weight: float = 1.0  # an about-edge's weight in W against a mention's 1
+
+    @property
+    def adjacency(self) -> sparse.csr_matrix:
+        """N × M edge weights as W reads them: 1 a mention, `subject_weight` an about-edge."""
+        if self.subjects is None or self.subject_weight == 1.0:
+            return self.incidence
+        return (self.incidence + (self.subject_weight - 1.0) * self.subjects).tocsr()
+
+    def is_subject(self, passage: int, entity: int) -> bool:
+        """Whether passage row `passage` is about entity column `entity` (its title names it)."""
+        return self.subjects is not None and bool(self.subjects[passage, entity])
+
+    def with_subjects(self, subjects: sparse.csr_matrix, weight: float) -> "EntityGraph":
+        """This graph whose walk steps along the about-edges `subjects` at `weight` (a mention's is 1)."""
+        return build_from_incidence(self.builder, self.passage_ids, self.entities, self.display, self.incidence,
+                                    subjects, weight)
 
     @property
     def n_passages(self) -> int:
@@ -105,7 +125,7 @@ class EntityGraph:
     @cached_property
     def local_walk(self) -> LocalWalk:
         """W by column, as a walk by push reads it (engine.graph.push)."""
-        inc = self.incidence  # A = [[0, inc], [incᵀ, 0]] is symmetric and W = A·D⁻¹: its column sums are D
+        inc = self.adjacency  # A = [[0, inc], [incᵀ, 0]] is symmetric and W = A·D⁻¹: its column sums are D
         return LocalWalk(self.W, np.concatenate([np.asarray(inc.sum(axis=1)).ravel(),
                                                  np.asarray(inc.sum(axis=0)).ravel()]),
                          np.repeat(np.array([PASSAGE_SIDE, 1 - PASSAGE_SIDE], dtype=np.int8), inc.shape))
@@ -221,7 +241,8 @@ class EntityGraph:
     def restrict(self, keep: Sequence[int]) -> "EntityGraph":
         """The graph over passages `keep` (indices, in the order given), dropping entities
         that no kept passage mentions. No extraction is re-run."""
-        inc = self.incidence[np.asarray(keep, dtype=np.int64)]
+        rows = np.asarray(keep, dtype=np.int64)
+        inc = self.incidence[rows]
         used = np.flatnonzero(np.asarray(inc.sum(axis=0)).ravel() > 0)
         return build_from_incidence(
             self.builder,
@@ -229,21 +250,52 @@ class EntityGraph:
             tuple(self.entities[j] for j in used),
             tuple(self.display[j] for j in used),
             inc[:, used].tocsr(),
+            None if self.subjects is None else self.subjects[rows][:, used].tocsr(),
+            self.subject_weight,
         )
 
 
 def _without_entities(graph: "EntityGraph", keys) -> "EntityGraph":
     keep = [j for j, e in enumerate(graph.entities) if e not in keys]
     return build_from_incidence(graph.builder, graph.passage_ids, tuple(graph.entities[j] for j in keep),
-                                tuple(graph.display[j] for j in keep), graph.incidence[:, keep].tocsr())
+                                tuple(graph.display[j] for j in keep), graph.incidence[:, keep].tocsr(),
+                                None if graph.subjects is None else graph.subjects[:, keep].tocsr(),
+                                graph.subject_weight)
 
 
 def build_from_incidence(builder: str, passage_ids: tuple[str, ...], entities: tuple[str, ...],
-                         display: tuple[str, ...], incidence: sparse.csr_matrix) -> EntityGraph:
-    A = sparse.bmat([[None, incidence], [incidence.T, None]], format="csc",
+                         display: tuple[str, ...], incidence: sparse.csr_matrix,
+                         subjects: sparse.csr_matrix | None = None, subject_weight: float = 1.0) -> EntityGraph:
+    if not subject_weight > 0:
+        raise PathLensError(f"an about-edge's weight must be above 0, got {subject_weight}")
+    graph = EntityGraph(builder, passage_ids, entities, display, incidence, sparse.csr_matrix((0, 0)), subjects,
+                        float(subject_weight))
+    weights = graph.adjacency
+    A = sparse.bmat([[None, weights], [weights.T, None]], format="csc",
                     dtype=np.float64) if incidence.shape[1] else sparse.csc_matrix(
         (incidence.shape[0], incidence.shape[0]), dtype=np.float64)
-    return EntityGraph(builder, passage_ids, entities, display, incidence, column_normalize(A))
+    return replace(graph, W=column_normalize(A))
+
+
+def subject_edges(graph: EntityGraph, titles: Sequence[str]) -> sparse.csr_matrix:
+    """N × M, 1 where passage i is about entity j: i is the only passage of its title, and the title names j
+    on token boundaries (an article "Green Bay Packers" is about "Green Bay Packers" and "Green Bay").
+    A title that many passages share is a long document's, whose chunks each mention its name but are not
+    each about it. `titles`: one a passage, in graph order, as the graph's text reads them."""
+    if len(titles) != graph.n_passages:
+        raise PathLensError(f"subject edges need one title a passage: {len(titles)} titles, {graph.n_passages} passages")
+    counts = Counter(titles)
+    inc = graph.incidence
+    rows, cols = [], []
+    for i, title in enumerate(titles):
+        if counts[title] != 1 or not title:
+            continue
+        named = f" {' '.join(name_tokens(title))} "
+        for j in inc.indices[inc.indptr[i]:inc.indptr[i + 1]].tolist():
+            if f" {graph.entities[j]} " in named:
+                rows.append(i)
+                cols.append(j)
+    return sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=inc.shape)
 
 
 def build_graph(extraction: Extraction, passage_ids: Sequence[str], texts: Sequence[str]) -> EntityGraph:

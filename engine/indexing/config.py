@@ -49,7 +49,7 @@ def search_config(values: Mapping[str, object] = {}, corpus: Corpus | None = Non
     return SearchConfig(
         graph=GraphParams(alpha=float(v["alpha"]), iterations=int(v["iterations"]), tol=tol,
                           beta=float(v["beta"]), vocabulary=vocabulary, specificity=vocabulary,
-                          hop_share=float(v["hop_share"])),
+                          hop_share=float(v["hop_share"]), subject_weight=float(v["subject_weight"])),
         rrf=RRFConfig(members=rrf_members or RRFConfig().members, weights=rrf_weights, k=int(v["rrf_k"])),
         hybrid=HybridParams(passage_weight=float(v["passage_weight"]), tau=float(v["tau"]), top=int(v["passage_seeds"]),
                             lexical=float(v["lexical_share"])),
@@ -64,6 +64,7 @@ def _fields(config: SearchConfig) -> dict[str, float | int]:
     """The catalog parameters SearchConfig's fields hold, by name (what `search_config` reads them into)."""
     g, h = config.graph, config.hybrid
     return {"alpha": g.alpha, "iterations": g.iterations, "beta": g.beta, "hop_share": g.hop_share,
+            "subject_weight": g.subject_weight,
             "passage_weight": h.passage_weight,
             "tau": h.tau, "passage_seeds": h.top, "lexical_share": h.lexical, "rrf_k": config.rrf.k,
             "filing_passage_weight": config.filing_passage_weight, "filing_lexical_share": config.filing_lexical_share,

@@ -28,8 +28,11 @@ from .config import SearchConfig
 
 
 def _own(name: str, graph: GraphParams) -> GraphParams:
-    """The walk's settings as retriever `name` reads them: a second hop only where its catalog entry has one."""
-    return graph if "hop_share" in spec(name).params else replace(graph, hop_share=0.0)
+    """The walk's settings as retriever `name` reads them: a second hop and weighted about-edges only where its
+    catalog entry has them."""
+    params = spec(name).params
+    return replace(graph, hop_share=graph.hop_share if "hop_share" in params else 0.0,
+                   subject_weight=graph.subject_weight if "subject_weight" in params else 1.0)
 
 
 class Retrievers:
@@ -58,8 +61,8 @@ class Retrievers:
 
     def graph(self, name: str, config: SearchConfig) -> GraphRetriever:
         """A ppr, bct or hybrid retriever: its catalog entry says which graph, aliases and passage seeds."""
-        s, index = spec(name), self.index
-        graph = index.graph(s.builder)
+        s, index, params = spec(name), self.index, _own(name, config.graph)
+        graph = index.subject_graph(s.builder, params.subject_weight)
         if graph.incidence.nnz == 0:
             raise PathLensError(f"{name} is unavailable: the {s.builder} builder found no entity in any passage")
         builder = s.builder
@@ -68,7 +71,7 @@ class Retrievers:
         passages = None
         if s.embeddings:
             passages = PassageSeeder(self.dense(), config.hybrid, index.bm25() if config.hybrid.lexical > 0 else None)
-        return GraphRetriever(name, seeder, _own(name, config.graph), passages)
+        return GraphRetriever(name, seeder, params, passages)
 
     def filing(self, name: str, config: SearchConfig, embeddings: np.ndarray | None = None) -> FilingRetriever:
         """The `filing` or `filing-graph` retriever; `embeddings`, when given, stand in for the stage's

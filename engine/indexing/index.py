@@ -18,7 +18,7 @@ from ..filings.graph import EdgeWeights, FilingGraph, filing_graph
 from ..filings.structure import FilingStructure, read_structure
 from ..graph.aliases import AliasTable, build_alias_table
 from ..graph.entities import BUILDERS, PER_PASSAGE, Extraction, filter_mentions
-from ..graph.entity_graph import EntityGraph, build_graph
+from ..graph.entity_graph import EntityGraph, build_graph, subject_edges
 from ..ingest.corpus import Corpus
 from ..retrieve.bm25_retriever import BM25Retriever
 from ..retrieve.retrievers import Retriever
@@ -192,6 +192,18 @@ class Index:
             return g.without_entities(self.removed_entities) if self.removed_entities else g
 
         return self.memo.get(component_key("graph", builder), build)
+
+    def subject_graph(self, builder: str, weight: float) -> EntityGraph:
+        """The builder's graph whose walk steps along its about-edges (a passage whose own title names the entity,
+        engine.graph.entity_graph.subject_edges) at `weight`, a mention's being 1. Derived, not stored: marking
+        the edges reads each passage's links once."""
+        if weight == 1.0:
+            return self.graph(builder)
+        graph = self.graph(builder)
+        subjects = self.memo.get(component_key("subjects", builder), lambda: subject_edges(
+            graph, [p.title.split(" · ")[0] for p in self.corpus.passages]))
+        return self.memo.get(f"about-graph:{builder}@{weight}",
+                             lambda: graph.with_subjects(subjects, weight))
 
     def aliases(self, builder: str) -> AliasTable:
         return self.memo.get(component_key("aliases", builder),

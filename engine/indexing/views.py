@@ -53,7 +53,7 @@ def without(index: Index, passages: Sequence[str] = (), entities: Sequence[str] 
     else:  # only entities go: every other built part is shared as it is (no BM25 recount, no slicing)
         sub = Index(index.corpus)
         for name, value in index.memo.snapshot().items():
-            if parse(name)[0] not in ("aliases", "filing-graph"):  # rebuilt without the entities
+            if parse(name)[0] not in ("aliases", "filing-graph", "subjects", "about-graph"):  # rebuilt without them
                 sub.memo.put(name, value)
     sub.removed_entities = index.removed_entities | frozenset(keys)
     graphs = {name: value for name, value in sub.memo.snapshot().items() if parse(name)[0] == "graph"}

@@ -11,6 +11,7 @@ labels, hover text, gold marks and colours are the renderer's (engine.explain.re
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Sequence
 
 import numpy as np
 
@@ -58,6 +59,9 @@ class EvidencePath:
     # route of L steps adds α(1−α)ᴸ·mass to the score, and the shares of all routes (every walk, loops
     # included) sum to 1 (tested against brute-force enumeration)
     share: float = 0.0
+    # each step's edge type, one fewer than nodes: "mentions" (the passage names the entity) or "about" (its own
+    # title names it: entity_graph.subject_edges); empty for a route that is not the entity graph's
+    edges: tuple[str, ...] = ()
 
     def words(self) -> str:
         return " → ".join(self.nodes)
@@ -177,6 +181,16 @@ def explain_passages(retriever, query: str, passage_ids, paths_per_hit: int = 3)
     return {e.hit.passage_id: e for e in explanations}
 
 
+def edge_types(g, node_ids: Sequence[str]) -> tuple[str, ...]:
+    """Each step's edge type along a route of "e:<key>" / "p:<id>" nodes: "about" where the passage's own title
+    names the entity, else "mentions"."""
+    out = []
+    for a, b in zip(node_ids, node_ids[1:]):
+        (p, e) = (a, b) if a.startswith("p:") else (b, a)
+        out.append("about" if g.is_subject(g.passage_index[p[2:]], g.entity_index[e[2:]]) else "mentions")
+    return tuple(out)
+
+
 def _explain(retriever, pers, result, hits, paths_per_hit):
     """Per-seed contributions and the heaviest evidence paths of each hit; also the bridge entities
     and edges on those paths (what the subgraph draws)."""
@@ -233,7 +247,8 @@ def _explain(retriever, pers, result, hits, paths_per_hit):
                         (f"p:{ps.passage_id}", f"e:{g.entities[bj]}", f"p:{hit.passage_id}"),
                         float(w_s * w_b * into)))
         paths.sort(key=lambda pth: (-pth.mass, pth.node_ids))
-        top = tuple(replace(pth, share=route_share(pth, alpha, hit.score)) for pth in paths[:paths_per_hit])
+        top = tuple(replace(pth, share=route_share(pth, alpha, hit.score), edges=edge_types(g, pth.node_ids))
+                    for pth in paths[:paths_per_hit])
         for pth in top:
             on_path_edges.update(zip(pth.node_ids, pth.node_ids[1:]))
             for nid, label in zip(pth.node_ids, pth.nodes):

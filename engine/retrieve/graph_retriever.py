@@ -40,6 +40,7 @@ class GraphParams:
     eps: float = LOCAL_EPS  # push's first threshold (engine.graph.push)
     eps_floor: float = LOCAL_EPS_FLOOR  # … divided by 10 down to this while the top 10's order is not proven
     hop_share: float = 0.0  # γ: the restart mass of a second walk from the first walk's bridges (second_hop); 0: none
+    subject_weight: float = 1.0  # t: an about-edge's weight against a mention's 1 (entity_graph.subject_edges); 1: none
 
     def __post_init__(self) -> None:
         check_params(self.alpha, self.iterations, self.tol)
@@ -55,6 +56,8 @@ class GraphParams:
             raise PathLensError(f"push's finest threshold eps_floor must be 0 or more, got {self.eps_floor}")
         if not 0 <= self.hop_share < 1:
             raise PathLensError(f"second-hop share γ must be at least 0 and below 1, got {self.hop_share}")
+        if not self.subject_weight > 0:
+            raise PathLensError(f"about-edge weight must be above 0, got {self.subject_weight}")
 
     @property
     def seeding(self) -> SeedingParams:
