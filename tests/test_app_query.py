@@ -102,3 +102,16 @@ def test_a_second_hop_is_shown_with_the_passage_that_named_each_bridge(core_inde
     assert len(hop) and hop["from"].str.startswith("#").all() and " of the first walk: " in hop["from"].iloc[0]
     assert at.number_input(key="hop_share").value == 0.6  # under More parameters, read from the link
     assert not at.exception
+
+
+def test_an_evidence_path_along_an_about_edge_says_so(core_index):
+    q = "How much was Capital Call No. 9 of NorthRiver Capital Partners IV?"
+    core_index.build_stages(["tokens", "bm25", "embeddings", "extraction:regex", "graph:regex"])
+    at = _app(_answer, core_index, True, q=q, retriever="hybrid-regex", subject_weight="2")
+    paths = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("Evidence path: ")]
+    # "Quarry Lane Packaging — Refinancing Summary" is the one passage of its title, so it is about "Quarry Lane"
+    assert any("→ Quarry Lane → Quarry Lane Packaging — Refinancing Summary · part 1 (about it) (walks" in p
+               for p in paths)
+    assert not any("(about it)" in p for p in paths if "Quarry Lane Packaging — Refinancing" not in p)
+    assert at.number_input(key="subject_weight").value == 2.0  # under More parameters, read from the link
+    assert not at.exception

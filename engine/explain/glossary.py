@@ -45,6 +45,11 @@ TERMS: dict[str, str] = {
          "similarity's.",
     "γ": "Hybrid retrievers: the share of the restart mass given to a second walk, seeded on the names that the "
          "first walk's top passages hold and the question does not (the next link of a chain). 0: one walk.",
+    "t": "Entity graphs: the weight of an about-edge (between a name and the passage about it) against a mere "
+         "mention's 1. 1: every edge alike.",
+    "about-edge": "The link between a name and the passage about it: a passage whose own title names it, when no "
+                  "other passage shares that title (an encyclopedia article, not one chunk of a long report). An "
+                  "evidence path that uses one says “(about it)” after the passage.",
     "second hop": "A seed found by a first walk: a name that one of its top passages holds and the question does "
                   "not. A second walk starts there; the table says which passage named it.",
     "RRF k": "Reciprocal Rank Fusion's constant: each member votes weight / (k + rank) for a passage, so a larger k "
