@@ -34,8 +34,13 @@ from .config import SearchConfig, check_retriever, param_values, search_config  
 from .memo import Memo, Progress
 
 
+def _lead(title: str) -> str:
+    """What the entity graph reads of a title: its lead (a filing's company; a title without " · " is all lead)."""
+    return title.split(" · ")[0]
+
+
 def _graph_text(title: str, text: str) -> str:
-    lead = title.split(" · ")[0]  # a title without " · " is all lead
+    lead = _lead(title)
     return f"{lead}\n{text}" if lead and lead not in text else text
 
 
@@ -201,7 +206,7 @@ class Index:
             return self.graph(builder)
         graph = self.graph(builder)
         subjects = self.memo.get(component_key("subjects", builder), lambda: subject_edges(
-            graph, [p.title.split(" · ")[0] for p in self.corpus.passages]))
+            graph, [_lead(p.title) for p in self.corpus.passages]))
         return self.memo.get(f"about-graph:{builder}@{weight}",
                              lambda: graph.with_subjects(subjects, weight))
 
