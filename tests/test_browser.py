@@ -188,6 +188,37 @@ def test_multi_hop_query_renders_evidence_graph_and_alpha_reranks(app_url, brows
     page.context.close()
 
 
+def test_about_edges_are_purple_in_the_evidence_graph_and_their_weight_sits_under_more_parameters(app_url, browser):
+    from engine.explain.render import ABOUT_COLOR
+
+    q = "How much was Capital Call No. 9 of NorthRiver Capital Partners IV?"
+    url = app_url + "/?" + urlencode({"corpus": "dataroom-core", "q": q, "retriever": "hybrid-regex", "k": 5,
+                                      "subject_weight": 2})
+    page = open_page(browser, url)
+    main = page.locator("[data-testid=stMain]").inner_text()
+    if "Answered by bm25" in main:  # bm25 stood in while the encoder ran: one click asks hybrid-regex
+        again = page.get_by_role("button", name="Ask again with hybrid-regex")
+        again.wait_for(timeout=240_000)
+        again.click()
+        page.get_by_text("Top 5 passages · hybrid-regex", exact=True).wait_for(timeout=240_000)
+        wait_idle(page)
+    no_exception(page)
+    frame = graph_frame(page)
+    colors = frame.evaluate("network.body.data.edges.get().map(e => (e.color && e.color.color) || e.color)")
+    assert ABOUT_COLOR in colors, colors  # the step to "Quarry Lane Packaging — Refinancing Summary"
+    assert "about-edge: the passage's own title names the entity" in frame.locator("#pathlens-legend").inner_text()
+    page.get_by_text("More parameters").first.click()
+    box = page.get_by_label("t (about-edge weight)", exact=True)
+    box.wait_for(timeout=30_000)
+    assert float(box.input_value()) == 2.0
+    box.scroll_into_view_if_needed()
+    # an element's screenshot waits for it to stand still: the expander opens with an animation
+    page.locator("[data-testid=stExpander]").filter(has_text="More parameters").screenshot(
+        path=str(SHOTS / "query-more-parameters.png"))
+    frame.locator("body").screenshot(path=str(SHOTS / "query-about-edges.png"))
+    page.context.close()
+
+
 def test_click_to_idle_times_an_action_until_the_page_settles(app_url, browser):
     """perf's click_to_idle section times actions this way (`python -m engine perf --sections click_to_idle`); here
     one retriever switch is timed, and what is asserted is that it took effect and the time is the page's."""

@@ -127,3 +127,34 @@ def test_only_entity_graph_retrievers_read_the_about_weight(core_index):
     for name in ("ppr-regex", "bct-ner", "hybrid-regex"):
         assert core_index.retriever(name, config).params.subject_weight == 2.0
     assert core_index.retriever("filing-graph", config).params.subject_weight == 1.0
+
+
+def test_the_evidence_graph_draws_about_edges_in_their_own_colour_and_says_what_they_are():
+    import json
+    import re
+
+    from engine.explain.render import ABOUT_COLOR, ABOUT_FAINT, PATH_COLOR, subgraph_html
+
+    q = "Who founded the team that plays at Lambeau Field?"
+    index = Index(_corpus())
+
+    def drawn(answer) -> tuple[str, dict]:
+        page = subgraph_html(answer)
+        return page, json.loads(re.search(r"var pathlensColors = (\{.*?\});", page).group(1))
+
+    answer = index.retriever("ppr-regex", search_config({"subject_weight": 2.0})).explain(q, 5)
+    about = {(e.source, e.target) for e in answer.edges if e.about}
+    assert {("e:lambeau field", "p:p1"), ("e:green bay packers", "p:p0"), ("e:curly lambeau", "p:p2")} <= about
+    assert ("e:lambeau field", "p:p0") not in about and ("e:harbor mills", "p:p3") not in about
+    page, colors = drawn(answer)
+    # the seed's step to its own article is an about-edge on a path; p3 only mentions the stadium
+    assert colors["e:lambeau field>p:p1"] == ABOUT_COLOR and colors["e:lambeau field>p:p3"] == PATH_COLOR
+    assert "about-edge: the passage's own title names the entity" in page  # the legend's row
+    assert "an about-edge (the passage\\u0027s own title names the entity) on an evidence path" in page  # hover
+    # off every path, an about-edge is faint purple and a mention faint grey
+    _, faint = drawn(replace(answer, explanations=()))
+    assert {k for k, c in faint.items() if c == ABOUT_FAINT} == {f"{a}>{b}" for a, b in about}
+    assert set(faint.values()) == {ABOUT_FAINT, "#cccccc"}
+    # t = 1: no edge is marked, so none is purple and the legend has no row for them
+    plain, plain_colors = drawn(index.retriever("ppr-regex").explain(q, 5))
+    assert set(plain_colors.values()) <= {PATH_COLOR, "#cccccc"} and "about-edge" not in plain

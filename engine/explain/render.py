@@ -5,7 +5,8 @@ passage seeds), first-hop passages, bridge entities, second-hop passages — eac
 first layer of any evidence path it lies on, ordered within its layer by role, rank and mass.
 Positions are fixed and physics is off, so the same view always gives the same picture.
 Passages show their rank and their document's title on two lines (id and text on hover); evidence-path
-edges are drawn dark with a width by the mass they carry, the rest thin and grey. Selecting
+edges are drawn dark with a width by the mass they carry, the rest thin and grey; about-edges (the passage's own
+title names the entity: entity_graph.subject_edges) are drawn purple, on a path or off it. Selecting
 a hit highlights its paths and dims the rest; the legend is drawn in the frame.
 
 Labels and hover titles are untrusted text: pyvis embeds them with Jinja's `tojson`, which
@@ -29,6 +30,8 @@ COLORS = {"seed": "#d62728", "alias": "#ff9896", "passage-seed": "#ff7f0e", "hit
 ROLE_WORDS = {"seed": "question entity (seed)", "alias": "alias of a seed (BCT)", "passage-seed":
               "passage seed (dense similarity)", "hit": "ranked passage (hit)", "bridge": "bridging entity",
               "bridge-passage": "passage on a path"}
+# about-edges (the passage's own title names the entity) in purple, on a path and off it; mentions dark or grey
+ABOUT_COLOR, ABOUT_FAINT, PATH_COLOR, FAINT = "#7b4fa6", "#c9b3dd", "#444444", "#cccccc"
 _REMOTE = re.compile(r'<(?:link|script)[^>]*(?:href|src)="https?://[^"]*"[^>]*>(?:\s*</script>)?', re.IGNORECASE)
 # Label sizes, estimated from their text: vis-network fits the whole graph to its frame, so the graph's width in
 # label-widths sets how large the text is drawn. Passage labels wrap onto two lines of at most LINE characters,
@@ -239,14 +242,17 @@ TOOLTIP_CSS = ("<style>div.vis-tooltip{font:12px/1.4 sans-serif;white-space:pre-
                "overflow-wrap:anywhere}</style>")
 
 
-def _legend(kinds: set[str]) -> str:
-    """The colours of the roles this graph draws, and only those."""
+def _legend(kinds: set[str], about: bool = False) -> str:
+    """The colours of the roles this graph draws, and only those; the about-edges' colour when it draws one."""
     rows = "".join(f'<div><span style="display:inline-block;width:12px;height:12px;margin-right:6px;'
                    f'background:{COLORS[k]};border-radius:2px"></span>{ROLE_WORDS[k]}</div>'
                    for k in COLORS if k in kinds)
     if "removed" in kinds:
         rows += ('<div><span style="display:inline-block;width:12px;height:12px;margin-right:6px;'
                  'border:1px dashed #999;border-radius:6px"></span>✕ taken out (what-if)</div>')
+    if about:
+        rows += (f'<div><span style="display:inline-block;width:14px;height:3px;margin:0 6px 3px 0;'
+                 f'background:{ABOUT_COLOR}"></span>about-edge: the passage\'s own title names the entity</div>')
     # a strip under the canvas, so it never covers a node
     return ('<div id="pathlens-legend" style="display:flex;flex-wrap:wrap;gap:4px 14px;padding:6px 8px;'
             f'font:12px sans-serif;color:#333;border-top:1px solid #ddd">{rows}'
@@ -285,27 +291,34 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
     path_mass: dict[tuple[str, str], float] = {}
     path_share: dict[tuple[str, str], float] = {}  # the largest share of its hit's score a path through it carries
     by_hit: dict[str, list[str]] = {}
+    about = {frozenset((e.source, e.target)) for e in answer.edges if e.about}
     for e in answer.explanations:
         for p in e.paths:
             for a, b in zip(p.node_ids, p.node_ids[1:]):
                 path_mass[(a, b)] = max(path_mass.get((a, b), 0.0), p.mass)
                 path_share[(a, b)] = max(path_share.get((a, b), 0.0), p.share)
                 by_hit.setdefault(f"p:{e.hit.passage_id}", []).append(f"{a}>{b}")
+            about.update(frozenset(pair) for pair, kind in zip(zip(p.node_ids, p.node_ids[1:]), p.edges)
+                         if kind == "about")
     top = max(path_mass.values(), default=1.0) or 1.0
-    drawn = set()
+    drawn, colors = set(), {}
     for (a, b), mass in sorted(path_mass.items()):
-        net.add_edge(a, b, id=f"{a}>{b}", width=1.5 + 6.5 * mass / top, color="#444444", arrows="to",
-                     title=f"on an evidence path carrying {percent(path_share[(a, b)])} of the score of the passage "
-                           "it leads to")
+        kind = "an about-edge (the passage's own title names the entity) " if frozenset((a, b)) in about else ""
+        colors[f"{a}>{b}"] = ABOUT_COLOR if kind else PATH_COLOR
+        net.add_edge(a, b, id=f"{a}>{b}", width=1.5 + 6.5 * mass / top, color=colors[f"{a}>{b}"], arrows="to",
+                     title=f"{kind}on an evidence path carrying {percent(path_share[(a, b)])} of the score of the "
+                           "passage it leads to")
         drawn.update({(a, b), (b, a)})
     for e in answer.edges:
         if (e.source, e.target) not in drawn:
-            net.add_edge(e.source, e.target, id=f"{e.source}>{e.target}", width=0.8, color="#cccccc",
-                         arrows="", dashes=True)
+            colors[f"{e.source}>{e.target}"] = ABOUT_FAINT if e.about else FAINT
+            net.add_edge(e.source, e.target, id=f"{e.source}>{e.target}", width=0.8, arrows="", dashes=True,
+                         color=colors[f"{e.source}>{e.target}"],
+                         **({"title": "an about-edge: the passage's own title names the entity"} if e.about else {}))
     net.set_options(json.dumps({"physics": {"enabled": False}, "interaction": {"hover": True},
                                 "edges": {"smooth": False}, "layout": {"improvedLayout": False}}))
     page = _REMOTE.sub("", net.generate_html(notebook=False))
-    script = (f"<script>var pathlensPaths = {_safe_json(by_hit)};"
+    script = (f"<script>var pathlensPaths = {_safe_json(by_hit)}; var pathlensColors = {_safe_json(colors)};"
               "network.on('selectNode', function (ev) {"
               " var on = {}; (pathlensPaths[ev.nodes[0]] || []).forEach(function (id) { on[id] = true; });"
               " if (!pathlensPaths[ev.nodes[0]]) return;"
@@ -313,11 +326,11 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
               "  color: on[x.id] ? '#d62728' : '#eeeeee'}; }));"
               "});"
               "network.on('deselectNode', function () {"
-              " edges.update(edges.get().map(function (x) { return {id: x.id,"
-              "  color: x.dashes ? '#cccccc' : '#444444'}; }));"
+              " edges.update(edges.get().map(function (x) { return {id: x.id, color: pathlensColors[x.id]}; }));"
               "});</script>")
     # the legend goes right after the canvas's container; the script after pyvis's own
+    legend = _legend({n.kind for n in answer.nodes} | ({"removed"} if removed else set()), bool(about))
     page = page.replace('<div id="mynetwork" class="card-body"></div>',
-                        '<div id="mynetwork" class="card-body"></div>' + _legend({n.kind for n in answer.nodes} | ({"removed"} if removed else set())), 1)
+                        '<div id="mynetwork" class="card-body"></div>' + legend, 1)
     page = page.replace("</head>", TOOLTIP_CSS + "</head>", 1)
     return page.replace("</body>", script + "</body>", 1)

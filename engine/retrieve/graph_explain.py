@@ -118,6 +118,7 @@ class SubgraphEdge:
     source: str
     target: str
     on_path: bool
+    about: bool = False  # an about-edge: the passage's own title names the entity (entity_graph.subject_edges)
 
 
 @dataclass(frozen=True, eq=False)
@@ -294,7 +295,8 @@ def _subgraph(g, pers, hits, bridges, on_path, walk) -> tuple[tuple[SubgraphNode
         for nid, j in ents.items():
             if j in row:
                 pair = (nid, f"p:{pid}")
-                edges.append(SubgraphEdge(nid, f"p:{pid}", pair in on_path or pair[::-1] in on_path))
+                edges.append(SubgraphEdge(nid, f"p:{pid}", pair in on_path or pair[::-1] in on_path,
+                                          g.is_subject(i, j)))
     return tuple(nodes.values()), tuple(edges)
 
 
