@@ -12,7 +12,7 @@ seed says which passage of the first walk named it (`Seed.via`), so the explanat
 
 HOP_PASSAGES and HOP_BRIDGES, and γ = 0.6 where it is turned on, were chosen on MuSiQue's open corpus and the
 data room; the catalog's default γ is 0, one walk, since the second hop lowers the data room's hybrid-ner
-(docs/benchmarks.md, "Multi-hop without a model"). Weighting bridges by specificity too (1 / passages) did worse.
+(docs/multi-hop.md). Weighting bridges by specificity too (1 / passages) did worse.
 With about-edges (`subject_weight` 2, engine.graph.entity_graph) a bridge's walk goes on to the passage about it.
 """
 
