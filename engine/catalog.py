@@ -58,8 +58,8 @@ PARAMS: dict[str, ParamSpec] = {p.name: p for p in (
     ParamSpec("hop_share", "γ (second-hop share)", 0.0, 0.0, 0.95,
               "Hybrid: the share of the restart mass given to a second walk. Its seeds are the entities that the "
               "first walk's top passages name and the question does not (the next link of a chain), each as heavy "
-              "as the first walk made it. 0: one walk. 0.6 lifts MuSiQue's Recall@5 and lowers the data room's "
-              "(docs/multi-hop.md)."),
+              "as the first walk made it; left off for a question comparing two names it names (\"A or B?\"). 0: one "
+              "walk. 0.6 lifts MuSiQue's Recall@5 and lowers the data room's (docs/multi-hop.md)."),
     ParamSpec("subject_weight", "t (about-edge weight)", 1.0, 0.1, 10.0,
               "Entity graphs: how strongly the walk steps between a name and the passage about it (one whose own "
               "title names it, like an encyclopedia article), against a mere mention's 1. 1: every edge alike. 2, "

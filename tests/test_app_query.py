@@ -104,6 +104,16 @@ def test_a_second_hop_is_shown_with_the_passage_that_named_each_bridge(core_inde
     assert not at.exception
 
 
+def test_a_comparison_question_says_why_its_second_hop_was_left_off(core_index):
+    q = "Which fund closed on more commitments, NorthRiver Capital Partners IV or Juniper Peak Growth Fund II?"
+    core_index.build_stages(["tokens", "bm25", "embeddings", "extraction:regex", "graph:regex"])
+    at = _app(_answer, core_index, True, q=q, retriever="hybrid-regex", hop_share="0.6")
+    (shown,) = [c.value for c in at.caption if c.value.startswith("Second hop: ")]
+    assert shown.startswith("Second hop: left off, since the question asks which of two names: the passages about")
+    assert "second hop" not in set(at.dataframe[0].value["rule"])  # no bridge seeds
+    assert not at.exception
+
+
 def test_an_evidence_path_along_an_about_edge_says_so(core_index):
     q = "How much was Capital Call No. 9 of NorthRiver Capital Partners IV?"
     core_index.build_stages(["tokens", "bm25", "embeddings", "extraction:regex", "graph:regex"])

@@ -105,3 +105,25 @@ def test_the_open_corpus_reports_its_index_stages_then_its_questions():
     steps = list(dict.fromkeys(step for step, _, _ in heard))
     assert steps == ["tokens", "bm25", "extraction:regex", "graph:regex", "questions"]
     assert heard[-1] == ("questions", 2, 2) and ("tokens", 0, 6) in heard
+
+
+def test_labeled_questions_of_another_kind_are_asked_of_the_whole_open_corpus(tmp_path):
+    import json
+
+    asked = tmp_path / "comparisons.queries.jsonl"
+    asked.write_text(json.dumps({"id": "c1", "text": "Which is in Yorkshire, Leeds or York?", "kind": "comparison",
+                                 "gold": ["p-04113e1ec60e", "p-38d30561e2da"]}) + "\n", encoding="utf-8")
+    res = run_bench("musique", FIX / "musique.jsonl", "open", ["bm25"], (1, 2), queries=asked)
+    assert (res.n_questions, res.n_passages) == (1, 6)  # the benchmark's 6 pooled passages, the file's 1 question
+    bm25 = res.eval.results["bm25"]
+    assert set(bm25.per_query) == {"c1"} and bm25.by_kind["comparison"]["recall@2"] == 1.0
+    # both passages name a place of the question, and nothing else does: both on top
+    run = bm25.run["c1"]
+    assert set(sorted(run, key=lambda pid: -run[pid])[:2]) == {"p-04113e1ec60e", "p-38d30561e2da"}
+    with pytest.raises(PathLensError, match="asked of the whole open corpus: use --mode open without --sample"):
+        run_bench("musique", FIX / "musique.jsonl", "closed", ["bm25"], (1,), queries=asked)
+    with pytest.raises(PathLensError, match="asked of the whole open corpus"):
+        run_bench("musique", FIX / "musique.jsonl", "open", ["bm25"], (1,), n=1, queries=asked)
+    asked.write_text(json.dumps({"id": "c1", "text": "Where?", "gold": ["p-nowhere"]}) + "\n", encoding="utf-8")
+    with pytest.raises(PathLensError, match=r"comparisons\.queries\.jsonl.*line 1.*p-nowhere"):
+        run_bench("musique", FIX / "musique.jsonl", "open", ["bm25"], (1,), queries=asked)

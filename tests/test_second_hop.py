@@ -11,7 +11,7 @@ from engine.errors import PathLensError
 from engine.graph.ppr import personalized_pagerank
 from engine.indexing.index import Index, search_config
 from engine.retrieve.graph_retriever import GraphParams
-from engine.retrieve.second_hop import HOP_BRIDGES, HOP_PASSAGES, bridges
+from engine.retrieve.second_hop import HOP_BRIDGES, HOP_PASSAGES, bridges, comparison
 from tests.conftest import make_corpus
 
 QUESTION = "Who manages the fund whose portfolio includes Solano Foods?"
@@ -116,3 +116,56 @@ def test_bench_against_names_a_bad_setting():
         _settings("gamma=1")
     with pytest.raises(PathLensError, match="--against: iterations takes a number, got 'many'"):
         _settings("iterations=many")
+
+
+@pytest.mark.parametrize("question,kind", [
+    ("Which magazine was started first, Arthur's Magazine or First for Women?", "asks which of two names"),
+    ("Heinz Barwich or Walter Storp: who died later?", "asks which of two names"),
+    ("Dipak Misra and Jean Desessard: which of them is a judge?", "asks which of two names"),
+    ("Did Solano Foods or Brightwater Logistics grow revenue faster?", "asks which of two names"),
+    ("Which of Diana Rigg and Florence Eldridge was English?", "asks which of two names"),
+    ("Between Gustav Noske and Alfred Kurella, who was born earlier?", "asks which of two names"),
+    ("Are Cristin Milioti and Mara Wilson both American actresses?", "asks yes or no of two names"),
+    ("Were Gaspard Manesse and Eriq Ebouaney of the same nationality?", "asks yes or no of two names"),
+    ("Is Chelyabinsk in the same country as Namangan?", "asks yes or no of two names"),
+    ("Is Jennifer Higdon older than Jenny Slate?", "asks yes or no of two names"),
+    ("What nationality do Sandra Julien and Arnaud Joyet share?", "asks what two names share"),
+    ("What nationality were both Scott Derrickson and Ed Wood?", "asks what two names share"),
+    # chains, and names with "and" or "or" inside them, are not comparisons
+    ("Who manages the fund whose portfolio includes Solano Foods?", ""),
+    ("Who played the spoilt character in Charlie and the Chocolate Factory?", ""),
+    ("What other district is found in the same county as Gmina Stężyca?", ""),
+    ("Along with Kenny G and the performer of Off the Beaten Path, what artist was featured on smooth jazz stations?",
+     ""),
+    ("In which country is the province where Serbian and Croatian languages are both official?", ""),
+    ("How many ethnic minorities live in the city of the only group larger than Långa nätter's label?", ""),
+])
+def test_a_question_comparing_two_names_it_names_is_recognised_by_its_form(question, kind):
+    assert comparison(question) == kind
+
+
+def test_recognising_a_comparison_takes_linear_time_on_a_long_hostile_question():
+    import time
+
+    for hostile in ("Is " + "A and " * 330, ", A or " * 285, "Which, A or B, " * 130, "A and " * 330):
+        start = time.perf_counter()
+        comparison(hostile[:2000])
+        assert time.perf_counter() - start < 0.5, hostile[:30]  # a backtracking pattern takes seconds to minutes
+
+
+def test_a_comparison_keeps_one_walk_and_says_why(core_index):
+    from engine.explain.jsonout import walk_json
+    from engine.explain.render import second_hop_summary
+
+    q = "Which fund closed on more commitments, NorthRiver Capital Partners IV or Juniper Peak Growth Fund II?"
+    one = core_index.retriever("hybrid-regex", _config(core_index, 0.0))
+    two = core_index.retriever("hybrid-regex", _config(core_index, 0.6))
+    pers = two.personalize(q)
+    assert pers.hop_left_off == "asks which of two names" and not any(s.named_at for s in pers.seeds)
+    assert [(h.passage_id, h.score) for h in two.search(q, 5)] == [(h.passage_id, h.score) for h in one.search(q, 5)]
+    walk = two.explain(q, 3)
+    said = second_hop_summary(walk, {})
+    assert said.startswith("Second hop: left off, since the question asks which of two names: the passages about")
+    assert walk_json(walk)["hop_left_off"] == "asks which of two names"
+    assert second_hop_summary(one.explain(q, 3), {}) == ""  # no second hop asked for: nothing to say
+    assert one.personalize(q).hop_left_off == ""

@@ -10,6 +10,7 @@ from pathlib import Path
 from ..catalog import default_retriever, stages_for
 from ..errors import NoSeedError, PathLensError
 from ..explain.jsonout import answer_json, config_json
+from ..explain.render import second_hop_summary
 from ..explain.reasons import exactness_words, k_past_corpus, path_words, percent, reason, where_it_sits
 from ..indexing.index import check_retriever
 from ..ingest.corpus import bundled_manifest, bundled_names
@@ -69,6 +70,8 @@ def cmd_query(args) -> None:
         if answer.walk.extra is not None:
             print(f"scope: {answer.walk.extra.scope_words}")
         print("seeds: " + ", ".join(f"{s.label} ({s.rule}, {s.weight:.3f})" for s in answer.walk.seeds))
+        if hop := second_hop_summary(answer.walk, titles):
+            print(hop)
     if not answer.hits:
         print("no passage shares a term with the query")
     for h in answer.hits:

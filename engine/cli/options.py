@@ -160,6 +160,9 @@ def parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="MuSiQue / HotpotQA / 2Wiki benchmark, closed pool or open corpus",
                        parents=[as_json, compare, run("bm25,tfidf,dense,ppr-regex,bct-regex", True), search])
     b.add_argument("--mode", default="closed", help="closed (per-question pool) or open (pooled corpus)")
+    b.add_argument("--queries", default=None, metavar="FILE",
+                   help="open corpus: labeled questions (JSON lines, as eval's) asked of it instead of the "
+                        "benchmark's own, e.g. tests/data/musique_open.comparisons.queries.jsonl")
     b.add_argument("--against", default="", metavar="NAME=VALUE,…",
                    help="also run each retriever with these parameters instead (e.g. hop_share=0), and compare "
                         "each with itself under them (paired bootstrap)")

@@ -13,14 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
 
 from ..store.cache import DiskCache
 from ..ingest.corpus import Corpus
-from ..ingest.questions import LabeledQuery
+from ..ingest.questions import LabeledQuery, load_queries
 from ..ingest.passage import Passage
 from ..ingest.textfiles import read_json_lines, read_text
 from ..errors import PathLensError
@@ -168,9 +168,12 @@ class BenchResult:
 def run_bench(fmt: str, path: str | Path, mode: str, retrievers: Sequence[str], ks: Sequence[int] = (1, 3, 5),
               n: int | None = None, seed: int = 42, config: SearchConfig = SearchConfig(),
               on_progress: Callable[[str, int, int], None] | None = None,
-              should_stop: Callable[[], bool] = lambda: False, cache: DiskCache | None = None) -> BenchResult:
+              should_stop: Callable[[], bool] = lambda: False, cache: DiskCache | None = None,
+              queries: str | Path | None = None) -> BenchResult:
     """Metrics of `retrievers` on a benchmark file. `cache` keeps the open corpus's index
     components on disk (its NER and embeddings take minutes); closed pools are small and not cached.
+    `queries`: labeled questions (JSON lines, as `eval --queries`) asked of the whole open corpus instead of the
+    benchmark's own, which then only pool the passages: questions of a kind the benchmark lacks, over its corpus.
 
     `on_progress(step, done, total)` hears the open corpus's index stages (passages done) and then
     "questions"; closed pools report "questions" one by one. `should_stop()` is asked between
@@ -180,11 +183,17 @@ def run_bench(fmt: str, path: str | Path, mode: str, retrievers: Sequence[str], 
     for r in retrievers:
         check_retriever(r)
     ks = check_ks(ks)
+    if queries is not None and (mode != "open" or n is not None):
+        raise PathLensError("labeled questions (--queries) are asked of the whole open corpus: use --mode open "
+                            "without --sample")
     questions = sample(load_questions(fmt, path), n, seed)
     name = f"{Path(path).stem} ({mode})"
     progress = on_progress or (lambda step, done, total: None)
     if mode == "open":
         corpus = open_corpus(questions, name)
+        if queries is not None:
+            corpus = replace(corpus, queries=load_queries(Path(queries), corpus.passages))
+            questions = corpus.queries
         index = Index(corpus, cache=cache)
         for stage in stages_for(retrievers, config.rrf.members):
             if should_stop():

@@ -58,6 +58,7 @@ def walk_json(walk: GraphAnswer) -> dict:
         "walk": "push" if walk.pushed else "exact",
         "bound": walk.bound,
         "order_proven": walk.proven,
+        "hop_left_off": walk.hop_left_off,
         "subgraph": {"nodes": [asdict(n) for n in walk.nodes], "edges": [asdict(e) for e in walk.edges]},
         **({"scope": scope_json(walk.extra)} if walk.extra is not None else {}),
     }

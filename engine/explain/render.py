@@ -215,7 +215,10 @@ def passage_seed_summary(answer: GraphAnswer, lexical: float) -> str:
 
 def second_hop_summary(answer: GraphAnswer, titles: dict[str, str]) -> str:
     """One sentence on a walk's second hop: what the question names, which of the first walk's top passages named
-    the bridges, and their share of the restart mass. Empty when the walk had no second hop."""
+    the bridges, and their share of the restart mass; or why it was left off. Empty when none was asked for."""
+    if answer.hop_left_off:
+        return (f"Second hop: left off, since the question {answer.hop_left_off}: the passages about those names "
+                "answer it, and a second walk from the other names they mention would crowd them out.")
     bridges = [s for s in answer.seeds if s.named_at]
     if not bridges:
         return ""

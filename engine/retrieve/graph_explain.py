@@ -139,6 +139,7 @@ class GraphAnswer:
     extra: object = None  # what a retriever adds to its walk (the filings retriever: its scope)
     pushed: bool = False  # walked by push (engine.graph.push), not exactly
     bound: float = 0.0  # by push, every hit's exact score is within [score, score + bound]
+    hop_left_off: str = ""  # a second hop asked for and left off: how the question compares two names
     proven: bool = True  # by push, whether the bounds prove the order of the walk's top PROVEN_TOP passages
 
     def uncovered_words(self) -> tuple[str, ...]:
@@ -169,7 +170,8 @@ def explain_walk(retriever, query: str, k: int, paths_per_hit: int = 3) -> Graph
     bound = float(result.errors(g.local_walk.weights[rows]).max(initial=0.0)) if result.pushed else 0.0
     return GraphAnswer(retriever.name, query, hits, pers.seeds, pers.passage_seeds, pers.seeding.query_entities,
                        pers.seeding.unmatched, pers.seeding.ambiguous, explanations, result.residuals,
-                       result.iterations, nodes, edges, pushed=result.pushed, bound=bound, proven=result.proven)
+                       result.iterations, nodes, edges, pushed=result.pushed, bound=bound, proven=result.proven,
+                       hop_left_off=pers.hop_left_off)
 
 
 def explain_passages(retriever, query: str, passage_ids, paths_per_hit: int = 3) -> dict[str, "HitExplanation"]:

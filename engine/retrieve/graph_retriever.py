@@ -24,7 +24,7 @@ from ..graph.ppr import bipartite_passage_scores, check_params, personalized_pag
 from ..graph.push import LOCAL_EPS, LOCAL_EPS_FLOOR, LOCAL_FROM_EDGES, PROVEN_TOP, PushResult, proven_order, values_at
 from .graph_explain import GraphAnswer, HitExplanation, explain_passages, explain_walk
 from .retrievers import Answer, Answers, Hit, check_k, check_query, top_k
-from .second_hop import bridges, scaled
+from .second_hop import bridges, comparison, scaled
 from .seeding import PassageSeed, PassageSeeder, Seed, Seeder, Seeding, SeedingParams
 
 
@@ -109,6 +109,7 @@ class Personalization:
 
     seeding: Seeding  # entity seeds, weights already scaled by their share (1 − w)
     passage_seeds: tuple[PassageSeed, ...]
+    hop_left_off: str = ""  # γ > 0 but no second hop: how the question compares two names (second_hop.comparison)
 
     @property
     def seeds(self) -> tuple[Seed, ...]:
@@ -142,7 +143,11 @@ class GraphRetriever(Answers):
             first = Personalization(seeding, ())
         else:
             first = self._mixed(seeding, self.passages.seeds(query))
-        return self._second_hop(first) if self.params.hop_share > 0 else first
+        if self.params.hop_share == 0:
+            return first
+        if compares := comparison(query):  # the names it compares answer it: bridges would only crowd them out
+            return replace(first, hop_left_off=compares)
+        return self._second_hop(first)
 
     def _second_hop(self, first: Personalization) -> Personalization:
         """The first walk's seeds at 1 − γ and its bridges at γ (engine.retrieve.second_hop): one walk from both

@@ -14,10 +14,19 @@ HOP_PASSAGES and HOP_BRIDGES, and γ = 0.6 where it is turned on, were chosen on
 data room; the catalog's default γ is 0, one walk, since the second hop lowers the data room's hybrid-ner
 (docs/multi-hop.md). Weighting bridges by specificity too (1 / passages) did worse.
 With about-edges (`subject_weight` 2, engine.graph.entity_graph) a bridge's walk goes on to the passage about it.
+
+A question that compares two names it already names ("Which fund closed on more, A or B?", "Are A and B both …?")
+needs no bridge: the passages about A and B answer it, and the second walk from their other names only crowds them
+out. `comparison` recognises the English forms of such questions (alternative questions, polar questions over two
+names, what two names share) from the question's words alone, and the retriever leaves the hop off for them. The
+forms were written from the grammar of comparison questions and checked on questions written for the purpose over
+MuSiQue's corpus and the data room (tests/data/*.comparisons.queries.jsonl); they match none of MuSiQue's 292
+questions or the data room's 40 (docs/multi-hop.md).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Callable
 
@@ -30,6 +39,33 @@ from .seeding import Seed
 HOP_PASSAGES = 5  # the first walk's top passages whose entities are candidate bridges
 HOP_BRIDGES = 10  # bridges kept, by the first walk's mass on them
 RULE = "second hop"
+
+# A name starts with a capital or a digit and runs to at most 8 words; the words between a polar question's opening
+# and its names are at most 12. Bounded, so a long hostile question costs linear time, not a backtracking blow-up.
+_NAME = r"(?:the\s+)?[A-Z0-9][^\s?]*(?:\s+[^\s?]+){0,7}?"
+_AUX = r"^\s*(?:Is|Are|Was|Were|Do|Does|Did|Has|Have|Had|Can|Could|Will|Would)\s+"  # a polar question's opening
+_GAP = r"(?:[^\s?]+\s+){0,12}?"
+_WHICH, _POLAR, _SHARE = "asks which of two names", "asks yes or no of two names", "asks what two names share"
+_COMPARISONS = tuple((kind, re.compile(form)) for kind, form in (
+    (_WHICH, rf"[,:]\s*{_NAME}\s+(?:or|vs\.?|versus)\s+{_NAME}\s*\?\s*$"),  # "Which is older, A or B?"
+    (_WHICH, rf"^\s*{_NAME}\s+(?:or|vs\.?|versus)\s+{_NAME}\s*[:,]\s*(?:[Ww]hich|[Ww]ho|[Ww]hat)\b"),  # "A or B: which …?"
+    (_WHICH, rf"^\s*{_NAME}\s+and\s+{_NAME}\s*:\s*(?:[Ww]hich|[Ww]ho|[Ww]hat)\b"),  # "A and B: who …?"
+    (_WHICH, rf"{_AUX}{_NAME}\s+or\s+[A-Z0-9]"),  # "Did A or B grow faster?"
+    (_WHICH, rf"\b[Ww]hich\s+(?:one\s+)?of\s+{_NAME}\s+(?:and|or)\s+[A-Z0-9]"),  # "Which of A and B …?"
+    (_WHICH, rf"\b[Bb]etween\s+{_NAME}\s+and\s+[A-Z0-9]"),  # "Between A and B, who …?"
+    (_POLAR, rf"{_AUX}{_GAP}and\s+{_NAME}\s+both\b|{_AUX}both\s+{_NAME}\s+and\s+[A-Z0-9]"),  # "Are A and B both …?"
+    (_POLAR, rf"{_AUX}{_GAP}and\s+{_NAME}\s+(?:\w+\s+)?(?:the\s+)?same\b"),  # "Were A and B of the same nationality?"
+    (_POLAR, rf"{_AUX}{_GAP}the\s+same\s+\w+\s+as\s+(?:the\s+)?[A-Z0-9]"),  # "Is A in the same country as B?"
+    (_POLAR, rf"{_AUX}{_GAP}(?:\w+er|more|less|fewer)\s+than\s+(?:the\s+)?[A-Z0-9]"),  # "Is A older than B?"
+    (_SHARE, rf"\b{_NAME}\s+and\s+{_NAME}\s+(?:share|have\s+in\s+common)\b"),  # "What do A and B share?"
+    (_SHARE, rf"\bboth\s+{_NAME}\s+and\s+[A-Z0-9]"),  # "What nationality were both A and B?"
+))
+
+
+def comparison(question: str) -> str:
+    """How `question` compares two names it names ("asks which of two names" for "…, Arthur's Magazine or First
+    for Women?"), or "" when it does not: a second hop is left off for such a question."""
+    return next((kind for kind, form in _COMPARISONS if form.search(question)), "")
 
 
 def bridges(graph: EntityGraph, rows: np.ndarray, scores: np.ndarray,
@@ -64,4 +100,4 @@ def scaled(seeds: tuple[Seed, ...], share: float) -> tuple[Seed, ...]:
     return tuple(replace(s, weight=s.weight * share) for s in seeds)
 
 
-__all__ = ["HOP_BRIDGES", "HOP_PASSAGES", "RULE", "bridges", "scaled"]
+__all__ = ["HOP_BRIDGES", "HOP_PASSAGES", "RULE", "bridges", "comparison", "scaled"]
