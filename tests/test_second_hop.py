@@ -144,6 +144,18 @@ def test_a_question_comparing_two_names_it_names_is_recognised_by_its_form(quest
     assert comparison(question) == kind
 
 
+def test_the_forms_match_the_tuning_comparisons_and_none_of_the_data_rooms_questions(core_index):
+    import json
+
+    from tests.conftest import ROOT
+
+    assert [q.id for q in core_index.corpus.queries if comparison(q.text)] == []  # its 40 chains and lookups
+    for name, missed in (("musique_open", {"c14"}), ("dataroom", {"c05", "c07"})):
+        path = ROOT / "tests" / "data" / f"{name}.comparisons.queries.jsonl"
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        assert {r["id"] for r in rows if not comparison(r["text"])} == missed  # "Did A die before B was born?"
+
+
 def test_recognising_a_comparison_takes_linear_time_on_a_long_hostile_question():
     import time
 
