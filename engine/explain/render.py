@@ -294,15 +294,13 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
     path_mass: dict[tuple[str, str], float] = {}
     path_share: dict[tuple[str, str], float] = {}  # the largest share of its hit's score a path through it carries
     by_hit: dict[str, list[str]] = {}
-    about = {frozenset((e.source, e.target)) for e in answer.edges if e.about}
+    about = {frozenset((e.source, e.target)) for e in answer.edges if e.about}  # the subgraph holds every path step
     for e in answer.explanations:
         for p in e.paths:
             for a, b in zip(p.node_ids, p.node_ids[1:]):
                 path_mass[(a, b)] = max(path_mass.get((a, b), 0.0), p.mass)
                 path_share[(a, b)] = max(path_share.get((a, b), 0.0), p.share)
                 by_hit.setdefault(f"p:{e.hit.passage_id}", []).append(f"{a}>{b}")
-            about.update(frozenset(pair) for pair, kind in zip(zip(p.node_ids, p.node_ids[1:]), p.edges)
-                         if kind == "about")
     top = max(path_mass.values(), default=1.0) or 1.0
     drawn, colors = set(), {}
     for (a, b), mass in sorted(path_mass.items()):

@@ -63,8 +63,9 @@ _COMPARISONS = tuple((kind, re.compile(form)) for kind, form in (
 
 
 def comparison(question: str) -> str:
-    """How `question` compares two names it names ("asks which of two names" for "…, Arthur's Magazine or First
-    for Women?"), or "" when it does not: a second hop is left off for such a question."""
+    """How `question` compares two names it names ("asks which of two names" for "Which fund closed first,
+    NorthRiver Capital Partners IV or Juniper Peak Growth Fund II?"), or "" when it does not: a second hop is left
+    off for such a question."""
     return next((kind for kind, form in _COMPARISONS if form.search(question)), "")
 
 
