@@ -136,8 +136,14 @@ def test_scope_says_when_a_name_or_a_period_is_not_in_the_room(room):
 
     s = read_structure(room.passages)
     lex = bundled()
+    # a company the room lacks stops the answer and offers the companies it holds, unless asked to search everything
     scope = read_scope("What was Nike's capex in FY2019?", s.filings, lex)
-    assert scope.companies == () and scope.notes == ("“Nike” names no company of this data room; searching every filing",)
+    assert scope.companies == () and scope.filings == () and scope.notes == ()
+    assert scope.stop == ("“Nike” names no company of this data room, so no page of it answers. The room holds "
+                          "filings of Acme Widgets. Ask about one of them, or search every filing.")
+    assert scope.words(s.filings) == scope.stop
+    scope = read_scope("What was Nike's capex in FY2019?", s.filings, lex, ScopeCorrection(everywhere=True))
+    assert not scope.stop and scope.notes == ("“Nike” names no company of this data room; searching every filing",)
     assert scope.words(s.filings).endswith("“Nike” names no company of this data room; searching every filing")
     # the page, the report and --json all read the scope's words; --json lists the notes too
     assert scope_json(FilingWalk(scope, scope.words(s.filings)))["notes"] == list(scope.notes)
@@ -365,3 +371,45 @@ def test_names_with_an_ampersand_give_the_forms_analysts_write():
     keys, symbols = name_keys("Lockheed Martin Corporation")
     assert keys == ["lockheedmartin", "lockheed"] and symbols == []
     assert name_keys("Advanced Micro Devices, Inc.") == (["advancedmicrodevices", "advancedmicro"], ["AMD"])
+
+
+@pytest.mark.parametrize("name", ["filing-graph", "filing"])
+def test_a_scope_is_a_boundary_only_its_filings_pages_rank(room, name):
+    r = Index(room).retriever(name, SearchConfig())
+    for explain in (True, False):
+        ans = r.answer("What was Acme's capital expenditure in FY2019 according to the cash flow statement?", 10,
+                       explain)
+        assert ans.hits and {h.passage_id.split("#")[0] for h in ans.hits} == {"ACME_2019_10K.pdf"}
+    batch = r.answer_batch(["What was Acme's capex in FY2020?", "What was Acme's capex in FY2019?"], 10)
+    assert [{h.passage_id.split("#")[0] for h in a.hits} for a in batch] == [{"ACME_2020_10K.pdf"}, {"ACME_2019_10K.pdf"}]
+    # scoped to the company alone, both its filings' pages rank
+    both = {h.passage_id.split("#")[0] for h in r.answer("What was Acme's capital expenditure?", 10).hits}
+    assert both == {"ACME_2019_10K.pdf", "ACME_2020_10K.pdf"}
+
+
+def test_a_company_the_room_lacks_stops_the_answer_and_offers_the_room(room):
+    r = Index(room).retriever("filing", SearchConfig())
+    ans = r.answer("What was Tesla's revenue in 2022?", 5)
+    assert ans.hits == () and ans.no_seed
+    assert ans.notes == ("“Tesla” names no company of this data room, so no page of it answers. The room holds "
+                         "filings of Acme Widgets. Ask about one of them, or search every filing.",)
+    everywhere = Index(room).retriever("filing", SearchConfig(scope=ScopeCorrection(everywhere=True)))
+    assert everywhere.answer("What was Tesla's revenue in 2022?", 5).hits
+
+
+def test_a_fiscal_year_prefers_its_10k_and_a_span_scopes_both_years(room):
+    from engine.filings.identity import Filing
+    from engine.filings.scope import scoped_filings
+
+    filings = {"K.pdf": Filing("K.pdf", "Acme", ("acme",), (), "10-K", 2022),
+               "R.pdf": Filing("R.pdf", "Acme", ("acme",), (), "earnings release", 2022, 4),
+               "K21.pdf": Filing("K21.pdf", "Acme", ("acme",), (), "10-K", 2021),
+               "B.pdf": Filing("B.pdf", "Beta", ("beta",), (), "10-K", 2022)}
+    docs, note = scoped_filings(filings, ("acme",), 2022, "")
+    assert docs == ("K.pdf",) and note == "FY2022: the 10-K (Acme FY2022 10-K), not Acme Q4 FY2022 earnings release"
+    assert scoped_filings(filings, ("acme",), 2022, "earnings release")[0] == ("R.pdf",)
+    assert scoped_filings(filings, ("acme",), 2022, "", span=(2021, 2022))[0] == ("K.pdf", "K21.pdf")
+    s = read_structure(room.passages)
+    scope = read_scope("How did Acme's capex change from FY2019 to FY2020?", s.filings, bundled())
+    assert scope.span == (2019, 2020) and scope.filings == ()  # both years are the whole room: no bound
+    assert scope.words(s.filings).startswith("Acme Widgets · FY2019–FY2020")

@@ -45,7 +45,7 @@ _RENAMED = re.compile(r'(?:the )?legal name of (?:our|the) (?:corporation|compan
                       r'|(?P<old2>[A-Z][\w.&\'’]*(?: [A-Z][\w.&\'’]*){0,4})[”"]?\)?\s+was renamed\s+'
                       r'(?P<new2>(?:The )?[A-Z][\w.&\'’]*(?: [A-Z][\w.&\'’]*){0,4})')
 _FORM = re.compile(r"\bform\s+(10-K|10-Q|8-K|20-F|40-F|6-K)\b", re.IGNORECASE)
-_PERIOD = re.compile(r"for the (fiscal year|quarterly period|year) ended:?\s+([A-Z][a-z]+)\.?\s+(\d{1,2}),?\s+(\d{4})",
+_PERIOD = re.compile(r"for the (fis ?cal year|quarterly period|year) ended:?\s+([A-Z][a-z]+)\.?\s+(\d{1,2}),?\s+(\d{4})",
                      re.IGNORECASE)
 _REPORT_DATE = re.compile(r"(?:date of report|earliest event reported)[^\n]{0,60}?([A-Z][a-z]+ \d{1,2}, ?(\d{4}))"
                           r"|([A-Z][a-z]+ \d{1,2}, ?(\d{4}))\s*\n?\s*date of report", re.IGNORECASE)
@@ -67,7 +67,7 @@ _COMMON_FIRST_WORDS = frozenset({"american", "united", "general", "national", "f
                                  "new", "bank", "advanced", "applied", "digital", "capital", "financial",
                                  "energy", "public", "federal", "central", "standard", "consolidated"})
 _FILE_NUMBER_PREFIX = re.compile(r"^.*?\bfile (?:number|no)\.?:?\s*[\d-]+\.?\s*", re.IGNORECASE)
-_NOT_A_NAME = re.compile(r"commission|file\s*number|^number$|securities|exchange|washington|united states|form\s|report|^\(|^\d|check|"
+_NOT_A_NAME = re.compile(r"commission|file\s*number|^number$|securities|exchange|washington|united states|form\s|report|^\(|^\d+(?:[\s.,\-)]|$)|check|"
                          r"quarterly|annual|transition|☐|☒|registrant|state or|i\.r\.s|employer|address",
                          re.IGNORECASE)
 
@@ -85,6 +85,8 @@ class Filing:
     quarter: int | None = None
     source: str = ""  # where the company's name was read: "cover", "release" or "file name"
     file_number: str = ""  # the SEC file number, which a rename keeps
+    period_end: str = ""  # the last day of the period it reports, ISO ("2023-04-30"); an 8-K's report date
+    read_from: tuple[tuple[str, int, str], ...] = ()  # (field, page, rule): which page and rule gave each field
 
     @property
     def label(self) -> str:
@@ -102,10 +104,11 @@ def bare_name(name: str) -> str:
     while True:
         shorter = _SUFFIX.sub("", base).strip(" ,.;:")
         shorter = re.sub(r"\.com$", "", shorter, flags=re.IGNORECASE)
-        if shorter == base or not shorter:
+        if shorter == base or not shorter or shorter.endswith("&"):  # "& Co." is part of "JPMorgan Chase & Co."
             break
         base = shorter
-    return re.sub(r"^the\s+", "", base, flags=re.IGNORECASE)
+    base = re.sub(r"^the\s+", "", base, flags=re.IGNORECASE)
+    return base + "." if re.search(r"&\s*Co$", base) else base
 
 
 def display_name(name: str) -> str:
@@ -135,6 +138,10 @@ def name_keys(name: str) -> tuple[list[str], list[str]]:
     if not words:
         return [], []
     keys = ["".join(words), normalize_name(base).replace(" ", "")]  # and "mcdonald", as questions fold it
+    firm = re.sub(r"\s*&\s*(?:co|company)\.?$", "", base, flags=re.IGNORECASE)
+    if firm != base:  # "JPMorgan Chase & Co." is asked about as "JPMorgan Chase"
+        keys.append(normalize_name(re.sub(r"['’]", "", firm)).replace(" ", ""))
+        base = firm
     if len(words) > 1 and len(words[0]) >= 5 and words[0] not in _COMMON_FIRST_WORDS:
         keys.append(words[0])
     elif len(words) > 2:
@@ -168,6 +175,12 @@ def cover_registrants(cover: str) -> list[str]:
     for i, line in enumerate(lines):
         if names:
             break
+        inline = re.search(r"\(\s*exact name of (?:the )?registrants?\b", line, re.IGNORECASE)
+        if inline and inline.start() > 0:  # "ADVANCED MICRO DEVICES, INC. (Exact name of registrant …)" on one line
+            name = _FILE_NUMBER_PREFIX.sub("", line[:inline.start()]).strip(" ,")
+            if name and not _NOT_A_NAME.search(name) and len(name) <= 80:
+                names.append(name)
+                break
         if _REGISTRANT.match(line):
             # the line just before names the registrant; lines above it, only when they end in a corporate
             # suffix (a cover of two registrants: "BOSTON PROPERTIES, INC." / "… LIMITED PARTNERSHIP")
@@ -176,7 +189,7 @@ def cover_registrants(cover: str) -> list[str]:
                 prior = _FILE_NUMBER_PREFIX.sub("", prior)
                 if not prior:
                     continue
-                if _NOT_A_NAME.search(prior) or len(prior) > 80 or re.search(r"\d", prior) \
+                if _NOT_A_NAME.search(prior) or len(prior) > 80 or re.search(r"\d{3,}|\d[-–]\d|\d{2}\b", prior) \
                         or (before and not _NAMED_SUFFIX.search(prior)):
                     break
                 before.insert(0, prior)
@@ -233,58 +246,168 @@ def former_names(cover: str, opening: str, current: Sequence[str]) -> list[str]:
     return names
 
 
-def _form_and_period(cover: str, body: str, stem: str) -> tuple[str, int | None, int | None]:
+_MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
+                                         "september", "october", "november", "december"), start=1)}
+_COUNTS = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "thirteen": 13, "twenty-four": 24, "twenty-six": 26,
+           "thirty-six": 36, "thirty-nine": 39}
+# the year to date a 10-Q's statements cover: "Nine Months Ended", "Thirty-nine weeks ended", "36 Weeks Ended"
+_YEAR_TO_DATE = re.compile(r"\b(three|six|nine|twelve|thirteen|twenty-four|twenty-six|thirty-six|thirty-nine|\d{1,2})"
+                           r"[- ](months|weeks)\s+ended\b", re.IGNORECASE)
+_FY_ENDS = re.compile(r"\bfiscal year (?:ends?|ending|ended)(?: on)?\s+(?:the\s+)?(?:last \w+ (?:of|in)\s+)?"
+                      r"([A-Z][a-z]+)(?:\s+(\d{1,2}))?", re.IGNORECASE)
+EARLY_JANUARY_DAYS = 7  # a 52/53-week year that ends by January 7 is named for the year it mostly covers
+
+
+@dataclass(frozen=True)
+class FilingPeriod:
+    """A filing's form and the fiscal period it reports, with (field, page, rule) for each."""
+
+    form: str = ""
+    fiscal_year: int | None = None
+    quarter: int | None = None
+    end: tuple[int, int, int] | None = None  # (year, month, day) the period ends, or an 8-K's report date
+    read_from: tuple[tuple[str, int, str], ...] = ()
+
+
+def _date(month: str, day: str, year: str) -> tuple[int, int, int] | None:
+    m = _MONTHS.get(month.lower().rstrip("."))
+    return (int(year), m, int(day)) if m and 1 <= int(day) <= 31 else None
+
+
+def fiscal_year_of_end(year: int, month: int, day: int) -> int:
+    """The fiscal year a year ending on that day is named for: the calendar year it ends in (Walmart's year
+    ended January 31, 2023 is fiscal 2023), except a 52/53-week year that ends in the first days of January,
+    which belongs to the year before (Kraft Heinz's year ended January 3, 2016 is fiscal 2015)."""
+    return year - 1 if month == 1 and day <= EARLY_JANUARY_DAYS else year
+
+
+def _months_later(end: tuple[int, int, int], months: int) -> tuple[int, int, int]:
+    y, m, d = end
+    m0 = m - 1 + months
+    return y + m0 // 12, m0 % 12 + 1, d
+
+
+def _year_to_date_quarter(count: str, unit: str) -> int | None:
+    n = _COUNTS.get(count.lower()) if not count.isdigit() else int(count)
+    if not n:
+        return None
+    quarter = n // 3 if unit.lower() == "months" else round(n / 13)  # 12, 24, 36 weeks are quarters too
+    return quarter if 1 <= quarter <= 3 and (unit.lower() == "weeks" or n % 3 == 0) else None
+
+
+def _first(pattern: re.Pattern, pages: Sequence[str], start: int = 0, stop: int | None = None, chars: int | None = None):
+    """(match, 1-based page) of the pattern's first match on pages[start:stop], each read to `chars`."""
+    for i in range(start, min(len(pages), stop if stop is not None else len(pages))):
+        m = pattern.search(pages[i] if chars is None else pages[i][:chars])
+        if m:
+            return m, i + 1
+    return None, 0
+
+
+def quarter_period(end: tuple[int, int, int], pages: Sequence[str], first: int) -> tuple[int | None, int | None, list]:
+    """A 10-Q's fiscal year and quarter by the company's fiscal calendar: the quarter from the longest year to
+    date its statements cover ("Nine Months Ended" is Q3; 13, 26, 39 or 12, 24, 36 weeks), the fiscal year from
+    where that year ends (the period's end plus the rest of the year). Without statements in view, from the
+    fiscal-year end it states ("our fiscal year ends on the last Saturday of January"); else the calendar."""
+    best, page = None, 0
+    for i in range(first, min(len(pages), first + 40)):
+        for m in _YEAR_TO_DATE.finditer(pages[i]):
+            q = _year_to_date_quarter(m.group(1), m.group(2))
+            if q and (best is None or q > best):
+                best, page = q, i + 1
+    if best:
+        fy_end = _months_later(end, 12 - 3 * best)
+        return fiscal_year_of_end(*fy_end), best, [("fiscal_year", page, "year to date in its statements"),
+                                                   ("quarter", page, "year to date in its statements")]
+    m, page = _first(_FY_ENDS, pages, first, first + 40)
+    if m and m.group(1).lower() in _MONTHS:
+        month, day = _MONTHS[m.group(1).lower()], int(m.group(2) or 28)
+        ahead = (month - end[1]) % 12 or (12 if (month, day) < (end[1], end[2]) else 0)
+        fy_end = _months_later(end, ahead)
+        quarter = 4 - -(-ahead // 3) if ahead < 12 else 4
+        return fiscal_year_of_end(fy_end[0], month, day), min(max(quarter, 1), 4), [
+            ("fiscal_year", page, "the fiscal-year end it states"), ("quarter", page, "the fiscal-year end it states")]
+    return end[0], (end[1] + 2) // 3, [("fiscal_year", 0, "calendar year (no fiscal calendar stated)"),
+                                       ("quarter", 0, "calendar quarter (no fiscal calendar stated)")]
+
+
+def cover_page(pages: Sequence[str]) -> int:
+    """The 0-based page of the SEC cover ("SECURITIES AND EXCHANGE COMMISSION … FORM 10-K") among the first
+    eight: a glossy annual report binds its 10-K behind a letter to shareholders; else 0."""
+    for i, page in enumerate(pages[:8]):
+        head = page[:1500]
+        if (re.search(r"securities\s+and\s+exchange\s+commission\s+washington,?\s+d\.\s?c\.", head, re.IGNORECASE)
+                and _FORM.search(head)):
+            return i
+    return 0
+
+
+def filing_period(pages: Sequence[str], first: int, stem: str) -> FilingPeriod:
+    """The form and fiscal period: the cover's form first ("FORM 10-Q" is a 10-Q, even one that reprints a
+    release), then a release's own words, then the file name."""
+    cover = "\n".join(pages[first:first + 2])
     form_m = _FORM.search(cover[:3000])
-    form = form_m.group(1).upper() if form_m else ""
-    period = _PERIOD.search(cover)
-    year = quarter = None
-    if form in ("10-K", "10-Q") and period:
-        year = int(period.group(4))
-        if form == "10-Q":
-            # the quarter from the longest period the statements cover (three, six or nine months); the fiscal
-            # year from the filing's own "fiscal 2024", which a year ending in January puts after the period's
-            months = {w.lower() for w in _MONTHS_ENDED.findall(body)}
-            quarter = 3 if "nine" in months else 2 if "six" in months else 1 if months else None
-            said = [int(y) for y in _FISCAL_YEAR.findall(body) if year <= int(y) <= year + 1]
-            if said:
-                year = max(set(said), key=lambda y: (said.count(y), -y))
-        return form, year, quarter
-    if form == "8-K" or (form and form not in ("10-K", "10-Q")):
-        date = _REPORT_DATE.search(cover)
-        if date:
-            year = int(date.group(2) or date.group(4))
-        return form, year, None
+    if form_m:
+        form = form_m.group(1).upper()
+        period, page = _first(_PERIOD, pages, first, first + 2)
+        if form in ("10-K", "10-Q") and period:
+            end = _date(period.group(2), period.group(3), period.group(4))
+            if end:
+                read = [("form", first + 1, "cover: FORM " + form), ("period_end", page, "cover: " + period.group(0))]
+                if form == "10-K":
+                    return FilingPeriod(form, fiscal_year_of_end(*end), None, end,
+                                  tuple(read + [("fiscal_year", page, "cover: the fiscal year's end")]))
+                year, quarter, how = quarter_period(end, pages, first)
+                return FilingPeriod(form, year, quarter, end, tuple(read + how))
+        if form not in ("10-K", "10-Q"):
+            date, page = _first(_REPORT_DATE, pages, first, first + 2)
+            end = None
+            if date:
+                m = re.match(r"([A-Z][a-z]+) (\d{1,2}), ?(\d{4})", date.group(1) or date.group(3))
+                end = _date(*m.groups()) if m else None
+            read = (("form", first + 1, "cover: FORM " + form),)
+            if end:
+                read += (("period_end", page, "cover: date of report"), ("fiscal_year", page, "cover: date of report"))
+            return FilingPeriod(form, end[0] if end else None, None, end, read)
+        return FilingPeriod(form, None, None, None, (("form", first + 1, "cover: FORM " + form),))
     if _RELEASE_WORDS.search(cover[:3000]):
-        m = _RELEASE_PERIOD.search(cover[:3000])
+        m, page = _first(_RELEASE_PERIOD, pages, first, first + 2, chars=3000)
         if m:
             quarter = _ORDINALS[m.group(1).lower()] if m.group(1) else int(m.group(2))
-            return "earnings release", int(m.group(3)), quarter
-        return "earnings release", None, None
+            return FilingPeriod("earnings release", int(m.group(3)), quarter, None,
+                          (("form", first + 1, "release words"), ("fiscal_year", page, "release: " + m.group(0)),
+                           ("quarter", page, "release: " + m.group(0))))
+        return FilingPeriod("earnings release", None, None, None, (("form", first + 1, "release words"),))
     y = _YEAR.search(stem)  # the document says nothing: the file name, last
     q = _STEM_QUARTER.search(stem)
     words = {w.upper() for w in re.split(r"[_\-\s]+", stem)}
     form = next((f for tag, f in _STEM_FORMS if tag in words), "")
-    return form, int(y.group(1)) if y else None, int(q.group(1)) if q else None
+    read = [(name, 0, "file name") for name, value in (("form", form), ("fiscal_year", y), ("quarter", q)) if value]
+    return FilingPeriod(form, int(y.group(1)) if y else None, int(q.group(1)) if q else None, None, tuple(read))
 
 
 def read_filing(doc_id: str, pages: Sequence[str]) -> Filing:
-    """A filing's identity from its first pages' text (a cover is two pages; the quarter of a 10-Q is read
-    from its statements, some 40 pages in) and its file name."""
-    cover = "\n".join(pages[:2])
+    """A filing's identity from its first pages' text (a cover is two pages, found among the first eight; the
+    quarter of a 10-Q is read from its statements, some 40 pages in) and its file name."""
+    first = cover_page(pages)
+    cover = "\n".join(pages[first:first + 2])
     body = "\n".join(pages[:40])
     listing = "\n".join(pages[:120])  # "listed … under the symbol “BXP”", in Item 5
     stem = re.sub(r"\.[A-Za-z0-9]+$", "", doc_id.rsplit("/", 1)[-1])
     file_words = [w for w in re.split(r"[_\-\s]+", stem) if w and not re.search(r"\d", w)]
     file_company = file_words[0] if file_words else stem
     file_key = normalize_name(file_company).replace(" ", "")
-    form, year, quarter = _form_and_period(cover, body, stem)
+    period = filing_period(pages, first, stem)
+    form, year, quarter, read_from = period.form, period.fiscal_year, period.quarter, list(period.read_from)
     if year is None:  # what the document does not say, the file name may
         y = _YEAR.search(stem)
         year = int(y.group(1)) if y else None
+        read_from += [("fiscal_year", 0, "file name")] if y else []
     if quarter is None and form in ("10-Q", "earnings release"):
         q = _STEM_QUARTER.search(stem)
         quarter = int(q.group(1)) if q else None
-    registrants = cover_registrants(pages[0] if pages else "")
+        read_from += [("quarter", 0, "file name")] if q else []
+    registrants = cover_registrants(pages[first] if pages else "")
     released, release_ticker = ("", "")
     if not registrants and form in ("", "earnings release"):
         released, release_ticker = release_company(cover)
@@ -299,6 +422,7 @@ def read_filing(doc_id: str, pages: Sequence[str]) -> Filing:
         source = "release" if form in ("", "earnings release") else "cover"
     else:
         names, source = [file_company], "file name"
+    read_from.append(("company", 0 if source == "file name" else first + 1, source))
     keys: list[str] = []
     for n in names:
         k, s = name_keys(n)
@@ -313,9 +437,11 @@ def read_filing(doc_id: str, pages: Sequence[str]) -> Filing:
         if "common stock" in sentence.lower() and (re.search(r"\b(?:our|its)\b", sentence, re.IGNORECASE)
                                                     or any(len(k) >= 4 and k in folded for k in keys)):
             symbols.append(m.group(1))
-    number = _FILE_NUMBER.search(pages[0] if pages else "")
+    number = _FILE_NUMBER.search(pages[first] if pages else "")
+    end = "%04d-%02d-%02d" % period.end if period.end else ""
     return Filing(doc_id, display_name(names[0]), tuple(dict.fromkeys(k for k in keys if k)),
-                  tuple(dict.fromkeys(symbols)), form, year, quarter, source, number.group(1) if number else "")
+                  tuple(dict.fromkeys(symbols)), form, year, quarter, source, number.group(1) if number else "",
+                  end, tuple(read_from))
 
 
 def unify(filings: Mapping[str, Filing]) -> dict[str, Filing]:

@@ -20,8 +20,12 @@ from .identity import Filing
 from .structure import STATEMENTS
 
 COMPARATIVE_YEARS = 2  # a 10-K repeats the two years before its own: FY2020 figures also stand in FY2021's and FY2022's
-_FY = re.compile(r"\b(?:fy|fiscal(?:\s+year)?|year)\s*'?(\d{4}|\d{2})\b", re.IGNORECASE)
-_BARE_YEAR = re.compile(r"(?<![\w$.,])(19[5-9]\d|20[0-4]\d)(?![\w,.]\d)")
+# A year, by grammar: four digits, or two after "FY", "fiscal" or an apostrophe ("FY22", "fiscal 22", "Q2 '23").
+# Never a year: a form ("10-K", "8-K"), a duration ("12 months", "2023 days"), a figure ("$2,021", "2021.5").
+_NOT_AFTER = r"(?![\w,.]\d)(?!\s*-\s*[a-z])(?!\s*(?:months?|days?|weeks?|years?|quarters?|hours?)\b)"
+_YEAR_WORD = (r"(?:\b(?:fy|fiscal(?:\s+year)?)\s*'?(?P<fy>\d{4}|\d{2})" + _NOT_AFTER
+              + r"|(?<!\w)'(?P<short>\d{2})" + _NOT_AFTER + r"|(?<![\w$.,\-])(?P<bare>19[5-9]\d|20[0-4]\d)" + _NOT_AFTER + ")")
+_YEAR_MENTION = re.compile(_YEAR_WORD, re.IGNORECASE)
 _QUARTER = re.compile(r"\b(?:q([1-4])|(first|second|third|fourth) quarter)\b", re.IGNORECASE)
 _FORMS = {"10-K": re.compile(r"\b10-?k\b|\bannual report\b", re.IGNORECASE),
           "10-Q": re.compile(r"\b10-?q\b|\bquarterly report\b", re.IGNORECASE),
@@ -46,6 +50,7 @@ class ScopeCorrection:
     year: int | None = None  # fiscal year; 0 clears it
     form: str | None = None  # "10-K", "8-K", …; "" clears it
     statement: str | None = None  # a key of structure.STATEMENTS; "" clears it
+    everywhere: bool = False  # search every filing even when the question names a company the room lacks
 
     def __post_init__(self) -> None:
         if self.statement and self.statement not in STATEMENTS:
@@ -72,11 +77,16 @@ class Scope:
     filings: tuple[str, ...]  # the doc ids the question is scoped to; () when nothing scopes it
     corrected: bool = False  # a user's correction changed something
     notes: tuple[str, ...] = ()  # what the scope could not do as asked, in words: an unknown name, no such period
+    stop: str = ""  # why nothing in the room can answer (a company it lacks), offering what it holds; "" answers
+    span: tuple[int, ...] = ()  # fiscal years a question spanning several asks about ("from FY2015 to FY2016")
 
     def words(self, filings: Mapping[str, Filing]) -> str:
         """"Nike · FY2018 · 10-K · Statement of cash flows → Nike FY2018 10-K", then any note."""
+        if self.stop:
+            return self.stop
         parts = [", ".join(self.companies) or "any company",
-                 f"FY{self.year}" if self.year else "any period"]
+                 "–".join(f"FY{y}" for y in (self.span[0], self.span[-1])) if self.span
+                 else f"FY{self.year}" if self.year else "any period"]
         if self.quarter:
             parts.append(f"Q{self.quarter}")
         if self.form:
@@ -91,12 +101,15 @@ class Scope:
 
 # "as of FY2021", "in the FY2021 10-K", "FY2021 annual report": the year that chooses the filing; another year in the
 # same question ("the payment expected in 2024") is a figure inside that filing
-_ANCHOR = re.compile(r"\b(?:as of|as at|according to|per|in|from|based on)\s+(?:the\s+|its\s+|their\s+)?"
-                     r"(?:fy|fiscal(?:\s+year)?|year)?\s*'?(\d{4}|\d{2})\b"
-                     r"|\b(?:fy|fiscal(?:\s+year)?)\s*'?(\d{4}|\d{2})\s+(?:10-?k|10-?q|annual report|filing|report)\b",
+_ANCHOR = re.compile(r"\b(?:as of|as at|according to|per|in|from|based on|for)\s+(?:the\s+|its\s+|their\s+)?(?:year\s+)?"
+                     + _YEAR_WORD.replace("?P<", "?P<a_")
+                     + r"|" + _YEAR_WORD.replace("?P<", "?P<b_") + r"\s+(?:10-?k|10-?q|annual report|filing|report)\b",
                      re.IGNORECASE)
-_QUARTER_OF = re.compile(r"\b(?:q([1-4])|(first|second|third|fourth)[- ]quarter)\s*(?:of\s+)?(?:the\s+)?"
-                         r"(?:fy|fiscal(?:\s+year)?|year)?\s*'?(\d{4}|\d{2})\b", re.IGNORECASE)
+# "from FY2015 to FY2016", "between 2021 and 2022", "FY2021 vs FY2022", "2020-2021": two fiscal years at once
+_SPAN = re.compile(_YEAR_WORD.replace("?P<", "?P<x_") + r"\s*(?:to|and|vs\.?|versus|through|–|-)\s*"
+                   + _YEAR_WORD.replace("?P<", "?P<y_"), re.IGNORECASE)
+_QUARTER_OF = re.compile(r"\b(?:q([1-4])|(first|second|third|fourth)[- ]quarter)\s*(?:of\s+)?(?:the\s+)?(?:year\s+)?"
+                         + _YEAR_WORD.replace("?P<", "?P<q_"), re.IGNORECASE)
 
 
 def _year(text: str) -> int:
@@ -104,28 +117,50 @@ def _year(text: str) -> int:
     return y + 2000 if y < 100 else y
 
 
-def _years(text: str) -> list[int]:
-    years = [_year(m.group(1)) for m in _FY.finditer(text)]
-    years += [int(m.group(1)) for m in _BARE_YEAR.finditer(text)]
-    return years
+def _said(m: re.Match, prefix: str = "") -> int:
+    """The year of a `_YEAR_WORD` match, whichever of its forms matched."""
+    return _year(next(m.group(prefix + g) for g in ("fy", "short", "bare") if m.group(prefix + g)))
 
 
-def _period(question: str) -> tuple[int | None, int | None]:
-    """(fiscal year, quarter) a question asks about: "Q2 of FY2024" is quarter 2 of fiscal 2024; an anchored
-    year ("as of FY2021") chooses the filing over a later year the question also names; else the latest year."""
+def year_mentions(text: str) -> list[int]:
+    """Every year a question names, by the grammar above, in order."""
+    return [_said(m) for m in _YEAR_MENTION.finditer(text) if 1950 <= _said(m) <= 2100]
+
+
+@dataclass(frozen=True)
+class AskedPeriod:
+    """The fiscal period a question asks about: a year, a quarter, and a second year when it spans two."""
+
+    year: int | None = None
+    quarter: int | None = None
+    span: tuple[int, ...] = ()  # ("from FY2015 to FY2016"): both years, earlier first
+
+
+def asked_period(question: str) -> AskedPeriod:
+    """(fiscal year, quarter) a question asks about: "Q2 of FY2024" is quarter 2 of fiscal 2024; two years joined
+    ("from FY2015 to FY2016") span both, the later one asked about; an anchored year ("as of FY2021") chooses the
+    filing over a later year the question also names; else the latest year."""
     m = _QUARTER_OF.search(question)
     if m:
-        return _year(m.group(3)), int(m.group(1)) if m.group(1) else _ORDINAL[m.group(2).lower()]
+        return AskedPeriod(_said(m, "q_"), int(m.group(1)) if m.group(1) else _ORDINAL[m.group(2).lower()])
     quarter = None
     q = _QUARTER.search(question)
     if q:
         quarter = int(q.group(1)) if q.group(1) else _ORDINAL[q.group(2).lower()]
-    anchored = [_year(m.group(1) or m.group(2)) for m in _ANCHOR.finditer(question)
-                if 1950 <= _year(m.group(1) or m.group(2)) <= 2100]
+    span = _SPAN.search(question)
+    if span:
+        a, b = sorted((_said(span, "x_"), _said(span, "y_")))
+        if 0 < b - a <= 3:
+            return AskedPeriod(b, quarter, tuple(range(a, b + 1)))
+    anchored = []
+    for m in _ANCHOR.finditer(question):
+        prefix = "a_" if any(m.group("a_" + g) for g in ("fy", "short", "bare")) else "b_"
+        anchored.append(_said(m, prefix))
+    anchored = [y for y in anchored if 1950 <= y <= 2100]
     if anchored:
-        return anchored[0], quarter
-    years = _years(question)
-    return (max(years) if years else None), quarter
+        return AskedPeriod(anchored[0], quarter)
+    years = year_mentions(question)
+    return AskedPeriod(max(years) if years else None, quarter)
 
 
 @dataclass(frozen=True)
@@ -200,7 +235,8 @@ def read_scope(question: str, filings: Mapping[str, Filing], lexicon: Lexicon,
     text = lexicon.strip_instructions(question)
     named = company_names(question, filings)
     keys = list(named.keys)
-    year, quarter = _period(question)
+    asked = asked_period(question)
+    year, quarter = asked.year, asked.quarter
     form = next((f for f, pattern in _FORMS.items() if pattern.search(question)), "")
     terms = tuple(lexicon.terms_in(question))
     statements = lexicon.statements_named(question)
@@ -215,37 +251,50 @@ def read_scope(question: str, filings: Mapping[str, Filing], lexicon: Lexicon,
             raise PathLensError(f"company: no filing of the data room is by {correction.company!r}; companies: "
                                 + ", ".join(sorted({f.company for f in filings.values()})))
         corrected = True
+    span = asked.span
     if correction.year is not None:
-        year, corrected = correction.year or None, True
+        year, span, corrected = correction.year or None, (), True
     if correction.form is not None:
         form, corrected = correction.form.strip(), True
         form = form.upper() if form.lower() != "earnings release" else "earnings release"
     if correction.statement is not None:
         statements, corrected = ([correction.statement] if correction.statement else []), True
     display = {f.names[0]: f.company for f in filings.values() if f.names}
-    docs, period_note = scoped_filings(filings, keys, year, form, quarter, " and ".join(display[k] for k in keys))
-    notes = [f"“{n}” names no company of this data room" + ("" if keys else "; searching every filing")
-             for n in named.unknown]
+    docs, period_note = scoped_filings(filings, keys, year, form, quarter, " and ".join(display[k] for k in keys),
+                                       span)
+    stop = ""
+    if named.unknown and not keys and not correction.everywhere:
+        held = sorted({f.company for f in filings.values()})
+        stop = (" and ".join(f"“{n}”" for n in named.unknown) + " names no company of this data room, so no page "
+                "of it answers. The room holds filings of " + ", ".join(held)
+                + ". Ask about one of them, or search every filing.")
+    notes = [f"“{n}” names no company of this data room; searching every filing" for n in named.unknown
+             if not keys and correction.everywhere]
+    notes += [f"“{n}” names no company of this data room" for n in named.unknown if keys]
     notes += [f"“{said}” could be {' or '.join(which)}; both are kept" for said, which in named.ambiguous]
     notes += [period_note] if period_note else []
     return Scope(text, tuple(display[k] for k in keys), tuple(keys), year, quarter, form, tuple(statements), terms,
-                 docs, corrected, tuple(notes))
+                 () if stop else docs, corrected, tuple(notes), stop, span)
 
 
 def scoped_filings(filings: Mapping[str, Filing], company_keys, year: int | None, form: str,
-                   quarter: int | None = None, who: str = "") -> tuple[tuple[str, ...], str]:
-    """(the filings a question is scoped to, a note when the asked period is not in the room).
+                   quarter: int | None = None, who: str = "", span: tuple[int, ...] = ()) -> tuple[tuple[str, ...], str]:
+    """(the filings a question is scoped to, a note on what was chosen or is missing).
 
     A named company keeps its filings; a named form those of that form; a named quarter the filings of
-    that fiscal quarter (a 10-Q or a release); a named year the filing of that fiscal year, or, when the
-    room has none, the nearest later one that repeats it as a comparative, which the note says. Nothing
-    named: no scope, () (every filing stays in play)."""
+    that fiscal quarter (a 10-Q or a release); a named year the filing of that fiscal year, its 10-K over the
+    year's releases and 10-Qs when it has one (which the note says), or, when the room has none, the nearest
+    later one that repeats it as a comparative, which the note says; a span of years, the filings of each.
+    Nothing named: no scope, () (every filing stays in play)."""
     docs = [d for d, f in filings.items() if not company_keys or (f.names and f.names[0] in company_keys)]
     if form:
         docs = [d for d in docs if filings[d].form == form] or docs
     note = ""
     missing = f"No {who + ' ' if who else ''}filing for FY{year}{f' Q{quarter}' if quarter else ''}"
-    if year is not None:
+    if span:
+        within = [d for d in docs if filings[d].fiscal_year in span]
+        docs = _annual(within, filings) if within and not form else within or docs
+    elif year is not None:
         exact = [d for d in docs if filings[d].fiscal_year == year]
         if quarter is not None and exact:
             in_quarter = [d for d in exact if filings[d].quarter == quarter]
@@ -255,6 +304,12 @@ def scoped_filings(filings: Mapping[str, Filing], company_keys, year: int | None
                 exact = [d for d in exact if filings[d].form == "10-K"] or exact
             else:
                 note = f"{missing}; showing " + ", ".join(filings[d].label for d in exact)
+        elif exact and not form:
+            annual = _annual(exact, filings)
+            if len(annual) < len(exact):
+                note = (f"FY{year}: the 10-K ({', '.join(filings[d].label for d in annual)}), not "
+                        + ", ".join(filings[d].label for d in exact if d not in annual))
+            exact = annual
         if exact:
             docs = exact
         else:
@@ -270,4 +325,10 @@ def scoped_filings(filings: Mapping[str, Filing], company_keys, year: int | None
     return (tuple(sorted(docs)) if len(docs) < len(filings) else ()), note
 
 
-__all__ = ["COMPARATIVE_YEARS", "Names", "Scope", "ScopeCorrection", "company_names", "read_scope", "scoped_filings"]
+def _annual(docs, filings: Mapping[str, Filing]) -> list[str]:
+    """A fiscal year's 10-Ks, when it has one: a question about a year asks for the year's annual report, not
+    its Q4 release or a 10-Q that names the same fiscal year."""
+    return [d for d in docs if filings[d].form == "10-K"] or list(docs)
+
+
+__all__ = ["AskedPeriod", "asked_period", "year_mentions", "COMPARATIVE_YEARS", "Names", "Scope", "ScopeCorrection", "company_names", "read_scope", "scoped_filings"]

@@ -6,6 +6,9 @@ graph, with three differences that make it read filings as an analyst does:
   structure it names, and the dense passage seeds come from the scoped filings only, so "Nike FY2018"
   is not answered from the 2019 10-K that repeats 2018 as a comparative;
 - instruction text ("Round your answer to two decimal places") is taken out before any word seeds;
+- the scope is a boundary: a question scoped to filings ranks only their pages, and one that names a company
+  the room lacks stops, saying so and naming the companies the room holds (`Scope.stop`), unless the user
+  asks to search every filing (`ScopeCorrection.everywhere`);
 - hits are pages: a page scores as its best passage, and ranks once.
 
 Every hit's score is still exactly the sum of its seeds' contributions (the walk is the same), and
@@ -25,6 +28,7 @@ from ..filings.scope import Scope
 from ..ingest.passage import page_key, page_number, Passage
 from .graph_explain import EvidencePath, HitExplanation
 from .filing_seeding import FilingSeeder
+from ..errors import NoSeedError
 from .graph_retriever import GraphParams, GraphRetriever, Personalization
 from .retrievers import Answer, Hit, check_query, top_k
 from .seeding import PassageSeeder
@@ -65,6 +69,8 @@ class FilingRetriever(GraphRetriever):
 
     def personalize(self, query: str) -> Personalization:
         scope = self.scope(query)
+        if scope.stop:
+            raise NoSeedError(scope.stop)
         seeding = self.filing_seeder.seeding_for(scope)
         if self.passages is None:
             if not seeding.seeds:
@@ -78,6 +84,10 @@ class FilingRetriever(GraphRetriever):
     def hits_from(self, rows: np.ndarray, values: np.ndarray, k: int) -> tuple[Hit, ...]:
         """The top k pages (a page scores as its best passage, which stands for it), reached ones only;
         passages of unpaged documents rank as themselves."""
+        scope = self._last_scope[1] if self._last_scope else None  # the scope `personalize` just read
+        if scope is not None and scope.filings:  # a boundary: only the scoped filings' pages rank
+            keep = np.isin(self._docs[rows], scope.filings)
+            rows, values = rows[keep], values[keep]
         if not self._rank_pages:
             return super().hits_from(rows, values, k)
         depth = min(rows.size, 8 * k + 64)  # a page rarely has more than a few passages
@@ -90,6 +100,10 @@ class FilingRetriever(GraphRetriever):
             depth = min(rows.size, depth * 4)
         return tuple(Hit(self.graph.passage_ids[rows[j]], float(values[j]), r, self.name)
                      for r, j in enumerate(list(best.values())[:k], start=1))
+
+    def answer_batch(self, questions: Sequence[str], k: int) -> tuple[Answer, ...]:
+        """One question at a time: each question's scope bounds its own hits."""
+        return tuple(self.answer(q, k, explain=False) for q in questions)
 
     def answer(self, question: str, k: int, explain: bool = True) -> Answer:
         answer = super().answer(question, k, explain)
