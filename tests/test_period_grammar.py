@@ -22,6 +22,10 @@ from engine.filings.scope import AskedPeriod, asked_period
     ("What was revenue in Q2 of FY2024?", AskedPeriod(2024, 2)),
     ("What were sales in the second quarter of 2023?", AskedPeriod(2023, 2)),
     ("As of FY2021, what payment did it expect to make in 2024?", AskedPeriod(2021)),  # the anchor chooses
+    ("How much liquidity was there at the end of September 2022?", AskedPeriod(2022, None, (), (2022, 9, 0))),
+    ("What was cash from operations for the nine months ended September 30, 2022?",
+     AskedPeriod(2022, 3, (), (2022, 9, 30))),
+    ("What debt was issued in the first nine months of 2022?", AskedPeriod(2022, 3)),
     ("How did revenue grow from FY2015 to FY2016?", AskedPeriod(2016, None, (2015, 2016))),
     ("What changed between 2021 and 2022?", AskedPeriod(2022, None, (2021, 2022))),
     ("How did margins compare, FY2021 vs FY2022?", AskedPeriod(2022, None, (2021, 2022))),
@@ -97,3 +101,16 @@ def test_a_glossy_annual_report_is_read_from_the_10k_it_binds():
                                                                            "ACME WIDGETS, INC.", "fiscal year")])
     assert (f.form, f.fiscal_year, f.company) == ("10-K", 2022, "Acme Widgets")
     assert ("form", 3, "cover: FORM 10-K") in f.read_from
+
+
+def test_a_period_named_by_its_last_day_scopes_the_filing_that_ends_then():
+    from engine.filings.identity import Filing
+    from engine.filings.scope import scoped_filings
+
+    filings = {"K.pdf": Filing("K.pdf", "Bigbox", ("bigbox",), (), "10-K", 2023, None, period_end="2023-01-31"),
+               "Q.pdf": Filing("Q.pdf", "Bigbox", ("bigbox",), (), "10-Q", 2024, 1, period_end="2023-04-30"),
+               "R.pdf": Filing("R.pdf", "Bigbox", ("bigbox",), (), "earnings release", 2024, 1, period_end="2023-04-28")}
+    end = asked_period("What drove Bigbox's gross profit rate in the quarter ended April 30, 2023?").end
+    assert scoped_filings(filings, ("bigbox",), 2023, "", end=end)[0] == ("Q.pdf", "R.pdf")  # within a week
+    assert scoped_filings(filings, ("bigbox",), 2023, "10-Q", end=end)[0] == ("Q.pdf",)
+    assert scoped_filings(filings, ("bigbox",), 2023, "", end=(2023, 1, 0))[0] == ("K.pdf",)

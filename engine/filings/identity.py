@@ -255,6 +255,8 @@ _YEAR_TO_DATE = re.compile(r"\b(three|six|nine|twelve|thirteen|twenty-four|twent
                            r"[- ](months|weeks)\s+ended\b", re.IGNORECASE)
 _FY_ENDS = re.compile(r"\bfiscal year (?:ends?|ending|ended)(?: on)?\s+(?:the\s+)?(?:last \w+ (?:of|in)\s+)?"
                       r"([A-Z][a-z]+)(?:\s+(\d{1,2}))?", re.IGNORECASE)
+_RELEASE_END = re.compile(r"\b(?:quarters?|three months|period)\b[^.\n]{0,30}?\bended\s+([A-Z][a-z]+)\.?\s+(\d{1,2}),?\s+(\d{4})",
+                          re.IGNORECASE)
 EARLY_JANUARY_DAYS = 7  # a 52/53-week year that ends by January 7 is named for the year it mostly covers
 
 
@@ -374,7 +376,9 @@ def filing_period(pages: Sequence[str], first: int, stem: str) -> FilingPeriod:
         m, page = _first(_RELEASE_PERIOD, pages, first, first + 2, chars=3000)
         if m:
             quarter = _ORDINALS[m.group(1).lower()] if m.group(1) else int(m.group(2))
-            return FilingPeriod("earnings release", int(m.group(3)), quarter, None,
+            ends = [_date(*e.groups()) for page in pages[first:first + 2] for e in _RELEASE_END.finditer(page[:4000])]
+            end = max((e for e in ends if e), default=None)  # the period it reports, not the comparative's
+            return FilingPeriod("earnings release", int(m.group(3)), quarter, end,
                           (("form", first + 1, "release words"), ("fiscal_year", page, "release: " + m.group(0)),
                            ("quarter", page, "release: " + m.group(0))))
         return FilingPeriod("earnings release", None, None, None, (("form", first + 1, "release words"),))

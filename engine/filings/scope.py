@@ -134,12 +134,28 @@ class AskedPeriod:
     year: int | None = None
     quarter: int | None = None
     span: tuple[int, ...] = ()  # ("from FY2015 to FY2016"): both years, earlier first
+    end: tuple[int, int, int] | None = None  # a period's last day ("the quarter ended April 30, 2023"); day 0: the month
+
+
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december")
+_MONTH = r"(?P<month>" + "|".join(m.capitalize() for m in _MONTH_NAMES) + r")"
+# a period named by its last day: "the quarter ended April 30, 2023", "as of September 30, 2022", "at the end of
+# September 2022"; and a year to date: "the first nine months of 2022", "the nine months ended …"
+_ENDED = re.compile(r"\b(?:ended|ending|as of|as at|at|on|through)\s+(?:the\s+end\s+of\s+)?" + _MONTH
+                    + r"\s+(?:(?P<day>\d{1,2}),?\s+)?(?P<year>(?:19|20)\d\d)\b"
+                    r"|\bend of " + _MONTH.replace("month", "month2") + r",?\s+(?P<year2>(?:19|20)\d\d)\b")
+_TO_DATE = re.compile(r"\b(?:first\s+)?(three|six|nine)\s+months\b(?:\s+(?:of|in)\s+(?:fiscal\s+|fy\s*)?"
+                      r"(?P<year>(?:19|20)\d\d))?", re.IGNORECASE)
+_MONTHS_IN = {"three": 1, "six": 2, "nine": 3}
 
 
 def asked_period(question: str) -> AskedPeriod:
-    """(fiscal year, quarter) a question asks about: "Q2 of FY2024" is quarter 2 of fiscal 2024; two years joined
-    ("from FY2015 to FY2016") span both, the later one asked about; an anchored year ("as of FY2021") chooses the
-    filing over a later year the question also names; else the latest year."""
+    """(fiscal year, quarter) a question asks about: "Q2 of FY2024" is quarter 2 of fiscal 2024; "the quarter ended
+    April 30, 2023" is the period ending then (`end`, which filings are matched by); "the first nine months of 2022"
+    is the third quarter's year to date; two years joined ("from FY2015 to FY2016") span both, the later one asked
+    about; an anchored year ("as of FY2021") chooses the filing over a later year the question also names; else the
+    latest year."""
     m = _QUARTER_OF.search(question)
     if m:
         return AskedPeriod(_said(m, "q_"), int(m.group(1)) if m.group(1) else _ORDINAL[m.group(2).lower()])
@@ -147,6 +163,16 @@ def asked_period(question: str) -> AskedPeriod:
     q = _QUARTER.search(question)
     if q:
         quarter = int(q.group(1)) if q.group(1) else _ORDINAL[q.group(2).lower()]
+    to_date = _TO_DATE.search(question)
+    if to_date:
+        quarter = quarter or _MONTHS_IN[to_date.group(1).lower()]
+    ended = _ENDED.search(question)
+    if ended:
+        month = _MONTH_NAMES.index((ended.group("month") or ended.group("month2")).lower()) + 1
+        year = int(ended.group("year") or ended.group("year2"))
+        return AskedPeriod(year, quarter, (), (year, month, int(ended.group("day") or 0)))
+    if to_date and to_date.group("year"):
+        return AskedPeriod(int(to_date.group("year")), quarter)
     span = _SPAN.search(question)
     if span:
         a, b = sorted((_said(span, "x_"), _said(span, "y_")))
@@ -161,6 +187,18 @@ def asked_period(question: str) -> AskedPeriod:
         return AskedPeriod(anchored[0], quarter)
     years = year_mentions(question)
     return AskedPeriod(max(years) if years else None, quarter)
+
+
+def ends_on(filing: Filing, end: tuple[int, int, int]) -> bool:
+    """Whether a filing's period ends on that day (a 52/53-week period within a week of it), or in that month when
+    the day is not said."""
+    if not filing.period_end:
+        return False
+    y, m, d = (int(x) for x in filing.period_end.split("-"))
+    if not end[2]:
+        return (y, m) == end[:2]
+    from datetime import date
+    return abs((date(y, m, d) - date(*end)).days) <= 7
 
 
 @dataclass(frozen=True)
@@ -261,7 +299,7 @@ def read_scope(question: str, filings: Mapping[str, Filing], lexicon: Lexicon,
         statements, corrected = ([correction.statement] if correction.statement else []), True
     display = {f.names[0]: f.company for f in filings.values() if f.names}
     docs, period_note = scoped_filings(filings, keys, year, form, quarter, " and ".join(display[k] for k in keys),
-                                       span)
+                                       span, asked.end if correction.year is None else None)
     stop = ""
     if named.unknown and not keys and not correction.everywhere:
         held = sorted({f.company for f in filings.values()})
@@ -278,20 +316,25 @@ def read_scope(question: str, filings: Mapping[str, Filing], lexicon: Lexicon,
 
 
 def scoped_filings(filings: Mapping[str, Filing], company_keys, year: int | None, form: str,
-                   quarter: int | None = None, who: str = "", span: tuple[int, ...] = ()) -> tuple[tuple[str, ...], str]:
+                   quarter: int | None = None, who: str = "", span: tuple[int, ...] = (),
+                   end: tuple[int, int, int] | None = None) -> tuple[tuple[str, ...], str]:
     """(the filings a question is scoped to, a note on what was chosen or is missing).
 
     A named company keeps its filings; a named form those of that form; a named quarter the filings of
     that fiscal quarter (a 10-Q or a release); a named year the filing of that fiscal year, its 10-K over the
     year's releases and 10-Qs when it has one (which the note says), or, when the room has none, the nearest
-    later one that repeats it as a comparative, which the note says; a span of years, the filings of each.
+    later one that repeats it as a comparative, which the note says; a span of years, the filings of each; a period
+    named by its last day, the filings whose period ends then (else as its calendar year).
     Nothing named: no scope, () (every filing stays in play)."""
     docs = [d for d, f in filings.items() if not company_keys or (f.names and f.names[0] in company_keys)]
     if form:
         docs = [d for d in docs if filings[d].form == form] or docs
     note = ""
     missing = f"No {who + ' ' if who else ''}filing for FY{year}{f' Q{quarter}' if quarter else ''}"
-    if span:
+    ending = [d for d in docs if end and ends_on(filings[d], end)]
+    if ending:
+        docs = ending
+    elif span:
         within = [d for d in docs if filings[d].fiscal_year in span]
         docs = _annual(within, filings) if within and not form else within or docs
     elif year is not None:
