@@ -43,7 +43,9 @@ _FIGURE_TOKEN = re.compile(r"\(?-?\$?\d[\d,]*(?:\.\d+)?\)?%?|[$—–\-()]")
 _LABEL = re.compile(r"[A-Za-z(][^\d$]{1,90}")
 _ROW_NOTE = re.compile(r"\((?:see |refer to )?note \d{1,2}[a-z]?\)|\(\d\)|\([a-z]\)(?=\s)", re.IGNORECASE)
 _FIGURE = re.compile(r"(?<![\w.])\(?\d{1,3}(?:,\d{3})+\)?|(?<![\w.,])\(?\d+\)?(?![\w,])")
-_ITEM = re.compile(r"^(?:part\s+[iv]+\s*[,.–—-]?\s*)?item\s+(\d{1,2}[a-c]?)\s*[.:—–-]*\s+([a-z].{2,100})$", re.IGNORECASE)
+# "Item 7. Management's Discussion…" in a 10-K or 10-Q; "Item 8.01 Other Events." in an 8-K (Form 8-K's items)
+_ITEM = re.compile(r"^(?:part\s+[iv]+\s*[,.–—-]?\s*)?item\s+(\d{1,2}(?:\.\d{2})?[a-c]?)\s*[.:—–-]*\s+([a-z].{2,100})$",
+                   re.IGNORECASE)
 _NOTE = re.compile(r"^note\s+(\d{1,2})\s*[—–:.\-]+\s*([a-z].{2,100})$", re.IGNORECASE)
 _TOC_TAIL = re.compile(r"\s\d{1,3}$")  # "Note 8 Long-Term Debt 59": a table of contents line
 _REFERENCE_WORDS = re.compile(r"\b(?:in|of|to) (?:the|our) (?:accompanying )?(?:notes|consolidated)\b|\bsee\b|\brefer",
