@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.catalog import default_retriever, stages_for
+from engine.filings.identity import identity_row, read_from_words
 from engine.components import BUILDERS, COMPONENTS, key as component_key
 from engine.ingest.textfiles import MAX_FILE_BYTES
 from engine.ingest.documents import MAX_PAGE_CHARS, MAX_PDF_PAGES
@@ -68,6 +69,16 @@ with tab_d:
                               for d, n in docs.items()])
     documents["pages"] = documents["pages"].astype("Int64")
     show_table(documents, hide_index=True, width="stretch")
+    if pages_of:
+        st.subheader("Who filed each")
+        st.caption("Read off each filing's own cover or release, the file name last; the question's company, year "
+                   "and form are matched against these (`python -m engine filings` prints the same).")
+        identities = [identity_row(f) for _, f in sorted(index.structure().filings.items())]
+        show_table(pd.DataFrame([{"document": r["doc"], "company": r["company"], "form": r["form"] or "unknown",
+                                  "fiscal year": r["fiscal_year"], "quarter": r["quarter"],
+                                  "period end": r["period_end"], "names it answers to": ", ".join(r["names"] + r["symbols"]),
+                                  "read from": read_from_words(r)} for r in identities]),
+                   hide_index=True, width="stretch")
     if report.skipped:
         st.subheader("Left out")
         show_table(pd.DataFrame([{"file": p.file, "why left out": p.message} for p in report.skipped]), hide_index=True,

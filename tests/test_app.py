@@ -1059,3 +1059,22 @@ def test_the_scope_names_an_earnings_release_as_a_form_and_mcdonalds_by_its_name
     scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
     assert scope and scope[0].startswith("**Scope as understood:** McDonald's · FY2023 · Q1"), scope
     assert hit_lines(at)[0].startswith("**1. McDonald's Q1 FY2023 earnings release p\\."), hit_lines(at)[:1]
+
+
+def test_the_corpus_page_says_who_filed_each_filing_and_where_it_read_it(tmp_path):
+    from tests.filingmaker import write_pdfs
+
+    folder = write_pdfs(tmp_path / "room")
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.query_params["corpus"] = "upload a corpus file"
+    at.session_state["uploaded_corpus"] = (str(folder), "acme-who", "acme room", None)
+    at.run()
+    at.switch_page("pages/corpus.py").run()
+    assert not at.exception, at.exception
+    assert "Who filed each" in [s.value for s in at.subheader]
+    frames = [getattr(d.value, "data", d.value) for d in at.dataframe]
+    who = next(f for f in frames if "names it answers to" in getattr(f, "columns", []))
+    row = who[who["document"] == "ACME_2019_10K.pdf"].iloc[0]
+    assert (row["company"], row["form"], row["fiscal year"], row["period end"]) == ("Acme Widgets", "10-K", 2019,
+                                                                                    "2019-05-31")
+    assert row["read from"].startswith("form: p.1, cover: FORM 10-K")

@@ -232,3 +232,21 @@ def test_eval_only_keeps_one_group_and_cluster_prints_both_intervals(capsys):
     assert code == 2 and "no question has kind = 'none'" in err
     code, _, err = run(capsys, "eval", "--corpus", "dataroom-core", "--cluster", "company", "--compare", "bm25,tfidf")
     assert code == 2 and "no 'company' field" in err
+
+
+def test_filings_lists_each_identity_with_the_page_and_rule_of_each_field(capsys, tmp_path):
+    from tests.filingmaker import write_pdfs
+
+    folder = write_pdfs(tmp_path / "room")
+    code, out, _ = run(capsys, "filings", "--corpus", str(folder), "--json")
+    out = json.loads(out)
+    rows = {r["doc"]: r for r in out["filings"]}
+    acme = rows["ACME_2020_10K.pdf"]
+    assert (acme["company"], acme["form"], acme["fiscal_year"], acme["quarter"], acme["period_end"]) == (
+        "Acme Widgets", "10-K", 2020, None, "2020-05-31")
+    assert "acmewidgets" in acme["names"] and "ACMW" in acme["symbols"]
+    fields = {x["field"]: (x["page"], x["rule"]) for x in acme["read_from"]}
+    assert fields["form"] == (1, "cover: FORM 10-K") and fields["company"] == (1, "cover")
+    assert fields["period_end"] == (1, "cover: For the fiscal year ended May 31, 2020")
+    _, table, _ = run(capsys, "filings", "--corpus", str(folder))
+    assert "ACME_2019_10K.pdf" in table and "2019-05-31" in table and "Acme Widgets: acmewidgets" in table

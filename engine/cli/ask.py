@@ -10,6 +10,7 @@ from pathlib import Path
 from ..catalog import default_retriever, stages_for
 from ..errors import NoSeedError, PathLensError
 from ..explain.jsonout import answer_json, config_json
+from ..filings.identity import identity_row, read_from_words
 from ..explain.render import second_hop_summary
 from ..explain.reasons import exactness_words, k_past_corpus, path_words, percent, reason, where_it_sits
 from ..indexing.index import check_retriever
@@ -17,7 +18,7 @@ from ..ingest.corpus import bundled_manifest, bundled_names
 from ..ingest.passage import citation
 from ..retrieve.retrievers import check_k, check_query, markup_note
 from .options import CLI_DEFAULT_CORPUS, config_of
-from .output import load, open_index, snippet
+from .output import load, open_index, snippet, table
 from ..indexing.views import without
 
 
@@ -120,6 +121,24 @@ def cmd_report(args) -> None:
         raise PathLensError(f"cannot write {out}: {e.strerror}") from None
     print(f"wrote {out} ({len(page):,} bytes)")
 
+
+
+def cmd_filings(args) -> None:
+    corpus = load(args.corpus)
+    rows = [identity_row(f) for _, f in sorted(open_index(corpus).structure().filings.items())]
+    if args.json:
+        print(json.dumps({"corpus": corpus.name, "filings": rows}, indent=2))
+        return
+    if not rows:
+        print(f"{corpus.name}: no filing (no paged document)")
+        return
+    print(table(["file", "company", "form", "FY", "Q", "period end", "read from"],
+                [[r["doc"], r["company"], r["form"] or "?", r["fiscal_year"] or "?", r["quarter"] or "", r["period_end"],
+                  read_from_words(r)] for r in rows]))
+    print("\nnames each company answers to:")
+    for company in sorted({r["company"] for r in rows}):
+        r = next(r for r in rows if r["company"] == company)
+        print(f"  {company}: " + ", ".join(r["names"] + r["symbols"]))
 
 
 def cmd_graph(args) -> None:

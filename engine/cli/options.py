@@ -217,6 +217,8 @@ def parser() -> argparse.ArgumentParser:
                                      "the share of its score owed to a bridging entity", parents=[corpus, as_json])
     dm.add_argument("--retriever", default=DEFAULT_RETRIEVER, help=f"default {DEFAULT_RETRIEVER}, the page's")
 
+    sub.add_parser("filings", help="each filing's identity: company, its names, form, fiscal year, quarter, period end, "
+                                   "and which page and rule gave each", parents=[corpus, as_json])
     g = sub.add_parser("graph", help="graph statistics and extraction filter counts", parents=[corpus, as_json])
     g.add_argument("--builder", default="regex", choices=None)
     return parser

@@ -448,6 +448,21 @@ def read_filing(doc_id: str, pages: Sequence[str]) -> Filing:
                   end, tuple(read_from))
 
 
+def identity_row(f: Filing) -> dict:
+    """A filing's identity as a plain dict (the CLI's `filings` and the Corpus page): who, by which names, which
+    form and period, and which page and rule gave each field (page 0: the file name, or a default)."""
+    return {"doc": f.doc_id, "label": f.label, "company": f.company, "names": list(f.names), "symbols": list(f.symbols),
+            "form": f.form, "fiscal_year": f.fiscal_year, "quarter": f.quarter, "period_end": f.period_end,
+            "file_number": f.file_number,
+            "read_from": [{"field": field, "page": page, "rule": rule} for field, page, rule in f.read_from]}
+
+
+def read_from_words(row: dict) -> str:
+    """"form: p.1 cover: FORM 10-K; fiscal_year: p.1 …": where each field of an identity row was read."""
+    return "; ".join(f"{x['field']}: {'p.' + str(x['page']) if x['page'] else 'no page'}, {x['rule']}"
+                     for x in row["read_from"])
+
+
 def unify(filings: Mapping[str, Filing]) -> dict[str, Filing]:
     """Filings of one company made one company: those that share an SEC file number or their first key
     (a rename keeps the file number: "salesforce.com, inc." and "Salesforce, Inc." are 001-32224). Each
@@ -480,5 +495,5 @@ def unify(filings: Mapping[str, Filing]) -> dict[str, Filing]:
     return {d: out[d] for d in filings}
 
 
-__all__ = ["Filing", "bare_name", "display_name", "name_keys", "read_filing", "unify", "cover_registrants",
+__all__ = ["Filing", "identity_row", "read_from_words", "fiscal_year_of_end", "bare_name", "display_name", "name_keys", "read_filing", "unify", "cover_registrants",
            "release_company", "former_names"]
