@@ -1078,3 +1078,24 @@ def test_the_corpus_page_says_who_filed_each_filing_and_where_it_read_it(tmp_pat
     assert (row["company"], row["form"], row["fiscal year"], row["period end"]) == ("Acme Widgets", "10-K", 2019,
                                                                                     "2019-05-31")
     assert row["read from"].startswith("form: p.1, cover: FORM 10-K")
+
+
+def test_a_question_about_a_company_the_room_lacks_stops_and_offers_the_room(tmp_path):
+    from tests.filingmaker import write_pdfs
+
+    folder = write_pdfs(tmp_path / "room")
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.query_params["corpus"] = "upload a corpus file"
+    at.query_params["retriever"] = "filing"
+    at.query_params["q"] = "What was Tesla's revenue in 2022?"
+    at.session_state["uploaded_corpus"] = (str(folder), "acme-tesla", "acme room", None)
+    at.run()
+    assert not at.exception, at.exception
+    said = " ".join(e.value for e in [*at.info, *at.warning, *at.error, *at.markdown] if isinstance(e.value, str))
+    assert "“Tesla” names no company of this data room, so no page of it answers" in said, said[:600]
+    assert "The room holds filings of Acme Widgets" in said
+    assert hit_lines(at) == []
+    at.checkbox(key="scope_everywhere").check().run()  # asked to search everything, it answers, and says so
+    assert not at.exception, at.exception
+    assert hit_lines(at)
+    assert at.query_params["everywhere"] in ("1", ["1"])

@@ -244,13 +244,19 @@ def _scope(index: Index) -> ScopeCorrection:
         s3.selectbox("Form", [AS_READ, NONE, *forms], key="scope_form")
         s4.selectbox("Statement", [AS_READ, NONE, *statement_names], key="scope_statement",
                      format_func=lambda kind: statement_names.get(kind, kind))
+        if "scope_everywhere" not in st.session_state:
+            st.session_state["scope_everywhere"] = param("everywhere", "0") == "1"
+        st.checkbox("Search every filing, even when the question names a company this room does not hold",
+                    key="scope_everywhere")
     set_params(**{url: (None if st.session_state[key] == AS_READ else st.session_state[key])
                   for url, key in (("company", "scope_company"), ("fiscal_year", "scope_year"), ("form", "scope_form"),
-                                   ("statement", "scope_statement"))})
+                                   ("statement", "scope_statement"))},
+               everywhere="1" if st.session_state["scope_everywhere"] else None)
     return ScopeCorrection(_correction(st.session_state["scope_company"]),
                            _correction(st.session_state["scope_year"], int),
                            _correction(st.session_state["scope_form"]),
-                           _correction(st.session_state["scope_statement"]))
+                           _correction(st.session_state["scope_statement"]),
+                           everywhere=bool(st.session_state["scope_everywhere"]))
 
 
 def ask(index: Index) -> Request | None:

@@ -46,7 +46,8 @@ def config_of(args, corpus=None) -> SearchConfig:
     members = tuple(retriever_names(args.rrf_members)) if args.rrf_members else None
     weights = tuple(floats(args.rrf_weights, "--rrf-weights")) if args.rrf_weights else ()
     scope = ScopeCorrection(getattr(args, "company", None), getattr(args, "fiscal_year", None),
-                            getattr(args, "form", None), getattr(args, "statement", None))
+                            getattr(args, "form", None), getattr(args, "statement", None),
+                            everywhere=getattr(args, "everywhere", False))
     return search_config({name: getattr(args, name) for name in PARAMS}, corpus, tol=args.tol,
                          vocabulary=args.seeding == "vocabulary", rrf_members=members, rrf_weights=weights,
                          scope=scope)
@@ -87,6 +88,9 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--form", default=None, help="filings: the form, e.g. 10-K or 8-K ('' clears what was read)")
     p.add_argument("--statement", default=None,
                    help="filings: the statement (" + ", ".join(STATEMENTS) + "; '' clears what was read)")
+    p.add_argument("--everywhere", action="store_true",
+                   help="filings: search every filing even when the question names a company the room lacks "
+                        "(without it, such a question stops and the room's companies are named)")
 
 
 

@@ -369,9 +369,10 @@ def scoped_filings(filings: Mapping[str, Filing], company_keys, year: int | None
 
 
 def _annual(docs, filings: Mapping[str, Filing]) -> list[str]:
-    """A fiscal year's 10-Ks, when it has one: a question about a year asks for the year's annual report, not
-    its Q4 release or a 10-Q that names the same fiscal year."""
-    return [d for d in docs if filings[d].form == "10-K"] or list(docs)
+    """A fiscal year's filings with each company's 10-K in place of its other filings of that year: a question about
+    a year asks for the year's annual report, not its Q4 release or a 10-Q that names the same fiscal year."""
+    annual = {filings[d].names[:1] for d in docs if filings[d].form == "10-K"}
+    return [d for d in docs if filings[d].form == "10-K" or filings[d].names[:1] not in annual]
 
 
 __all__ = ["AskedPeriod", "asked_period", "year_mentions", "COMPARATIVE_YEARS", "Names", "Scope", "ScopeCorrection", "company_names", "read_scope", "scoped_filings"]
