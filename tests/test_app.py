@@ -733,7 +733,10 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     at.text_input(key="question").set_value("What was Acme's revenue in FY2018?").run()
     scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
     assert "No Acme Widgets filing for FY2018; showing Acme Widgets FY2019 10\\-K, the nearest" in scope[0], scope
-    at.text_input(key="question").set_value("What was Nike's capex in FY2019?").run()
+    at.text_input(key="question").set_value("What was Nike's capex in FY2019?").run()  # a company it lacks stops
+    said = " ".join(e.value for e in [*at.info, *at.warning, *at.markdown] if isinstance(e.value, str))
+    assert "“Nike” names no company of this data room, so no page of it answers" in said and hit_ids(at) == []
+    at.checkbox(key="scope_everywhere").check().run()
     scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
     assert "“Nike” names no company of this data room; searching every filing" in scope[0], scope
 
