@@ -304,3 +304,41 @@ def test_dense_search_uses_the_ann_index_and_evaluation_stays_exact(core_index):
         [(h.passage_id, round(h.score, 5)) for h in exact.search(q, 5)]  # a small graph is searched whole
     batch = approx.answer_batch([q, "Who is the CFO?"], 5)
     assert batch[0].hits == exact.search(q, 5) and batch[1].hits == exact.search("Who is the CFO?", 5)  # exact, bit for bit
+
+
+def test_rrf_explains_from_the_rankings_it_fused_when_k_passes_its_depth(core_index):
+    from engine.indexing.config import SearchConfig
+
+    r = core_index.retriever("rrf", SearchConfig(rrf=RRFConfig(depth=3)))
+    ans = r.answer("Who is the CFO of Brightwater Logistics?", 6)
+    assert len(ans.hits) == 6
+    for h in ans.hits:  # hits 4-6 are fused from ranks past the depth; their votes must still hold them
+        why = ans.why[h.passage_id]
+        assert why.score == pytest.approx(h.score, rel=1e-12) and why.score > 0
+        assert any(v.rank is not None for v in why.votes)
+    again = r.explain_hits("Who is the CFO of Brightwater Logistics?", [h.passage_id for h in ans.hits])
+    assert {p: e.score for p, e in again.items()} == {p: e.score for p, e in ans.why.items()}
+
+
+def test_every_retrievers_explanations_sum_to_its_scores_over_random_k_and_depth(core_index):
+    """A property over seeded random cut-offs: for every retriever of the catalog, each explained hit's parts add
+    up to the score it ranked by."""
+    import random
+
+    from engine.catalog import RETRIEVERS
+    from engine.indexing.config import SearchConfig
+
+    rng = random.Random(7)
+    questions = [q.text for q in core_index.corpus.queries[:4]]
+    for name in RETRIEVERS:
+        for _ in range(3):
+            k, depth = rng.randint(1, 40), rng.randint(1, 30)
+            r = core_index.retriever(name, SearchConfig(rrf=RRFConfig(depth=depth)))
+            for q in questions:
+                ans = r.answer(q, k)
+                for h in ans.hits:
+                    why = ans.why[h.passage_id]
+                    assert why.score == pytest.approx(h.score, rel=1e-9, abs=1e-12), (name, k, depth, q)
+                    parts = getattr(why, "contributions", None)
+                    if parts is not None:
+                        assert sum(c for _, c in parts) == pytest.approx(h.score, rel=1e-9, abs=1e-12), (name, k)

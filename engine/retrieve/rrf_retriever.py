@@ -56,7 +56,9 @@ class RRFRetriever(Answers):
         ordered = sorted(fused.items(), key=lambda kv: (-kv[1], self._pos[kv[0]]))[:k]
         return tuple(Hit(pid, s, r, self.name) for r, (pid, s) in enumerate(ordered, start=1))
 
-    def search_with_notes(self, query: str, k: int) -> tuple[tuple[Hit, ...], tuple[str, ...]]:
+    def rankings(self, query: str, k: int) -> tuple[list[tuple[Hit, ...]], tuple[str, ...]]:
+        """Each member's ranking of a question, read to the depth a fusion of k hits reads (max(depth, k)), and a
+        note for each member that found nothing to start from. Fusing and explaining read these same rankings."""
         k, query = check_k(k), check_query(query)
         rankings, notes = [], []
         for m in self.members:
@@ -65,26 +67,29 @@ class RRFRetriever(Answers):
             except NoSeedError as e:
                 rankings.append(())
                 notes.append(f"{m.name}: {e}")
-        return self.fuse(rankings, k), tuple(notes)
+        return rankings, tuple(notes)
+
+    def search_with_notes(self, query: str, k: int) -> tuple[tuple[Hit, ...], tuple[str, ...]]:
+        rankings, notes = self.rankings(query, k)
+        return self.fuse(rankings, k), notes
 
     def search(self, query: str, k: int) -> tuple[Hit, ...]:
         return self.search_with_notes(query, k)[0]
 
     def answer(self, question: str, k: int, explain: bool = True) -> Answer:
-        hits, notes = self.search_with_notes(question, k)
-        why = self.explain_hits(question, [h.passage_id for h in hits]) if explain and hits else {}
+        rankings, notes = self.rankings(question, k)
+        hits = self.fuse(rankings, k)
+        why = self.votes(rankings, [h.passage_id for h in hits]) if explain and hits else {}
         return Answer(self.name, question, hits, notes, why=MappingProxyType(why))
 
     def explain_hits(self, query: str, passage_ids: Sequence[str]) -> dict[str, RRFExplanation]:
-        """Each member's rank of each passage and its vote w / (k + rank); the votes sum to the
-        fused score."""
-        query = check_query(query)
-        ranks = []
-        for m in self.members:
-            try:
-                ranks.append({h.passage_id: h.rank for h in m.search(query, self.config.depth)})
-            except NoSeedError:
-                ranks.append({})
+        """Each member's rank of each passage and its vote w / (k + rank), read as a fusion of that many hits reads
+        them; the votes sum to the fused score."""
+        return self.votes(self.rankings(query, max(len(passage_ids), 1))[0], passage_ids)
+
+    def votes(self, rankings: Sequence[Sequence[Hit]], passage_ids: Sequence[str]) -> dict[str, RRFExplanation]:
+        """The votes of the rankings that were fused, for each passage."""
+        ranks = [{h.passage_id: h.rank for h in hits} for hits in rankings]
         out = {}
         for pid in passage_ids:
             votes = tuple(RRFVote(m.name, r.get(pid), w, w / (self.config.k + r[pid]) if pid in r else 0.0)
