@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.filings.identity import fiscal_year_of_end, read_filing
+from engine.filings.identity import read_filing
+from engine.filings.periods import fiscal_year_of_end
 from engine.filings.scope import AskedPeriod, asked_period
 
 
