@@ -143,3 +143,36 @@ def test_a_temporary_whose_writer_is_dead_is_swept_at_once(tmp_path):
     live.write_bytes(b"y")
     Index(make_corpus(TEXTS), cache=DiskCache(tmp_path)).tokens()
     assert not dead.exists() and live.exists()
+
+
+def test_a_changed_stopword_in_the_engines_code_is_a_cache_miss(tmp_path):
+    """The engine's own code keys what it made: a copy of the engine with one more stopword, run in a child
+    process against the same cache, rebuilds the tokens (and the graph, whose text it reads) instead of reading
+    the old ones; the unchanged engine reads them back."""
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    edited = tmp_path / "edited"
+    shutil.copytree(ROOT / "engine", edited / "engine", ignore=shutil.ignore_patterns("__pycache__"))
+    text = (edited / "engine" / "text.py").read_text("utf-8")
+    (edited / "engine" / "text.py").write_text(text.replace('"""a about above', '"""brightwater a about above', 1),
+                                              "utf-8")
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(1, sys.argv[2])\n"
+              "from engine.store.cache import DiskCache\nfrom engine.indexing.index import Index\n"
+              "from tests.conftest import make_corpus\nfrom engine.text import tokenize\n"
+              f"cache = DiskCache(sys.argv[3]); index = Index(make_corpus({TEXTS!r}), cache=cache)\n"
+              "index.tokens(); index.graph('regex')\n"
+              "print([(e.component, e.kind) for e in cache.events], 'brightwater' in tokenize('Brightwater'))")
+
+    def run(engine_root):
+        out = subprocess.run([sys.executable, "-c", script, str(engine_root), str(ROOT), str(tmp_path / "cache")],
+                             capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    assert run(ROOT) == "[('tokens', 'stored'), ('extraction:regex', 'stored'), ('graph:regex', 'stored')] True"
+    assert run(edited) == "[('tokens', 'stored'), ('extraction:regex', 'stored'), ('graph:regex', 'stored')] False"
+    assert run(ROOT) == "[('tokens', 'hit'), ('graph:regex', 'hit')] True"  # a graph read back needs no extraction

