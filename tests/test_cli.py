@@ -250,3 +250,34 @@ def test_filings_lists_each_identity_with_the_page_and_rule_of_each_field(capsys
     assert fields["period_end"] == (1, "cover: For the fiscal year ended May 31, 2020")
     _, table, _ = run(capsys, "filings", "--corpus", str(folder))
     assert "ACME_2019_10K.pdf" in table and "2019-05-31" in table and "Acme Widgets: acmewidgets" in table
+
+
+def test_eval_pools_a_dev_set_split_over_two_rooms(capsys, tmp_path):
+    """Two rooms, each with its own questions: `--corpus A,B --queries QA,QB` evaluates each room with its own index
+    and reports the questions together, clustered by filing across both."""
+    rooms = []
+    for name, texts in (("a", ["Calder Bank lends to Brightwater Logistics.", "Elliot Park is the CFO."]),
+                        ("b", ["Juniper Peak owns Solano Foods.", "Osprey Mutual is its largest investor."])):
+        folder = tmp_path / name
+        folder.mkdir()
+        for i, t in enumerate(texts):
+            (folder / f"{name}{i}.md").write_text(t, "utf-8")
+        questions = tmp_path / f"{name}.jsonl"
+        questions.write_text("\n".join(json.dumps({"id": f"{name}-q{i}", "text": t.split()[0] + " " + t.split()[1],
+                                                    "gold": [f"{name}{i}.md#0000"]}) for i, t in enumerate(texts)),
+                             "utf-8")
+        rooms.append((folder, questions))
+    singles = []
+    for folder, questions in rooms:
+        _, out, _ = run(capsys, "eval", "--corpus", str(folder), "--queries", str(questions), "--retrievers", "bm25",
+                        "--k", "1", "--json")
+        singles.append(json.loads(out)["results"]["bm25"]["per_query"])
+    code, out, _ = run(capsys, "eval", "--corpus", f"{rooms[0][0]},{rooms[1][0]}",
+                       "--queries", f"{rooms[0][1]},{rooms[1][1]}", "--retrievers", "bm25,tfidf", "--k", "1",
+                       "--compare", "bm25,tfidf", "--cluster", "doc", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["n_queries"] == 4 and data["corpus"] == "a + b"
+    assert data["results"]["bm25"]["per_query"] == {**singles[0], **singles[1]}
+    assert data["results"]["bm25"]["hr@1"] == pytest.approx(sum(v["hr@1"] for s in singles for v in s.values()) / 4)
+    code, _, err = run(capsys, "eval", "--corpus", f"{rooms[0][0]},{rooms[1][0]}", "--queries", str(rooms[0][1]))
+    assert code == 2 and "--corpus names 2 rooms, so --queries takes 2 files" in err

@@ -16,18 +16,22 @@ from .output import load, open_index, print_eval, progress_line, table
 
 
 def cmd_eval(args) -> None:
-    from ..evaluate.evaluate import evaluate, question_clusters, question_groups, select_questions
+    from ..evaluate.evaluate import evaluate, pooled, question_clusters, question_groups, select_questions
     from ..evaluate.metrics import mean_metrics
 
     names, ks, _ = retriever_names(args.retrievers), ints(args.k), config_of(args)
-    corpus = load(args.corpus, args.queries)
-    config = config_of(args, corpus)
     pair = _pair(args.compare, names)
-    queries = select_questions(corpus.queries, args.only)
-    clusters = question_clusters(queries, args.cluster, corpus) if args.cluster else None
-    if clusters is not None and pair is None:
+    if args.cluster and pair is None:
         raise PathLensError("--cluster goes with --compare A,B: it changes the interval of A − B")
-    result = evaluate(open_index(corpus), names, ks, config, queries=queries, unit=args.unit)
+    results, queries, clusters = [], [], {}
+    for spec, questions in _rooms(args.corpus, args.queries):  # a dev set over several rooms is pooled
+        corpus = load(spec, questions)
+        asked = select_questions(corpus.queries, args.only)
+        results.append(evaluate(open_index(corpus), names, ks, config_of(args, corpus), queries=asked, unit=args.unit))
+        queries += asked
+        clusters.update(question_clusters(asked, args.cluster, corpus) if args.cluster else {})
+    result = results[0] if len(results) == 1 else pooled(results, queries)
+    clusters = clusters or None
     if args.json:
         print(json.dumps({**result.to_json(), **_compare_json(result, pair, args.cluster, clusters)}, indent=2))
         return
@@ -44,6 +48,19 @@ def cmd_eval(args) -> None:
     if clusters is not None:
         _print_compare(result, pair, args.cluster, clusters)
 
+
+
+def _rooms(corpora: str | None, queries: list[str] | None) -> list[tuple[str | None, list[str] | None]]:
+    """(corpus, question files) pairs: one room, or several given as a comma-separated --corpus whose question files
+    come in the same order (comma-separated, or one --queries each)."""
+    if not corpora or "," not in corpora:
+        return [(corpora, queries)]
+    specs = [c.strip() for c in corpora.split(",")]
+    files = [f.strip() for q in (queries or []) for f in q.split(",") if f.strip()]
+    if len(files) != len(specs):
+        raise PathLensError(f"--corpus names {len(specs)} rooms, so --queries takes {len(specs)} files, comma-separated "
+                            f"in the same order; got {len(files)}")
+    return [(spec, [f]) for spec, f in zip(specs, files)]
 
 
 def _pair(text: str, names: Sequence[str]) -> tuple[str, str] | None:

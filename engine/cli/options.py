@@ -146,7 +146,8 @@ def parser() -> argparse.ArgumentParser:
     e = sub.add_parser("eval", help="metrics over the corpus's labeled queries", parents=[corpus, as_json, compare, search])
     e.add_argument("--queries", action="append", default=None, metavar="FILE",
                    help="labeled questions (JSON lines) to use instead of any queries.jsonl beside the corpus; "
-                        "repeat to pool several files")
+                        "repeat to pool several files. With several rooms (--corpus A,B), one file per room, in order: "
+                        "each room is evaluated with its own index and the questions are reported together")
     e.add_argument("--unit", default="auto", choices=("auto", "passage", "page"),
                    help="what rankings rank: pages (each page once, at its best passage), passages, or auto: pages "
                         "when every question's gold is pages")

@@ -271,4 +271,24 @@ def evaluate(index: Index, retrievers: Sequence[str], ks: Sequence[int] = (1, 3,
     return EvalResult(index.corpus.name, len(index.corpus), len(queries), ks, config, results, unit)
 
 
-__all__ = ["evaluate", "question_groups", "question_clusters", "select_questions", "compare", "compare_by_kind", "EvalResult", "RetrieverResult", "run_queries", "judged", "check_ks", "MRR_DEPTH"]
+def pooled(results: Sequence[EvalResult], queries: Sequence[LabeledQuery]) -> EvalResult:
+    """Several rooms' evaluations as one (a dev set split over two rooms): each question keeps the values its own
+    room's index gave it, and the means, kinds and intervals read them all. Question ids must differ across rooms."""
+    ids = [q.id for q in queries]
+    if len(set(ids)) != len(ids):
+        raise PathLensError("pooled rooms share question ids: " + ", ".join(sorted({i for i in ids if ids.count(i) > 1})[:5]))
+    kinds = sorted({q.kind for q in queries})
+    first = results[0]
+    merged = {}
+    for name in first.results:
+        parts = [r.results[name] for r in results]
+        values = {q: v for part in parts for q, v in part.per_query.items()}
+        merged[name] = RetrieverResult(
+            name, mean_metrics(values),
+            {kind: mean_metrics(values, [q.id for q in queries if q.kind == kind]) for kind in kinds},
+            values, {q: v for part in parts for q, v in part.run.items()}, tuple(q for part in parts for q in part.no_seed))
+    return EvalResult(" + ".join(r.corpus for r in results), sum(r.n_passages for r in results),
+                      sum(r.n_queries for r in results), first.ks, first.config, merged, first.unit)
+
+
+__all__ = ["pooled", "evaluate", "question_groups", "question_clusters", "select_questions", "compare", "compare_by_kind", "EvalResult", "RetrieverResult", "run_queries", "judged", "check_ks", "MRR_DEPTH"]
