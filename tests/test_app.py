@@ -71,6 +71,9 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     assert evidence == ["Labeled question m15 (multi-hop): evidence: Juniper Peak Growth Fund II, L.P. — Quarterly Letter, "
                         "Q3 2024 · part 1: “Solano Foods”; Juniper Peak Growth Fund II, L.P. — Quarterly Letter, Q3 2024 "
                         "· part 2: “largest investor is Osprey Mutual Insurance Company”"], evidence
+    # folded away, so a demo does not give its answer away before the ranking does
+    folded = [e for e in at.expander if e.label == "The labeled answer and its evidence"]
+    assert len(folded) == 1 and not folded[0].proto.expanded
     # which says what it is there to show: the answer the graph reached through a bridge
     assert any(i.value.startswith("Why this example: answer #3 owes 33% of its score to the route Solano Foods → "
                                   "Juniper Peak Growth Fund II, which the graph found through another passage.")

@@ -43,6 +43,8 @@ def test_a_question_asked_while_the_room_builds_is_answered_by_a_ready_retriever
     at.run()  # asked again once built: the chosen retriever answers, and nothing stands in
     assert [h.value for h in at.subheader if h.value.startswith("Top ")] == ["Top 5 passages · hybrid-ner"]
     assert not [i.value for i in at.info if i.value.startswith("Answered by ")]
+    # the stand-in's ranking is no baseline: the first answer of the chosen retriever carries no arrows
+    assert not [h for h in hit_lines(at) if re.search(r" · (↑\d+|↓\d+|=|new)( |$)", h)], hit_lines(at)
 
 
 def _stages(at):

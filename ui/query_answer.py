@@ -95,7 +95,9 @@ def _earlier_ranking(index: Index, request: Request, ran: Ran) -> tuple[list[str
     what-if changed); otherwise the previous view of the same question (α, β or any other change)."""
     view_key = (index.corpus.name, request.question.strip())
     previous = st.session_state.get("previous_view")
-    st.session_state["previous_view"] = (view_key, [h.passage_id for h in ran.answer.hits])
+    # a stand-in's answer (bm25 while hybrid-ner builds) is never what a later view's arrows compare with
+    stood_in = ran.choice.name != ran.choice.answerer.wanted
+    st.session_state["previous_view"] = None if stood_in else (view_key, [h.passage_id for h in ran.answer.hits])
     if ran.removed_entities or ran.removed_passages:
         everything = retriever_for(index, index, ran.choice, request.config).search(request.question, request.k)
         return [h.passage_id for h in everything], "the ranking with nothing taken out"

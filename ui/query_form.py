@@ -157,9 +157,11 @@ def _question(index: Index) -> tuple[str, LabeledQuery | None]:
     labeled = next((q for q in corpus.queries if q.text.strip() == question.strip()), None)
     if labeled is not None and labeled.extra:  # what the labeled question's file says beside its gold
         titles = index.passage_titles()
-        st.caption(f"Labeled question {escape_markdown(labeled.id)} ({escape_markdown(labeled.kind)}): "
-                   + "; ".join(f"{escape_markdown(k)}: {escape_markdown(field_words(v, titles))}"
-                               for k, v in labeled.extra.items()))
+        # folded away: a demo's audience should meet the answer in the ranking, not above the question's answer
+        with st.expander("The labeled answer and its evidence", expanded=False):
+            st.caption(f"Labeled question {escape_markdown(labeled.id)} ({escape_markdown(labeled.kind)}): "
+                       + "; ".join(f"{escape_markdown(k)}: {escape_markdown(field_words(v, titles))}"
+                                   for k, v in labeled.extra.items()))
     return question, labeled
 
 

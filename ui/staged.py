@@ -17,7 +17,7 @@ from engine.indexing.background import BuildJob, BuildStatus, build_in_backgroun
 from engine.indexing.index import Index, SearchConfig
 from engine.retrieve.retrievers import Retriever
 from engine.retrieve.rrf_retriever import RRFConfig
-from ui.builds import BUILD_LEASE_S, FOLLOW_EVERY_S, ensure, over_soon, stages_for
+from ui.builds import BUILD_LEASE_S, FOLLOW_EVERY_S, SMALL_ROOM_PASSAGES, ensure, over_soon, stages_for
 from ui.render import show_table
 from engine.indexing.factory import Retrievers
 
@@ -46,7 +46,15 @@ def who_answers(index: Index, name: str, config: SearchConfig, question: str) ->
     if spec(name).stand_in == "filing-graph":  # the filings retriever reads dense seeds from the scoped filings only
         first = tuple(stand_in.scope(question).filings)
     job = build_in_background(index, stages_for([name], config.rrf.members), lease=BUILD_LEASE_S, first=first)
-    if _first_look(job) and over_soon(job, renew=job.touch) and job.status().error is None:
+    first_look = _first_look(job)
+    small = len(index.corpus.passages) <= SMALL_ROOM_PASSAGES
+    if first_look and small and not job.wait(0):
+        with st.spinner(f"Building {index.corpus.name} ({len(index.corpus.passages)} passages) for {name} before its "
+                        f"first answer: {a.words()}…"):
+            built = over_soon(job, renew=job.touch, passages=len(index.corpus.passages))
+    else:
+        built = first_look and over_soon(job, renew=job.touch)
+    if built and job.status().error is None:
         # a small room, built within the moment waited: the chosen retriever answers, nothing stands in
         return Choice(answerer(name, index.stored, config.rrf.members), name, None) \
             if ensure(index, stages_for([name], config.rrf.members)) else None
