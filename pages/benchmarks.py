@@ -143,9 +143,9 @@ if result is not None:
     if len(names_run) >= 2:
         st.subheader("Paired bootstrap 95% CI")
         a, b, metric = pick_pair(result.eval, names_run, metrics, result.min_gold > 1, "bm_ci")
-        st.info(f"On these {result.n_questions} questions, "  # the table read out, on the metric the CI is about
-                f"{leaders_in_words({n: result.eval.results[n].means[metric] for n in names_run}, metric)}.")
         ci = next(c for c in compare(result.eval, a, b) if c.metric == metric)
+        st.info(f"On these {result.n_questions} questions, "  # the table read out, on the metric the CI is about
+                f"{leaders_in_words({n: result.eval.results[n].means[metric] for n in names_run}, metric, ci)}.")
         ci_df = pd.DataFrame([{"questions": result.n_questions, f"Δ {metric} (A − B)": ci.mean_diff,
                                "95% CI low": ci.low, "95% CI high": ci.high, "verdict": verdict(ci),
                                "P(Δ ≤ 0)": ci.p_not_better}])

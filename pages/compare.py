@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.errors import PathLensError
-from engine.evaluate.evaluate import compare_by_kind, evaluate, verdict
+from engine.evaluate.evaluate import compare_by_kind, evaluate, question_clusters, verdict
 from engine.catalog import CATALOG, PARAMS
 from engine.indexing.index import search_config
 from engine.evaluate.metrics import leaders_in_words, metric_names
@@ -189,15 +189,21 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
             st.subheader("Paired bootstrap 95% CI")
             a, b, metric = pick_pair(result, names, metrics, any(len(q.gold) > 1 for q in corpus.queries), "ci")
             asked = len(result.results[names[0]].per_query)
+            # questions about one document stand or fall together: resample whole documents where there are several
+            clusters = question_clusters(corpus.queries, "doc", corpus)
+            clustered = len(set(clusters.values())) < len(clusters)
+            by_kind = compare_by_kind(result, corpus.queries, a, b, metric, clusters=clusters if clustered else None)
             st.info(f"Over the {asked} labeled questions, "  # the table read out, on the metric the CI is about
-                    f"{leaders_in_words({n: result.results[n].means[metric] for n in names}, metric)}.")
+                    f"{leaders_in_words({n: result.results[n].means[metric] for n in names}, metric, by_kind[0][2])}.")
             rows = [{"queries": kind, "n": n, f"Δ {metric} (A − B)": ci.mean_diff, "95% CI low": ci.low,
                      "95% CI high": ci.high, "verdict": verdict(ci), "P(Δ ≤ 0)": ci.p_not_better}
-                    for kind, n, ci in compare_by_kind(result, corpus.queries, a, b, metric)]
+                    for kind, n, ci in by_kind]
             ci_df = pd.DataFrame(rows)
             show_table(ci_df, hide_index=True, width="stretch")
-            st.caption(f"P(Δ ≤ 0) is the share of 10,000 resamples of the questions in which {a} did no better than "
-                       f"{b}: 0 means {a} was ahead in every resample, 1 that it never was.")
+            how = (f"whole documents ({by_kind[0][2].clusters} groups of questions sharing their gold documents), since "
+                   "questions about one document stand or fall together" if clustered else "the questions one by one")
+            st.caption(f"Resampled 10,000 times: {how}. P(Δ ≤ 0) is the share of resamples in which {a} did no better "
+                       f"than {b}: 0 means {a} was ahead in every resample, 1 that it never was.")
             downloads(ci_df, "pathlens-bootstrap", key="ci")
 
         st.subheader("Per query")

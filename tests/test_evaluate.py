@@ -107,3 +107,20 @@ def test_a_comparison_opens_on_the_best_graph_retriever_against_the_best_baselin
     assert default_pair(res, graph, multi_gold=True) == ("ppr-regex", "bm25", "recall@5")
     assert default_pair(res, graph, multi_gold=False) == ("hybrid-ner", "dense", "hr@5")
     assert default_pair(res, [], multi_gold=False) == ("hybrid-ner", "dense", "hr@5")  # no graph: the two best
+
+
+def test_compare_by_kind_resamples_whole_clusters_when_given_them(core_index):
+    from engine.evaluate.evaluate import compare_by_kind, evaluate, question_clusters
+    from engine.evaluate.metrics import cluster_bootstrap
+
+    corpus = core_index.corpus
+    result = evaluate(core_index, ["bm25", "ppr-regex"], (5,))
+    clusters = question_clusters(corpus.queries, "doc", corpus)
+    rows = compare_by_kind(result, corpus.queries, "bm25", "ppr-regex", "recall@5", clusters=clusters)
+    ids = [q.id for q in corpus.queries]
+    ref = cluster_bootstrap([result.results["bm25"].per_query[i]["recall@5"] for i in ids],
+                            [result.results["ppr-regex"].per_query[i]["recall@5"] for i in ids],
+                            [clusters[i] for i in ids], metric="recall@5", names=("bm25", "ppr-regex"))
+    assert rows[0][0] == "all" and (rows[0][2].low, rows[0][2].high, rows[0][2].clusters) == (ref.low, ref.high,
+                                                                                            ref.clusters)
+    assert rows[0][2].clusters > 1

@@ -413,3 +413,24 @@ def test_a_fiscal_year_prefers_its_10k_and_a_span_scopes_both_years(room):
     scope = read_scope("How did Acme's capex change from FY2019 to FY2020?", s.filings, bundled())
     assert scope.span == (2019, 2020) and scope.filings == ()  # both years are the whole room: no bound
     assert scope.words(s.filings).startswith("Acme Widgets · FY2019–FY2020")
+
+
+def test_offered_questions_span_the_rooms_companies_and_forms():
+    """Three companies and forms uploaded together: each offer is about another company, as a new analyst would
+    want to try each of the files they brought."""
+    from engine.filings.identity import Filing
+    from engine.filings.offers import offered_questions
+    from engine.filings.structure import FilingStructure, Node
+
+    filings = {"JPM.pdf": Filing("JPM.pdf", "JPMorgan Chase & Co.", ("jpmorganchase",), (), "10-K", 2022),
+               "PEP.pdf": Filing("PEP.pdf", "PepsiCo", ("pepsico",), (), "10-K", 2021),
+               "BA.pdf": Filing("BA.pdf", "Boeing", ("boeing",), (), "10-Q", 2018, 2)}
+    nodes = []
+    for doc in filings:
+        nodes += [Node(f"§statement {doc} income", "statement", "Income statement", doc, "income"),
+                  Node(f"§statement {doc} balance sheet", "statement", "Balance sheet", doc, "balance sheet"),
+                  Node(f"§note {doc} 8", "note", "Note 8 — Debt", doc, "8")]
+    offered = offered_questions(FilingStructure(filings, tuple(nodes), ()))
+    assert offered == ("What was JPMorgan Chase & Co.'s revenue in FY2022?",
+                       "What does the balance sheet in Boeing's Q2 FY2018 10-Q show?",  # a company and a form not yet used
+                       "What does Note 8 — Debt in PepsiCo's FY2021 10-K say?")

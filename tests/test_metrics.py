@@ -148,3 +148,18 @@ def test_leaders_in_words_by_hand():
         "dense finds 25% of the gold passages in its top 3; recall@3 0.250")
     with pytest.raises(PathLensError, match="no retriever"):
         leaders_in_words({}, "mrr")
+
+
+def test_two_retrievers_whose_interval_includes_0_are_tied_not_the_best():
+    from engine.evaluate.metrics import BootstrapCI
+
+    means = {"hybrid-ner": 0.938, "bm25": 0.933, "dense": 0.6}
+    tied = BootstrapCI("recall@5", "hybrid-ner", "bm25", 0.005, -0.025, 0.038, 10_000, 42, 0.4)
+    assert leaders_in_words(means, "recall@5", tied) == (
+        "hybrid-ner and bm25 are tied: hybrid-ner finds 94% of the gold passages in its top 5; recall@5 0.938, "
+        "bm25 0.933, and the 95% interval of their difference, [-0.025, +0.038], includes 0")
+    apart = BootstrapCI("recall@5", "hybrid-ner", "bm25", 0.005, 0.001, 0.038, 10_000, 42, 0.01)
+    assert leaders_in_words(means, "recall@5", apart).endswith("the best of the 3 retrievers")
+    # an interval between two retrievers neither of which leads says nothing of the leader
+    others = BootstrapCI("recall@5", "bm25", "dense", 0.3, -0.1, 0.5, 10_000, 42, 0.2)
+    assert leaders_in_words(means, "recall@5", others).endswith("the best of the 3 retrievers")

@@ -107,17 +107,24 @@ def select_questions(queries: Sequence[LabeledQuery], only: str) -> tuple[Labele
 
 
 def compare_by_kind(result: EvalResult, queries: Sequence[LabeledQuery], a: str, b: str, metric: str,
-                    resamples: int = 10_000, seed: int = 42) -> list[tuple[str, int, BootstrapCI]]:
-    """(kind, questions, CI) of a − b on one metric: over all questions, then each kind of question."""
+                    resamples: int = 10_000, seed: int = 42,
+                    clusters: Mapping[str, str] | None = None) -> list[tuple[str, int, BootstrapCI]]:
+    """(kind, questions, CI) of a − b on one metric: over all questions, then each kind of question; with `clusters`
+    (question id → cluster, from `question_clusters`) whole clusters are resampled together, as `compare` does."""
     for name in (a, b):
         if name not in result.results:
             raise PathLensError(f"{name!r} was not evaluated; evaluated: {', '.join(result.results)}")
     out = []
     for kind in ["all"] + sorted({q.kind for q in queries}):
         ids = [q.id for q in queries if kind == "all" or q.kind == kind]
-        out.append((kind, len(ids), paired_bootstrap([result.results[a].per_query[i][metric] for i in ids],
-                                                     [result.results[b].per_query[i][metric] for i in ids],
-                                                     metric=metric, names=(a, b), resamples=resamples, seed=seed)))
+        xa = [result.results[a].per_query[i][metric] for i in ids]
+        xb = [result.results[b].per_query[i][metric] for i in ids]
+        if clusters is None:
+            ci = paired_bootstrap(xa, xb, metric=metric, names=(a, b), resamples=resamples, seed=seed)
+        else:
+            ci = cluster_bootstrap(xa, xb, [clusters[i] for i in ids], metric=metric, names=(a, b),
+                                   resamples=resamples, seed=seed)
+        out.append((kind, len(ids), ci))
     return out
 
 

@@ -64,16 +64,22 @@ def metric_words(metric: str, value: float) -> str:
     raise PathLensError(f"unknown metric {metric!r}; choose from hr@k, recall@k, all@k or mrr")
 
 
-def leaders_in_words(means: Mapping[str, float], metric: str) -> str:
+def leaders_in_words(means: Mapping[str, float], metric: str, ci: "BootstrapCI | None" = None) -> str:
     """Which retriever does best on `metric`, in words that need no metric: "bm25 finds a gold passage in its top
     5 for 98% of the questions; hr@5 0.975, the best of the 4 retrievers". Retrievers level at three decimals, as
-    the tables show them, are named together."""
+    the tables show them, are named together; so are the two of a paired interval `ci` that includes 0 when one of
+    them leads ("tied": no resampling tells them apart)."""
     if not means:
         raise PathLensError("no retriever to name")
     shown = {name: round(v, 3) for name, v in means.items()}
     top = max(shown.values())
     best = [name for name, v in shown.items() if v == top]
     words = f"{metric_words(metric, top)}; {metric} {top:.3f}"
+    if ci is not None and ci.low <= 0 <= ci.high and set(best) & {ci.a, ci.b} and {ci.a, ci.b} <= set(shown):
+        other = ci.b if ci.a in best else ci.a
+        if other not in best:
+            return (f"{best[0]} and {other} are tied: {best[0]} {words}, {other} {shown[other]:.3f}, and the 95% "
+                    f"interval of their difference, [{ci.low:+.3f}, {ci.high:+.3f}], includes 0")
     if len(best) > 1:
         return f"{', '.join(best[:-1])} and {best[-1]} do best, level: each {words}"
     return f"{best[0]} {words}" + (f", the best of the {len(means)} retrievers" if len(means) > 1 else "")

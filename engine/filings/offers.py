@@ -27,33 +27,51 @@ def _where(f: Filing) -> str:
     return " ".join(x for x in (_possessive(f.company), _period(f), f.form or "filing") if x)
 
 
+def _pick(filings: list[Filing], fits, companies: set[str], forms: set[str]) -> Filing | None:
+    """The newest filing that `fits`, of a company and then a form no earlier offer used, where the room has one."""
+    fitting = [f for f in filings if fits(f)]
+    return min(fitting, key=lambda f: (f.company in companies, f.form in forms), default=None)
+
+
 def offered_questions(structure: FilingStructure, limit: int = 3) -> tuple[str, ...]:
-    """Up to `limit` questions, one of each kind where the room has it, newest filing first."""
+    """Up to `limit` questions, one of each kind where the room has it, newest filing first, spread over the room's
+    companies and forms: each offer takes a company, and then a form, that no earlier one took."""
     filings = sorted(structure.filings.values(), key=lambda f: (-(f.fiscal_year or 0), -(f.quarter or 0), f.doc_id))
     by_doc: dict[str, dict[str, list]] = {}
     for node in structure.nodes:
         by_doc.setdefault(node.doc_id, {}).setdefault(node.kind, []).append(node)
     out: list[str] = []
-    # revenue, from a filing with an income statement (a release without one still reports revenue)
-    f = next((f for f in filings if any(n.ref == "income" for n in by_doc.get(f.doc_id, {}).get("statement", []))),
-             filings[0] if filings else None)
-    if f is not None and f.company:
+    companies: set[str] = set()
+    forms: set[str] = set()
+
+    def took(f: Filing) -> None:
+        companies.add(f.company)
+        forms.add(f.form)
+
+    def statements(f: Filing) -> list:
+        return [n for n in by_doc.get(f.doc_id, {}).get("statement", []) if n.ref != "income"]
+
+    def sections(f: Filing) -> list:
+        found = by_doc.get(f.doc_id, {}).get("note", []) or by_doc.get(f.doc_id, {}).get("item", [])
+        return [n for n in found if " — " in n.label or ". " in n.label]
+
+    # revenue, from a filing with an income statement, or a release (which reports revenue without one)
+    f = _pick(filings, lambda f: f.company and (f.form == "earnings release" or any(
+        n.ref == "income" for n in by_doc.get(f.doc_id, {}).get("statement", []))), companies, forms)
+    f = f or next((f for f in filings if f.company), None)
+    if f is not None:
         out.append(f"What was {_possessive(f.company)} revenue in {_period(f) or 'its latest period'}?")
-    # a statement the room has, other than the income statement when another exists
-    for f in filings:
-        statements = [n for n in by_doc.get(f.doc_id, {}).get("statement", []) if n.ref != "income"]
-        if statements:
-            name = STATEMENTS[statements[0].ref][0].lower()
-            out.append(f"What does the {name} in {_where(f)} show?")
-            break
-    # a note, or an Item where a filing has no notes
-    for f in filings:
-        sections = by_doc.get(f.doc_id, {}).get("note", []) or by_doc.get(f.doc_id, {}).get("item", [])
-        titled = [n for n in sections if " — " in n.label or ". " in n.label]
-        if titled:
-            n = titled[len(titled) // 2]  # one from the middle: the first notes are accounting policies
-            out.append(f"What does {n.label} in {_where(f)} say?")
-            break
+        took(f)
+    # a statement the room has, other than the income statement
+    f = _pick(filings, statements, companies, forms)
+    if f is not None:
+        out.append(f"What does the {STATEMENTS[statements(f)[0].ref][0].lower()} in {_where(f)} show?")
+        took(f)
+    # a note, or an Item where a filing has no notes: one from the middle, since the first notes are accounting policies
+    f = _pick(filings, sections, companies, forms)
+    if f is not None:
+        titled = sections(f)
+        out.append(f"What does {titled[len(titled) // 2].label} in {_where(f)} say?")
     return tuple(dict.fromkeys(out))[:limit]
 
 
