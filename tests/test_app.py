@@ -381,7 +381,6 @@ def test_compare_page_side_by_side_and_metrics():
     # whole documents: the questions that share their gold documents together
     from engine.evaluate.evaluate import question_clusters
     from engine.evaluate.metrics import cluster_bootstrap
-    from engine.ingest.corpus import load_corpus
 
     core = load_corpus("dataroom-core")
     clusters = question_clusters(core.queries, "doc", core)
