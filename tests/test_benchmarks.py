@@ -59,8 +59,12 @@ def test_wrong_format_is_reported():
 
 
 def test_sample_is_seeded():
+    import random
+
     qs = load_questions("musique", FIX / "musique.jsonl")
-    assert sample(qs, 1, 42) == sample(qs, 1, 42)
+    many = qs * 10  # 20 questions: seeds that drew the same one would hide a sample that ignores its seed
+    assert sample(many, 5, 42) == random.Random(42).sample(many, 5)  # the documented draw, by an independent call
+    assert [sample(many, 5, seed) for seed in (1, 2, 3)] != [sample(many, 5, 42)] * 3
     assert sample(qs, None, 42) == qs
 
 

@@ -119,7 +119,13 @@ def test_query_without_an_entity_is_a_what_if(capsys):
 
 def test_query_table(capsys):
     code, out, _ = run(capsys, "query", "--corpus", "dataroom-core", "--retriever", "bm25", "Calder Bank credit agreement")
-    assert code == 0 and " 1. " in out
+    from engine.ingest.corpus import load_corpus
+    from engine.indexing.index import Index
+
+    hits = Index(load_corpus("dataroom-core")).retriever("bm25").search("Calder Bank credit agreement", 5)
+    ranked = re.findall(r"^ ?(\d+)\. +([\d.]+) +(\S+)", out, re.MULTILINE)
+    assert code == 0 and [(int(r), p) for r, _, p in ranked] == [(h.rank, h.passage_id) for h in hits]
+    assert [float(s) for _, s, _ in ranked] == pytest.approx([h.score for h in hits], abs=5e-6)
 
 
 @pytest.mark.parametrize("argv,message", [

@@ -103,9 +103,14 @@ def test_no_second_hop_at_gamma_zero_and_none_outside_the_hybrids(core_index):
 
 
 def test_a_question_whose_top_passages_name_nothing_new_keeps_one_walk():
-    corpus = make_corpus(["Acme Corp makes widgets.", "Nothing here at all."])
-    r = Index(corpus).retriever("ppr-regex")
-    assert r.personalize("What does Acme Corp make?").seeds  # seeded, and ppr has no second hop to add
+    corpus = make_corpus(["Acme Corp makes widgets.", "the weather was fine."])  # Acme Corp is its only name
+    index = Index(corpus)
+    q = "What does Acme Corp make?"
+    one = index.retriever("hybrid-regex", search_config({"hop_share": 0.0}, corpus)).personalize(q)
+    two = index.retriever("hybrid-regex", search_config({"hop_share": 0.6}, corpus)).personalize(q)
+    # the hop runs (a hybrid, γ 0.6), but the top passages name only Acme Corp, which the question seeds already
+    assert one.seeds and not any(s.rule == "second hop" for s in two.seeds)
+    assert (two.seeds, two.passage_seeds) == (one.seeds, one.passage_seeds)
 
 
 def test_bench_against_names_a_bad_setting():
