@@ -99,16 +99,18 @@ with tab_q:
     else:
         st.caption("This corpus has no labeled queries.")
 
+REGEX = [component_key(part, "regex") for part in ("extraction", "graph")]
+# the regex graph takes seconds: built before the build table draws, so the table and every sentence below it read
+# one status (NER's graph is shown once built, or asked for below)
+if not ensure(index, REGEX):
+    st.stop()
 st.header("Index build")
 st.caption("What each retriever is built from, stage by stage. Each retriever answers once its own stages are "
            "built; until then the Query page answers with one that is ready and says so.")
 show_room_build(index)
 
 st.header("Entity graph")
-REGEX = [component_key(part, "regex") for part in ("extraction", "graph")]
 with fresh_area(index, REGEX, "corpus"):  # no stale graph under a build
-    if not ensure(index, REGEX):  # seconds; NER's graph is shown once built (or asked for below)
-        st.stop()
     # "ready" means ready for this page: say what the Query page's first question will still build
     opening = default_retriever(corpus.paged)
     still = [s for s in stages_for([opening]) if COMPONENTS[s].slow and not index.stored(s)]

@@ -97,3 +97,18 @@ def test_the_answered_by_sentence_by_hand():
     failed = _status(("tokens",), complete=True, error="disk full")
     assert sentence(stand, failed).startswith("Answered by filing-graph: dense embeddings (all-MiniLM-L6-v2) could "
                                               "not be built (disk full)")
+
+
+def test_the_corpus_page_reads_one_status_in_its_table_and_its_sentences(monkeypatch, tmp_path):
+    """A room with nothing built: the regex graph is built before the table draws, so the table, its "Ready now"
+    and the graph section's sentences say the same."""
+    _fresh_room(monkeypatch, tmp_path, ())
+    monkeypatch.setenv("PATHLENS_BUILD_WAIT_S", "600")  # the cheap stages are waited for, as on a real page
+    at = start("pages/corpus.py", params={"q": "?!"})
+    states = dict(zip(_stages(at)["stage"], _stages(at)["state"].str.split(" in ").str[0]))
+    assert states["entity graph (regex)"] == states["entity extraction (regex)"] == "built"
+    ready = [c.value for c in at.caption if c.value.startswith("Ready now: ")][0]
+    assert "ppr-regex" in ready and "no retriever yet" not in ready
+    said = " ".join(i.value for i in at.info)
+    assert "The regex graph below is ready" in said and "still needs dense embeddings" in said
+    assert states["dense embeddings (all-MiniLM-L6-v2)"] == "to come"

@@ -180,6 +180,8 @@ def show_room_build(index: Index) -> None:
     @st.fragment(run_every=FOLLOW_EVERY_S if jobs else None)
     def panel() -> None:
         current = running(index)
+        if jobs and not current:  # the build this page drew under is over: the whole page reads the new status
+            st.rerun()
         for job in current:
             job.touch()  # followed here: the build goes on
         show_table(pd.DataFrame(stage_rows(index, current)), hide_index=True, width="stretch")
