@@ -101,14 +101,14 @@ def still_to_build(retriever: str, stages: Iterable[str], work: Iterable[Work]) 
             + "; ".join(w.words() for w in work) + ").")
 
 
-SMALL_ROOM_PASSAGES = 500  # a room this small is built before its first answer: its demo opens on the chosen retriever
+SMALL_ROOM_PASSAGES = 500  # a bundled room this small is built before its first answer: its demo opens as the README says
 SMALL_ROOM_WAIT_S = 300.0  # at most this long (a cold machine loads spaCy and exports the encoder first)
 
 
 def over_soon(job, renew: Callable[[], None] = lambda: None, passages: int | None = None) -> bool:
     """Wait a moment for a job: a cache read or a short run is over by then and its page draws at once, with no
-    live following. A room of at most SMALL_ROOM_PASSAGES passages is waited for whole, so its first view is the
-    chosen retriever's, never a stand-in's. (AppTests set PATHLENS_BUILD_WAIT_S to choose the wait themselves.)"""
+    live following. Given `passages` (a bundled room of at most SMALL_ROOM_PASSAGES), the build is waited for whole,
+    so its first view is the chosen retriever's, never a stand-in's. (AppTests set PATHLENS_BUILD_WAIT_S to choose the wait themselves.)"""
     small = passages is not None and passages <= SMALL_ROOM_PASSAGES
     wait = os.environ.get("PATHLENS_BUILD_WAIT_S") or (SMALL_ROOM_WAIT_S if small else 1.0)
     deadline = time.monotonic() + float(wait)
