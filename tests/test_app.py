@@ -1045,15 +1045,23 @@ def test_choosing_to_upload_in_ones_own_session_asks_for_documents_not_for_anoth
     assert said.startswith("Upload documents in the sidebar") and "another session" not in said, said
 
 
-def test_the_sidebar_names_the_uploaded_files_whole(tmp_path):
+def acme_room(tmp_path, key: str, **params) -> AppTest:
+    """The app over an uploaded room of two hand-made filings (tests.filingmaker), run once."""
     from tests.filingmaker import write_pdfs
 
     folder = write_pdfs(tmp_path / "room")
     at = AppTest.from_file(APP, default_timeout=240)
     at.query_params["corpus"] = "upload a corpus file"
-    at.session_state["uploaded_corpus"] = (str(folder), "acme-names", "acme room", None)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.session_state["uploaded_corpus"] = (str(folder), key, "acme room", None)
     at.run()
     assert not at.exception, at.exception
+    return at
+
+
+def test_the_sidebar_names_the_uploaded_files_whole(tmp_path):
+    at = acme_room(tmp_path, "acme-names")
     assert "Files: ACME\\_2019\\_10K\\.pdf \\(5\\.8 kB\\); ACME\\_2020\\_10K\\.pdf \\(5\\.8 kB\\)" in [
         c.value for c in at.sidebar.caption]
 
@@ -1081,13 +1089,7 @@ def test_the_scope_names_an_earnings_release_as_a_form_and_mcdonalds_by_its_name
 
 
 def test_the_corpus_page_says_who_filed_each_filing_and_where_it_read_it(tmp_path):
-    from tests.filingmaker import write_pdfs
-
-    folder = write_pdfs(tmp_path / "room")
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.query_params["corpus"] = "upload a corpus file"
-    at.session_state["uploaded_corpus"] = (str(folder), "acme-who", "acme room", None)
-    at.run()
+    at = acme_room(tmp_path, "acme-who")
     at.switch_page("pages/corpus.py").run()
     assert not at.exception, at.exception
     assert "Who filed each" in [s.value for s in at.subheader]
@@ -1100,16 +1102,7 @@ def test_the_corpus_page_says_who_filed_each_filing_and_where_it_read_it(tmp_pat
 
 
 def test_a_question_about_a_company_the_room_lacks_stops_and_offers_the_room(tmp_path):
-    from tests.filingmaker import write_pdfs
-
-    folder = write_pdfs(tmp_path / "room")
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.query_params["corpus"] = "upload a corpus file"
-    at.query_params["retriever"] = "filing"
-    at.query_params["q"] = "What was Tesla's revenue in 2022?"
-    at.session_state["uploaded_corpus"] = (str(folder), "acme-tesla", "acme room", None)
-    at.run()
-    assert not at.exception, at.exception
+    at = acme_room(tmp_path, "acme-tesla", retriever="filing", q="What was Tesla's revenue in 2022?")
     said = " ".join(e.value for e in [*at.info, *at.warning, *at.error, *at.markdown] if isinstance(e.value, str))
     assert "“Tesla” names no company of this data room, so no page of it answers" in said, said[:600]
     assert "The room holds filings of Acme Widgets" in said
