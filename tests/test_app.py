@@ -650,6 +650,7 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     at = start(params={"retriever": "ppr-regex", "q": "Which bank is administrative agent on the credit facility of "
                        "the company whose CFO is Elliot Park?"})  # Elliot Park → … → credit agreement
     before = hit_ids(at)
+    before_scores = dict(zip(before, (float(re.search(r"score ([\d.e-]+)", line)[1]) for line in hit_lines(at))))
     assert not any("↑" in line or "↓" in line for line in hit_lines(at))  # no previous view yet
     assert any("through Elliot Park" in m.value for m in at.markdown if m.value.startswith("Its score: "))
     at.multiselect(key="wi_entities").set_value(["Elliot Park"]).run()
@@ -662,13 +663,18 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     def moves_against(original: list[str]) -> None:  # every passage says how it moved against the original ranking
         now = hit_ids(at)
         for line, pid in zip(hit_lines(at), now, strict=True):
+            score = re.search(r" · score (\S+) → (\S+), [+−][\d.]+%$", line)  # the score with nothing taken out
+            if score:
+                assert float(score[1]) == pytest.approx(before_scores[pid], rel=1e-4) and score[1] != score[2]
+                line = line[:score.start()]
             if pid in original:
                 moved = original.index(pid) - now.index(pid)
                 assert line.endswith(f"↑{moved}" if moved > 0 else f"↓{-moved}" if moved < 0 else "=")
             else:
-                assert line.endswith("new")
+                assert line.endswith("new in the top")
 
     moves_against(before)
+    assert any(" · score " in line for line in hit_lines(at))  # a what-if shows what it did to scores
     gone = [pid for pid in before if pid not in after]
     from engine.explain.reasons import IN_TEXT, passage_name
 
@@ -676,7 +682,8 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     assert any(c.value == "Gone from the top, against the ranking with nothing taken out: " + ", ".join(
         passage_name(pid, titles, IN_TEXT) for pid in gone) for c in at.caption)
     assert not any(c.value.startswith("Gone from the top") and "…" in c.value for c in at.caption)  # whole titles
-    assert "Arrows: each passage's move against the ranking with nothing taken out." in [c.value for c in at.caption]
+    assert ("Arrows: each passage's move against the ranking with nothing taken out, with its score then when the "
+            "score changed.") in [c.value for c in at.caption]
     # what was taken out shows in the evidence graph, crossed out and linked to nothing
     graph = at.get("iframe")[0].proto.srcdoc
     assert json.dumps("✕ Elliot Park")[1:-1] in graph and "taken out of the graph (what-if)" in graph

@@ -76,6 +76,13 @@ def test_clicking_a_hit_highlights_its_paths_and_dims_the_rest(app_url, browser)
     on = set(target["on"])
     assert on and all(colors[e] == "#d62728" for e in on)
     assert all(c == "#eeeeee" for e, c in colors.items() if e not in on)
+    # the nodes off its paths fade; those on them and the clicked one stay whole; no hover box covers the click
+    opacity = frame.evaluate("() => Object.fromEntries(nodes.get().map(n => [n.id, n.opacity]))")
+    near = {n for e in on for n in e.split(">")} | {target["id"]}
+    assert all(opacity[n] == 1 for n in near) and any(opacity[n] == 0.2 for n in opacity if n not in near)
+    assert frame.evaluate("() => [...document.querySelectorAll('div.vis-tooltip')]"
+                          ".every(t => t.style.visibility === 'hidden' || t.offsetParent === null)")
+    page.screenshot(path=str(SHOTS / "evidence-graph-traced.png"), full_page=True)
     no_exception(page)
     page.context.close()
 

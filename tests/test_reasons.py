@@ -3,6 +3,7 @@
 from types import SimpleNamespace
 
 import pytest
+from dataclasses import replace
 
 from engine.explain.reasons import bridged_share, exactness_words, passage_name, path_words, percent, reason
 from engine.retrieve.graph_explain import EvidencePath, HitExplanation
@@ -46,6 +47,18 @@ def test_a_hit_is_said_in_one_sentence_of_its_shares():
     assert path_words(e.paths[1], TITLES) == ("Elliot Park → Brightwater Logistics — Portfolio update Q3 2024 · part 2 → "
                                               "Brightwater → Brightwater credit agreement · part 1")
     assert path_words(e.paths[1], TITLES, width=30).startswith("Elliot Park → Brightwater Logistics — Portf… · part 2")
+
+
+def test_the_routes_listed_say_what_they_carry_together_beside_the_seeds_shares():
+    from engine.explain.reasons import explanation_lines
+
+    e, _ = _explanation()  # shares 2 × (0.15·0.85/0.1)/… : the direct route 0.2·0.1275/0.1 = 25.5%, the bridged 3.5%
+    lines = explanation_lines(e, TITLES)
+    assert [kind for kind, _ in lines] == ["reason", "path", "path", "path"]
+    assert lines[-1][1] == ("These 2 routes carry 29% of the score together; the shares above count every walk from "
+                            "each seed, longer ones included.")
+    one = explanation_lines(replace(e, paths=e.paths[:1]), TITLES)
+    assert len(one) == 2  # a single route needs no total
 
 
 def test_the_opening_examples_story_is_its_gold_hit_in_the_top_three_owing_most_to_a_bridge():

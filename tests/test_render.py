@@ -292,3 +292,47 @@ def test_the_reports_hits_name_the_document_once():
     for _, name, where in heads:
         title = name.split(" · part ")[0]
         assert where.startswith("part ") and " of " in where and title not in where, (name, where)
+
+
+def test_a_what_if_report_opens_with_what_was_taken_out_and_each_answer_moves_against_everything_in():
+    """A report of a what-if says first what was taken out, draws it crossed out in both graphs, and marks each
+    answer's move and its score with nothing taken out, as the page's arrows do."""
+    from engine.explain.report import ReportView, build_report
+    from engine.indexing.index import search_config
+    from engine.ingest.corpus import load_corpus
+
+    core = load_corpus("dataroom-core")
+    index = Index(core)
+    q = "Which bank is administrative agent on the credit facility of the company whose CFO is Elliot Park?"
+    config = search_config({}, core)
+    full = index.retriever("ppr-regex", config).search(q, 4)
+    plain_page = build_report(index, ReportView("dataroom-core", q, "ppr-regex", 4, config), "T")
+    assert "What if" not in plain_page and "✕" not in plain_page
+    view = ReportView("dataroom-core", q, "ppr-regex", 4, config, without_entities=("Elliot Park",))
+    page = build_report(index, view, "T")
+    head = page[page.index("<h2>Question"):page.index("<h2>Answers")]
+    assert "What if: the entity “Elliot Park” taken out</h2>" in head  # said before any answer
+    # crossed out in the interactive graph and in the static picture
+    assert "\\u2715 Elliot Park" in page or "✕ Elliot Park" in page.split("<iframe")[1].split("</iframe>")[0]
+    svg = page[page.index("<svg"):page.index("</svg>")]
+    assert "✕ Elliot Park" in svg and 'stroke-dasharray="4 3"' in svg and "line-through" in svg
+    # every answer says its move against the full ranking: an arrow, "new in the top", and a changed score's old one
+    answers = page[page.index("<h2>Answers"):page.index("<h2>Evidence graph")]
+    heads = re.findall(r"<div><strong>\d+\. .*?</div>", answers)
+    assert len(heads) == 4 and all(re.search(r" · (↑\d+|↓\d+|=|new in the top)", h) for h in heads), heads
+    was = {h.passage_id: h.score for h in full}
+    assert any(f"score {s:.5g} → " in answers for s in was.values())
+    gone = [h for h in full if h.passage_id not in answers]
+    assert ("Gone from the top:" in head) == bool(gone)
+
+
+def test_move_words_say_the_arrow_and_the_earlier_score_only_when_it_changed():
+    from engine.explain.reasons import move_words
+
+    earlier = {"a": (1, 0.5), "b": (2, 0.25), "c": (3, 0.2)}
+    assert move_words(None, "a", 1, 0.5) == ""
+    assert move_words(earlier, "a", 1, 0.5) == " · ="
+    assert move_words(earlier, "b", 1, 0.25) == " · ↑1"
+    assert move_words(earlier, "a", 2, 0.4) == " · ↓1 · score 0.5 → 0.4, −20%"
+    assert move_words(earlier, "c", 3, 0.201) == " · = · score 0.2 → 0.201, +0.5%"
+    assert move_words(earlier, "z", 4, 0.1) == " · new in the top"

@@ -12,7 +12,7 @@ import streamlit as st
 from engine.catalog import DEFAULT_RETRIEVER
 from engine.errors import PathLensError
 from engine.evaluate.demo import graph_story
-from engine.explain.reasons import IN_TEXT, passage_name
+from engine.explain.reasons import IN_TEXT, move_words, passage_name
 from engine.explain.report import ReportView, build_report, report_file_name
 from engine.indexing.index import Index
 from engine.indexing.views import without
@@ -90,27 +90,22 @@ def run(index: Index, request: Request) -> Ran | None:
     return Ran(choice, answer, removed_entities, removed_passages, gold_of(index, request.question))
 
 
-def _earlier_ranking(index: Index, request: Request, ran: Ran) -> tuple[list[str] | None, str]:
+def _ranks(hits) -> dict[str, tuple[int, float]]:
+    return {h.passage_id: (h.rank, h.score) for h in hits}
+
+
+def _earlier_ranking(index: Index, request: Request, ran: Ran) -> tuple[dict[str, tuple[int, float]] | None, str]:
     """What the rank arrows compare with: with something taken out, the ranking with everything in (what the
     what-if changed); otherwise the previous view of the same question (α, β or any other change)."""
     view_key = (index.corpus.name, request.question.strip())
     previous = st.session_state.get("previous_view")
     # a stand-in's answer (bm25 while hybrid-ner builds) is never what a later view's arrows compare with
     stood_in = ran.choice.name != ran.choice.answerer.wanted
-    st.session_state["previous_view"] = None if stood_in else (view_key, [h.passage_id for h in ran.answer.hits])
+    st.session_state["previous_view"] = None if stood_in else (view_key, _ranks(ran.answer.hits))
     if ran.removed_entities or ran.removed_passages:
         everything = retriever_for(index, index, ran.choice, request.config).search(request.question, request.k)
-        return [h.passage_id for h in everything], "the ranking with nothing taken out"
+        return _ranks(everything), "the ranking with nothing taken out"
     return (previous[1] if previous and previous[0] == view_key else None), "the previous view"
-
-
-def _arrow(earlier: list[str] | None, pid: str, rank: int) -> str:
-    if earlier is None:
-        return ""
-    if pid not in earlier:
-        return " · new"
-    moved = earlier.index(pid) + 1 - rank
-    return f" · ↑{moved}" if moved > 0 else f" · ↓{-moved}" if moved < 0 else " · ="
 
 
 def draw(index: Index, request: Request, ran: Ran) -> None:
@@ -131,7 +126,7 @@ def draw(index: Index, request: Request, ran: Ran) -> None:
     earlier, against = _earlier_ranking(index, request, ran)
     st.subheader(f"Top {len(hits)} passage{'s' if len(hits) != 1 else ''} · {answering}")
     if earlier is not None:
-        st.caption(f"Arrows: each passage's move against {against}.")
+        st.caption(f"Arrows: each passage's move against {against}, with its score then when the score changed.")
         gone = [pid for pid in earlier if pid not in {h.passage_id for h in hits}]
         if gone:
             st.caption(f"Gone from the top, against {against}: " + ", ".join(passage_name(pid, titles, IN_TEXT)
@@ -148,7 +143,7 @@ def draw(index: Index, request: Request, ran: Ran) -> None:
         source = citation(passage_of[h.passage_id])
         rows.append(hit_row(h, answer, titles, source, ran.gold))
         show_hit(h, answer, titles, texts[h.passage_id], source, request.question, ran.gold,
-                 _arrow(earlier, h.passage_id, h.rank))
+                 move_words(earlier, h.passage_id, h.rank, h.score))
     table = pd.DataFrame(rows)
     show_table(table, hide_index=True, width="stretch")
     downloads(table, f"pathlens-{answering}-hits", key="hits")

@@ -144,7 +144,28 @@ def explanation_lines(e: HitExplanation, titles: Mapping[str, str]) -> list[tupl
                                   "of the score)"))
     out += [("path", f"Evidence path: {path_words(p, titles)} (walks along it carry {percent(p.share)} of the score)")
             for p in e.paths]
+    if len(e.paths) > 1:  # a seed's share above counts every walk from it; the routes listed are its shortest
+        out.append(("path", f"These {len(e.paths)} routes carry {percent(sum(p.share for p in e.paths))} of the score "
+                            "together; the shares above count every walk from each seed, longer ones included."))
     return out
+
+
+def move_words(earlier: Mapping[str, tuple[int, float]] | None, passage_id: str, rank: int, score: float) -> str:
+    """A hit's move against an earlier ranking of the same question (passage id → (rank, score)), as the page and
+    the report show it: its rank arrow, and its earlier score when that changed (" · = · score 0.031 → 0.025,
+    −19%"), so a what-if that moves no rank still shows what it did; "" with nothing to compare with."""
+    if earlier is None:
+        return ""
+    if passage_id not in earlier:
+        return " · new in the top"
+    was_rank, was_score = earlier[passage_id]
+    moved = was_rank - rank
+    arrow = f" · ↑{moved}" if moved > 0 else f" · ↓{-moved}" if moved < 0 else " · ="
+    if abs(score - was_score) <= 1e-12 * max(abs(was_score), 1e-300):
+        return arrow
+    share = (score - was_score) / was_score if was_score else 0.0
+    change = f", {share:+.{0 if abs(share) >= 0.01 else 1}%}".replace("-", "−") if was_score else ""
+    return f"{arrow} · score {was_score:.5g} → {score:.5g}{change}"
 
 
 WHERE_IT_SITS = "Where this page sits"
@@ -197,4 +218,4 @@ def plain(x: float) -> str:
     return np.format_float_positional(x, precision=2, unique=False, fractional=False, trim="-")
 
 
-__all__ = ["IN_TEXT", "MAX_LABEL", "WHERE_IT_SITS", "where_it_sits", "bridged_share", "exactness_words", "explanation_lines", "field_words", "k_past_corpus", "parts", "passage_name", "passage_place", "path_words", "percent", "plain", "reason", "short", "short_document", "walk_words"]
+__all__ = ["IN_TEXT", "MAX_LABEL", "WHERE_IT_SITS", "where_it_sits", "bridged_share", "exactness_words", "explanation_lines", "field_words", "k_past_corpus", "move_words", "parts", "passage_name", "passage_place", "path_words", "percent", "plain", "reason", "short", "short_document", "walk_words"]

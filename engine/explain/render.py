@@ -320,14 +320,21 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
                                 "edges": {"smooth": False}, "layout": {"improvedLayout": False}}))
     page = _REMOTE.sub("", net.generate_html(notebook=False))
     script = (f"<script>var pathlensPaths = {_safe_json(by_hit)}; var pathlensColors = {_safe_json(colors)};"
+              # a clicked hit: its paths red, every node off them faded, and the hover box put away (it covered
+              # the node just clicked)
               "network.on('selectNode', function (ev) {"
-              " var on = {}; (pathlensPaths[ev.nodes[0]] || []).forEach(function (id) { on[id] = true; });"
+              " var on = {}, near = {}; near[ev.nodes[0]] = true;"
+              " (pathlensPaths[ev.nodes[0]] || []).forEach(function (id) { on[id] = true;"
+              "  id.split('>').forEach(function (n) { near[n] = true; }); });"
               " if (!pathlensPaths[ev.nodes[0]]) return;"
               " edges.update(edges.get().map(function (x) { return {id: x.id, hidden: false,"
               "  color: on[x.id] ? '#d62728' : '#eeeeee'}; }));"
+              " nodes.update(nodes.get().map(function (x) { return {id: x.id, opacity: near[x.id] ? 1 : 0.2}; }));"
+              " document.querySelectorAll('div.vis-tooltip').forEach(function (t) { t.style.visibility = 'hidden'; });"
               "});"
               "network.on('deselectNode', function () {"
               " edges.update(edges.get().map(function (x) { return {id: x.id, color: pathlensColors[x.id]}; }));"
+              " nodes.update(nodes.get().map(function (x) { return {id: x.id, opacity: 1}; }));"
               "});</script>")
     # the legend goes right after the canvas's container; the script after pyvis's own
     legend = _legend({n.kind for n in answer.nodes} | ({"removed"} if removed else set()), bool(about))

@@ -27,7 +27,7 @@ from urllib.parse import urlencode
 from ..retrieve.graph_explain import GraphAnswer
 from ..indexing.index import Index, SearchConfig, param_values
 from ..catalog import EDGE_PARAMS, PARAMS, spec
-from .reasons import IN_TEXT, exactness_words, explanation_lines, passage_name, passage_place
+from .reasons import IN_TEXT, exactness_words, explanation_lines, move_words, passage_name, passage_place, short
 from .render import (COLORS, ROLE_WORDS, extent, label_width, layout, node_labels, page_height, passage_seed_summary,
                      second_hop_summary, subgraph_html)
 from ..retrieve.retrievers import check_k, check_query
@@ -189,7 +189,7 @@ _STYLE = """body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;co
 padding:0 16px}h1{font-size:24px}h2{font-size:19px;margin-top:28px}table{border-collapse:collapse;margin:8px 0}
 td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f5f5f5}
 .hit{border:1px solid #ddd;border-radius:6px;padding:10px 12px;margin:10px 0}.meta{color:#555;font-size:13px}
-mark{background:#fff3a8}.gold{color:#a86b00;font-weight:600}code{font-size:13px}iframe{border:1px solid #ddd;width:100%}
+mark{background:#fff3a8}.whatif{border:2px solid #d62728;border-radius:6px;padding:4px 12px;margin:12px 0}.gold{color:#a86b00;font-weight:600}code{font-size:13px}iframe{border:1px solid #ddd;width:100%}
 svg{border:1px solid #ddd;width:100%;height:auto}"""
 
 
@@ -199,8 +199,9 @@ def _table(headers: list[str], rows: list[list[object]]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def _svg(answer: GraphAnswer, titles: dict[str, str], gold: frozenset[str]) -> str:
-    """The evidence graph as a static picture, in the same layered layout."""
+def _svg(answer: GraphAnswer, titles: dict[str, str], gold: frozenset[str], removed: Sequence[str] = ()) -> str:
+    """The evidence graph as a static picture, in the same layered layout; `removed` entities (the what-if's) drawn
+    crossed out under it, hollow and dashed, as the page draws them."""
     labels = node_labels(answer, titles, gold)
     pos = layout(answer, labels)
     if not pos:
@@ -208,6 +209,18 @@ def _svg(answer: GraphAnswer, titles: dict[str, str], gold: frozenset[str]) -> s
     half = {nid: label_width(label, nid) / 2 for nid, label in labels.items()}
     pad = 30
     left, top, right, bottom = extent(pos, labels)
+    row = 44  # a crossed-out entity's row under the graph
+    crossed = []
+    for i, label in enumerate(removed):
+        text = f"✕ {short(label)}"
+        w, y = label_width(text, "e:") / 2, bottom + row * (i + 1)
+        x = left + w
+        crossed.append(f'<ellipse cx="{x:g}" cy="{y:g}" rx="{w:g}" ry="14" fill="#fff" stroke="#999" '
+                       f'stroke-dasharray="4 3"/><text x="{x:g}" y="{y + 4:g}" text-anchor="middle" font-size="12" '
+                       f'fill="#777" font-family="sans-serif" text-decoration="line-through">{html.escape(text)}'
+                       f'<title>{html.escape(label)}: taken out (what-if); the walk ran without it</title></text>')
+        right = max(right, x + w)
+    bottom += row * len(removed)
     x0, y0, width, height = left - pad, top - pad, right - left + 2 * pad, bottom - top + 2 * pad
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{x0:g} {y0:g} {width:g} {height:g}" role="img" '
              'aria-label="evidence graph">']
@@ -227,6 +240,7 @@ def _svg(answer: GraphAnswer, titles: dict[str, str], gold: frozenset[str]) -> s
                        for i, line in enumerate(lines))
         parts.append(f'{shape}<text text-anchor="middle" font-size="12" fill="{ink}" font-family="sans-serif">'
                      f'{text}</text>')
+    parts += crossed
     parts.append("</svg>")
     return "".join(parts)
 
@@ -262,15 +276,33 @@ def _parameters(view: ReportView, passages: int) -> list[list[object]]:
     return params
 
 
+def _what_if(view: ReportView, earlier: dict[str, tuple[int, float]], hits, titles: dict[str, str]) -> str:
+    """The what-if, said first: what was taken out (crossed out in the graph, as on the page), what each answer's
+    move is against, and the passages it pushed out of the top."""
+    taken = [f"the entit{'y' if len(view.without_entities) == 1 else 'ies'} "
+             + ", ".join(f"“{e}”" for e in view.without_entities)] if view.without_entities else []
+    if view.without_passages:
+        taken.append(f"the passage{'s' if len(view.without_passages) > 1 else ''} "
+                     + ", ".join(passage_name(p, titles, IN_TEXT) for p in view.without_passages))
+    shown = {h.passage_id for h in hits}
+    gone = [passage_name(p, titles, IN_TEXT) for p in earlier if p not in shown]
+    return ("<div class='whatif'><h2>What if: " + html.escape(" and ".join(taken)) + " taken out</h2>"
+            "<p>These answers were ranked again as if the extractor had never found the entities, or the corpus "
+            "lacked the passages, named here; the evidence graph draws what was taken out crossed out. Beside each "
+            "answer: its move against the ranking with nothing taken out, and its score there when that changed.</p>"
+            + (f"<p>Gone from the top: {html.escape('; '.join(gone))}.</p>" if gone else
+               "<p>No passage left the top.</p>") + "</div>")
+
+
 def _hit(h, answer, titles: dict[str, str], texts: dict[str, str], question: str,
-         gold: frozenset[str]) -> str:
+         gold: frozenset[str], moved: str = "") -> str:
     """One answer: its name, where it is and its score; why it came back in one sentence; its routes; its text."""
     walk = answer.walk
     e = answer.why.get(h.passage_id) if walk is not None else None  # a walk's per-seed shares and paths
     mark = " · <span class='gold'>★ gold</span>" if h.passage_id in gold else ""
     # the name already says the document: where in it the passage is, not its title again
     out = [f"<div class='hit'><div><strong>{h.rank}. {html.escape(passage_name(h.passage_id, titles, IN_TEXT))}</strong> · "
-           f"{html.escape(passage_place(h.passage_id))} · score {h.score:.5g}{mark}</div>"]
+           f"{html.escape(passage_place(h.passage_id))} · score {h.score:.5g}{mark}{html.escape(moved)}</div>"]
     if e is not None:
         form = {"reason": "<p>{}</p>", "typed path": "<div><strong>Where this page sits:</strong> {}</div>",
                 "path": "<div class='meta'>{}</div>"}
@@ -289,7 +321,10 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
     time stamp printed in it (the only part that differs between the page's download and the command line's
     file)."""
     question, k = check_query(view.question), check_k(view.k)
+    earlier = None  # with something taken out: the ranking with everything in, what each answer's move is against
     if view.without_entities or view.without_passages:
+        everything = index.retriever(view.retriever, view.config).search(question, k)
+        earlier = {h.passage_id: (h.rank, h.score) for h in everything}
         index = without(index, view.without_passages, view.without_entities)
     corpus = index.corpus
     texts = {p.id: p.text for p in corpus.passages}
@@ -307,21 +342,26 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
               f"{html.escape(walk.extra.scope_words)}</p>"] if walk is not None and walk.extra is not None else [])]
     for n in answer.notes:
         out.append(f"<p><strong>Note:</strong> {html.escape(n)}</p>")
+    if earlier is not None:
+        out.append(_what_if(view, earlier, hits, titles))
     out.append(f"<h2>Answers: the top {len(hits)} passage{'s' if len(hits) != 1 else ''}</h2>")
     if not hits:
         out.append("<p>No passage was returned.</p>")
-    out += [_hit(h, answer, titles, texts, question, gold) for h in hits]
+    out += [_hit(h, answer, titles, texts, question, gold, move_words(earlier, h.passage_id, h.rank, h.score))
+            for h in hits]
     if walk is not None:
         present = {n.kind for n in walk.nodes}  # the key names only what this graph draws, as the frame's does
         out.append("<h2>Evidence graph</h2><p class='meta'>Left to right: seeds, the passages they lead to, bridging "
                    "entities, further passages. " + " · ".join(f"<span style='color:{COLORS[r]}'>■</span> "
                                                               f"{html.escape(ROLE_WORDS[r])}" for r in COLORS
                                                               if r in present) + "</p>")
-        height = page_height(walk, titles, gold)
-        page = subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=height)
+        height = page_height(walk, titles, gold, view.without_entities)
+        page = subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=height,
+                             removed=view.without_entities)
         out.append(f"<iframe sandbox='allow-scripts' height='{height + 20}' srcdoc=\"{html.escape(page, quote=True)}\">"
                    "</iframe>")
-        out.append("<p class='meta'>The same graph as a static picture:</p>" + _svg(walk, titles, gold))
+        out.append("<p class='meta'>The same graph as a static picture:</p>" + _svg(walk, titles, gold,
+                                                                                     view.without_entities))
     out += ["<h2>How this was computed</h2>", _table(["parameter", "value"], _parameters(view, len(corpus)))]
     if walk is not None:
         out.append(f"<p class='meta'>{html.escape(exactness_words(walk))}</p>")
