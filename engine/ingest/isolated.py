@@ -90,6 +90,15 @@ class _Worker:
         is then dead and must not be reused: `alive` is False). The file's time limit starts once the worker is
         ready: its own start (an interpreter and the reader's imports, seconds on a loaded machine) is not the
         file's doing."""
+        return _decode(self._exchange(source, {}))
+
+    def call(self, source: SourceFile, function: str, args: dict):
+        """`function(source, **args)` run in the worker ("module:name", answering plain JSON): its answer, or
+        PathLensError as `read` raises it."""
+        return self._exchange(source, {"call": function, "args": args})["result"]
+
+    def _exchange(self, source: SourceFile, request: dict) -> dict:
+        """Send the file with `request` and wait for the worker's one-line JSON reply within the time limit."""
         proc, limits = self.proc, self.limits
         line = b""
         if not self.ready:
@@ -101,8 +110,8 @@ class _Worker:
             self.ready = bool(line)  # b"": it died at start, said below
         if self.ready:
             try:
-                proc.stdin.write(json.dumps({"name": source.name, "size": len(source.data)}).encode() + b"\n"
-                                 + source.data)
+                proc.stdin.write(json.dumps({"name": source.name, "size": len(source.data), **request}).encode()
+                                 + b"\n" + source.data)
                 proc.stdin.flush()
             except (BrokenPipeError, OSError):
                 pass  # it died on the file before: said below
@@ -128,7 +137,7 @@ class _Worker:
             raise PathLensError(f"{source.name}: ran past the {_size(limits.memory_bytes)} memory cap per file")
         if reply.get("error"):
             raise PathLensError(reply["error"])
-        return _decode(reply)
+        return reply
 
     def _reply_line(self, seconds: float) -> bytes | None:
         """One line of the worker's answer; b"" when it died, None when it ran past `seconds`."""
@@ -200,8 +209,21 @@ def read_one(source: SourceFile, limits: ReadLimits = ReadLimits(), reader: str 
     return result
 
 
+def call_one(source: SourceFile, function: str, args: dict, limits: ReadLimits = ReadLimits()):
+    """`function(source, **args)` ("module:name", answering plain JSON) run in a fresh worker process under
+    `limits`, as a document's reader is: its answer, or PathLensError naming the file and what happened (a crash,
+    a hang, memory, the function's own failure). The function's module is loaded with the worker, outside the
+    file's time."""
+    worker = _Worker(limits, function)
+    try:
+        return worker.call(source, function, args)
+    finally:
+        worker.stop()
+
+
 def _serve(reader: str, memory_bytes: int) -> None:
-    """In the worker: cap its own memory, then read files from stdin until it closes, one JSON line each."""
+    """In the worker: cap its own memory, then read files from stdin until it closes, one JSON line each. A
+    header naming a `call` ("module:name") runs that function on the file with the header's `args` instead."""
     import resource
 
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
@@ -218,8 +240,12 @@ def _serve(reader: str, memory_bytes: int) -> None:
         head = json.loads(header)
         name, data = head["name"], inp.read(head["size"])
         try:
-            doc, problems = read(SourceFile(name, data))
-            reply = {"document": asdict(doc), "problems": [asdict(p) for p in problems]}
+            if head.get("call"):
+                module, _, fn = head["call"].partition(":")
+                reply = {"result": getattr(import_module(module), fn)(SourceFile(name, data), **head.get("args", {}))}
+            else:
+                doc, problems = read(SourceFile(name, data))
+                reply = {"document": asdict(doc), "problems": [asdict(p) for p in problems]}
         except PathLensError as e:
             reply = {"error": str(e)}
         except MemoryError:
@@ -234,4 +260,4 @@ if __name__ == "__main__":
     _serve(sys.argv[1], int(sys.argv[2]))
 
 
-__all__ = ["READER", "ReadLimits", "read_many", "read_one"]
+__all__ = ["READER", "ReadLimits", "call_one", "read_many", "read_one"]
