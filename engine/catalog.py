@@ -27,6 +27,12 @@ class ParamSpec:
     low: float | int | None
     high: float | int | None
     help: str
+    step: float | int | None = None  # a widget's step; None: 1 for a count, 0.05 for a share
+
+    @property
+    def increment(self) -> float | int:
+        """The step a widget moves this parameter by."""
+        return self.step if self.step is not None else 1 if isinstance(self.default, int) else 0.05
 
     @property
     def flag(self) -> str:
@@ -36,7 +42,7 @@ class ParamSpec:
 PARAMS: dict[str, ParamSpec] = {p.name: p for p in (
     ParamSpec("alpha", "α (teleport probability)", 0.15, 0.01, 0.99,
               "Personalized PageRank's restart probability: each step the walk jumps back to a seed with "
-              "this probability. Larger keeps scores near the seeds; smaller lets them travel further."),
+              "this probability. Larger keeps scores near the seeds; smaller lets them travel further.", 0.01),
     ParamSpec("iterations", "Iteration cap", 20, 1, 1000, "How many PageRank steps are run at most."),
     ParamSpec("beta", "β (alias weight)", 0.5, 0.0, 2.0,
               "Coreference-aware alias seeding (BCT): each seed's aliases are added at β × its weight."),
@@ -45,7 +51,7 @@ PARAMS: dict[str, ParamSpec] = {p.name: p for p in (
               "(the rest goes to the question's entities)."),
     ParamSpec("tau", "τ (passage-seed temperature)", 0.05, 0.005, 1.0,
               "Hybrid: how sharply passage seeds favour the most similar passage (softmax temperature "
-              "over cosines)."),
+              "over cosines).", 0.005),
     ParamSpec("filing_passage_weight", "w (filings: passage-seed share)", 0.7, 0.0, 1.0,
               "Filings retriever: the share of the restart mass put on the scoped filings' passages most like the "
               "question (the rest goes to its structure and entity seeds). Chosen on the tuning half of the filings "
@@ -59,18 +65,20 @@ PARAMS: dict[str, ParamSpec] = {p.name: p for p in (
               "Hybrid: the share of the restart mass given to a second walk. Its seeds are the entities that the "
               "first walk's top passages name and the question does not (the next link of a chain), each as heavy "
               "as the first walk made it; left off for a question comparing two names it names (\"A or B?\"). 0: one "
-              "walk. 0.6 lifts MuSiQue's Recall@5 and lowers the data room's (docs/multi-hop.md)."),
+              "walk. It starts at 0.6 in a corpus of passages each about one thing (most with a title of their own, "
+              "like encyclopedia articles), where it finds more of a chain's passages, and at 0 in long documents cut "
+              "into chunks, where it was measured to push good passages out."),
     ParamSpec("subject_weight", "t (about-edge weight)", 1.0, 0.1, 10.0,
               "Entity graphs: how strongly the walk steps between a name and the passage about it (one whose own "
-              "title names it, like an encyclopedia article), against a mere mention's 1. 1: every edge alike. 2, "
-              "with a second hop, lifts MuSiQue's Recall@5 (docs/multi-hop.md); a long document's chunks share "
-              "its title, so they are not marked."),
+              "title names it, like an encyclopedia article), against a mere mention's 1. 1: every edge alike. It "
+              "starts at 2 where the second hop is on; a long document's chunks share its title, so they are not "
+              "marked.", 0.5),
     ParamSpec("lexical_share", "λ (lexical share of passage seeds)", 0.0, 0.0, 1.0,
               "Hybrid: the share of the passage seeds taken from BM25's best passages instead of dense "
               "similarity's, for corpora whose passages look alike to the dense encoder."),
     ParamSpec("rrf_k", "RRF k", 60, 0, 1000, "Reciprocal Rank Fusion's constant: score = Σ weight / (k + rank)."),
     *(ParamSpec(f"edge_{name}", f"{label} edge weight", 1.0, 0.0, 10.0,
-                f"Filings: how strongly the walk steps from a passage to {what}, against the other edge types.")
+                f"Filings: how strongly the walk steps from a passage to {what}, against the other edge types.", 0.25)
       for name, label, what in (("filing", "Filing", "its filing and company"),
                                 ("section", "Section", "the statement, Item and note it stands in"),
                                 ("line_item", "Line-item", "the rows of its tables (“Total net sales”)"),

@@ -10,12 +10,13 @@ import streamlit as st
 from engine.errors import PathLensError
 from engine.evaluate.evaluate import compare_by_kind, evaluate, question_clusters, verdict
 from engine.catalog import CATALOG, PARAMS
-from engine.indexing.index import search_config
+from engine.indexing.config import corpus_defaults, search_config
 from engine.evaluate.metrics import leaders_in_words, metric_names
 from engine.explain.reasons import IN_TEXT, field_words, passage_name, walk_words
 from engine.retrieve.graph_explain import HitExplanation
 from ui.builds import ensure, fresh_area, stages_for
 from ui.frame import frame
+from ui.params import param_widget
 from ui.render import best_in_bold, downloads, escape_markdown, gold_of, metric_bars, pick_pair, show_table
 from ui.url_state import asked_by_link, param, seed_from_url, set_params
 
@@ -42,32 +43,21 @@ question = c1.text_input("Question", key="cmp_question")
 k = int(c2.number_input("k", 1, 20, step=1, key="cmp_k"))
 
 
-def _default(name: str):
-    return corpus.defaults.get(name, PARAMS[name].default)
-
-
 # the parameters come from the link when it carries them (under their catalog names, checked against the widget's
-# range), else the defaults
+# range), else the corpus's defaults
 SHOWN = ("alpha", "passage_weight", "tau", "passage_seeds", "lexical_share")
 for name in SHOWN:
     p = PARAMS[name]
     cast = type(p.default)
-    seed_from_url(f"cmp_{name}", name, cast(_default(name)), lambda v, lo=p.low, hi=p.high: lo <= v <= hi, cast)
+    seed_from_url(f"cmp_{name}", name, cast(corpus_defaults(corpus).get(name, p.default)),
+                  lambda v, lo=p.low, hi=p.high: lo <= v <= hi, cast)
 with st.expander("Graph and hybrid parameters"):
-    p1, p2, p3, p4, p5 = st.columns(5)
-    alpha = p1.slider(PARAMS["alpha"].label, 0.01, 0.99, step=0.01, key="cmp_alpha", help=PARAMS["alpha"].help)
-    w = p2.slider(PARAMS["passage_weight"].label, 0.0, 1.0, step=0.05, key="cmp_passage_weight",
-                  help=PARAMS["passage_weight"].help)
-    tau = p3.number_input(PARAMS["tau"].label, 0.005, 1.0, step=0.005, format="%.3f", key="cmp_tau",
-                          help=PARAMS["tau"].help)
-    top = p4.number_input(PARAMS["passage_seeds"].label, 1, 200, step=1, key="cmp_passage_seeds",
-                          help=PARAMS["passage_seeds"].help)
-    lexical = p5.slider(PARAMS["lexical_share"].label, 0.0, 1.0, step=0.05, key="cmp_lexical_share",
-                        help=PARAMS["lexical_share"].help)
+    for column, name in zip(st.columns(len(SHOWN)), SHOWN):
+        param_widget(column, name, key=f"cmp_{name}")
     if corpus.defaults:
         st.caption("Defaults tuned on this corpus: " + ", ".join(f"{PARAMS[n].label} = {v}"
                                                                  for n, v in corpus.defaults.items()))
-values = {"alpha": alpha, "passage_weight": w, "tau": float(tau), "passage_seeds": int(top), "lexical_share": lexical}
+values = {name: type(PARAMS[name].default)(st.session_state[f"cmp_{name}"]) for name in SHOWN}
 set_params(retrievers=",".join(names), q=question.strip() or None, k=k, **values)
 config = search_config(values, corpus)
 

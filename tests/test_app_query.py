@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
+from engine.indexing.config import search_config
+
 QUESTION = "Which fund is managed by Juniper Peak Capital?"
 
 
@@ -96,11 +98,30 @@ def test_a_second_hop_is_shown_with_the_passage_that_named_each_bridge(core_inde
     assert "L\\.P\\." in shown
     assert said.startswith("Second hop: The question names ") and "“Solano Foods”" in said
     assert "; the first walk's #1 (Juniper Peak Growth Fund II, L.P. — Quarterly Letter, Q3 2024" in said
-    assert said.endswith("each as heavy as the first walk made it, with 60% of the restart mass.")
+    assert "each as heavy as the first walk made it, with 60% of the restart mass. The second hop " in said
+    # what the hop did to the top 5, against the same question at γ 0
+    first = [h.passage_id for h in core_index.retriever("hybrid-regex", search_config({}, core_index.corpus)).search(
+        q, 5)]
+    now = [h.passage_id for h in core_index.retriever("hybrid-regex", search_config(
+        {"hop_share": 0.6}, core_index.corpus)).search(q, 5)]
+    assert said.endswith("The second hop moved no passage: the top 5 are the first walk's, in its order.") == \
+        (first == now)
     seeds = at.dataframe[0].value
     hop = seeds[seeds["rule"] == "second hop"]
     assert len(hop) and hop["from"].str.startswith("#").all() and " of the first walk: " in hop["from"].iloc[0]
-    assert at.number_input(key="hop_share").value == 0.6  # under More parameters, read from the link
+    # a switch, with γ under it, read from the link; each hit says the hop once, however many bridges it has
+    assert at.toggle(key="hop_on").value is True and at.slider(key="hop_share").value == 0.6
+    reasons = [m.value for m in at.markdown if m.value.startswith("Its score: ")]
+    assert reasons and all(r.count("the second hop") <= 1 for r in reasons)
+    assert any("the second hop, through “" in r for r in reasons)
+    at.toggle(key="hop_on").set_value(False).run()  # off: one walk, and nothing said of a hop
+    assert not any(c.value.startswith("Second hop: ") for c in at.caption)
+    assert all(s.key != "hop_share" for s in at.slider)
+    assert not any("second hop" in m.value for m in at.markdown if m.value.startswith("Its score: "))
+    assert at.query_params["hop_share"] == "0.0"
+    at.toggle(key="hop_on").set_value(True).run()  # on again: γ starts at the catalog's value
+    assert at.slider(key="hop_share").value == 0.6
+    assert any(c.value.startswith("Second hop: ") for c in at.caption)
     assert not at.exception
 
 

@@ -86,8 +86,23 @@ def test_the_walk_from_both_hops_is_the_mix_of_two_walks_and_every_share_adds_up
         assert sum(c for _, c in why.contributions) == pytest.approx(why.hit.score, rel=1e-9)
     from engine.explain.reasons import reason
 
-    assert any("the second hop from “" in reason(why) and "named by the first walk's #" in reason(why)
-               for why in answer.why.values())
+    # the hop is one clause per hit, however many bridges: their summed share, naming the strongest by its rank
+    from engine.explain.reasons import parts, percent
+
+    bridge = {f"e:{s.entity}": s for s in answer.walk.seeds if s.named_at}
+    said = 0
+    for why in answer.why.values():
+        shares = {seed: c for seed, c in why.seed_shares if seed in bridge}
+        hop = [(share, words) for share, words, _ in parts(why) if words.startswith("the second hop")]
+        assert reason(why).count("the second hop") == (1 if shares and sum(shares.values()) >= 0.005 else 0)
+        if shares:
+            strongest = bridge[max(shares, key=lambda seed: (shares[seed], seed))]
+            assert len(hop) == 1 and hop[0][0] == pytest.approx(sum(shares.values()), rel=1e-12)
+            assert hop[0][1].startswith(f"the second hop, through “{strongest.label}” (named by the first walk's "
+                                        f"#{strongest.named_at})")
+            assert hop[0][1].endswith(f" and {len(shares) - 1} more" if len(shares) > 1 else ")")
+            said += percent(hop[0][0]) in reason(why)
+    assert said
 
 
 def test_no_second_hop_at_gamma_zero_and_none_outside_the_hybrids(core_index):
@@ -193,3 +208,56 @@ def test_a_comparison_keeps_one_walk_and_says_why(core_index):
     assert walk_json(walk)["hop_left_off"] == "asks which of two names"
     assert second_hop_summary(one.explain(q, 3), {}) == ""  # no second hop asked for: nothing to say
     assert one.personalize(q).hop_left_off == ""
+
+
+def test_the_summary_says_what_the_second_hop_changed_against_the_first_walks_top_k(core_index):
+    """The first walk's top k is the ranking at γ 0 (computed here apart); the summary says the hop moved no passage
+    exactly when the two rankings agree, and otherwise names what it brought in."""
+    from dataclasses import replace as rep
+
+    from engine.explain.render import hop_moves, second_hop_summary
+
+    one = core_index.retriever("hybrid-regex", _config(core_index, 0.0))
+    two = core_index.retriever("hybrid-regex", _config(core_index, 0.6))
+    for k in (1, 3, 5):
+        walk = two.explain(QUESTION, k)
+        first = [h.passage_id for h in one.search(QUESTION, k)]
+        assert list(walk.first_hits) == first
+        said = hop_moves(walk, {})
+        now = [h.passage_id for h in walk.hits]
+        assert (said == f"The second hop moved no passage: the top {k} are the first walk's, in its order.") == \
+            (now == first)
+        assert said in second_hop_summary(walk, {})
+        for pid in set(now) - set(first):
+            assert pid in said
+    walk = two.explain(QUESTION, 5)
+    same = rep(walk, first_hits=tuple(h.passage_id for h in walk.hits))
+    assert hop_moves(same, {}) == "The second hop moved no passage: the top 5 are the first walk's, in its order."
+    swapped = rep(walk, first_hits=tuple(h.passage_id for h in walk.hits[1::-1] + walk.hits[2:]))
+    assert hop_moves(swapped, {}) == ("The second hop changed the ranking: 2 passages of the first walk's top 5 "
+                                      "changed place.")
+    assert one.explain(QUESTION, 5).first_hits == ()  # no hop, nothing to compare
+
+
+def test_the_hop_is_on_by_default_where_passages_are_each_about_one_thing(core_index):
+    """The rule (second_hop.shape_defaults) by hand on titles, and on the corpora it was chosen on: the data room's
+    chunks keep one walk (its tables unchanged), an encyclopedia-like corpus gets γ 0.6 and t 2, a manifest or a
+    user still decides over it."""
+    from engine.ingest.corpus import Corpus, load_corpus
+    from engine.ingest.passage import Passage
+    from engine.retrieve.second_hop import own_titles, shape_defaults
+
+    assert own_titles(["A", "B", "B", "C", ""]) == pytest.approx(2 / 5)  # A and C; an empty title is no title
+    assert own_titles([]) == 0.0
+    assert shape_defaults(["A", "B", "C", "C"]) == {"hop_share": 0.6, "subject_weight": 2.0}  # 2 of 4: at the bar
+    assert shape_defaults(["A", "C", "C", "C"]) == {}
+    for name in ("dataroom", "dataroom-core"):
+        config = search_config({}, load_corpus(name))
+        assert (config.graph.hop_share, config.graph.subject_weight) == (0.0, 1.0), name
+    wiki = Corpus("wiki", tuple(Passage(f"p{i}", f"d{i}", f"Article {i}", f"Text {i}.") for i in range(6)))
+    config = search_config({}, wiki)
+    assert (config.graph.hop_share, config.graph.subject_weight) == (0.6, 2.0)
+    assert search_config({"hop_share": 0.0}, wiki).graph.hop_share == 0.0  # the user's word over the rule
+    from dataclasses import replace as rep
+
+    assert search_config({}, rep(wiki, defaults={"hop_share": 0.3})).graph.hop_share == 0.3  # a manifest's too

@@ -13,19 +13,20 @@ from engine.explain.reasons import field_words, k_past_corpus
 from engine.filings.offers import offered_questions
 from engine.filings.scope import ScopeCorrection
 from engine.filings.structure import STATEMENTS
-from engine.indexing.config import SearchConfig, search_config
+from engine.indexing.config import SearchConfig, corpus_defaults, search_config, shape_defaults
 from engine.indexing.index import Index
 from engine.ingest.corpus import Corpus
 from engine.ingest.questions import LabeledQuery
 from engine.retrieve.retrievers import MAX_QUERY_CHARS, check_query
 from engine.retrieve.rrf_retriever import RRFConfig
+from ui.params import hop_widgets, param_widget
 from ui.render import escape_markdown
 from ui.url_state import param, param_in_range, set_params
 
 RRF_DEFAULT = RRFConfig().members
 # parameters with a place of their own on the page; any other one the retriever reads goes under "More parameters"
 LAID_OUT = {"alpha", "passage_weight", "filing_passage_weight", "iterations", "beta", "tau", "passage_seeds",
-            "lexical_share"}
+            "lexical_share", "hop_share"}
 TOLERANCES = {"none (run the cap)": None, "1e-4": 1e-4, "1e-6": 1e-6, "1e-8": 1e-8}
 AS_READ = "as read from the question"
 NONE = "none"
@@ -73,7 +74,7 @@ def _base_of(name: str) -> str:
 def _spec(corpus: Corpus, name: str):
     """(default, low, high) of a parameter; the default is the corpus's tuned one where it has one."""
     p = PARAMS[name]
-    return corpus.defaults.get(name, p.default), p.low, p.high
+    return corpus_defaults(corpus).get(name, p.default), p.low, p.high
 
 
 def read_link(corpus: Corpus) -> None:
@@ -182,36 +183,26 @@ def _settings(corpus: Corpus) -> tuple[str, bool, bool, int, str, list[str], lis
                                 "the names the extractor finds, weighted equally, as in the Aethel paper.")
     # which parameters the chosen retriever reads, from its catalog entry
     reads = set(CATALOG[bcts[base] if base in bcts and bct else base].params)
-    c2.slider(PARAMS["alpha"].label, 0.01, 0.99, step=0.01, key="alpha", disabled="alpha" not in reads,
-              help=PARAMS["alpha"].help)
+    if "hop_share" in reads:
+        hop_widgets(c1)
+    param_widget(c2, "alpha", disabled="alpha" not in reads)
     if "filing_passage_weight" in reads:  # the filings retriever's own w
-        c2.slider(PARAMS["filing_passage_weight"].label, 0.0, 1.0, step=0.05, key="filing_passage_weight",
-                  help=PARAMS["filing_passage_weight"].help)
+        param_widget(c2, "filing_passage_weight")
     else:
-        c2.slider(PARAMS["passage_weight"].label, 0.0, 1.0, step=0.05, key="passage_weight",
-                  disabled="passage_weight" not in reads, help=PARAMS["passage_weight"].help)
+        param_widget(c2, "passage_weight", disabled="passage_weight" not in reads)
     k = c3.number_input("k", 1, 50, step=1, key="k", help="How many passages to show.")
 
     with st.expander("More parameters"):
         m1, m2, m3 = st.columns(3)
-        m1.number_input("Iteration cap", 1, 1000, step=1, key="iterations", disabled="iterations" not in reads,
-                        help=PARAMS["iterations"].help)
+        param_widget(m1, "iterations", disabled="iterations" not in reads)
         tol_label = m1.selectbox("Tolerance (early stop)", list(TOLERANCES), key="tol",
                                  help="Stop the walk once an iteration changes the scores by less than this (L1).")
-        m1.slider(PARAMS["beta"].label, 0.0, 2.0, step=0.05, key="beta", disabled="beta" not in reads,
-                  help=PARAMS["beta"].help)
-        m2.number_input(PARAMS["tau"].label, 0.005, 1.0, step=0.005, format="%.3f", key="tau",
-                        disabled="tau" not in reads, help=PARAMS["tau"].help)
-        m2.number_input(PARAMS["passage_seeds"].label, 1, 200, step=1, key="passage_seeds",
-                        disabled="passage_seeds" not in reads, help=PARAMS["passage_seeds"].help)
-        m2.slider(PARAMS["lexical_share"].label, 0.0, 1.0, step=0.05, key="lexical_share",
-                  disabled="lexical_share" not in reads, help=PARAMS["lexical_share"].help)
+        param_widget(m1, "beta", disabled="beta" not in reads)
+        for name in ("tau", "passage_seeds", "lexical_share"):
+            param_widget(m2, name, disabled=name not in reads)
         # any other parameter the retriever reads (RRF's k, the filing graph's edge weights, one added later)
         for name in [n for n in PARAMS if n in reads and n not in LAID_OUT]:
-            p = PARAMS[name]
-            cast = type(p.default)
-            m2.number_input(p.label, cast(p.low), cast(p.high), step=cast(1) if cast is int else 0.05, key=name,
-                            help=p.help)
+            param_widget(m2, name)
         members = m3.multiselect("RRF members", fusable(), key="rrf_members", disabled=base != "rrf",
                                  help="The retrievers whose rankings RRF fuses.")
         for m in members:
@@ -220,9 +211,13 @@ def _settings(corpus: Corpus) -> tuple[str, bool, bool, int, str, list[str], lis
                                    help="Weighted RRF: this member's votes count this many times.")
                    for m in members]
     tuned = ", ".join(f"{PARAMS[n].label} = {v:g}" for n, v in corpus.defaults.items())
-    st.caption(f"Parameters start from this corpus's tuned defaults ({tuned}, from its manifest.json) and the "
-               "catalog's for the rest." if tuned else
-               "Parameters start from the catalog's defaults: this corpus has no tuned ones.")
+    shaped = ", ".join(f"{PARAMS[n].label} = {v:g}" for n, v in shape_defaults(corpus).items())
+    st.caption(" ".join(
+        ([f"Parameters start from this corpus's tuned defaults ({tuned}, from its manifest.json)."] if tuned else []) +
+        ([f"Its passages are mostly about one thing each (most have a title of their own), so the second hop starts "
+          f"on ({shaped})."] if shaped else []) +
+        ["The rest start from the catalog's defaults." if tuned or shaped else
+         "Parameters start from the catalog's defaults: this corpus has no tuned ones."]))
     return base, bct, vocabulary, int(k), tol_label, members, weights
 
 
@@ -271,6 +266,8 @@ def ask(index: Index) -> Request | None:
     scope = _scope(index) if base in ("filing", "filing-graph") else ScopeCorrection()
     name = bct_of().get(base, base) if bct else base
     values = {n: type(p.default)(st.session_state.get(n, _spec(corpus, n)[0])) for n, p in PARAMS.items()}
+    if not st.session_state.get("hop_on", values["hop_share"] > 0):  # the switch off: one walk, whatever γ reads
+        values["hop_share"] = 0.0
     weighted = any(x != 1 for x in weights)
     set_params(q=question.strip() or None, retriever=name, k=k, bct=int(bct), tol=TOLERANCES[tol_label], **values,
                seeding=None if vocabulary else "paper", members=",".join(members),

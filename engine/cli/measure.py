@@ -117,13 +117,14 @@ def cmd_bench(args) -> None:
     names = retriever_names(args.retrievers)
     pair = _pair(args.compare, names)
     res = run_bench(args.format, args.file, args.mode, names, ints(args.k), args.sample,
-                    args.seed, config_of(args), cache=DiskCache(),
+                    args.seed, lambda corpus: config_of(args, corpus), cache=DiskCache(),
                     on_progress=None if args.json else progress_line(), queries=args.queries)
     result, against = res.eval, []
     if args.against:  # each retriever again under other settings, and each compared with itself under them
         label = f"[{args.against}]"
         other = run_bench(args.format, args.file, args.mode, names, ints(args.k), args.sample, args.seed,
-                          config_of(argparse.Namespace(**{**vars(args), **_settings(args.against)})),
+                          lambda corpus: config_of(argparse.Namespace(**{**vars(args), **_settings(args.against)}),
+                                                   corpus),
                           cache=DiskCache(), queries=args.queries)
         result = replace(result, results={**result.results,
                                           **{f"{n} {label}": r for n, r in other.eval.results.items()}})

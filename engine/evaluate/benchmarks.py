@@ -26,7 +26,7 @@ from ..ingest.textfiles import read_json_lines, read_text
 from ..errors import PathLensError
 from .evaluate import EvalResult, RetrieverResult, check_ks, evaluate
 from ..catalog import stages_for
-from ..indexing.index import Index, SearchConfig, check_retriever
+from ..indexing.index import Index, SearchConfig, check_retriever, search_config
 from .metrics import mean_metrics, metric_names
 
 FORMATS = ("musique", "hotpotqa", "2wiki")
@@ -166,11 +166,13 @@ class BenchResult:
 
 
 def run_bench(fmt: str, path: str | Path, mode: str, retrievers: Sequence[str], ks: Sequence[int] = (1, 3, 5),
-              n: int | None = None, seed: int = 42, config: SearchConfig = SearchConfig(),
+              n: int | None = None, seed: int = 42,
+              configure: Callable[[Corpus], SearchConfig] = lambda corpus: search_config({}, corpus),
               on_progress: Callable[[str, int, int], None] | None = None,
               should_stop: Callable[[], bool] = lambda: False, cache: DiskCache | None = None,
               queries: str | Path | None = None) -> BenchResult:
-    """Metrics of `retrievers` on a benchmark file. `cache` keeps the open corpus's index
+    """Metrics of `retrievers` on a benchmark file, each corpus searched under `configure(corpus)` (its defaults
+    read off the corpus, as `search_config` reads them, then what the user set). `cache` keeps the open corpus's index
     components on disk (its NER and embeddings take minutes); closed pools are small and not cached.
     `queries`: labeled questions (JSON lines, as `eval --queries`) asked of the whole open corpus instead of the
     benchmark's own, which then only pool the passages: questions of a kind the benchmark lacks, over its corpus.
@@ -194,7 +196,7 @@ def run_bench(fmt: str, path: str | Path, mode: str, retrievers: Sequence[str], 
         if queries is not None:
             corpus = replace(corpus, queries=load_queries(Path(queries), corpus.passages))
             questions = corpus.queries
-        index = Index(corpus, cache=cache)
+        index, config = Index(corpus, cache=cache), configure(corpus)
         for stage in stages_for(retrievers, config.rrf.members):
             if should_stop():
                 raise PathLensError(f"benchmark cancelled after 0 of {len(questions)} questions "
@@ -211,13 +213,16 @@ def run_bench(fmt: str, path: str | Path, mode: str, retrievers: Sequence[str], 
     runs: dict[str, dict] = {r: {} for r in retrievers}
     no_seed: dict[str, list[str]] = {r: [] for r in retrievers}
     total = done = 0
+    config = None  # the first pool's: what the result reports (a pool's shape sets only the second hop's defaults)
     progress("questions", 0, len(questions))
     for q in questions:
         if should_stop():
             break
         corpus = closed_corpus(q)
         total += len(corpus)
-        res = evaluate(Index(corpus), retrievers, ks, config)
+        settings = configure(corpus)
+        config = config or settings
+        res = evaluate(Index(corpus), retrievers, ks, settings)
         for r in retrievers:
             per[r].update(res.results[r].per_query)
             runs[r].update(res.results[r].run)

@@ -48,8 +48,9 @@ def graph_story(answer: Answer, gold: Collection[str]) -> GraphStory | None:
             continue
         bridged = [(s, words) for s, words, through in parts(answer.why[hit.passage_id]) if through]
         share = sum(s for s, _ in bridged)  # bridged_share, from the parts read here once
-        if share > 0 and (best is None or share > best.share):
-            s, words = max(bridged, key=lambda p: p[0])
+        routes = [(s, words) for s, words in bridged if words.startswith("through ")]  # a route, not the hop
+        if share > 0 and routes and (best is None or share > best.share):
+            s, words = max(routes, key=lambda p: p[0])
             best = GraphStory(hit.rank, share, words.removeprefix("through "), s)
     return best
 

@@ -44,7 +44,11 @@ TERMS: dict[str, str] = {
     "λ": "Hybrid retrievers: the share of passage seeds taken from BM25's best passages instead of dense "
          "similarity's.",
     "γ": "Hybrid retrievers: the share of the restart mass given to a second walk, seeded on the names that the "
-         "first walk's top passages hold and the question does not (the next link of a chain). 0: one walk.",
+         "first walk's top passages hold and the question does not (the next link of a chain). 0: one walk; it "
+         "starts at 0.6 where passages are each about one thing.",
+    "Follow bridges": "Hybrid retrievers: walk a second time from the names the first walk's best passages hold "
+                      "and the question does not (the bridges to the next link of a chain), with share γ. On by "
+                      "default where passages are each about one thing (most with a title of their own).",
     "t": "Entity graphs: the weight of an about-edge (between a name and the passage about it) against a mere "
          "mention's 1. 1: every edge alike.",
     "about-edge": "The link between a name and the passage about it: a passage whose own title names it, when no "

@@ -109,6 +109,7 @@ def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
     own = f"p:{e.passage_id}"
     out: list[tuple[float, str, bool]] = []
     similar = 0.0
+    bridges: list[tuple[float, str]] = []  # second-hop seeds, said together: one clause however many there are
     for seed_id, share in e.seed_shares:
         if seed_id == own:
             out.append((share, "its similarity to the question", False))
@@ -117,14 +118,18 @@ def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
         else:
             route = _route(e, seed_id)
             if hop.get(seed_id):  # a second-hop seed: a name the first walk's top passage #n gave it
-                out.append((share, f"the second hop from “{label[seed_id]}” (named by the first walk's "
-                                   f"#{hop[seed_id]})", True))
+                bridges.append((share, seed_id))
             elif route is not None and len(route.node_ids) == 4:  # seed → passage → bridging entity → hit
                 out.append((share, f"through {label[seed_id]} → {route.nodes[2]}", True))
             else:
                 out.append((share, f"the name “{label[seed_id]}”", False))
     if similar:
         out.append((similar, "passages like the question that share a name with it", False))
+    if bridges:
+        top, seed_id = max(bridges, key=lambda b: (b[0], b[1]))
+        others = f" and {len(bridges) - 1} more" if len(bridges) > 1 else ""
+        out.append((sum(b for b, _ in bridges), f"the second hop, through “{label[seed_id]}” (named by the first "
+                                                f"walk's #{hop[seed_id]}){others}", True))
     return sorted(out, key=lambda p: (-p[0], p[1]))
 
 

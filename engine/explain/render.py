@@ -231,7 +231,24 @@ def second_hop_summary(answer: GraphAnswer, titles: dict[str, str]) -> str:
                       for rank, seeds in sorted(by_rank.items())[:3])
     head = ("The question names " + ", ".join(f"“{x}”" for x in asked) + "; ") if asked else ""
     return (f"Second hop: {head}{named}. A second walk started at these {len(bridges)} names, each as heavy as the "
-            f"first walk made it, with {sum(s.weight for s in bridges):.0%} of the restart mass.")
+            f"first walk made it, with {sum(s.weight for s in bridges):.0%} of the restart mass. "
+            + hop_moves(answer, titles))
+
+
+def hop_moves(answer: GraphAnswer, titles: dict[str, str]) -> str:
+    """What the second hop changed in the top k, against the first walk's top k: "" without a second hop."""
+    if not answer.first_hits:
+        return ""
+    now = [h.passage_id for h in answer.hits]
+    if now == list(answer.first_hits):
+        return f"The second hop moved no passage: the top {len(now)} are the first walk's, in its order."
+    new = [pid for pid in now if pid not in answer.first_hits]
+    moved = sum(1 for r, pid in enumerate(now) if pid in answer.first_hits and answer.first_hits.index(pid) != r)
+    said = [f"{moved} passage{'s' if moved != 1 else ''} of the first walk's top {len(answer.first_hits)} "
+            "changed place"] if moved else []
+    if new:
+        said.append("it brought in " + "; ".join(passage_name(pid, titles, IN_TEXT) for pid in new))
+    return "The second hop changed the ranking: " + ", and ".join(said) + "."
 
 
 def _safe_json(value) -> str:

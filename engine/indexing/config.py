@@ -13,6 +13,7 @@ from ..filings.scope import ScopeCorrection
 from ..ingest.corpus import Corpus
 from ..retrieve.graph_retriever import GraphParams
 from ..retrieve.rrf_retriever import RRFConfig
+from ..retrieve.second_hop import shape_defaults as hop_defaults
 from ..retrieve.seeding import HybridParams
 
 
@@ -35,13 +36,31 @@ class SearchConfig:
         return param_values(self)[name]
 
 
+_SHAPES: dict[int, tuple[Corpus, dict[str, float]]] = {}  # by corpus identity: read once, not on each rerun
+
+
+def shape_defaults(corpus: Corpus) -> dict[str, float]:
+    """The defaults a corpus's shape sets (second_hop.shape_defaults: the hop for passages about one thing each)."""
+    kept = _SHAPES.get(id(corpus))
+    if kept is None or kept[0] is not corpus:
+        if len(_SHAPES) > 16:
+            _SHAPES.clear()
+        kept = _SHAPES[id(corpus)] = (corpus, hop_defaults([p.title for p in corpus.passages]))
+    return kept[1]
+
+
+def corpus_defaults(corpus: Corpus) -> dict[str, float]:
+    """Where a corpus's parameters start: its shape's defaults, then its manifest's tuned ones (`Corpus.defaults`)."""
+    return {**shape_defaults(corpus), **corpus.defaults}
+
+
 def search_config(values: Mapping[str, object] = {}, corpus: Corpus | None = None, *, tol: float | None = None,
                   vocabulary: bool = True, rrf_members: tuple[str, ...] | None = None,
                   rrf_weights: tuple[float, ...] = (), scope: ScopeCorrection = ScopeCorrection()) -> SearchConfig:
     """A SearchConfig from catalog parameter values: the catalog's defaults, then the corpus's
-    tuned defaults (`Corpus.defaults`), then `values` (what the user set; None means unset)."""
+    (`corpus_defaults`: its shape's and its manifest's), then `values` (what the user set; None means unset)."""
     v = {name: p.default for name, p in PARAMS.items()}
-    v.update(corpus.defaults if corpus is not None else {})
+    v.update(corpus_defaults(corpus) if corpus is not None else {})
     v.update({k: x for k, x in values.items() if x is not None})
     unknown = set(v) - set(PARAMS)
     if unknown:

@@ -141,6 +141,7 @@ class GraphAnswer:
     bound: float = 0.0  # by push, every hit's exact score is within [score, score + bound]
     hop_left_off: str = ""  # a second hop asked for and left off: how the question compares two names
     proven: bool = True  # by push, whether the bounds prove the order of the walk's top PROVEN_TOP passages
+    first_hits: tuple[str, ...] = ()  # with a second hop: the first walk's top k, what the hop changed is told against
 
     def uncovered_words(self) -> tuple[str, ...]:
         """Words of the question that no entity seed covers: they steer the walk only through its
@@ -171,7 +172,8 @@ def explain_walk(retriever, query: str, k: int, paths_per_hit: int = 3) -> Graph
     return GraphAnswer(retriever.name, query, hits, pers.seeds, pers.passage_seeds, pers.seeding.query_entities,
                        pers.seeding.unmatched, pers.seeding.ambiguous, explanations, result.residuals,
                        result.iterations, nodes, edges, pushed=result.pushed, bound=bound, proven=result.proven,
-                       hop_left_off=pers.hop_left_off)
+                       hop_left_off=pers.hop_left_off, first_hits=tuple(
+                           h.passage_id for h in retriever.walk_hits(pers.first_walk, k)) if pers.first_walk else ())
 
 
 def explain_passages(retriever, query: str, passage_ids, paths_per_hit: int = 3) -> dict[str, "HitExplanation"]:

@@ -12,7 +12,7 @@ personalization vector and ranks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Sequence
 
@@ -110,6 +110,8 @@ class Personalization:
     seeding: Seeding  # entity seeds, weights already scaled by their share (1 − w)
     passage_seeds: tuple[PassageSeed, ...]
     hop_left_off: str = ""  # γ > 0 but no second hop: how the question compares two names (second_hop.comparison)
+    # with a second hop: the first walk, from which the bridges were read (what the hop changed is told against it)
+    first_walk: Walk | None = field(default=None, compare=False, repr=False)
 
     @property
     def seeds(self) -> tuple[Seed, ...]:
@@ -159,7 +161,8 @@ class GraphRetriever(Answers):
         if not found:
             return first
         return Personalization(replace(first.seeding, seeds=scaled(first.seeds, 1 - gamma) + scaled(found, gamma)),
-                               tuple(replace(p, weight=p.weight * (1 - gamma)) for p in first.passage_seeds))
+                               tuple(replace(p, weight=p.weight * (1 - gamma)) for p in first.passage_seeds),
+                               first_walk=walk)
 
     def _mixed(self, seeding: Seeding, passage_seeds: Sequence[PassageSeed]) -> Personalization:
         """Entity and passage seeds in one vector: passage seeds take share w, or all of it when the
