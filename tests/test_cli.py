@@ -287,3 +287,55 @@ def test_eval_pools_a_dev_set_split_over_two_rooms(capsys, tmp_path):
     assert data["results"]["bm25"]["hr@1"] == pytest.approx(sum(v["hr@1"] for s in singles for v in s.values()) / 4)
     code, _, err = run(capsys, "eval", "--corpus", f"{rooms[0][0]},{rooms[1][0]}", "--queries", str(rooms[0][1]))
     assert code == 2 and "--corpus names 2 rooms, so --queries takes 2 files" in err
+
+
+def test_every_subcommand_in_the_table_answers_help_and_is_listed_at_the_top(capsys):
+    """The parser is built from options.SUBCOMMANDS: each row is a subcommand the top-level help lists with its line,
+    whose own help shows every argument of its row; and each row has its function in engine.cli.COMMANDS."""
+    from engine.cli import COMMANDS
+    from engine.cli.options import SUBCOMMANDS
+
+    assert set(SUBCOMMANDS) == set(COMMANDS)
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    top = capsys.readouterr().out
+    assert done.value.code == 0 and "{" + ",".join(SUBCOMMANDS) + "}" in top
+    for name, command in SUBCOMMANDS.items():
+        assert re.search(rf"^ +{re.escape(name)} +{re.escape(' '.join(command.help.split()[:2]))}", top, re.M), name
+        with pytest.raises(SystemExit) as done:
+            main([name, "--help"])
+        text = capsys.readouterr().out
+        assert done.value.code == 0 and text.startswith(f"usage: python -m engine {name} "), name
+        for a in command.args:
+            assert a.names[0] in text, (name, a.names)
+
+
+def _shared_groups() -> dict[str, tuple[set[str], set[str]]]:
+    """A shared option → the subcommands that take it, and the rest of its group (declared once in options.py)."""
+    from engine.catalog import PARAMS
+
+    return {
+        "--corpus": ({"query", "report", "eval", "sweep", "perf", "build", "demo", "filings", "graph"}, set()),
+        "--json": ({"query", "eval", "bench", "sweep", "perf", "build", "demo", "filings", "graph"}, set()),
+        "--compare": ({"eval", "bench", "sweep"}, set()),
+        "--tol": ({"query", "report", "eval", "bench", "sweep"},  # the search options: every catalog parameter
+                  {p.flag for p in PARAMS.values()} | {"--seeding", "--rrf-members", "--rrf-weights"}),
+        "--company": ({"query", "report"},  # one question, with the filings scope
+                      {"--retriever", "--k", "--without", "--without-passage", "--fiscal-year", "--form",
+                       "--statement", "--everywhere"}),
+        "--sample": ({"bench", "sweep"}, {"--format", "--file", "--seed", "--retrievers", "--k"}),  # a benchmark run
+    }
+
+
+@pytest.mark.parametrize("option", ["--corpus", "--json", "--compare", "--tol", "--company", "--sample"])
+def test_a_shared_option_stays_on_every_subcommand_that_takes_it(option):
+    import argparse
+
+    from engine.cli.options import parser
+
+    (subparsers,) = [a for a in parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    flags = {name: set(p._option_string_actions) for name, p in subparsers.choices.items()}
+    takers, group = _shared_groups()[option]
+    assert {name for name, f in flags.items() if option in f} >= takers
+    assert all(group <= flags[name] for name in takers), option
+    assert flags["list"] == {"-h", "--help"} and "--json" not in flags["report"] and "--corpus" not in flags["bench"]

@@ -129,3 +129,27 @@ def test_the_opening_question_is_the_demo_question_else_the_first_multi_hop_else
     assert replace(base, queries=(one,), demo_question="").opening_question == "Who lends?"
     assert replace(base, queries=(), demo_question="").opening_question == ""
     assert load_corpus("dataroom-core").opening_question.startswith("Who is the largest investor in the fund that owns")
+
+
+def test_each_kind_of_file_is_read_by_its_own_reader_and_passages_come_in_name_order():
+    """load_sources hands each file to its kind's reader (READERS, by suffix): text chunked by paragraphs, JSON lines
+    as passages, a document page by page, a zip's files in its place; a kind it does not read is a named problem."""
+    import io
+    import zipfile
+
+    from engine.ingest.corpus import CORPUS_SUFFIXES, READERS, load_sources
+    from engine.ingest.documents import SourceFile
+
+    assert set(READERS) | {".zip"} == set(CORPUS_SUFFIXES)
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w") as z:
+        z.writestr("inner/c.txt", "Gamma Corp sold a plant.")
+    c = load_sources([SourceFile("x.csv", b"a,b"), SourceFile("d.jsonl", b'{"id": "d1", "text": "Delta Inc."}\n'),
+                      SourceFile("e.zip", packed.getvalue()),
+                      SourceFile("b.html", b"<html><body><p>Beta Ltd hired Dana Cho.</p></body></html>"),
+                      SourceFile("a.md", b"# Alpha\n\nAlpha Bank lends.")], "room")
+    assert [(p.id, p.title) for p in c.passages if p.doc_id != "b.html"] == [
+        ("a.md#0000", "Alpha"), ("d1", ""), ("inner/c.txt#0000", "Gamma Corp sold a plant.")]
+    assert [p.doc_id for p in c.passages] == ["a.md", "b.html", "d1", "inner/c.txt"]
+    assert [(p.file, p.message) for p in c.report.skipped] == [
+        ("x.csv", f"not a file PathLens reads ({', '.join(CORPUS_SUFFIXES)}); skipped")]

@@ -129,68 +129,14 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
     cannot be read is skipped and named in `Corpus.report`; the corpus fails only if nothing is left.
     A `queries.jsonl` among the files (at the top of a zip or folder) supplies the labeled questions.
     """
-    sources = list(sources)
     problems: list[Problem] = []
-    dropped: list[DroppedLine] = []
-    files: list[SourceFile] = []
-    for src in sources:
-        if src.name.lower().endswith(".zip"):
-            try:
-                members, bad = zip_members(src.data, src.name)
-            except PathLensError as e:
-                problems.append(Problem(src.name, str(e).removeprefix(f"{src.name} ")))
-                continue
-            except Exception as e:  # noqa: BLE001 — the zip reader's own failure: named, the other files build
-                problems.append(Problem(src.name, f"could not be read: the ZIP reader failed ({type(e).__name__}: "
-                                                  f"{e}); skipped"))
-                continue
-            problems.extend(bad)
-            taken = {f.name for f in files} | {s.name for s in sources}
-            # a member whose path another file already has is cited under its zip's name, so two zips that
-            # both hold report.pdf build side by side instead of failing as duplicate passage ids
-            files.extend(m if m.name not in taken else SourceFile(f"{src.name}/{m.name}", m.data) for m in members)
-            if not members and not bad:
-                problems.append(Problem(src.name, "holds no file to read (empty, or its directory is damaged); "
-                                                  "nothing was taken from it"))
-        else:
-            files.append(src)
-    lexicon = ""
-    for f in files:
-        if _is_queries_file(f.name) and "/" not in f.name.strip("/") and queries is None:
-            queries = f
-        if f.name.strip("/") == LEXICON_FILE:
-            lexicon = decode_text(f)
-    passages: list[Passage] = []
+    files = _unpacked(list(sources), problems)
+    queries, lexicon = _queries_and_lexicon(files, queries)
     # documents are read in worker processes, in parallel, each within its time and memory limit
     documents = [f for f in files if PurePosixPath(f.name).suffix.lower() in DOCUMENT_SUFFIXES]
-    read = dict(zip(map(id, documents), read_many(documents, limits or ReadLimits.from_env(), reader)))
-    for f in sorted(files, key=lambda f: f.name):
-        if _is_queries_file(f.name) or f.name.strip("/") == LEXICON_FILE:
-            continue
-        suffix = PurePosixPath(f.name).suffix.lower()
-        try:
-            if suffix in (".txt", ".md"):
-                text = decode_text(f)
-                title = _title_of(text, PurePosixPath(f.name).stem)
-                passages.extend(Passage(f"{f.name}#{i:04d}", f.name, title, c)
-                                for i, c in enumerate(chunk_text(text, config)))
-            elif suffix == ".jsonl":
-                passages.extend(_jsonl_passages(decode_text(f), f.name))
-            elif suffix in DOCUMENT_SUFFIXES:
-                outcome = read[id(f)]
-                if isinstance(outcome, PathLensError):
-                    raise outcome
-                doc, bad = outcome
-                problems.extend(bad)
-                dropped.extend(doc.dropped)
-                passages.extend(document_passages(doc))
-            else:
-                problems.append(Problem(f.name, f"not a file PathLens reads ({', '.join(CORPUS_SUFFIXES)}); skipped"))
-        except PathLensError as e:
-            problems.append(Problem(f.name, str(e).removeprefix(f"{f.name} ").removeprefix(f"{f.name}: ")))
-        except Exception as e:  # noqa: BLE001 — a reader's own failure on a damaged file: named, the rest builds
-            problems.append(Problem(f.name, f"could not be read: the {suffix.lstrip('.').upper() or 'file'} reader "
-                                            f"failed ({type(e).__name__}: {e}); skipped"))
+    read = read_many(documents, limits or ReadLimits.from_env(), reader)
+    reading = _Reading(config, dict(zip(map(id, documents), read)), problems)
+    passages = _passages(files, reading)
     if not passages:
         why = "; ".join(str(p) for p in problems) or "no text in any file"
         raise PathLensError(f"{name}: nothing to build from ({why})")
@@ -201,7 +147,108 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
         seen.add(p.id)
     labeled = parse_queries(decode_text(queries), queries.name, passages) if queries else ()
     return Corpus(name=name, passages=tuple(passages), queries=labeled,
-                  report=IngestReport(tuple(problems), tuple(dropped)), lexicon=lexicon)
+                  report=IngestReport(tuple(problems), tuple(reading.dropped)), lexicon=lexicon)
+
+
+# ---------------------------------------------------------------- load_sources, kind by kind
+
+
+def _unpacked(sources: list[SourceFile], problems: list[Problem]) -> list[SourceFile]:
+    """Every file the sources hold, in their order: a zip's members in its place, any other source as itself."""
+    files: list[SourceFile] = []
+    for src in sources:
+        files.extend(_zip_files(src, {f.name for f in files} | {s.name for s in sources}, problems)
+                     if src.name.lower().endswith(".zip") else [src])
+    return files
+
+
+def _zip_files(src: SourceFile, taken: set[str], problems: list[Problem]) -> list[SourceFile]:
+    """A zip's files; a member whose path another file already has (`taken`) is cited under its zip's name, so
+    two zips that both hold report.pdf build side by side instead of failing as duplicate passage ids. A zip that
+    cannot be opened, or that holds nothing, is a problem; so is each member refused."""
+    try:
+        members, bad = zip_members(src.data, src.name)
+    except PathLensError as e:
+        problems.append(Problem(src.name, str(e).removeprefix(f"{src.name} ")))
+        return []
+    except Exception as e:  # noqa: BLE001 — the zip reader's own failure: named, the other files build
+        problems.append(Problem(src.name, f"could not be read: the ZIP reader failed ({type(e).__name__}: "
+                                          f"{e}); skipped"))
+        return []
+    problems.extend(bad)
+    if not members and not bad:
+        problems.append(Problem(src.name, "holds no file to read (empty, or its directory is damaged); "
+                                          "nothing was taken from it"))
+    return [m if m.name not in taken else SourceFile(f"{src.name}/{m.name}", m.data) for m in members]
+
+
+def _queries_and_lexicon(files: list[SourceFile], queries: SourceFile | None) -> tuple[SourceFile | None, str]:
+    """The labeled questions (`queries` if given, else a queries file at the top) and the lexicon.json's text."""
+    lexicon = ""
+    for f in files:
+        if _is_queries_file(f.name) and "/" not in f.name.strip("/") and queries is None:
+            queries = f
+        if f.name.strip("/") == LEXICON_FILE:
+            lexicon = decode_text(f)
+    return queries, lexicon
+
+
+@dataclass
+class _Reading:
+    """What the readers of single files share: the chunking, the documents the workers read (by `id` of the
+    file: its (document, problems), or the PathLensError it raised), and what reading leaves out."""
+    config: ChunkConfig
+    read: dict[int, object]
+    problems: list[Problem]
+    dropped: list[DroppedLine] = field(default_factory=list)
+
+
+def _from_text(f: SourceFile, reading: _Reading) -> Iterable[Passage]:
+    """A .txt or .md file chunked by paragraphs (ids `name#NNNN`), titled by its first line."""
+    text = decode_text(f)
+    title = _title_of(text, PurePosixPath(f.name).stem)
+    return (Passage(f"{f.name}#{i:04d}", f.name, title, c) for i, c in enumerate(chunk_text(text, reading.config)))
+
+
+def _from_jsonl(f: SourceFile, reading: _Reading) -> Iterable[Passage]:
+    return _jsonl_passages(decode_text(f), f.name)
+
+
+def _from_document(f: SourceFile, reading: _Reading) -> Iterable[Passage]:
+    """A document's page-cited passages, from what its worker read; unread pages and running lines noted."""
+    outcome = reading.read[id(f)]
+    if isinstance(outcome, PathLensError):
+        raise outcome
+    doc, bad = outcome
+    reading.problems.extend(bad)
+    reading.dropped.extend(doc.dropped)
+    return document_passages(doc)
+
+
+def _not_read(f: SourceFile, reading: _Reading) -> Iterable[Passage]:
+    reading.problems.append(Problem(f.name, f"not a file PathLens reads ({', '.join(CORPUS_SUFFIXES)}); skipped"))
+    return ()
+
+
+READERS = {**dict.fromkeys(DOCUMENT_SUFFIXES, _from_document), ".txt": _from_text, ".md": _from_text,
+           ".jsonl": _from_jsonl}  # by lower-case suffix; any other file is _not_read
+
+
+def _passages(files: list[SourceFile], reading: _Reading) -> list[Passage]:
+    """Every file's passages in name order (queries and lexicon aside) by its kind's reader; a failure is a problem."""
+    passages: list[Passage] = []
+    for f in sorted(files, key=lambda f: f.name):
+        if _is_queries_file(f.name) or f.name.strip("/") == LEXICON_FILE:
+            continue
+        suffix = PurePosixPath(f.name).suffix.lower()
+        try:
+            passages.extend(READERS.get(suffix, _not_read)(f, reading))
+        except PathLensError as e:
+            reading.problems.append(Problem(f.name, str(e).removeprefix(f"{f.name} ").removeprefix(f"{f.name}: ")))
+        except Exception as e:  # noqa: BLE001 — a reader's own failure on a damaged file: named, the rest builds
+            reading.problems.append(Problem(f.name, f"could not be read: the {suffix.lstrip('.').upper() or 'file'} "
+                                                    f"reader failed ({type(e).__name__}: {e}); skipped"))
+    return passages
 
 
 def load_folder(folder: Path, name: str | None = None, config: ChunkConfig = ChunkConfig()) -> Corpus:
@@ -225,10 +272,6 @@ def load_folder(folder: Path, name: str | None = None, config: ChunkConfig = Chu
         corpus = dataclasses.replace(corpus, report=IngestReport(tuple(problems) + corpus.report.skipped,
                                                                  corpus.report.dropped))
     return corpus
-
-
-def _json_lines(path: Path) -> Iterable[tuple[int, dict]]:
-    return read_json_lines(read_text(path), str(path))
 
 
 def _jsonl_passages(text: str, where: str) -> list[Passage]:
