@@ -13,6 +13,15 @@ from ui.frame import FAVICON, PAGES
 
 st.set_page_config(page_title="PathLens", page_icon=FAVICON, layout="wide")
 
+
+
+def _to_query() -> None:
+    """/query: the Query page is the default, served at / (Streamlit reserves a default page's path yet answers it
+    "Page not found"), so its path is this hidden page, which opens it with the link's question and settings."""
+    st.switch_page("pages/query.py", query_params=st.query_params.to_dict())
+
+
 # each page draws its frame (menu, corpus picker, glossary; ui.frame), so Streamlit's own menu is hidden
-st.navigation([st.Page(path, title=title, icon=icon, url_path=url, default=url == "query")
-               for path, title, icon, url in PAGES], position="hidden").run()
+st.navigation([st.Page(path, title=title, icon=icon, url_path="home" if url == "query" else url, default=url == "query")
+               for path, title, icon, url in PAGES]
+              + [st.Page(_to_query, title="Query", url_path="query", visibility="hidden")], position="hidden").run()

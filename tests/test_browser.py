@@ -128,8 +128,9 @@ def no_exception(page):
     assert len(errors) <= len(bad), errors
 
 
-@pytest.mark.parametrize("path,title", [("/", "Query"), ("/corpus", "Corpus & graph"), ("/compare", "Compare retrievers"),
-                                        ("/sweep", "Scale sweep"), ("/benchmarks", "Benchmarks")])
+@pytest.mark.parametrize("path,title", [("/", "Query"), ("/query", "Query"), ("/corpus", "Corpus & graph"),
+                                        ("/compare", "Compare retrievers"), ("/sweep", "Scale sweep"),
+                                        ("/benchmarks", "Benchmarks")])
 def test_each_page_loads(app_url, browser, path, title):
     page = open_page(browser, app_url + path)
     assert page.locator("[data-testid=stMain] h1").first.inner_text().strip() == title
@@ -138,7 +139,17 @@ def test_each_page_loads(app_url, browser, path, title):
     # path (a possible base path), two 404s, then at the root (streamlit/streamlit#7074, docs/limits.md); nothing else
     bad = sorted(set(CONSOLE[page][1]))
     assert bad == ([] if path == "/" else [f"{app_url}{path}/_stcore/health", f"{app_url}{path}/_stcore/host-config"])
-    page.screenshot(path=str(SHOTS / f"page-{title.split()[0].lower()}.png"), full_page=True)
+    if path == "/query":  # the Query page's own path opens it, with the link's question
+        assert page.get_by_text("Page not found").count() == 0
+        page.goto(app_url + "/query?" + urlencode({"corpus": "dataroom-core", "q": MULTI_HOP, "retriever": "ppr-regex"}))
+        page.wait_for_function("() => document.querySelectorAll('[data-testid=stMarkdownContainer] p').length > 5")
+        assert page.get_by_text("Page not found").count() == 0
+        page.wait_for_timeout(500)
+        from urllib.parse import parse_qs, urlparse
+
+        shown = parse_qs(urlparse(page.url).query)
+        assert len(hits(page)) == 5 and shown["q"] == [MULTI_HOP] and shown["retriever"] == ["ppr-regex"]
+    page.screenshot(path=str(SHOTS / f"page-{path.strip('/') or 'home'}.png"), full_page=True)
     page.context.close()
 
 

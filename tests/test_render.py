@@ -336,3 +336,20 @@ def test_move_words_say_the_arrow_and_the_earlier_score_only_when_it_changed():
     assert move_words(earlier, "a", 2, 0.4) == " · ↓1 · score 0.5 → 0.4, −20%"
     assert move_words(earlier, "c", 3, 0.201) == " · = · score 0.2 → 0.201, +0.5%"
     assert move_words(earlier, "z", 4, 0.1) == " · new in the top"
+
+
+def test_a_name_inside_a_longer_name_says_on_hover_that_the_two_are_one_thing_named_two_ways(core_index):
+    from engine.explain.render import hover_text, nested_words
+
+    q = "Which bank is administrative agent on the credit facility of the company whose CFO is Elliot Park?"
+    answer = core_index.retriever("ppr-regex").explain(q, 5)
+    nodes = {n.id: n for n in answer.nodes}
+    assert {"e:brightwater", "e:brightwater logistics"} <= set(nodes), sorted(nodes)
+    short = hover_text(nodes["e:brightwater"], answer, {})
+    assert "Named two ways: inside the longer name “Brightwater Logistics”." in short
+    assert "Named two ways: “Brightwater” inside it." in hover_text(nodes["e:brightwater logistics"], answer, {})
+    # on token boundaries only, and nothing said of a name with no partner
+    lone = next(n for n in answer.nodes if n.id.startswith("e:") and not any(
+        f" {n.id[2:]} " in f" {m.id[2:]} " or f" {m.id[2:]} " in f" {n.id[2:]} "
+        for m in answer.nodes if m.id.startswith("e:") and m.id != n.id))
+    assert nested_words(lone, answer) == ""

@@ -179,14 +179,30 @@ def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str],
     head = f"{ROLE_WORDS.get(node.kind, node.kind)} · the walk spends {percent(node.mass)} of its time here\n"
     if node.id.startswith("e:"):
         seed = next((s for s in answer.seeds if s.entity == node.id[2:]), None)
-        if seed is None:
-            return head + f"{node.label} — bridging entity"
-        return head + f"{seed.label} — {seed.source} seed ({seed.rule}), weight {seed.weight:.3f}"
+        who = (f"{node.label} — bridging entity" if seed is None else
+               f"{seed.label} — {seed.source} seed ({seed.rule}), weight {seed.weight:.3f}")
+        return head + who + nested_words(node, answer)
     pid = node.id[2:]
     cosine = next((p.cosine for p in answer.passage_seeds if p.passage_id == pid), None)
     seed = f"a passage seed: its similarity to the question is {cosine:.3f} (cosine)\n" if cosine is not None else ""
     identity = f"{titles[pid]}\n" if titles and titles.get(pid) else ""
     return head + f"{identity}{passage_place(pid)}\n{seed}{_opening(texts.get(pid, ''))}"
+
+
+def nested_words(node: SubgraphNode, answer: GraphAnswer) -> str:
+    """For an entity whose name sits inside a longer one the graph draws ("Brightwater" in "Brightwater
+    Logistics"), or holds a shorter one: that they are two nodes of one thing, joined by the passages that name
+    the longer (a passage is linked to every name its text holds, engine.graph.entity_graph); "" otherwise."""
+    key = f" {node.id[2:]} "
+    others = [n for n in answer.nodes if n.id.startswith("e:") and n.id != node.id]
+    longer = [n.label for n in others if key in f" {n.id[2:]} "]
+    shorter = [n.label for n in others if f" {n.id[2:]} " in key]
+    if not longer and not shorter:
+        return ""
+    said = ([f"inside the longer name{'s' if len(longer) > 1 else ''} " + ", ".join(f"“{x}”" for x in longer)]
+            if longer else []) + ([", ".join(f"“{x}”" for x in shorter) + " inside it"] if shorter else [])
+    return (f"\nNamed two ways: {' and '.join(said)}. The graph keeps each name as its own node and links every "
+            "passage holding the longer name to both, so the walk passes freely between them.")
 
 
 def _opening(text: str, n: int = 400) -> str:
