@@ -101,7 +101,7 @@ def test_worker_processes_build_what_one_process_builds_bit_for_bit(tmp_path):
         pool.build(stage, progress=lambda s, done, total: ticks.append((s, done, total)))
     assert np.array_equal(one.embeddings(), pool.embeddings())
     assert one.extraction("ner") == pool.extraction("ner")
-    for name in sorted(p.name for p in (tmp_path / "one").glob("*.pkl")):  # the same cache files, byte for byte
+    for name in sorted(p.name for p in (tmp_path / "one").glob("*.cache")):  # the same cache files, byte for byte
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "pool" / name).read_bytes()
     # progress counts finished shards (8 passages, or 16 for encoding: whole batches), up to every passage,
     # and is repeated while a shard runs (that report is where a build hears it should stop)
@@ -141,7 +141,7 @@ def test_the_local_build_shows_progress_and_then_reads_its_cache(tmp_path, capsy
     out = json.loads(capsys.readouterr().out)
     assert [s["from"] for s in out["stages"]] == ["cache"] * 4 and out["computed"] == []
     # the corpus's embeddings file gone, its passages' parts kept: nothing is encoded again
-    next(tmp_path.glob("embeddings-*.pkl")).unlink()
+    next(tmp_path.glob("embeddings-*.cache")).unlink()
     assert main(["build", "--corpus", "dataroom-core", "--cache-dir", str(tmp_path), "--stages", "embeddings"]) == 0
     err = capsys.readouterr().err
     assert "embeddings: nothing to encode: all 29 passages unchanged, kept from earlier builds" in err

@@ -1,7 +1,11 @@
+import re
+from collections import Counter
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from engine.store.cache import MAGIC, DiskCache
+from engine.store.cache import MAGIC, CacheEvent, DiskCache
 from engine.indexing.index import Index
 from tests.conftest import make_corpus
 
@@ -60,7 +64,7 @@ def test_a_new_extractor_version_rebuilds_only_that_builders_extraction_and_grap
 @pytest.mark.parametrize("damage", ["truncate", "flip", "foreign", "garbage"])
 def test_damaged_files_are_detected_reported_and_rebuilt(tmp_path, damage):
     Index(make_corpus(TEXTS), cache=DiskCache(tmp_path)).graph("regex")
-    path = next(tmp_path.glob("graph-regex-*.pkl"))
+    path = next(tmp_path.glob("graph-regex-*.cache"))
     data = path.read_bytes()
     if damage == "truncate":
         path.write_bytes(data[: len(data) // 2])
@@ -176,3 +180,200 @@ def test_a_changed_stopword_in_the_engines_code_is_a_cache_miss(tmp_path):
     assert run(ROOT) == "[('tokens', 'stored'), ('extraction:regex', 'stored'), ('graph:regex', 'stored')] True"
     assert run(edited) == "[('tokens', 'stored'), ('extraction:regex', 'stored'), ('graph:regex', 'stored')] False"
     assert run(ROOT) == "[('tokens', 'hit'), ('graph:regex', 'hit')] True"  # a graph read back needs no extraction
+
+
+# ---------------------------------------------------------------- the file format: data, never pickle
+
+RICHER = TEXTS + ["Apple Inc. sold iPhones in Cupertino, California on 12 March 2024.",
+                  "Calder Bank and Apple Inc. signed a Credit Agreement in Cupertino."]
+
+
+def _same(a, b) -> None:
+    """`b` is `a` as stored: the same types all the way down, equal values, arrays bit for bit, dicts in order."""
+    import dataclasses
+
+    from scipy import sparse
+
+    assert type(a) is type(b), (type(a), type(b))
+    if isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    elif sparse.issparse(a):
+        assert a.shape == b.shape
+        for part in ("data", "indices", "indptr"):
+            _same(getattr(a, part), getattr(b, part))
+    elif dataclasses.is_dataclass(a):
+        for f in dataclasses.fields(a):
+            _same(getattr(a, f.name), getattr(b, f.name))
+    elif isinstance(a, dict):
+        assert list(a) == list(b)
+        for k in a:
+            _same(a[k], b[k])
+    elif isinstance(a, (tuple, list)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            _same(x, y)
+    elif isinstance(a, float) and a != a:
+        assert b != b  # NaN
+    else:
+        assert a == b
+
+
+@pytest.mark.parametrize("component", ["tokens", "embeddings", "extraction:regex", "extraction:ner", "graph:regex",
+                                       "graph:ner", "ann"])
+def test_each_component_reads_back_as_the_very_value_stored(tmp_path, component):
+    from engine.components import PERSISTED, parse
+
+    assert component in PERSISTED
+    corpus = make_corpus(RICHER)
+    index = Index(corpus, cache=DiskCache(tmp_path))
+    kind, builder = parse(component)
+    built = getattr(index, kind)(*([builder] if builder else []))
+    assert next(tmp_path.glob(f"{component.replace(':', '-')}-*.cache"))
+    cache = DiskCache(tmp_path)
+    loaded = cache.load(corpus.fingerprint, component)
+    assert [e.kind for e in cache.events] == ["hit"]
+    if component == "ann":
+        import faiss
+
+        assert type(loaded) is type(built) and len(loaded) == len(built) == len(RICHER)
+        assert loaded._index.hnsw.efSearch == built._index.hnsw.efSearch
+        _same(faiss.serialize_index(built._index), faiss.serialize_index(loaded._index))
+        for q in index.embeddings():
+            _same(built.search(q, 3), loaded.search(q, 3))
+    else:
+        _same(built, loaded)
+    if kind in ("extraction", "graph"):
+        assert loaded.entities  # a real value, not an empty one
+
+
+def test_a_warm_index_ranks_bit_for_bit_as_the_cold_one(tmp_path):
+    questions = ["Who lends to Brightwater Logistics?", "Where did Apple Inc. sell iPhones?"]
+    names = ["bm25", "tfidf", "dense", "ppr-regex", "ppr-ner", "hybrid-ner"]
+
+    def answers(index):
+        return [[(h.passage_id, h.score) for h in index.retriever(n).search(q, 5)] for n in names for q in questions]
+
+    cold = answers(Index(make_corpus(RICHER), cache=DiskCache(tmp_path)))
+    cache = DiskCache(tmp_path)
+    assert answers(Index(make_corpus(RICHER), cache=cache)) == cold
+    assert cache.events and {e.kind for e in cache.events} == {"hit"}
+
+
+def test_plain_values_round_trip_with_their_types():
+    from scipy import sparse
+
+    from engine.store import codec
+
+    csc = sparse.csc_matrix(np.array([[0.0, 1.5], [2.0, 0.0], [0.0, -0.0]]))
+    csc.indices, csc.indptr = csc.indices.astype(np.int64), csc.indptr.astype(np.int64)  # wide indices stay wide
+    value = {
+        "tuple": ("a", ("b", 1), (), [1, 2.5, None, True, False]),
+        ("a", 2): "a key of any kind, in its order", 3: -0.0, None: float("nan"), 2.5: 10 ** 30,
+        "text": "Zürich — “quoted” \ud800 (a lone surrogate)", "bytes": b"\x00\xffpickle\n",
+        "arrays": [np.arange(6, dtype=np.int16).reshape(2, 3), np.asfortranarray(np.eye(3, dtype=np.float32)),
+                   np.array([True, False]), np.zeros((0, 384), dtype=np.float32), np.array(3.5)],
+        "sparse": (sparse.csr_matrix((2, 3)), csc),
+        "empty": {}, "list": [],
+    }
+    back = codec.decode(codec.encode(value))
+    _same(value, back)
+    assert back["sparse"][1].indices.dtype == np.int64
+    assert codec.encode(value) == codec.encode(back)  # the same bytes again: a rebuilt file is the same file
+
+
+@pytest.mark.parametrize("value, named", [
+    ({"a", "b"}, "builtins.set"), (frozenset(), "builtins.frozenset"),
+    ({"counts": Counter(a=1)}, "collections.Counter"),
+    ((1, np.float64(2.0)), "numpy.float64"), ([np.int64(3)], "numpy.int64"),
+    (np.array([object()], dtype=object), "dtype object"), (np.array(["a"]), "dtype <U1"),
+    (lambda: 0, "builtins.function"), (Path("x"), "PosixPath"),
+    (CacheEvent("tokens", "hit"), "engine.store.cache.CacheEvent"),  # a dataclass, but not one the cache rebuilds
+])
+def test_a_value_the_codec_does_not_know_fails_loudly_when_stored(tmp_path, value, named):
+    cache = DiskCache(tmp_path)
+    with pytest.raises(TypeError, match=re.escape(named)):
+        cache.store("fp", "tokens", value)
+    assert not list(tmp_path.glob("*.cache")) and not list(tmp_path.glob(".tmp-*"))  # nothing written, not pickled
+
+
+def _plant(cache: DiskCache, fingerprint: str, component: str, payload: bytes):
+    """A cache file with a valid header and checksum around `payload`: what only the payload's decoding can refuse."""
+    import hashlib
+
+    path = cache.path(fingerprint, component)
+    key = cache._key(fingerprint, component).encode()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(MAGIC + key + b"\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+    return path
+
+
+class _Armed:
+    """Unpickled, it creates the marker file: what a pickle read back from a cache could do."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return open, (self.marker, "w")
+
+
+def test_a_pickled_payload_is_rejected_and_rebuilt_never_run(tmp_path):
+    import pickle
+
+    marker = tmp_path / "ran"
+    cache_dir = tmp_path / "cache"
+    corpus = make_corpus(TEXTS)
+    payload = pickle.dumps(_Armed(marker), protocol=pickle.HIGHEST_PROTOCOL)
+    cache = DiskCache(cache_dir)
+    for component in ("tokens", "graph:regex"):
+        _plant(cache, corpus.fingerprint, component, payload)
+    index = Index(corpus, cache=cache)
+    assert index.tokens() and index.graph("regex").entities  # rebuilt, correct
+    assert not marker.exists()  # the pickle was never loaded
+    kinds = [(e.component, e.kind) for e in cache.events]
+    for component in ("tokens", "graph:regex"):
+        assert (component, "rejected") in kinds and (component, "stored") in kinds
+    assert any("unloadable" in e.detail for e in cache.events if e.kind == "rejected")
+    assert DiskCache(cache_dir).load(corpus.fingerprint, "tokens") == index.tokens()
+    pickle.loads(payload).close()  # and the payload was armed: loaded as a pickle, it makes the marker
+    assert marker.exists()
+
+
+@pytest.mark.parametrize("doc", [
+    b'{"dataclass":["os.system",{"dict":[]}]}',  # a class named in the file is never imported
+    b'{"dataclass":["engine.graph.entities.Mention",{"dict":[["text","x"],["label","NAME"]]}]}',  # not allowed
+    b'{"dataclass":["engine.graph.entities.Extraction",{"dict":[["builder","regex"]]}]}',  # fields missing
+    b'{"__reduce__":["os","system"]}', b'{"tuple":[1],"dict":[]}', b'{"array":0}', b'{"hnsw":"abc"}',
+    b'{"csr_matrix":[[2,2],[1.0],[0],[0,1,1]]}',  # parts that are not arrays
+])
+def test_a_payload_naming_anything_outside_the_codec_is_rejected(tmp_path, doc):
+    cache = DiskCache(tmp_path)
+    path = _plant(cache, "fp", "extraction:regex", b"%d\n" % len(doc) + doc)
+    assert cache.load("fp", "extraction:regex") is None
+    assert cache.events[-1].kind == "rejected" and "unloadable" in cache.events[-1].detail
+    assert not path.exists()
+
+
+def test_a_sparse_matrix_with_an_index_out_of_range_is_rejected(tmp_path):
+    from scipy import sparse
+
+    from engine.store import codec
+
+    payload = bytearray(codec.encode(sparse.csr_matrix(np.eye(3))))
+    stored = np.arange(3, dtype=np.int32).tobytes()
+    at = payload.rindex(stored, 0, payload.rindex(np.arange(4, dtype=np.int32).tobytes()))
+    payload[at:at + len(stored)] = np.array([0, 1, 7], dtype=np.int32).tobytes()  # column 7 of 3
+    cache = DiskCache(tmp_path)
+    _plant(cache, "fp", "graph:regex", bytes(payload))
+    assert cache.load("fp", "graph:regex") is None and cache.events[-1].kind == "rejected"
+
+
+def test_pickles_of_the_old_layout_are_deleted_unread(tmp_path):
+    old = tmp_path / f"tokens-{'0' * 32}.pkl"
+    other = tmp_path / "notes.pkl"  # not a name the cache gives: left alone
+    tmp_path.mkdir(exist_ok=True)
+    old.write_bytes(b"\x80\x05 not even read")
+    other.write_bytes(b"mine")
+    Index(make_corpus(TEXTS), cache=DiskCache(tmp_path)).tokens()
+    assert not old.exists() and other.exists()
+    assert [p.suffix for p in tmp_path.glob("tokens-*")] == [".cache"]

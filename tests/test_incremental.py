@@ -57,7 +57,7 @@ def _build(room: Path, cache_dir: Path) -> tuple[Index, Recording]:
 
 
 def _files(cache_dir: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in cache_dir.glob("*.pkl")}
+    return {p.name: p.read_bytes() for p in cache_dir.glob("*.cache")}
 
 
 def _answers(index: Index) -> list:
@@ -71,7 +71,7 @@ def _answers(index: Index) -> list:
 
 def _same_as_cold(grown: Index, grown_dir: Path, tmp: Path, room: Path) -> None:
     cold, _ = _build(room, tmp / "cold")
-    final = {p.name for p in (tmp / "cold").glob("*.pkl")}
+    final = {p.name for p in (tmp / "cold").glob("*.cache")}
     assert final and {n: b for n, b in _files(grown_dir).items() if n in final} == _files(tmp / "cold")
     assert _answers(grown) == _answers(cold)
     # the parts of the final set's passages are the cold build's parts, bit for bit
@@ -136,7 +136,7 @@ def test_a_damaged_parts_database_is_set_aside_named_and_rebuilt(tmp_path):
     room = _room(tmp_path, ALL[:2])
     first, _ = _build(room, cache_dir)
     (cache_dir / FILE_NAME).write_bytes(b"not a database" * 100)
-    for f in cache_dir.glob("*.pkl"):
+    for f in cache_dir.glob("*.cache"):
         f.unlink()
     cache = DiskCache(cache_dir)
     index = Index(load_folder(room, name="room"), cache=cache, compute=Recording())
@@ -166,7 +166,7 @@ def test_a_part_that_does_not_decode_is_computed_again(tmp_path, kind):
     with sqlite3.connect(cache_dir / FILE_NAME) as db:
         db.execute("UPDATE parts SET value = ? WHERE kind LIKE ?", (b"\xff\x00", f"{kind}/%"))
     db.close()
-    for f in cache_dir.glob("*.pkl"):
+    for f in cache_dir.glob("*.cache"):
         f.unlink()
     index, compute = _build(room, cache_dir)
     assert len(compute.seen[kind]) == len(set(index.texts if kind == "embeddings" else index.graph_texts))

@@ -66,8 +66,8 @@ def test_the_cli_builds_on_ray_the_same_cache_files_as_locally(local_ray, corpus
     out = json.loads(capsys.readouterr().out)
     assert out["where"] == "ray local" and out["passages"] == len(corpus.passages) == 29
     assert [s["stage"] for s in out["stages"]] == STAGES and {s["from"] for s in out["stages"]} == {"built"}
-    ray_files = sorted(p.name for p in tmp_path.glob("*.pkl"))
-    assert ray_files == sorted(p.name for p in local_dir.glob("*.pkl")) and len(ray_files) == len(STAGES)
+    ray_files = sorted(p.name for p in tmp_path.glob("*.cache"))
+    assert ray_files == sorted(p.name for p in local_dir.glob("*.cache")) and len(ray_files) == len(STAGES)
     for name in ray_files:  # the same entries, byte for byte
         assert (tmp_path / name).read_bytes() == (local_dir / name).read_bytes(), name
 

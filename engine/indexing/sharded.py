@@ -84,7 +84,10 @@ class PoolRunner:
 
     Not multiprocessing: its spawned children import the parent's main module again, and in the
     Streamlit server (where builds run, in a thread) that is whichever page script is running, which
-    would then run in every worker; forking a threaded server is worse (a copied lock may be held)."""
+    would then run in every worker; forking a threaded server is worse (a copied lock may be held).
+
+    Calls and results cross the pipes pickled: safe, as they pass only between this process and the
+    workers it started, over pipes no other process holds, and are never stored (engine.indexing.worker)."""
 
     def __init__(self, processes: int):
         self.processes = processes

@@ -4,6 +4,11 @@ It reads pickled (function, arguments) pairs from stdin and writes each result, 
 until stdin closes (which is also how it ends when its parent dies). Why not multiprocessing: a
 spawned child imports its parent's main module again, and in the Streamlit server that is the page
 script running at that moment, which would then run in every worker.
+
+Why pickle is safe here, unlike in the on-disk cache (engine.store.codec: no pickle): this is calls between
+processes of one build, not stored data. The pipes are the worker's own stdin and stdout, opened by the parent
+that started it (`sharded.PoolRunner`) and reachable by no other process; both ends run this engine's code from the
+same checkout, and nothing pickled is ever written to disk or read back later.
 """
 
 from __future__ import annotations

@@ -8,6 +8,11 @@ name and renamed (atomic on POSIX), so a killed build leaves no half-written fil
 file carries a header with its key and a SHA-256 of its payload: a truncated, corrupt or
 foreign file is detected, reported, deleted and rebuilt, never trusted.
 
+No pickle: a payload is JSON and .npy arrays (engine.store.codec), so reading a cache file back builds data and
+runs nothing named in it (the trust engine.store.parts gives its parts). A value the codec does not know is refused
+with a TypeError when stored. Files of the pickled layout (cache version 2, "*.pkl") are never opened: a store
+deletes them as it sweeps the directory.
+
 The cache lives in `.pathlens-cache/` in the checkout, or where PATHLENS_CACHE_DIR says.
 """
 
@@ -15,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
+import re
 import tempfile
 import threading
 import time
@@ -23,9 +28,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from . import codec
 from ..components import PERSISTED, parse  # noqa: F401  (PERSISTED re-exported: the components the cache keeps)
 
-CACHE_VERSION = 2  # the file layout (header and payload framing); what a component holds is keyed by its code
+# the file layout: header, and payload as engine.store.codec writes it (bump it when the codec's format changes); what
+# a component holds is keyed by its code. 3: JSON and .npy records, "*.cache"; 2 was a pickle, "*.pkl"
+CACHE_VERSION = 3
+SUFFIX = ".cache"
+_PICKLED = re.compile(r"[a-z]+(-[a-z]+)?-[0-9a-f]{32}\.pkl")  # a file of version 2: deleted unread
 # The code that makes each kept component: modules, whose source and that of every engine module they import (found
 # by following their names to the modules that define them) goes into the component's key, and functions
 # ("module:qualname"), whose own source does: the index's reading of a passage's text into what each stage reads.
@@ -164,7 +174,7 @@ class DiskCache:
         return hashlib.sha256(f"{fingerprint}|{component}|{versions(component)}".encode()).hexdigest()[:32]
 
     def path(self, fingerprint: str, component: str) -> Path:
-        return self.directory / f"{component.replace(':', '-')}-{self._key(fingerprint, component)}.pkl"
+        return self.directory / f"{component.replace(':', '-')}-{self._key(fingerprint, component)}{SUFFIX}"
 
     def note(self, event: CacheEvent) -> None:
         with self._lock:
@@ -196,9 +206,9 @@ class DiskCache:
                 reason = "checksum mismatch (truncated or corrupt)"
             else:
                 try:
-                    value = pickle.loads(payload)
-                except Exception as e:  # a payload that passed its checksum but will not load
-                    reason = f"unloadable ({type(e).__name__})"
+                    value = codec.decode(payload)  # data only: no code named in the file is run or imported
+                except Exception as e:  # a payload that passed its checksum but will not decode
+                    reason = f"unloadable ({type(e).__name__}: {str(e)[:200]})"
                 else:
                     self.note(CacheEvent(component, "hit", str(path.name)))
                     return value
@@ -211,7 +221,8 @@ class DiskCache:
 
     def _sweep_stale_temporaries(self, older_than_s: float = 3600) -> None:
         """Remove temporary files that killed writers left behind (never read, only wasted space): at once
-        when the process named in the file is gone, else after `older_than_s` (its pid may have been reused)."""
+        when the process named in the file is gone, else after `older_than_s` (its pid may have been reused).
+        And the pickles an engine of cache version 2 wrote: never read again (nor opened here)."""
         cutoff = time.time() - older_than_s
         for tmp in self.directory.glob(".tmp-*"):
             try:
@@ -219,10 +230,20 @@ class DiskCache:
                     tmp.unlink()
             except OSError:
                 pass
+        for old in self.directory.glob("*.pkl"):
+            if _PICKLED.fullmatch(old.name):
+                try:
+                    old.unlink()
+                except OSError:
+                    pass
 
     def store(self, fingerprint: str, component: str, value) -> None:
+        """Write `value` (atomically); TypeError, before anything is written, for a value the codec does not know."""
         path = self.path(fingerprint, component)
-        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            payload = codec.encode(value)
+        except TypeError as e:  # a programming error: loud, never a silent fallback to another format
+            raise TypeError(f"cache component {component!r}: {e}") from None
         key = self._key(fingerprint, component).encode()
         blob = MAGIC + key + b"\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
         try:

@@ -73,7 +73,7 @@ def add_document(folder: Path, name: str = "") -> AddDocument:
         cold = _build(whole, cold_cache)
         without = _build(without, grown_cache)
         add = _build(whole, grown_cache)
-        files = {p.name: p.read_bytes() for p in cold_cache.glob("*.pkl")}
+        files = {p.name: p.read_bytes() for p in cold_cache.glob("*.cache")}
         different = sorted(n for n, b in files.items() if not (grown_cache / n).exists()
                            or (grown_cache / n).read_bytes() != b)
         if not files or different:
