@@ -14,6 +14,7 @@ import atexit
 import threading
 import time
 import weakref
+from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Generic, TypeVar
 
@@ -31,11 +32,23 @@ SETTLE_SHARE, SETTLE_SECONDS = 0.05, 3.0
 COARSE_STEPS = frozenset({"trials", "questions"})
 
 
-def seconds_left(seconds: float, done: int, total: int, coarse: bool = False) -> float | None:
-    """Time left at the rate so far; None until the rate has settled, or once the count is complete."""
+# the rate is read over the last RECENT_SECONDS of a step (once it spans SETTLE_SECONDS), not since its start: a
+# build whose encoding sped up past its first half (a cache warm, a core freed) said "about 6 min" at 51% and was
+# done 2.3 min later
+RECENT_SECONDS = 30.0
+
+
+def seconds_left(seconds: float, done: int, total: int, coarse: bool = False,
+                 since: tuple[float, int] = (0.0, 0)) -> float | None:
+    """Time left at the recent rate: over the work done since `since` (the step's seconds and count at the start of
+    its recent window) when that window is long enough, else since the step began; None until the rate has
+    settled, or once the count is complete."""
     share, wait = (0.0, 1.0) if coarse else (SETTLE_SHARE, SETTLE_SECONDS)
     if not total or not done or done >= total or done < max(share * total, 2 if coarse else 1) or seconds < wait:
         return None
+    t0, d0 = since
+    if seconds - t0 >= wait and done > d0 > 0:
+        return (seconds - t0) / (done - d0) * (total - done)
     return seconds / done * (total - done)
 
 
@@ -45,19 +58,28 @@ class Cancelled(PathLensError):
 
 @dataclass(frozen=True)
 class JobStatus:
-    step: str  # what `done` counts ("questions", an index stage's name, …); "" before the first report
+    """How far a job is: one type for every job a page follows, an index build's included (its stages are `steps`)."""
+
+    step: str  # what `done` counts ("questions", the index stage in flight, …); "" when nothing is in flight
     done: int
     total: int  # 0 until the work reports a count
     step_seconds: float  # time since this step's first report
     over: bool  # finished, failed or stopped
     cancelled: bool  # a stop was asked for
     error: str | None
+    steps: tuple[str, ...] = ()  # a job of named steps (a build's stages), in order; () when it counts one thing
+    finished: tuple[str, ...] = ()  # those of `steps` done
+    since: tuple[float, int] = (0.0, 0)  # (step_seconds, done) where the recent window the rate is read over begins
 
     def fraction(self) -> float:
-        return min(1.0, self.done / self.total) if self.total else 0.0
+        """Share of the work done: whole steps, plus the counted part of the one in flight."""
+        part = min(1.0, self.done / self.total) if self.total else 0.0
+        return min(1.0, (len(self.finished) + part) / len(self.steps)) if self.steps else part
 
     def seconds_left(self) -> float | None:
-        return seconds_left(self.step_seconds, self.done, self.total, coarse=self.step in COARSE_STEPS)
+        """Time left in the step in flight, at its recent rate; None until it has one."""
+        return seconds_left(self.step_seconds, self.done, self.total, coarse=self.step in COARSE_STEPS,
+                            since=self.since)
 
 
 class Job(Generic[T]):
@@ -68,6 +90,7 @@ class Job(Generic[T]):
         self._work = work
         self._lock = threading.Lock()
         self._step, self._done, self._total, self._step_started = "", 0, 0, time.perf_counter()
+        self._recent: deque[tuple[float, int]] = deque()  # (time, done) of this step's reports, RECENT_SECONDS back
         self._stop = threading.Event()
         self._over = threading.Event()
         self._result: T | None = None
@@ -80,10 +103,15 @@ class Job(Generic[T]):
         return self
 
     def _progress(self, step: str, done: int, total: int) -> None:
+        now = time.perf_counter()
         with self._lock:
             if step != self._step:
-                self._step, self._step_started = step, time.perf_counter()
+                self._step, self._step_started = step, now
+                self._recent.clear()
             self._done, self._total = done, total
+            self._recent.append((now, done))
+            while len(self._recent) > 1 and now - self._recent[1][0] >= RECENT_SECONDS:
+                self._recent.popleft()  # the window's start stays at least RECENT_SECONDS back
 
     def _run(self) -> None:
         try:
@@ -106,8 +134,10 @@ class Job(Generic[T]):
 
     def status(self) -> JobStatus:
         with self._lock:
+            start, counted = self._recent[0] if self._recent else (self._step_started, 0)
             return JobStatus(self._step, self._done, self._total, time.perf_counter() - self._step_started,
-                             self._over.is_set(), self._stop.is_set(), self._error)
+                             self._over.is_set(), self._stop.is_set(), self._error,
+                             since=(start - self._step_started, counted))
 
     def result(self) -> T:
         """The work's return value; raises PathLensError if it failed, RuntimeError if it is still running."""

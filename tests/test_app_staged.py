@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 from engine.indexing.availability import Answerer
-from engine.indexing.background import BuildStatus, running
+from engine.indexing.background import running
+from engine.jobs import JobStatus
 from tests.test_app import hit_lines, start, watched
 from ui.staged import Choice, sentence
 
@@ -33,7 +34,7 @@ def test_a_question_asked_while_the_room_builds_is_answered_by_a_ready_retriever
     said = [i.value for i in at.info if i.value.startswith("Answered by ")]
     assert len(said) == 1 and re.fullmatch(
         r"Answered by bm25: dense embeddings \(all-MiniLM-L6-v2\) and entity extraction \(spaCy NER\) are still being "
-        r"computed \(\d+%, (estimating the time left|about \d+ s left)\); ask again then for the full hybrid-ner "
+        r"computed \(\d+%, (estimating the time left|about \d+ (s|min) left( in this step)?)\); ask again then for the full hybrid-ner "
         r"retriever\.", said[0]), said
     assert [h.value for h in at.subheader if h.value.startswith("Top ")] == ["Top 5 passages · bm25"]
     assert len(hit_lines(at)) == 5
@@ -72,10 +73,10 @@ def test_the_corpus_page_lists_each_stage_what_is_ready_and_what_is_next(monkeyp
     assert [c.value for c in at.caption if c.value.startswith("Ready now: ")][0].endswith("Every retriever is ready.")
 
 
-def _status(finished=(), done=0, total=0, seconds=0.0, complete=False, error=None) -> BuildStatus:
+def _status(finished=(), done=0, total=0, seconds=0.0, complete=False, error=None) -> JobStatus:
     stages = ("tokens", "embeddings")
-    return BuildStatus(stages, tuple(finished), None if complete else stages[len(finished)], done, total, seconds,
-                       error, complete)
+    return JobStatus("" if complete else stages[len(finished)], done, total, seconds, complete, False, error,
+                     steps=stages, finished=tuple(finished))
 
 
 def test_the_answered_by_sentence_by_hand():
@@ -87,6 +88,8 @@ def test_the_answered_by_sentence_by_hand():
                                   "computed (80%, about 4 s left); ask again then for the full filing retriever.")
     slow = _status(("tokens",), 100, 1000, 30.0)  # 900 left at 10 a second
     assert "(55%, about 4 min left)" in sentence(stand, slow)
+    # with a stage still to come after the one in flight, the estimate is said to be this step's
+    assert "(5%, about 4 min left in this step)" in sentence(stand, _status((), 100, 1000, 30.0))
     done = _status(("tokens", "embeddings"), complete=True)
     assert sentence(stand, done) == ("Answered by filing-graph while dense embeddings (all-MiniLM-L6-v2) was being "
                                      "built; filing is ready now.")

@@ -6,7 +6,8 @@ import pytest
 
 import json
 
-from engine.indexing.background import BuildStatus, build_in_background
+from engine.indexing.background import build_in_background
+from engine.jobs import JobStatus
 from engine.indexing.index import Index
 from engine.indexing.sharded import shards
 from engine.cli import main
@@ -22,7 +23,7 @@ def test_a_background_build_reports_progress_inside_the_long_stages_and_finishes
     job = build_in_background(index, ["tokens", "extraction:ner"])
     assert job.wait(120)
     status = job.status()
-    assert status.complete and status.error is None and status.finished == ("tokens", "extraction:ner")
+    assert status.over and status.error is None and status.finished == ("tokens", "extraction:ner")
     assert status.fraction() == 1.0 and {"tokens", "extraction:ner"} <= set(index.built())
 
 
@@ -39,15 +40,43 @@ def test_a_failed_build_says_why_and_is_retried_when_asked_again():
     job = build_in_background(index, ["tokens", "no-such-stage"])
     assert job.wait(10)
     status = job.status()
-    assert status.complete and status.finished == ("tokens",)
+    assert status.over and status.finished == ("tokens",)
     assert status.error == "unknown index component 'no-such-stage'"
     assert build_in_background(index, ["tokens", "no-such-stage"]) is not job
 
 
-def test_time_left_comes_from_the_rate_so_far():
-    s = BuildStatus(("embeddings", "bm25"), (), "embeddings", 100, 400, 10.0, None, False)
+def test_time_left_comes_from_the_recent_rate():
+    s = JobStatus("embeddings", 100, 400, 10.0, False, False, None, steps=("embeddings", "bm25"))
     assert s.seconds_left() == pytest.approx(30.0) and s.fraction() == pytest.approx(0.125)
-    assert BuildStatus(("x",), (), "x", 0, 0, 1.0, None, False).seconds_left() is None
+    assert JobStatus("x", 0, 0, 1.0, False, False, None, steps=("x",)).seconds_left() is None
+    # sped up: 100 in the first 60 s, 100 more in the last 10 s; the recent rate says 10 s a hundred, not 35
+    fast = JobStatus("embeddings", 200, 400, 70.0, False, False, None, steps=("embeddings",), since=(60.0, 100))
+    assert fast.seconds_left() == pytest.approx(20.0)
+    # a window shorter than the settling time, or before any count, falls back to the rate since the step began
+    assert JobStatus("embeddings", 200, 400, 70.0, False, False, None, since=(69.0, 190)).seconds_left() == \
+        pytest.approx(70.0)
+    assert JobStatus("embeddings", 200, 400, 70.0, False, False, None, since=(0.0, 0)).seconds_left() == \
+        pytest.approx(70.0)
+    assert JobStatus("embeddings", 100, 400, 10.0, False, False, None, steps=("embeddings", "bm25"),
+                     finished=()).fraction() == pytest.approx(0.125)
+
+
+def test_a_jobs_window_follows_its_recent_reports(monkeypatch):
+    """The window where the rate is read starts RECENT_SECONDS back, on a report of this step."""
+    import engine.jobs as jobs
+
+    clock = [0.0]
+    monkeypatch.setattr(jobs.time, "perf_counter", lambda: clock[0])
+    job = jobs.Job("w", lambda progress, stop: None)
+    for t, done in ((0, 0), (10, 10), (40, 20), (50, 60)):
+        clock[0] = float(t)
+        job._progress("embeddings", done, 100)
+    s = job.status()
+    assert s.since == (10.0, 10) and s.step_seconds == 50.0  # (40, 20) is less than 30 s back from 50: kept
+    assert s.seconds_left() == pytest.approx((50 - 10) / (60 - 10) * 40)
+    clock[0] = 60.0
+    job._progress("bm25", 1, 10)  # a new step starts its own window
+    assert job.status().since == (0.0, 1)
 
 
 def test_a_query_on_built_parts_does_not_wait_for_another_parts_build(core_corpus):
@@ -171,7 +200,7 @@ def test_a_finished_build_does_not_keep_its_index_alive():
 
     index = Index(make_corpus(["Calder Bank lends to Brightwater.", "Brightwater owns Quarry Lane."]))
     job = build_in_background(index, ["tokens", "extraction:regex"])
-    assert job.wait(60) and job.status().complete and job.status().stage is None
+    assert job.wait(60) and job.status().over and job.status().step == ""
     ref = weakref.ref(index)
     del index
     gc.collect()
@@ -243,7 +272,7 @@ def test_a_build_nobody_watches_stops_once_its_lease_lapses_and_is_started_again
     assert not job.wait(0)
     assert job.wait(10)  # then nobody asks for it
     s = job.status()
-    assert s.stopped and s.finished == ("tokens",)
+    assert s.cancelled and s.finished == ("tokens",)
     assert s.error == "the build of tiny was stopped: nobody watched it for 2 s"
     compute.release.set()
     again = build_in_background(index, ["tokens", "embeddings"], lease=LEASE)

@@ -62,10 +62,10 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
     def follow() -> None:
         # asking renews the lease; a build stopped while this tab still followed it (its reruns held up past the
         # lease on a loaded server) is started again from the stages on disk, not reported as given up
-        current = build_in_background(index, missing, lease=BUILD_LEASE_S) if job.status().stopped else job
+        current = build_in_background(index, missing, lease=BUILD_LEASE_S) if job.status().cancelled else job
         current.touch()
         s = current.status()
-        if s.complete and s.error is None:
+        if s.over and s.error is None:
             st.session_state["followed_build"] = (index, missing, current)
             st.rerun()  # the whole page, now with its results
         _show_build(index, missing, s)
@@ -123,7 +123,7 @@ def _show_build(index: Index, missing: list[str], s) -> bool:
     Written to without a `with` block: leaving one marks a box still "running" complete (a check mark over a build
     that is still at work), so the box keeps its spinner until this says how the build ended."""
     title = f"Building the index of {index.corpus.name} ({len(index.corpus):,} passages)…"
-    box = st.status(title, expanded=not s.complete or s.error is not None)
+    box = st.status(title, expanded=not s.over or s.error is not None)
     plan = {w.stage: w for w in planned_work(index, missing)}
     for stage in s.finished:
         hit = index.cache is not None and any(e.component == stage and e.kind == "hit" for e in index.cache.events)
@@ -133,15 +133,15 @@ def _show_build(index: Index, missing: list[str], s) -> bool:
                   + (f" ({plan[stage].passages:,} passages {plan[stage].done_words}, {kept:,} kept from earlier "
                      "builds)" if kept else ""))
     for w in plan.values():
-        if w.stage not in s.finished and not s.complete:
+        if w.stage not in s.finished and not s.over:
             box.write(f"Still to come: {component_label(w.stage)} — {w.words()}")
-    if not s.complete:
+    if not s.over:
         box.progress(s.fraction(), text=_progress_text(s))
         return False
     if s.error is not None:
-        stage = s.stage or (s.stages[len(s.finished)] if len(s.finished) < len(s.stages) else "")
+        stage = s.step or (s.steps[len(s.finished)] if len(s.finished) < len(s.steps) else "")
         box.update(label=f"Could not build {component_label(stage)}", state="error")
-        box.error(s.error + (" Reload the page to build it again." if s.stopped else ""))
+        box.error(s.error + (" Reload the page to build it again." if s.cancelled else ""))
         return False
     for event in index.cache.events if index.cache else []:
         if event.kind == "rejected" and event.component in missing:
@@ -151,10 +151,10 @@ def _show_build(index: Index, missing: list[str], s) -> bool:
 
 
 def _progress_text(s) -> str:
-    if s.stage is None:
-        return "finishing…" if len(s.finished) == len(s.stages) else "starting…"
-    label = component_label(s.stage)
-    step = f"step {len(s.finished) + 1} of {len(s.stages)}: {label}"
+    if not s.step:
+        return "finishing…" if len(s.finished) == len(s.steps) else "starting…"
+    label = component_label(s.step)
+    step = f"step {len(s.finished) + 1} of {len(s.steps)}: {label}"
     if not s.total:
         return f"{step}…"
     left = s.seconds_left()

@@ -13,7 +13,8 @@ import pandas as pd
 from engine.catalog import CATALOG, spec
 from engine.components import label
 from engine.indexing.availability import Answerer, answerer, cost_order, ready, room_stages
-from engine.indexing.background import BuildJob, BuildStatus, build_in_background, running
+from engine.indexing.background import BuildJob, build_in_background, running
+from engine.jobs import JobStatus
 from engine.indexing.index import Index, SearchConfig
 from engine.retrieve.retrievers import Retriever
 from engine.retrieve.rrf_retriever import RRFConfig
@@ -89,24 +90,26 @@ def time_left_words(seconds: float) -> str:
     return f"about {seconds / 60:.0f} min left" if seconds >= 90 else f"about {seconds:.0f} s left"
 
 
-def progress_words(s: BuildStatus) -> str:
+def progress_words(s: JobStatus) -> str:
     """"62%, about 4 min left" of a build still under way."""
     left = s.seconds_left()
-    return f"{s.fraction():.0%}, " + ("estimating the time left" if left is None else time_left_words(left))
+    more = len(s.finished) + 1 < len(s.steps)  # later steps' time is not known yet: the estimate is this one's
+    return f"{s.fraction():.0%}, " + ("estimating the time left" if left is None else
+                                      time_left_words(left) + (" in this step" if more else ""))
 
 
-def sentence(choice: Choice, s: BuildStatus, filings_named: str = "") -> str:
+def sentence(choice: Choice, s: JobStatus, filings_named: str = "") -> str:
     """What the page says above an answer given while the chosen retriever's stages build."""
     a = choice.answerer
-    if s.error is not None and not s.stopped:
+    if s.error is not None and not s.cancelled:
         return (f"Answered by {choice.name}: {a.words()} could not be built ({s.error}); reload the page to try "
                 "again.")
     if choice.early:
         head = (f"Answered by {a.wanted} from {filings_named or 'the question’s filings'}, encoded first: the answer "
                 "the finished index gives.")
-        rest = f" The rest of the room is still being encoded ({progress_words(s)})." if not s.complete else ""
+        rest = f" The rest of the room is still being encoded ({progress_words(s)})." if not s.over else ""
         return head + rest
-    if s.complete:
+    if s.over:
         return (f"Answered by {choice.name} while {a.words()} {'was' if len(a.waiting_on) == 1 else 'were'} being "
                 f"built; {a.wanted} is ready now.")
     verb = "is" if len(a.waiting_on) == 1 else "are"
@@ -124,14 +127,14 @@ def follow(choice: Choice, filings_named: str = "") -> None:
     def watch() -> None:
         choice.job.touch()
         s = choice.job.status()
-        done = s.complete and s.error is None
+        done = s.over and s.error is None
         box = st.success if done and not choice.early else st.info
         box(sentence(choice, s, filings_named))
         if done and not choice.early:
             if st.button(f"Ask again with {choice.answerer.wanted}", key="ask_again", type="primary",
                          help="The same question, answered by the retriever you chose, now that it is built."):
                 st.rerun()  # the whole page: inside a fragment, a click reruns only the fragment
-        elif not s.complete:
+        elif not s.over:
             st.progress(s.fraction())
 
     watch()
@@ -141,7 +144,7 @@ def follow(choice: Choice, filings_named: str = "") -> None:
 
 def stage_rows(index: Index, jobs: tuple[BuildJob, ...]) -> list[dict[str, str]]:
     """The room's stages as the Corpus page lists them: built, in progress (count and time left), or to come."""
-    flight = {s.stage: s for s in (job.status() for job in jobs) if s.stage is not None}
+    flight = {s.step: s for s in (job.status() for job in jobs) if s.step}
     rows = []
     for stage in room_stages():
         if index.stored(stage):

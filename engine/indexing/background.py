@@ -17,34 +17,12 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Sequence
 
 from .compute import Priority
 from .index import Index
-from ..jobs import Cancelled, Job, seconds_left
-
-
-@dataclass(frozen=True)
-class BuildStatus:
-    stages: tuple[str, ...]
-    finished: tuple[str, ...]  # stages done, in order
-    stage: str | None  # the stage in flight, or None when none is
-    done: int  # items (passages) of the stage in flight done so far, when the stage reports them
-    total: int  # …of this many; 0 when the stage does not report progress
-    stage_seconds: float  # time spent on the stage in flight
-    error: str | None
-    complete: bool  # every stage built, or the build stopped on an error
-    stopped: bool = False  # it was asked to stop (or its lease lapsed): its error is that stop
-
-    def fraction(self) -> float:
-        """Share of the build done: whole stages, plus the reported part of the one in flight."""
-        part = self.done / self.total if self.total else 0.0
-        return min(1.0, (len(self.finished) + part) / max(1, len(self.stages)))
-
-    def seconds_left(self) -> float | None:
-        """Time left in the stage in flight, from its rate so far; None until it has a rate."""
-        return seconds_left(self.stage_seconds, self.done, self.total)
+from ..jobs import Cancelled, Job, JobStatus
 
 
 class BuildJob:
@@ -81,13 +59,15 @@ class BuildJob:
         self._job.start()
         return self
 
-    def status(self) -> BuildStatus:
+    def status(self) -> JobStatus:
+        """The job's status with the build's stages as its steps: `step` the stage in flight ("" when none)."""
         s = self._job.status()
         finished = tuple(self._finished)
-        in_flight = None if s.over or len(finished) == len(self.stages) else self.stages[len(finished)]
-        counting = in_flight is not None and s.step == in_flight  # counts of a stage just finished are not its successor's
-        return BuildStatus(self.stages, finished, in_flight, s.done if counting else 0, s.total if counting else 0,
-                           s.step_seconds if counting else 0.0, s.error, s.over, s.cancelled)
+        in_flight = "" if s.over or len(finished) == len(self.stages) else self.stages[len(finished)]
+        counting = bool(in_flight) and s.step == in_flight  # counts of a stage just finished are not its successor's
+        return replace(s, step=in_flight, done=s.done if counting else 0, total=s.total if counting else 0,
+                       step_seconds=s.step_seconds if counting else 0.0, since=s.since if counting else (0.0, 0),
+                       steps=self.stages, finished=finished)
 
     def wait(self, timeout: float | None = None) -> bool:
         """True once the build is over (built, failed or stopped)."""
@@ -122,7 +102,7 @@ def build_in_background(index: Index, stages: Sequence[str], lease: float | None
         job = jobs.get(key)
         if job is None or job.status().error is not None:
             job = jobs[key] = BuildJob(index, key, lease, first).start()
-        elif first and not job.status().complete:
+        elif first and not job.status().over:
             job.priority.prefer(first)
         job.touch()
         return job
@@ -131,7 +111,7 @@ def build_in_background(index: Index, stages: Sequence[str], lease: float | None
 def running(index: Index) -> tuple[BuildJob, ...]:
     """The builds of `index` still under way (what the Corpus page follows, whoever started them)."""
     with _jobs_lock:
-        return tuple(job for job in _jobs.get(index, {}).values() if not job.status().complete)
+        return tuple(job for job in _jobs.get(index, {}).values() if not job.status().over)
 
 
-__all__ = ["BuildJob", "BuildStatus", "build_in_background", "running"]
+__all__ = ["BuildJob", "build_in_background", "running"]
