@@ -30,7 +30,7 @@ def test_vocabulary_seeds_lower_case_questions_and_defined_terms(tiny):
     assert deg["fund"] == 2 and deg["calder bank"] == 1
     r = idx.retriever("ppr-regex")  # vocabulary and specificity on: the default
     s = r.seeding("who does calder bank lend to, and who invests in the fund?")
-    got = {x.entity: (x.rule, x.weight, x.passages) for x in s.seeds}
+    got = {x.entity: (x.rule, x.weight, x.passage_count) for x in s.seeds}
     # 1 / passages, normalised: calder bank (1 passage) weighs twice the fund (2 passages)
     assert got == {"calder bank": ("vocabulary", pytest.approx(2 / 3), 1), "fund": ("vocabulary", pytest.approx(1 / 3), 2)}
     assert not idx.retriever("ppr-regex", PAPER_SEEDING).seeding("who does calder bank lend to?").seeds
@@ -431,18 +431,18 @@ def test_a_walk_by_push_ranks_as_the_exact_walk_and_its_shares_add_up_to_each_sc
     [score, score + bound] of the exact one (below, never above), and each hit's per-seed shares, each its seed's
     own push, add up to its score; search, the batch and the explanation give the same hits."""
     question = MULTI_HOP
-    exact = core_index.retriever(name, SearchConfig(graph=GraphParams(walk="exact"))).explain(question, 10)
+    exact = core_index.retriever(name, SearchConfig(graph=GraphParams(walk_mode="exact"))).explain(question, 10)
     assert not exact.pushed and exact.bound == 0.0
-    whole = core_index.retriever(name, SearchConfig(graph=GraphParams(walk="push", eps=0))).explain(question, 10)
+    whole = core_index.retriever(name, SearchConfig(graph=GraphParams(walk_mode="push", eps=0))).explain(question, 10)
     assert whole.pushed and whole.bound == 0.0
     assert [h.passage_id for h in whole.hits] == [h.passage_id for h in exact.hits]
     np.testing.assert_allclose([h.score for h in whole.hits], [h.score for h in exact.hits], rtol=0, atol=1e-15)
-    coarse = GraphParams(walk="push", eps=1e-4, eps_floor=1e-4)  # a small graph: coarse ε, never pushed finer
+    coarse = GraphParams(walk_mode="push", eps=1e-4, eps_floor=1e-4)  # a small graph: coarse ε, never pushed finer
     r = core_index.retriever(name, SearchConfig(graph=coarse))
     pushed = r.explain(question, 10)
     assert pushed.pushed and pushed.bound > 0
     exact_scores = {h.passage_id: h.score for h in core_index.retriever(
-        name, SearchConfig(graph=GraphParams(walk="exact"))).explain(question, 40).hits}
+        name, SearchConfig(graph=GraphParams(walk_mode="exact"))).explain(question, 40).hits}
     for e in pushed.explanations:
         gap = exact_scores[e.hit.passage_id] - e.hit.score
         assert -1e-15 <= gap <= pushed.bound
@@ -458,13 +458,13 @@ def test_a_walk_by_push_whose_order_is_not_proven_pushes_finer_until_it_is(core_
     """At ε = 1e-4 the data room's demo question's top 10 is not proven; pushed again at tenths of ε, it is, and
     then it is the exact walk's top 10."""
     question = MULTI_HOP
-    exact = core_index.retriever("ppr-regex", SearchConfig(graph=GraphParams(walk="exact"))).search(question, 10)
-    coarse = core_index.retriever("ppr-regex", SearchConfig(graph=GraphParams(walk="push", eps=1e-4, eps_floor=1e-4)))
+    exact = core_index.retriever("ppr-regex", SearchConfig(graph=GraphParams(walk_mode="exact"))).search(question, 10)
+    coarse = core_index.retriever("ppr-regex", SearchConfig(graph=GraphParams(walk_mode="push", eps=1e-4, eps_floor=1e-4)))
     _, first = coarse.run(question)
     assert not first.proven and first.eps == 1e-4
-    links = coarse.graph.local_walk.weights[:coarse.graph.n_passages]
-    assert 0 < first.errors(links).max() < first.bound / 2  # a passage's own bound: 0.06 at most, against 0.14
-    refined = core_index.retriever("ppr-regex", SearchConfig(graph=GraphParams(walk="push", eps=1e-4)))
+    degrees = coarse.graph.local_walk.degrees[:coarse.graph.n_passages]
+    assert 0 < first.errors(degrees).max() < first.bound / 2  # a passage's own bound: 0.06 at most, against 0.14
+    refined = core_index.retriever("ppr-regex", SearchConfig(graph=GraphParams(walk_mode="push", eps=1e-4)))
     _, walk = refined.run(question)
     assert walk.proven and walk.eps < 1e-4
     assert [h.passage_id for h in refined.search(question, 10)] == [h.passage_id for h in exact]
@@ -487,11 +487,23 @@ def test_the_walk_is_by_push_from_a_graph_size_on(core_index, monkeypatch):
 
 
 @pytest.mark.parametrize("params, message", [
-    (dict(walk="local"), "walk must be auto, exact or push, got 'local'"),
-    (dict(walk="push", tol=1e-6), "takes no tolerance"),
+    (dict(walk_mode="local"), "walk_mode must be auto, exact or push, got 'local'"),
+    (dict(walk_mode="push", tol=1e-6), "takes no tolerance"),
     (dict(eps=-1.0), "push threshold ε must be 0 or more"),
     (dict(eps_floor=-1.0), "finest threshold eps_floor must be 0 or more"),
 ])
 def test_bad_walk_parameters_are_named(params, message):
     with pytest.raises(PathLensError, match=message):
         GraphParams(**params)
+
+
+def test_json_keeps_its_keys_where_the_python_names_differ(tiny):
+    """`--json` prints the walk's mode as `walk` and a seed's passage count as `passages` (the keys scripts read),
+    whatever the attributes are called."""
+    from engine.explain.jsonout import config_json, walk_json
+
+    graph = config_json(SearchConfig(graph=GraphParams(walk_mode="push")))["graph"]
+    assert graph["walk"] == "push" and "walk_mode" not in graph
+    said = walk_json(Index(tiny).retriever("ppr-regex").explain("who does calder bank lend to?", 3))
+    assert [(s["entity"], s["passages"]) for s in said["seeds"]] == [("calder bank", 1)]
+    assert not any("passage_count" in s for s in said["seeds"])

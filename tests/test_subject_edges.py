@@ -78,7 +78,7 @@ def test_the_walk_steps_along_an_about_edge_t_times_as_often_as_along_a_mention(
 def test_a_walk_by_push_on_the_weighted_graph_matches_the_exact_walk():
     index = Index(_corpus())
     exact = index.retriever("ppr-regex", search_config({"subject_weight": 2.0}))
-    pushed = type(exact)(exact.name, exact.seeder, replace(exact.params, walk="push", eps=1e-12, eps_floor=1e-12))
+    pushed = type(exact)(exact.name, exact.seeder, replace(exact.params, walk_mode="push", eps=1e-12, eps_floor=1e-12))
     q = "Who founded the team that plays at Lambeau Field?"
     a, b = exact.search(q, 5), pushed.search(q, 5)
     assert [h.passage_id for h in a] == [h.passage_id for h in b]

@@ -34,7 +34,7 @@ def show_seeds(walk: GraphAnswer, name: str, lexical: float, titles: dict[str, s
     st.subheader("Seeds: where the walk restarts")
     if walk.seeds:
         seeds_df = pd.DataFrame([{"entity": s.label, "rule": s.rule if s.source in ("query", "bridge")
-                                  else f"alias ({s.rule})", "weight": round(s.weight, 4), "passages": s.passages,
+                                  else f"alias ({s.rule})", "weight": round(s.weight, 4), "passages": s.passage_count,
                                   "from": f"#{s.named_at} of the first walk: {passage_name(s.via, titles, IN_TEXT)}"
                                   if s.named_at else s.via}
                                  for s in walk.seeds])

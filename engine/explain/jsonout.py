@@ -10,8 +10,17 @@ from ..retrieve.graph_explain import GraphAnswer, HitExplanation
 from ..retrieve.retrievers import Answer, Hit
 
 
+# attributes whose JSON key is another name: the Python name says what it holds, the key is the one scripts read
+_JSON_KEYS = {"walk_mode": "walk", "passage_count": "passages"}
+
+
+def _fields_json(value) -> dict:
+    """A dataclass's fields, each under its JSON key."""
+    return {_JSON_KEYS.get(k, k): v for k, v in asdict(value).items()}
+
+
 def config_json(config) -> dict:
-    return {"graph": asdict(config.graph), "rrf": asdict(config.rrf), "hybrid": asdict(config.hybrid),
+    return {"graph": _fields_json(config.graph), "rrf": asdict(config.rrf), "hybrid": asdict(config.hybrid),
             "edges": asdict(config.edges), "filing_passage_weight": config.filing_passage_weight,
             "scope": asdict(config.scope)}
 
@@ -50,9 +59,9 @@ def walk_json(walk: GraphAnswer) -> dict:
         "unmatched": list(walk.unmatched),
         "ambiguous_terms": [{"term": a.term, "meanings": [{"doc": d, "name": n} for d, n in a.meanings]}
                             for a in walk.ambiguous],
-        "seeds": [asdict(s) for s in walk.seeds],
+        "seeds": [_fields_json(s) for s in walk.seeds],
         "passage_seeds": [asdict(p) for p in walk.passage_seeds],
-        "aliases_used": [asdict(s) for s in walk.seeds if s.source == "alias"],
+        "aliases_used": [_fields_json(s) for s in walk.seeds if s.source == "alias"],
         "residuals": list(walk.residuals),
         "iterations": walk.iterations,
         "walk": "push" if walk.pushed else "exact",

@@ -369,7 +369,7 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
         if walk.seeds:
             out.append(_table(["entity", "rule", "weight", "passages it occurs in", "from"],
                               [[s.label, s.rule if s.source in ("query", "bridge") else f"alias ({s.rule})",
-                                f"{s.weight:.4f}", s.passages,
+                                f"{s.weight:.4f}", s.passage_count,
                                 f"#{s.named_at} of the first walk: {passage_name(s.via, titles, IN_TEXT)}"
                                 if s.named_at else s.via] for s in walk.seeds]))
             if hop := second_hop_summary(walk, titles):

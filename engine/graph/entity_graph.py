@@ -131,9 +131,10 @@ class EntityGraph:
                          np.repeat(np.array([PASSAGE_SIDE, 1 - PASSAGE_SIDE], dtype=np.int8), inc.shape))
 
     @cached_property
-    def heaviest_passage(self) -> float:
-        """The most links any passage has: the walk by push's largest per-passage error is its spread times this."""
-        return float(self.local_walk.weights[:self.n_passages].max(initial=0.0))
+    def max_passage_degree(self) -> float:
+        """The largest degree of a passage (its links' weights summed: their number when links weigh 1): the walk
+        by push's largest per-passage error is its spread times this."""
+        return float(self.local_walk.degrees[:self.n_passages].max(initial=0.0))
 
     @cached_property
     def to_entities_csc(self) -> sparse.csc_matrix:

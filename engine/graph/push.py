@@ -61,7 +61,7 @@ class PushResult:
     nodes: np.ndarray  # the nodes the push reached, ascending
     scores: np.ndarray  # their estimates: each at most the exact score, and within `bound` of it
     bound: float  # every node's exact score is in [estimate, estimate + bound] (unreached nodes: [0, bound])
-    # on a reversible walk, node x's is also within spread[side(x)]·weight(x) of it (else inf)
+    # on a reversible walk, node x's is also within spread[side(x)]·degree(x) of it (else inf)
     spread: tuple[float, float]
     edges: int  # edges the push moved mass along: its work
     level_mass: tuple[float, ...]  # Σ r_t of each level pushed from: what each step added is α times it
@@ -110,37 +110,38 @@ class Scratch(NamedTuple):
 
 
 class LocalWalk:
-    """W by column, as push reads it: each node's out-edges, their number, weights and weights' sum; and, when W is
-    A·D⁻¹ for a symmetric A, `weights` = D's diagonal, which bounds each node's error on its own, the tighter by
-    parity when `sides` (0 or 1 a node) makes every edge join the two sides."""
+    """W by column, as push reads it: each node's out-edges, their number (`edge_count`), weights and weights' sum;
+    and, when W is A·D⁻¹ for a symmetric A, `degrees` = D's diagonal (each node's links' weights summed, A's column
+    sums), which bounds each node's error on its own, the tighter by parity when `sides` (0 or 1 a node) makes every
+    edge join the two sides. Without them every node's degree is 1 and no node has a bound of its own."""
 
-    def __init__(self, W: sparse.spmatrix, weights: np.ndarray | None = None, sides: np.ndarray | None = None):
+    def __init__(self, W: sparse.spmatrix, degrees: np.ndarray | None = None, sides: np.ndarray | None = None):
         W = sparse.csc_matrix(W)
         self.n = W.shape[1]
         self.indptr = W.indptr.astype(np.int64)
         self.indices = W.indices  # scipy's int32 where it fits: half the bytes a push reads
-        self.degree = np.diff(self.indptr)
+        self.edge_count = np.diff(self.indptr)
         # W = A·D⁻¹ for a 0/1 A has one weight a column: a push then reads none per edge (5–15% of its time at a
         # million passages, in a noisy timing), and they are not kept (140 MB there)
         self.share = np.zeros(self.n)
         data = np.asarray(W.data, dtype=np.float64)
         if data.size:
-            starts = self.indptr[:-1][self.degree > 0]
-            self.share[self.degree > 0] = np.maximum.reduceat(data, starts)
-            self.uniform = bool(np.array_equal(self.share[self.degree > 0], np.minimum.reduceat(data, starts)))
+            starts = self.indptr[:-1][self.edge_count > 0]
+            self.share[self.edge_count > 0] = np.maximum.reduceat(data, starts)
+            self.uniform = bool(np.array_equal(self.share[self.edge_count > 0], np.minimum.reduceat(data, starts)))
         else:
             self.uniform = True
         self.data = np.zeros(0) if self.uniform else data
         self.column_sum = np.asarray(W.sum(axis=0), dtype=np.float64).ravel()
-        self.reversible = weights is not None
-        self.weights = np.ones(self.n) if weights is None else np.asarray(weights, dtype=np.float64)
-        if self.weights.shape != (self.n,):
-            raise PathLensError(f"{self.weights.size} node weights do not fit a graph of {self.n} nodes")
+        self.reversible = degrees is not None
+        self.degrees = np.ones(self.n) if degrees is None else np.asarray(degrees, dtype=np.float64)
+        if self.degrees.shape != (self.n,):
+            raise PathLensError(f"{self.degrees.size} node degrees do not fit a graph of {self.n} nodes")
         self.bipartite = sides is not None
         self.sides = np.zeros(self.n, dtype=np.int8) if sides is None else np.asarray(sides, dtype=np.int8)
         if self.sides.shape != (self.n,) or not np.isin(self.sides, (0, 1)).all():
             raise PathLensError(f"sides must be 0 or 1 for each of the graph's {self.n} nodes")
-        joined = self.sides[self.indices] != np.repeat(self.sides, self.degree) if self.bipartite else True
+        joined = self.sides[self.indices] != np.repeat(self.sides, self.edge_count) if self.bipartite else True
         if not np.all(joined):
             e = int(np.flatnonzero(~joined)[0])
             u = int(np.searchsorted(self.indptr, e, side="right") - 1)
@@ -156,23 +157,23 @@ class LocalWalk:
         except queue.Empty:
             return Scratch.zeros(self.n)
 
-    def push(self, seeds, weights, alpha: float = 0.15, iterations: int = 20, eps: float = 1e-6) -> PushResult:
-        """The T-step PPR of seed vector Σ weights·e_seeds, pushed with threshold ε."""
+    def push(self, seeds, masses, alpha: float = 0.15, iterations: int = 20, eps: float = 1e-6) -> PushResult:
+        """The T-step PPR of seed vector Σ masses·e_seeds (each seed's restart mass), pushed with threshold ε."""
         check_params(alpha, iterations, None)
         if not eps >= 0:
             raise PathLensError(f"push threshold ε must be 0 or more, got {eps}")
         nodes = np.asarray(seeds, dtype=np.int64)
-        r = np.asarray(weights, dtype=np.float64)
+        r = np.asarray(masses, dtype=np.float64)
         if nodes.shape != r.shape or nodes.ndim != 1 or (nodes.size and not 0 <= nodes.min() <= nodes.max() < self.n):
-            raise PathLensError(f"{nodes.size} seeds with {r.size} weights do not fit a graph of {self.n} nodes")
-        nodes, which = np.unique(nodes, return_inverse=True)  # a seed named twice: its weights add
+            raise PathLensError(f"{nodes.size} seeds with {r.size} masses do not fit a graph of {self.n} nodes")
+        nodes, which = np.unique(nodes, return_inverse=True)  # a seed named twice: its masses add
         r = np.bincount(which, weights=r, minlength=nodes.size)
         from .push_levels import levels  # numba, imported by the first push only
 
         scratch = self._take()
         reached, scores, bound, spread, edges, mass = levels(
-            self.indptr, self.indices, self.data, self.share, self.uniform, self.degree, self.column_sum, self.weights,
-            self.sides, self.bipartite, nodes, r, float(alpha), int(iterations), float(eps), *scratch)
+            self.indptr, self.indices, self.data, self.share, self.uniform, self.edge_count, self.column_sum,
+            self.degrees, self.sides, self.bipartite, nodes, r, float(alpha), int(iterations), float(eps), *scratch)
         self._scratch.put(scratch)
         return PushResult(reached, scores, float(bound),
                           (float(spread[0]), float(spread[1])) if self.reversible else (np.inf, np.inf), int(edges),
@@ -192,23 +193,23 @@ class LocalWalk:
         self._scratch.put(scratch)
         return nodes, scores
 
-    def push_each(self, seeds, weights, alpha: float = 0.15, iterations: int = 20,
+    def push_each(self, seeds, masses, alpha: float = 0.15, iterations: int = 20,
                   eps: float = 1e-6) -> tuple[PushResult, ...]:
         """One push a seed, in the seeds' order, spread over the cores: the caller's thread and the helper
         threads take seeds from one queue (each push has its own scratch and holds no lock), which took the median
         question at a million passages from 21 to 17 ms. The same results as pushing one after another."""
         todo: queue.SimpleQueue = queue.SimpleQueue()
-        for i, job in enumerate(zip(seeds, weights, strict=True)):
+        for i, job in enumerate(zip(seeds, masses, strict=True)):
             todo.put((i, job))
         out: list[PushResult | None] = [None] * todo.qsize()
 
         def work() -> None:
             while True:
                 try:
-                    i, (node, weight) = todo.get_nowait()
+                    i, (node, mass) = todo.get_nowait()
                 except queue.Empty:
                     return
-                out[i] = self.push([node], [weight], alpha, iterations, eps)
+                out[i] = self.push([node], [mass], alpha, iterations, eps)
 
         helpers = [helper_threads().submit(work) for _ in range(min(HELPER_THREADS, len(out) - 1))]
         work()
@@ -218,28 +219,29 @@ class LocalWalk:
         return tuple(out)
 
 
-def proven_order(estimate: np.ndarray, first: np.ndarray, weights: np.ndarray, bound: float, spread: float,
-                 top: int = PROVEN_TOP, nodes: np.ndarray | None = None, heaviest: float | None = None) -> bool:
+def proven_order(estimate: np.ndarray, first: np.ndarray, degrees: np.ndarray, bound: float, spread: float,
+                 top: int = PROVEN_TOP, nodes: np.ndarray | None = None, max_degree: float | None = None) -> bool:
     """Whether `first`, the top `top` places by estimate (positions in `estimate`, ties to the lower; fewer when
     fewer have a score), are the exact ranking's, when node x's exact score lies in [estimate, estimate +
-    min(bound, spread·weights[x])]. Each place's lower end must be above the next one's upper end, and the last
-    place's above every other node's upper end. Places with no score are no places: then no other node may have
-    any. Exact ties are never proven.
+    min(bound, spread·degrees[x])] (`LocalWalk.degrees`). Each place's lower end must be above the next one's upper
+    end, and the last place's above every other node's upper end. Places with no score are no places: then no other
+    node may have any. Exact ties are never proven.
 
     `estimate` is every node's, or, given `nodes` (ascending), those nodes' only: the others' estimates are 0, and
-    their errors are taken as the largest any node may have, from `heaviest`, the most a node weighs (default:
-    the weights' maximum; a retriever passes it, as a pass over a million weights costs what the rest does)."""
+    their errors are taken as the largest any node may have, from `max_degree`, the largest degree of a node
+    (default: the degrees' maximum; a retriever passes it, as a pass over a million degrees costs what the rest
+    does)."""
     def upper(at: np.ndarray) -> np.ndarray:
-        return estimate[at] + np.minimum(bound, spread * weights[at if nodes is None else nodes[at]])
+        return estimate[at] + np.minimum(bound, spread * degrees[at if nodes is None else nodes[at]])
 
     places = first[estimate[first] > 0]
     if not np.all(estimate[places[:-1]] > upper(places[1:])):
         return False
-    most = min(bound, spread * (weights.max(initial=0.0) if heaviest is None else heaviest))  # any node's error
-    if places.size < min(top, weights.size) or not places.size:
+    most = min(bound, spread * (degrees.max(initial=0.0) if max_degree is None else max_degree))  # any node's error
+    if places.size < min(top, degrees.size) or not places.size:
         return bool(most == 0)
     last = estimate[places[-1]]
-    if estimate.size < weights.size and not last > most:
+    if estimate.size < degrees.size and not last > most:
         return False  # a node not listed may reach the last place
     rivals = np.flatnonzero(estimate >= last - most)  # only these can reach the last place: one pass, few found
     others = np.ones(rivals.size, dtype=bool)
@@ -247,10 +249,10 @@ def proven_order(estimate: np.ndarray, first: np.ndarray, weights: np.ndarray, b
     return bool(last > upper(rivals[others]).max(initial=0.0))
 
 
-def forward_push(W: sparse.spmatrix, seeds, weights, alpha: float = 0.15, iterations: int = 20,
+def forward_push(W: sparse.spmatrix, seeds, masses, alpha: float = 0.15, iterations: int = 20,
                  eps: float = 1e-6) -> PushResult:
-    """The T-step PPR of seed vector Σ weights·e_seeds on column-stochastic W, pushed with threshold ε."""
-    return LocalWalk(W).push(seeds, weights, alpha, iterations, eps)
+    """The T-step PPR of seed vector Σ masses·e_seeds on column-stochastic W, pushed with threshold ε."""
+    return LocalWalk(W).push(seeds, masses, alpha, iterations, eps)
 
 
 __all__ = ["LOCAL_EPS", "LOCAL_EPS_FLOOR", "LOCAL_FROM_EDGES", "PROVEN_TOP", "LocalWalk", "PushResult", "forward_push",

@@ -47,7 +47,7 @@ def carried(alpha, left):
 
 
 @numba.njit(cache=True, nogil=True)
-def levels(indptr, indices, data, share, uniform, degree, column_sum, weight, side, bipartite, seeds, seed_r, alpha,
+def levels(indptr, indices, data, share, uniform, edge_count, column_sum, degree, side, bipartite, seeds, seed_r, alpha,
            iterations, eps, nxt, queued, est, seen, nodes, level, r, reached):
     """The push's levels, in scratch of the graph's size: the next level's residuals (nxt) and whether a node is
     in its list (queued), the estimate (est) and whether a node is in the reached list (seen), all zero on entry
@@ -59,7 +59,7 @@ def levels(indptr, indices, data, share, uniform, degree, column_sum, weight, si
     allocated per level or called per edge (a level's fresh arrays cost their page faults; a helper returning a
     grown array, a reference count an edge). nogil: concurrent questions, each with its own scratch, run at once.
     Besides the bound it returns the spread of each side: what each level's largest residual left over its node's
-    weight can still add to a node of that side, summed over the levels (push.py says why that bounds each node's
+    degree can still add to a node of that side, summed over the levels (push.py says why that bounds each node's
     error on its own). On a bipartite graph (`bipartite`, sides 0 and 1 in `side`) a residual reaches its own side
     only in an even number of steps and the other only in an odd one, so each carries about half of the (1−α) that
     any node could get otherwise."""
@@ -70,7 +70,7 @@ def levels(indptr, indices, data, share, uniform, degree, column_sum, weight, si
     mass = np.zeros(iterations)
     bound, edges = 0.0, 0
     spread = np.zeros(2)
-    most = np.zeros(2)  # the largest residual left at a level over its node's weight, by side
+    most = np.zeros(2)  # the largest residual left at a level over its node's degree, by side
     for t in range(iterations + 1):
         last = t == iterations
         for k in range(size):
@@ -87,8 +87,8 @@ def levels(indptr, indices, data, share, uniform, degree, column_sum, weight, si
         for k in range(size):
             u, ru = nodes[k], r[k]
             mass[t] += ru
-            if ru >= eps * degree[u]:
-                edges += degree[u]
+            if ru >= eps * edge_count[u]:
+                edges += edge_count[u]
                 moved = (1 - alpha) * ru
                 part = share[u] * moved  # each edge's, when `uniform`: every edge of a column weighs share[u]
                 for e in range(indptr[u], indptr[u + 1]):
@@ -100,7 +100,7 @@ def levels(indptr, indices, data, share, uniform, degree, column_sum, weight, si
                     nxt[v] += part if uniform else data[e] * moved
             else:
                 bound += (1 - alpha) * ru * column_sum[u]
-                most[side[u]] = max(most[side[u]], ru / weight[u])
+                most[side[u]] = max(most[side[u]], ru / degree[u])
         if bipartite:
             same, other = carried(alpha, iterations - t)
             spread[0] += most[0] * same + most[1] * other

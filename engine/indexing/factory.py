@@ -68,10 +68,11 @@ class Retrievers:
         builder = s.builder
         seeder = EntitySeeder(graph, lambda q: query_keys(builder, q), config.graph.seeding,
                               aliases=index.aliases(builder) if s.aliases else None, doc_of=index.doc_of)
-        passages = None
+        passage_seeder = None
         if s.embeddings:
-            passages = PassageSeeder(self.dense(), config.hybrid, index.bm25() if config.hybrid.lexical > 0 else None)
-        return GraphRetriever(name, seeder, params, passages)
+            passage_seeder = PassageSeeder(self.dense(), config.hybrid,
+                                           index.bm25() if config.hybrid.lexical > 0 else None)
+        return GraphRetriever(name, seeder, params, passage_seeder)
 
     def filing(self, name: str, config: SearchConfig, embeddings: np.ndarray | None = None) -> FilingRetriever:
         """The `filing` or `filing-graph` retriever; `embeddings`, when given, stand in for the stage's
@@ -82,14 +83,14 @@ class Retrievers:
                                      doc_of=index.doc_of)
         seeder = FilingSeeder(filing, index.structure(), entity_seeder, lexicon_for(index.corpus.lexicon),
                               config.scope)
-        passages = None
+        passage_seeder = None
         if spec(name).embeddings:
             params = replace(config.hybrid, passage_weight=config.filing_passage_weight,
                              lexical=config.filing_lexical_share)
             dense_retriever = self.dense() if embeddings is None else DenseRetriever(
                 index.ids, embeddings, encoder.encode_queries, index.texts)
-            passages = PassageSeeder(dense_retriever, params, index.bm25() if params.lexical > 0 else None)
-        return FilingRetriever(name, seeder, _own(name, config.graph), passages, index.corpus.passages)
+            passage_seeder = PassageSeeder(dense_retriever, params, index.bm25() if params.lexical > 0 else None)
+        return FilingRetriever(name, seeder, _own(name, config.graph), passage_seeder, index.corpus.passages)
 
     def early(self, name: str, config: SearchConfig, documents: Sequence[str]) -> FilingRetriever | None:
         """The filings retriever ahead of the embeddings stage's end, for a question scoped to `documents`, once

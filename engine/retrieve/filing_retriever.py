@@ -45,9 +45,9 @@ class FilingWalk:
 
 
 class FilingRetriever(GraphRetriever):
-    def __init__(self, name: str, seeder: FilingSeeder, params: GraphParams, passages: PassageSeeder | None,
+    def __init__(self, name: str, seeder: FilingSeeder, params: GraphParams, passage_seeder: PassageSeeder | None,
                  corpus_passages: Sequence[Passage]):
-        super().__init__(name, seeder, params, passages)
+        super().__init__(name, seeder, params, passage_seeder)
         self.filing_seeder = seeder
         self._doc_of = [p.doc_id for p in corpus_passages]
         self._docs = np.array(self._doc_of, dtype=object)
@@ -72,14 +72,14 @@ class FilingRetriever(GraphRetriever):
         if scope.stop:
             raise NoSeedError(scope.stop)
         seeding = self.filing_seeder.seeding_for(scope)
-        if self.passages is None:
+        if self.passage_seeder is None:
             if not seeding.seeds:
                 raise self._no_seed(seeding)
             return Personalization(seeding, ())
         # dense seeds from the scoped filings only (no scope: every passage)
         within = np.isin(self._docs, scope.filings) if scope.filings else None
         lexical = f"{scope.text} {self.filing_seeder.lexicon.expansion(scope.terms)}"
-        return self._mixed(seeding, self.passages.seeds(scope.text, within, lexical))
+        return self._mixed(seeding, self.passage_seeder.seeds(scope.text, within, lexical))
 
     def hits_from(self, rows: np.ndarray, values: np.ndarray, k: int) -> tuple[Hit, ...]:
         """The top k pages (a page scores as its best passage, which stands for it), reached ones only;

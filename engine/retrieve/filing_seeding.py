@@ -34,7 +34,7 @@ class FilingSeeder:
         self.entity_seeder = entity_seeder
         self.lexicon = lexicon
         self.correction = correction
-        self._column = {node.key: self.layout.column(i) for i, node in enumerate(structure.nodes)}
+        self._column_of = {node.key: self.layout.column(i) for i, node in enumerate(structure.nodes)}
         self._by_doc: dict[tuple[str, str], list[int]] = {}  # (doc, kind) → structure node indices
         for i, node in enumerate(structure.nodes):
             self._by_doc.setdefault((node.doc_id, node.kind), []).append(i)
@@ -83,7 +83,7 @@ class FilingSeeder:
         degree = self.graph.entity_degree
         matched: dict[int, tuple[str, str]] = {}  # graph column → (via, rule)
         for i, rule, via in self.structure_matches(scope):
-            matched.setdefault(self._column[self.structure.nodes[i].key], (via, rule))
+            matched.setdefault(self._column_of[self.structure.nodes[i].key], (via, rule))
         entity_seeding = self.entity_seeder.seeding(scope.text) if self.entity_seeder is not None else None
         if entity_seeding is not None:
             index = self.graph.entity_index

@@ -168,7 +168,7 @@ def explain_walk(retriever, query: str, k: int, paths_per_hit: int = 3) -> Graph
     nodes, edges = _subgraph(retriever.graph, pers, hits, bridges, on_path_edges, result)
     g = retriever.graph
     rows = np.array([g.passage_index[h.passage_id] for h in hits], dtype=np.int64)
-    bound = float(result.errors(g.local_walk.weights[rows]).max(initial=0.0)) if result.pushed else 0.0
+    bound = float(result.errors(g.local_walk.degrees[rows]).max(initial=0.0)) if result.pushed else 0.0
     return GraphAnswer(retriever.name, query, hits, pers.seeds, pers.passage_seeds, pers.seeding.query_entities,
                        pers.seeding.unmatched, pers.seeding.ambiguous, explanations, result.residuals,
                        result.iterations, nodes, edges, pushed=result.pushed, bound=bound, proven=result.proven,

@@ -36,7 +36,9 @@ class GraphParams:
     beta: float = 0.5  # β: an alias's weight relative to its seed's
     vocabulary: bool = True  # seed graph entities named anywhere in the question
     specificity: bool = True  # weigh entity seeds by 1 / passages they occur in
-    walk: str = "auto"  # "exact", "push", or "auto": push from push.LOCAL_FROM_EDGES non-zeros of W, without tol
+    # how the walk runs: "exact", "push", or "auto": push from push.LOCAL_FROM_EDGES non-zeros of W, without tol;
+    # `walk` in JSON (engine.explain.jsonout)
+    walk_mode: str = "auto"
     eps: float = LOCAL_EPS  # push's first threshold (engine.graph.push)
     eps_floor: float = LOCAL_EPS_FLOOR  # … divided by 10 down to this while the top 10's order is not proven
     hop_share: float = 0.0  # γ: the restart mass of a second walk from the first walk's bridges (second_hop); 0: none
@@ -46,9 +48,9 @@ class GraphParams:
         check_params(self.alpha, self.iterations, self.tol)
         if not self.beta >= 0:
             raise PathLensError(f"BCT weight β must be 0 or more, got {self.beta}")
-        if self.walk not in ("auto", "exact", "push"):
-            raise PathLensError(f"walk must be auto, exact or push, got {self.walk!r}")
-        if self.walk == "push" and self.tol is not None:
+        if self.walk_mode not in ("auto", "exact", "push"):
+            raise PathLensError(f"walk_mode must be auto, exact or push, got {self.walk_mode!r}")
+        if self.walk_mode == "push" and self.tol is not None:
             raise PathLensError("a walk by push runs its levels to the end: it takes no tolerance")
         if not self.eps >= 0:
             raise PathLensError(f"push threshold ε must be 0 or more, got {self.eps}")
@@ -81,13 +83,14 @@ class Walk:
     iterations: int
     bound: float = 0.0  # 0 for the exact walk; by push, every score is exact within [score, score + bound]
     seed_pushes: tuple[PushResult, ...] = ()  # by push: one a seed, in the personalization's order
-    spread: float = 0.0  # by push, passage x's score is also within spread·(x's links) of its exact score
+    spread: float = 0.0  # by push, passage x's score is also within spread·(x's degree) of its exact score
     eps: float = 0.0  # by push, the threshold its pushes ran at
     proven: bool = True  # whether the bounds prove the order of its top PROVEN_TOP passages (the exact walk: true)
 
-    def errors(self, weights: np.ndarray) -> np.ndarray:
-        """The most each score of nodes of these weights (their number of links) can be below its exact value."""
-        return np.minimum(self.bound, self.spread * weights)
+    def errors(self, degrees: np.ndarray) -> np.ndarray:
+        """The most each score of nodes of these degrees (`LocalWalk.degrees`: their links' weights summed) can be
+        below its exact value."""
+        return np.minimum(self.bound, self.spread * degrees)
 
     @property
     def pushed(self) -> bool:
@@ -97,8 +100,8 @@ class Walk:
         """The scores of `nodes` (0 where the walk gave none)."""
         return values_at(self.nodes, self.values, nodes)
 
-    def passages(self, n_passages: int) -> tuple[np.ndarray, np.ndarray]:
-        """The scored passages (the graph's first `n_passages` nodes), ascending, and their scores."""
+    def scored_passages(self, n_passages: int) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of the scored passages (the graph's first `n_passages` nodes), ascending, and their scores."""
         m = int(np.searchsorted(self.nodes, n_passages))
         return self.nodes[:m], self.values[:m]
 
@@ -123,12 +126,12 @@ class GraphRetriever(Answers):
     for the hybrid with dense passage seeds too)."""
 
     def __init__(self, name: str, seeder: Seeder, params: GraphParams = GraphParams(),
-                 passages: PassageSeeder | None = None):
+                 passage_seeder: PassageSeeder | None = None):
         self.name = name
         self.seeder = seeder
         self.graph: EntityGraph = seeder.graph
         self.params = params
-        self.passages = passages  # None: entity seeds only
+        self.passage_seeder = passage_seeder  # the hybrid's dense passage seeds; None: entity seeds only
 
     # -------------------------------------------------------- seeding
 
@@ -139,12 +142,12 @@ class GraphRetriever(Answers):
         """The seeds of one question, with the bridges of a first walk from them when γ > 0; raises NoSeedError
         when there is nothing to start from."""
         seeding = self.seeder.seeding(check_query(query))
-        if self.passages is None:
+        if self.passage_seeder is None:
             if not seeding.seeds:
                 raise self._no_seed(seeding)
             first = Personalization(seeding, ())
         else:
-            first = self._mixed(seeding, self.passages.seeds(query))
+            first = self._mixed(seeding, self.passage_seeder.seeds(query))
         if self.params.hop_share == 0:
             return first
         if compares := comparison(query):  # the names it compares answer it: bridges would only crowd them out
@@ -156,7 +159,7 @@ class GraphRetriever(Answers):
         is the two hops' mix, and each bridge is a seed whose share of a score is exact."""
         g, gamma = self.graph, self.params.hop_share
         walk = self.walk(first)
-        found = bridges(g, *walk.passages(g.n_passages), lambda cols: walk.at(g.n_passages + cols),
+        found = bridges(g, *walk.scored_passages(g.n_passages), lambda cols: walk.at(g.n_passages + cols),
                         {s.entity for s in first.seeds})
         if not found:
             return first
@@ -169,7 +172,7 @@ class GraphRetriever(Answers):
         question has no entity seed, none when it has no passage seed."""
         if not passage_seeds and not seeding.seeds:
             raise self._no_seed(seeding)
-        w = self.passages.params.passage_weight if seeding.seeds else 1.0
+        w = self.passage_seeder.params.passage_weight if seeding.seeds else 1.0
         if not passage_seeds:
             w = 0.0
         entity_seeds = tuple(replace(s, weight=s.weight * (1 - w)) for s in seeding.seeds if 1 - w > 0)
@@ -206,7 +209,8 @@ class GraphRetriever(Answers):
     def pushes(self) -> bool:
         """Whether this retriever walks by push: on big graphs, where the exact walk's cost is the graph's."""
         p = self.params
-        return p.walk == "push" or (p.walk == "auto" and p.tol is None and self.graph.W.nnz >= LOCAL_FROM_EDGES)
+        return p.walk_mode == "push" or (p.walk_mode == "auto" and p.tol is None
+                                         and self.graph.W.nnz >= LOCAL_FROM_EDGES)
 
     def run(self, query: str) -> tuple[Personalization, Walk]:
         pers = self.personalize(query)
@@ -227,18 +231,18 @@ class GraphRetriever(Answers):
         g, p = self.graph, self.params
         nodes = [g.n_passages + g.entity_index[s.entity] for s in pers.seeds]
         nodes += [g.passage_index[ps.passage_id] for ps in pers.passage_seeds]
-        weights = [s.weight for s in pers.seeds] + [ps.weight for ps in pers.passage_seeds]
+        masses = [s.weight for s in pers.seeds] + [ps.weight for ps in pers.passage_seeds]
         eps = p.eps
         while True:
-            walk = self._pushed(nodes, weights, eps)
+            walk = self._pushed(nodes, masses, eps)
             if walk.proven or eps <= p.eps_floor:
                 return walk
             eps = max(eps / 10, p.eps_floor)
 
-    def _pushed(self, nodes: list[int], weights: list[float], eps: float) -> Walk:
+    def _pushed(self, nodes: list[int], masses: list[float], eps: float) -> Walk:
         g, p = self.graph, self.params
         local = g.local_walk
-        pushes = local.push_each(nodes, weights, p.alpha, p.iterations, eps)
+        pushes = local.push_each(nodes, masses, p.alpha, p.iterations, eps)
         levels = np.zeros(p.iterations)
         for pushed in pushes:
             levels[:len(pushed.level_mass)] += pushed.level_mass
@@ -246,9 +250,9 @@ class GraphRetriever(Answers):
         spread = float(sum(pushed.spread[PASSAGE_SIDE] for pushed in pushes))
         walk = Walk(*local.add_up(pushes), tuple((p.alpha * levels).tolist()), p.iterations, bound, pushes, spread,
                     eps)
-        rows, ps = walk.passages(g.n_passages)
-        proven = proven_order(ps, top_k(ps, PROVEN_TOP), local.weights[:g.n_passages], bound, spread, nodes=rows,
-                              heaviest=g.heaviest_passage)
+        rows, ps = walk.scored_passages(g.n_passages)
+        proven = proven_order(ps, top_k(ps, PROVEN_TOP), local.degrees[:g.n_passages], bound, spread, nodes=rows,
+                              max_degree=g.max_passage_degree)
         return replace(walk, proven=proven)
 
     def seed_parts(self, pers: Personalization, walk: Walk, rows: Sequence[int]) -> np.ndarray:
@@ -277,7 +281,7 @@ class GraphRetriever(Answers):
 
     def walk_hits(self, walk: Walk, k: int) -> tuple[Hit, ...]:
         """The top k passages of a walk."""
-        return self.hits_from(*walk.passages(self.graph.n_passages), k)
+        return self.hits_from(*walk.scored_passages(self.graph.n_passages), k)
 
     def passage_scores(self, s_e: np.ndarray, s_p: np.ndarray | None, iterations: int) -> np.ndarray:
         """PPR passage scores for entity seeds (m,) or (m, b) and optional passage seeds (n,) or
@@ -311,7 +315,7 @@ class GraphRetriever(Answers):
         if seeded:
             S_e = np.column_stack([v[0] for _, v in seeded])
             S_p = None
-            if self.passages is not None:
+            if self.passage_seeder is not None:
                 S_p = np.column_stack([np.zeros(self.graph.n_passages) if v[1] is None else v[1] for _, v in seeded])
             P = self.passage_scores(S_e, S_p, self.params.iterations)
             for col, (i, _) in enumerate(seeded):

@@ -66,7 +66,7 @@ class Seed:
     source: str  # "query", "alias" or "bridge"
     via: str  # the question's name it matched, the seed it is an alias of, or the passage that names a bridge
     rule: str  # "extracted", "containment", "vocabulary", the alias rule ("defined term", …), or "second hop"
-    passages: int  # passages the entity occurs in (its specificity is 1 / this)
+    passage_count: int  # how many passages the entity occurs in (its specificity is 1 / this); `passages` in JSON
     named_at: int = 0  # a bridge: the first walk's rank of the passage `via` that names it (engine.retrieve.second_hop)
 
 
@@ -109,7 +109,7 @@ class EntitySeeder:
         self._query_keys = query_keys
         self._aliases = aliases  # None: no alias over-seeding
         self._doc_of = doc_of or {}
-        self._index = graph.entity_index
+        self._entity_index = graph.entity_index
 
     # -------------------------------------------------------- matching
 
@@ -141,7 +141,7 @@ class EntitySeeder:
         for start in range(len(toks)):
             for n in range(1, min(longest, len(toks) - start) + 1):
                 gram = toks[start:start + n]
-                j = self._index.get(" ".join(gram))
+                j = self._entity_index.get(" ".join(gram))
                 if j is not None and not all(t in _FUNCTION_WORDS for t in gram):
                     found.setdefault(j, None)
         return list(found)
@@ -154,8 +154,8 @@ class EntitySeeder:
         groups: list[tuple[str, str, list[int]]] = []  # (name in the question, rule, entities it matched)
         unmatched = []
         for key in keys:
-            if key in self._index:
-                groups.append((key, "extracted", [self._index[key]]))
+            if key in self._entity_index:
+                groups.append((key, "extracted", [self._entity_index[key]]))
                 continue
             found = self.contained(key)
             if found:
@@ -206,11 +206,11 @@ class EntitySeeder:
             if len({name for name, _ in meanings}) > 1:
                 skip = {name for name, _ in meanings}
                 ambiguous.append(AmbiguousTerm(self.graph.display[j], tuple(sorted(
-                    {(self._doc_of.get(pid, pid), self.graph.display[self._index[name]]) for name, pid in meanings}))))
+                    {(self._doc_of.get(pid, pid), self.graph.display[self._entity_index[name]]) for name, pid in meanings}))))
             for a in table.by_entity.get(key, ()):
                 if a in skip:
                     continue
-                i = self._index[a]
+                i = self._entity_index[a]
                 w[i] = w.get(i, 0.0) + beta * weight
                 parents.setdefault(i, key)
         total = sum(w.values())
@@ -220,7 +220,7 @@ class EntitySeeder:
         """The entity part of the personalization vector (length = number of entities)."""
         s = np.zeros(len(self.graph.entities))
         for seed in seeds:
-            s[self._index[seed.entity]] = seed.weight
+            s[self._entity_index[seed.entity]] = seed.weight
         return s
 
 

@@ -95,7 +95,7 @@ def _row(size: int, seed: int) -> GrowthRow:
         if answer.walk is not None:
             subgraph_html(answer.walk, texts=texts)
 
-    exact = GraphRetriever(r.name, r.seeder, replace(r.params, walk="exact"), r.passages)
+    exact = GraphRetriever(r.name, r.seeder, replace(r.params, walk_mode="exact"), r.passage_seeder)
     same = [[h.passage_id for h in search_or_nothing(r, q)] == [h.passage_id for h in search_or_nothing(exact, q)]
             for q in queries]
     bm = index.retriever("bm25")

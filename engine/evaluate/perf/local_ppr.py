@@ -121,13 +121,14 @@ def compare(index, queries, retriever: str = RETRIEVER, rows=ROWS) -> LocalPPR:
     b = _values(index, asked, exact_runs)
     out = []
     for eps, floor in rows:
-        pushing = GraphRetriever(r.name, r.seeder, replace(r.params, walk="push", eps=eps, eps_floor=floor), r.passages)
+        pushing = GraphRetriever(r.name, r.seeder, replace(r.params, walk_mode="push", eps=eps, eps_floor=floor),
+                                 r.passage_seeder)
         runs, bounds, edges, ms, proven, at_first = {}, [], [], [], [], []
         for q, pers in seeded:
             t0 = time.perf_counter()
             walk = pushing.walk(pers)
             ms.append((time.perf_counter() - t0) * 1e3)  # the walk as the retriever runs it; not the full sort below
-            runs[q.id] = _top(*walk.passages(g.n_passages), g.passage_ids)
+            runs[q.id] = _top(*walk.scored_passages(g.n_passages), g.passage_ids)
             bounds.append(walk.bound)
             edges.append(sum(pushed.edges for pushed in walk.seed_pushes))
             proven.append(walk.proven)
