@@ -29,7 +29,7 @@ Progress = Callable[[str, int, int], None]
 SETTLE_SHARE, SETTLE_SECONDS = 0.05, 3.0
 # counts of whole evaluations (a sweep's trials, a benchmark's questions) are reported as each one ends, so their
 # clock starts after the first and holds no warm-up: two of them a second apart already give a rate
-COARSE_STEPS = frozenset({"trials", "questions"})
+COARSE_STEPS = frozenset({"trials", "questions", "retrievers"})
 
 
 # the rate is read over the last RECENT_SECONDS of a step (once it spans SETTLE_SECONDS), not since its start: a

@@ -14,7 +14,8 @@ from engine.indexing.config import corpus_defaults, search_config
 from engine.evaluate.metrics import leaders_in_words, metric_names
 from engine.explain.reasons import IN_TEXT, field_words, passage_name, walk_words
 from engine.retrieve.graph_explain import HitExplanation
-from ui.builds import ensure, fresh_area, stages_for
+from engine.jobs import Cancelled, Job
+from ui.builds import CancelButton, ensure, fresh_area, follow_job, stages_for
 from ui.frame import frame
 from ui.params import param_widget
 from ui.render import best_in_bold, downloads, escape_markdown, gold_of, metric_bars, pick_pair, show_table
@@ -64,6 +65,42 @@ config = search_config(values, corpus)
 if not names:
     st.warning("Choose at least one retriever.")
     st.stop()
+@st.fragment
+def why_they_disagree(index, config, question: str, k: int, rankings: dict[str, list[str]], disagree: list[str],
+                      titles: dict[str, str]) -> None:
+    """Each retriever's reason for one passage some rank and others do not; a fragment, so choosing another
+    passage explains that one and reruns nothing else (no retriever searches again)."""
+    st.subheader("Why they disagree")
+    pick = st.selectbox("Passage ranked by some and not others", disagree, key="cmp_why",
+                        format_func=lambda pid: passage_name(pid, titles, IN_TEXT))
+    for name, ranking in rankings.items():
+        where = f"rank {ranking.index(pick) + 1}" if pick in ranking else f"not in its top {k}"
+        # every retriever says why in its own terms: term shares, nearest sentences, votes, seeds and paths
+        why = index.retriever(name, config).explain_hits(question, [pick]).get(pick)
+        if why is None:
+            reason = "it does not reach this passage at all (no shared word, no path from the question's seeds)"
+        elif isinstance(why, HitExplanation):  # a walk's: its passages named as the rest of the page names them
+            reason = walk_words(why, titles)
+        else:
+            reason = why.words()
+        st.markdown(f"**{name}** · {where}")
+        st.caption(reason)
+
+
+def evaluation_job(index, names: list[str], ks, config) -> Job:
+    """The evaluation beside the page (engine.jobs): a click elsewhere does not lose it, and Cancel stops it
+    between two retrievers."""
+    def work(progress, should_stop):
+        def tick(name: str) -> None:
+            if should_stop():
+                raise Cancelled(f"the evaluation was cancelled before {name}")
+            progress("retrievers", names.index(name), len(names))
+        result = evaluate(index, names, ks, config, on_retriever=tick)
+        progress("retrievers", len(names), len(names))
+        return result
+    return Job("compare", work).start()
+
+
 with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no stale results under a build
     if not ensure(index, stages_for(names, config.rrf.members)):
         st.stop()
@@ -113,22 +150,7 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         union = list(dict.fromkeys(pid for n in ok for pid in rankings[n]))
         disagree = [pid for pid in union if len({pid in rankings[n] for n in ok}) > 1]
         if len(ok) >= 2 and disagree:
-            st.subheader("Why they disagree")
-            pick = st.selectbox("Passage ranked by some and not others", disagree, key="cmp_why",
-                                format_func=lambda pid: passage_name(pid, titles, IN_TEXT))
-            for name in ok:
-                ranked = pick in rankings[name]
-                where = f"rank {rankings[name].index(pick) + 1}" if ranked else f"not in its top {k}"
-                # every retriever says why in its own terms: term shares, nearest sentences, votes, seeds and paths
-                why = index.retriever(name, config).explain_hits(question, [pick]).get(pick)
-                if why is None:
-                    reason = "it does not reach this passage at all (no shared word, no path from the question's seeds)"
-                elif isinstance(why, HitExplanation):  # a walk's: its passages named as the rest of the page names them
-                    reason = walk_words(why, titles)
-                else:
-                    reason = why.words()
-                st.markdown(f"**{name}** · {where}")
-                st.caption(reason)
+            why_they_disagree(index, config, question, k, {n: rankings[n] for n in ok}, disagree, titles)
 
     # ---------------------------------------------------------------- the labeled query set
     st.header("Labeled query set")
@@ -146,19 +168,32 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
     evaluations = st.session_state.setdefault("evaluations", {})
     # a link to an evaluated view (eval=1) evaluates again on open
     from_link = asked_by_link("eval", "compare")
-    if (st.button("Evaluate all labeled queries", key="run_eval", type="primary") or from_link) \
-            and eval_key not in evaluations:
-        progress = st.progress(0.0, text="evaluating…")
-        done = []
-
-        def tick(name: str) -> None:
-            done.append(name)
-            progress.progress(len(done) / len(names), text=f"evaluating {name}…")
-
-        evaluations.clear()  # keep one: results of other settings are stale on this page
-        evaluations[eval_key] = evaluate(index, names, ks, config, on_retriever=tick)
-        st.session_state["evaluation_count"] = st.session_state.get("evaluation_count", 0) + 1
-        progress.empty()
+    running = st.session_state.get("cmp_job")
+    if running is not None and st.session_state.get("cmp_job_key") != eval_key:
+        running.cancel()  # its settings are gone from the page: its result would be stale
+        st.session_state.pop("cmp_job")
+    b1, b2 = st.columns([3, 1])
+    asked = b1.button("Evaluate all labeled queries", key="run_eval", type="primary")
+    with b2:
+        cancel = CancelButton("cmp_job", "cmp_cancel", active="cmp_job" in st.session_state or asked,
+                              help="Stop the evaluation after the retriever it is scoring.")
+    if (asked or from_link) and eval_key not in evaluations and "cmp_job" not in st.session_state:
+        st.session_state["cmp_job"] = evaluation_job(index, names, ks, config)
+        st.session_state["cmp_job_key"] = eval_key
+    job = st.session_state.get("cmp_job")
+    if job is not None:
+        if not follow_job(job):
+            st.stop()  # the fragment follows the evaluation and reruns the page when it is over
+        cancel.idle()
+        del st.session_state["cmp_job"]
+        try:
+            evaluations.clear()  # keep one: results of other settings are stale on this page
+            evaluations[eval_key] = job.result()
+            st.session_state["evaluation_count"] = st.session_state.get("evaluation_count", 0) + 1
+        except PathLensError as e:
+            (st.warning if job.status().cancelled else st.error)(str(e))
+    else:
+        cancel.idle()
     set_params(eval=1 if eval_key in evaluations else None)
     if eval_key not in evaluations:
         set_params(a=None, b=None, metric=None)  # no CI on screen, none in the link

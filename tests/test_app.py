@@ -716,6 +716,48 @@ def test_a_link_to_an_evaluated_compare_view_evaluates_once_on_open():
     assert at.session_state["evaluation_count"] == 1 and at.query_params["metric"] == "hr@1"
 
 
+def test_the_compare_evaluation_is_a_job_a_click_does_not_lose_and_cancel_stops(monkeypatch):
+    """Evaluation runs beside the page: a click elsewhere while it runs (here, k) reruns the page, which follows
+    the same job and shows its result once over; Cancel stops the next one between two retrievers."""
+    import threading
+
+    import engine.evaluate.evaluate as evaluation
+
+    gate = threading.Event()
+    real = evaluation.run_queries
+
+    def held(*args, **kwargs):  # the first retriever waits until the test lets it go
+        gate.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(evaluation, "run_queries", held)
+    at = start("pages/compare.py", params={"retrievers": "bm25,ppr-regex"})  # built, waited for
+    monkeypatch.setenv("PATHLENS_BUILD_WAIT_S", "0")  # follow the job, as a browser does, rather than wait for it
+    at.button(key="run_eval").click().run()
+    job = at.session_state["cmp_job"]
+    assert not job.status().over and not any("hr@1" in getattr(d.value, "columns", []) for d in at.dataframe)
+    assert not at.button(key="cmp_cancel").disabled
+    at.number_input(key="cmp_k").set_value(3).run()  # a click while it runs: the same job, still followed
+    assert at.session_state["cmp_job"] is job
+    gate.set()
+    assert job.wait(120)
+    at.run()
+    metrics = next(d.value for d in at.dataframe if "hr@1" in getattr(d.value, "columns", []))
+    assert set(metrics["retriever"]) == {"bm25", "ppr-regex"} and at.session_state["evaluation_count"] == 1
+    assert "cmp_job" not in at.session_state
+    # another evaluation, cancelled while its first retriever runs: stopped before the second, and said so
+    gate.clear()
+    at.slider(key="cmp_alpha").set_value(0.3).run()
+    at.button(key="run_eval").click().run()
+    job = at.session_state["cmp_job"]
+    at.button(key="cmp_cancel").click().run()
+    gate.set()
+    assert job.wait(120) and job.status().cancelled
+    at.run()
+    assert any("the evaluation was cancelled before ppr-regex" in w.value for w in at.warning)
+    assert at.session_state["evaluation_count"] == 1 and not at.exception
+
+
 def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_scope(tmp_path):
     from tests.filingmaker import write_pdfs
 

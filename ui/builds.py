@@ -169,7 +169,7 @@ def job_text(s: JobStatus) -> str:
     left = s.seconds_left()
     eta = (f" · about {left:.0f} s left" if left is not None
            else " · estimating the time left…" if s.total and s.done < s.total else "")
-    if s.step in ("questions", "trials"):
+    if s.step in ("questions", "trials", "retrievers"):
         return f"{s.step[:-1]} {s.done:,} of {s.total:,}{eta}"
     return f"building the index, {component_label(s.step)}: {s.done:,} of {s.total:,} passages{eta}"
 

@@ -75,9 +75,14 @@ def floats(text: str, flag: str) -> list[float]:
 
 @dataclass(frozen=True)
 class Later:
-    """A keyword's value made anew each time a parser is built: one that needs a slow import, or a fresh list."""
+    """A keyword's value made anew each time a parser is built: one that needs a slow import, a fresh list, or the
+    catalog as it is then."""
 
     make: Callable[[], object]
+
+
+CATALOG_NAMES = Later(lambda: "comma-separated: " + ", ".join(CATALOG))  # read when a parser is built: the catalog
+# as it is then, a retriever added to it included
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,7 @@ class Command:
     """A subcommand: its line in the top-level help, and its arguments in order."""
 
     help: str
-    args: tuple[Arg, ...] = ()
+    args: tuple[Arg | EachParam, ...] = ()
 
 
 CORPUS = (arg("--corpus", default=None, help="a bundled corpus, or a folder, zip or file of documents (default: the "
@@ -111,10 +116,21 @@ COMPARE = (arg("--compare", default="", metavar="A,B",
 
 # every catalog parameter as a flag named after it, with the catalog's default, range and help (None = not given:
 # a bundled corpus's tuned default, else the catalog's, applies); then the settings that are not single numbers
-SEARCH = tuple(arg(spec.flag, dest=name, type=type(spec.default), default=None,
-                   help=f"{spec.help} Default {spec.default} (or the corpus's tuned value), "
-                        f"range {spec.low}–{spec.high}.")
-               for name, spec in PARAMS.items()) + (
+class EachParam:
+    """Every catalog parameter as a flag, read from the catalog when a parser is built (one added to it included)."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(spec.flag for spec in PARAMS.values())
+
+    def add_to(self, p: argparse.ArgumentParser) -> None:
+        for name, spec in PARAMS.items():
+            p.add_argument(spec.flag, dest=name, type=type(spec.default), default=None,
+                           help=f"{spec.help} Default {spec.default} (or the corpus's tuned value), "
+                                f"range {spec.low}–{spec.high}.")
+
+
+SEARCH = (EachParam(),) + (
     arg("--tol", type=float, default=None, help="stop PPR early when the L1 change is below this"),
     arg("--seeding", choices=("vocabulary", "paper"), default="vocabulary",
         help="graph seeding: 'vocabulary' also seeds every graph entity named in the question and weighs seeds by "
@@ -140,8 +156,8 @@ SCOPE = (
 ASK = (
     arg("question"),
     arg("--retriever", default=None, metavar="RETRIEVER",
-        help=f"default {DEFAULT_RETRIEVER}, or {FILINGS_RETRIEVER} for a corpus of PDFs, as on the Query page; one of: "
-             + "; ".join(f"{n} ({s.description})" for n, s in CATALOG.items())),
+        help=Later(lambda: f"default {DEFAULT_RETRIEVER}, or {FILINGS_RETRIEVER} for a corpus of PDFs, as on the Query "
+                   "page; one of: " + "; ".join(f"{n} ({s.description})" for n, s in CATALOG.items()))),
     arg("--k", type=int, default=5),
     arg("--without", action="append", default=Later(list), metavar="ENTITY",
         help="what-if: rank as if the extractor had never found this entity (repeatable)"),
@@ -157,7 +173,7 @@ def run_options(retrievers: str, file_required: bool) -> tuple[Arg, ...]:
         arg("--file", required=file_required, help="path to the benchmark's JSON or JSON Lines file"),
         arg("--sample", type=int, default=None, help="use a random sample of N questions"),
         arg("--seed", type=int, default=42),
-        arg("--retrievers", default=retrievers, help="comma-separated: " + ", ".join(CATALOG)),
+        arg("--retrievers", default=retrievers, help=CATALOG_NAMES),
         arg("--k", default="1,3,5"),
     )
 
@@ -176,6 +192,19 @@ SUBCOMMANDS: Mapping[str, Command] = MappingProxyType({
         arg("--out", default=None, help="the HTML file to write (default: evidence-report-<the question's first "
                                         "words>-<today>.html, the name the Query page's download has)"),
     )),
+    "page": Command("draw one page of a PDF to PNG, with what a question matched marked on it, and read its "
+                    "statement table with the column each value sits under", CORPUS + AS_JSON + (
+        arg("doc", help="the PDF, as its passages cite it (e.g. APPLE_2022_10K.pdf)"),
+        arg("page", type=int, help="the page, from 1"),
+        arg("--question", default=None, help="mark what the corpus's default retriever matched for this question: "
+                                             "its best hit on the page outlined, the question's words and the hit's "
+                                             "seed entities filled"),
+        arg("--retriever", default=None, metavar="RETRIEVER", help="with --question: instead of the default"),
+        arg("--k", type=int, default=10, help="with --question: how many hits to look through for the page"),
+        arg("--row", default=None, metavar="LABEL", help="mark the row that starts with this line item"),
+        arg("--width", type=int, default=1400, help="the image's width in pixels (default 1400)"),
+        arg("--out", default=None, help="the PNG to write (default: <document>-p<page>.png)"),
+    )),
     "eval": Command("metrics over the corpus's labeled queries", CORPUS + AS_JSON + COMPARE + SEARCH + (
         arg("--queries", action="append", default=None, metavar="FILE",
             help="labeled questions (JSON lines) to use instead of any queries.jsonl beside the corpus; repeat to pool "
@@ -192,7 +221,7 @@ SUBCOMMANDS: Mapping[str, Command] = MappingProxyType({
         arg("--cluster", default="", choices=("", "doc", "company"),
             help="with --compare: also print the CI that resamples whole filings (doc) or companies with their "
                  "questions, beside the one that resamples questions"),
-        arg("--retrievers", default="bm25,tfidf,dense,rrf", help="comma-separated: " + ", ".join(CATALOG)),
+        arg("--retrievers", default="bm25,tfidf,dense,rrf", help=CATALOG_NAMES),
         arg("--k", default="1,3,5"),
     )),
     "bench": Command("MuSiQue / HotpotQA / 2Wiki benchmark, closed pool or open corpus",
