@@ -13,9 +13,10 @@ from .ask import cmd_filings, cmd_graph, cmd_list, cmd_query, cmd_report
 from .build import cmd_build
 from .measure import cmd_bench, cmd_demo, cmd_eval, cmd_perf, cmd_sweep
 from .options import parser
+from .page import cmd_page
 
 COMMANDS = {"list": cmd_list, "query": cmd_query, "report": cmd_report, "eval": cmd_eval, "graph": cmd_graph, "filings": cmd_filings,
-            "bench": cmd_bench, "sweep": cmd_sweep, "perf": cmd_perf, "build": cmd_build, "demo": cmd_demo}
+            "bench": cmd_bench, "sweep": cmd_sweep, "perf": cmd_perf, "build": cmd_build, "demo": cmd_demo, "page": cmd_page}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
