@@ -166,10 +166,12 @@ def find_marks(layout: PageLayout, width: int, passage: str = "", question: str 
             marks.extend(_mark(layout, width, "passage", layout.text[s:e], b) for b, s, e in span_boxes(layout, start, end))
     taken: list[tuple[int, int]] = []
     unnamed = []
-    for name in dict.fromkeys(e for e in entities if e.strip()):
-        spots = [(t, s, e) for t, s, e in find_entity(layout, name, start, end)
-                 if not any(s < e2 and s2 < e for s2, e2 in taken)]
-        if not spots:
+    # the longest names first: "Repurchases of common stock" is marked whole, and "common stock" within it is not
+    # marked again (nor said to be missing)
+    for name in sorted(dict.fromkeys(e for e in entities if e.strip()), key=lambda n: -len(normalize_name(n).split())):
+        found = find_entity(layout, name, start, end)
+        spots = [(t, s, e) for t, s, e in found if not any(s < e2 and s2 < e for s2, e2 in taken)]
+        if not found:
             unnamed.append(repr(name))
         for text, s, e in spots:
             taken.append((s, e))
@@ -220,7 +222,7 @@ def draw_marks(png: bytes, marks: Sequence[Mark], with_legend: bool = True) -> b
         if m.kind in ("passage", "row"):
             if m.kind == "row":
                 draw.rectangle((x0 - pad, y0 - pad, x1 + pad, y1 + pad), fill=rgb + (40,))
-            draw.rectangle((x0 - 2 * pad, y0 - 2 * pad, x1 + 2 * pad, y1 + 2 * pad), outline=rgb + (255,),
+            draw.rectangle((x0 - pad, y0 - 1, x1 + pad, y1 + 1), outline=rgb + (255,),
                            width=max(2, pad))
         else:
             draw.rectangle((x0, y0, x1, y1), fill=rgb + (80,))
