@@ -44,8 +44,8 @@ st.caption("Closed pool: each question gets a fresh index over its own paragraph
 # a link reproduces the settings; of the file, only a shared-data file's name goes in it (see `shared_name`)
 seed_from_url("bm_format", "format", FORMATS[0], lambda v: v in FORMATS)
 seed_from_url("bm_mode", "mode", MODES[0], lambda v: v in MODES)
-seed_from_url("bm_sample", "sample", 50, lambda v: 0 <= v <= 100_000, int)
-seed_from_url("bm_seed", "seed", 42, lambda v: 0 <= v < 2**31, int)
+seed_from_url("bm_sample", "sample", 50, cast=int, bounds=(0, 100_000), label="Sample size")
+seed_from_url("bm_seed", "seed", 42, cast=int, bounds=(0, 2**31 - 1), label="Random seed")
 seed_from_url("bm_retrievers", "retrievers", list(QUICK_RETRIEVERS), bool,
               lambda raw: list_param(raw, CATALOG))
 c1, c2 = st.columns(2)

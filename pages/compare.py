@@ -19,7 +19,7 @@ from ui.builds import CancelButton, ensure, fresh_area, follow_job, stages_for
 from ui.frame import frame
 from ui.params import param_widget
 from ui.render import best_in_bold, downloads, escape_markdown, gold_of, metric_bars, pick_pair, show_table
-from ui.url_state import asked_by_link, param, seed_from_url, set_params
+from ui.url_state import asked_by_link, param, param_in_range, seed_from_url, set_params
 
 st.title("Compare retrievers")
 index = frame()
@@ -34,8 +34,11 @@ if st.session_state.get("compare_state_for") != corpus.name:
         "compare_state_for": corpus.name,
         "cmp_retrievers": wanted or DEFAULT,
         "cmp_question": param("q", corpus.opening_question),  # the Query page's opening question too
-        "cmp_k": min(20, max(1, param("k", 5, int))),
     })
+    notes: list[str] = []
+    st.session_state["cmp_k"] = param_in_range("k", 5, 1, 20, int, "k", notes)
+    for note in notes:
+        st.warning(note)
 
 names = st.multiselect("Retrievers", list(CATALOG), key="cmp_retrievers",
                        help="\n\n".join(f"**{n}**: {s.description}" for n, s in CATALOG.items()))
@@ -50,8 +53,8 @@ SHOWN = ("alpha", "passage_weight", "tau", "passage_seeds", "lexical_share")
 for name in SHOWN:
     p = PARAMS[name]
     cast = type(p.default)
-    seed_from_url(f"cmp_{name}", name, cast(corpus_defaults(corpus).get(name, p.default)),
-                  lambda v, lo=p.low, hi=p.high: lo <= v <= hi, cast)
+    seed_from_url(f"cmp_{name}", name, cast(corpus_defaults(corpus).get(name, p.default)), cast=cast,
+                  bounds=(cast(p.low), cast(p.high)), label=p.label)
 with st.expander("Graph and hybrid parameters"):
     for column, name in zip(st.columns(len(SHOWN)), SHOWN):
         param_widget(column, name, key=f"cmp_{name}")

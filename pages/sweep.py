@@ -39,11 +39,11 @@ if st.session_state.get("sw_sizes_for") != corpus.fingerprint:  # another corpus
     linked = [int(x) for x in list_param(param("sizes", ""), {str(o) for o in options})] if first else []
     st.session_state["sw_sizes"] = linked or defaults
 METRICS = metric_names(SweepConfig().ks)
-seed_from_url("sw_resamples", "resamples", 5, lambda v: 1 <= v <= 20, int)
-seed_from_url("sw_seed", "seed", 42, lambda v: 0 <= v < 2**31, int)
+seed_from_url("sw_resamples", "resamples", 5, cast=int, bounds=(1, 20), label="Resamples per size")
+seed_from_url("sw_seed", "seed", 42, cast=int, bounds=(0, 2**31 - 1), label="Random seed")
 seed_from_url("sw_retrievers", "retrievers", list(QUICK_RETRIEVERS), bool,
               lambda raw: list_param(raw, CATALOG))
-seed_from_url("sw_metric", "metric", "hr@5", lambda v: v in METRICS)
+seed_from_url("sw_metric", "metric", "hr@5", lambda v: v in METRICS, label="Metric")
 
 
 def open_full_data_room() -> None:

@@ -571,6 +571,27 @@ def test_out_of_range_link_values_are_clamped_and_said_so():
     assert len(hit_lines(at)) == 1  # k clamped to 1
 
 
+def test_the_other_pages_clamp_out_of_range_link_values_and_say_so():
+    at = start(params={"resamples": "30", "seed": "-4", "metric": "nope"})
+    at.switch_page("pages/sweep.py").run()
+    notes = [w.value for w in at.warning]
+    assert "Resamples per size = 30 in the link is outside [1, 20]; using 20." in notes
+    assert "Random seed = -4 in the link is outside [0, 2147483647]; using 0." in notes
+    assert "Metric = 'nope' in the link is not one this page can use; using hr@5." in notes
+    assert at.number_input(key="sw_resamples").value == 20 and at.number_input(key="sw_seed").value == 0
+    compare = start()
+    compare.query_params.update({"alpha": "2", "tau": "0", "k": "50"})  # a link to the Compare page itself
+    compare.switch_page("pages/compare.py").run()
+    notes = [w.value for w in compare.warning]
+    assert "α (teleport probability) = 2 in the link is outside [0.01, 0.99]; using 0.99." in notes
+    assert "k = 50 in the link is outside [1, 20]; using 20." in notes
+    assert compare.slider(key="cmp_alpha").value == 0.99 and compare.number_input(key="cmp_tau").value == 0.005
+    bench = start(params={"sample": "200000"})
+    bench.switch_page("pages/benchmarks.py").run()
+    assert "Sample size = 200000 in the link is outside [0, 100000]; using 100000." in [w.value for w in bench.warning]
+    assert not (at.exception or compare.exception or bench.exception)
+
+
 def test_a_toy_retriever_added_through_the_catalog_alone_reaches_the_cli_and_the_query_page(monkeypatch, capsys):
     """Adding a retriever is one catalog entry plus its class: no other file changes."""
     from engine import catalog

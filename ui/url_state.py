@@ -35,13 +35,24 @@ def param_in_range(name: str, default, lo, hi, cast, label: str, notes: list[str
     return value
 
 
-def seed_from_url(key: str, name: str, default, valid=lambda v: True, cast=str) -> None:
-    """Give widget `key` its first value from the link's `name` (when readable and valid), else `default`.
-    Only before the widget exists in this session: afterwards the user's own choice stands."""
+def seed_from_url(key: str, name: str, default, valid=lambda v: True, cast=str, bounds: tuple | None = None,
+                  label: str | None = None) -> None:
+    """Give widget `key` its first value from the link's `name`, else `default`. A number outside `bounds` is
+    clamped to them and any other value the page cannot use is replaced, each said in a warning naming the
+    parameter (`label`, else its URL name), as the Query page says of its link. Only before the widget exists in
+    this session: afterwards the user's own choice stands."""
     if key in st.session_state:
         return
+    raw = st.query_params.get(name)
     value = param(name, None, cast)
-    st.session_state[key] = value if value is not None and valid(value) else default
+    if bounds is not None and value is not None and value == value and not bounds[0] <= value <= bounds[1]:
+        value = min(bounds[1], max(bounds[0], value))
+        st.warning(f"{label or name} = {raw} in the link is outside [{bounds[0]}, {bounds[1]}]; using {value}.")
+    elif raw is not None and (value is None or not valid(value)):
+        st.warning(f"{label or name} = {raw!r} in the link is not one this page can use; using "
+                   f"{', '.join(map(str, default)) if isinstance(default, list) else default}.")
+        value = default
+    st.session_state[key] = value if value is not None else default
 
 
 def asked_by_link(name: str, page: str) -> bool:
