@@ -35,6 +35,10 @@ def shared_name(path_text: str) -> str | None:
     return path.name if path.name in shared_files() and path.resolve().parent == SHARED.resolve() else None
 
 
+NO_SEED = ("questions a graph retriever could not start on: none of their names is in its graph, so it returned "
+           "nothing and they count as misses (a hybrid always starts, from its passage seeds; bm25 and dense read "
+           "every word).")
+
 frame(pick_corpus=False)  # benchmarks bring their own file: the corpus picker does nothing here
 st.title("Benchmarks")
 st.caption("Closed pool: each question gets a fresh index over its own paragraphs. Open corpus: the unique "
@@ -54,12 +58,16 @@ mode = c2.radio("Mode", MODES, horizontal=True, key="bm_mode",
                 format_func=lambda m: {"closed": "closed pool", "open": "open corpus"}[m])
 # a file in the shared data folder beside the checkout may be named in a link (by its name alone); any other path
 # stays out of it, since a shared link must not make the server read files of its choosing
-if "bm_path" not in st.session_state:
-    linked = param("file", "")
-    st.session_state["bm_path"] = str(SHARED / linked) if linked in shared_files() else ""
 samples = sorted(shared_files())
 # the example path is one of the chosen format's own files when one is here, so the two never disagree
 example = next((s for s in samples if fmt in s.lower()), None)
+if "bm_path" not in st.session_state:
+    linked = param("file", "")
+    st.session_state["bm_path"] = str(SHARED / linked) if linked in shared_files() else ""
+# with no file named, the chosen format's shared file fills the field, and follows the format while nobody edits it
+auto = str(SHARED / example) if example else ""
+if st.session_state["bm_path"] in ("", st.session_state.get("bm_path_auto")):
+    st.session_state["bm_path"] = st.session_state["bm_path_auto"] = auto
 path_text = st.text_input("File path (JSON or JSON Lines)", key="bm_path",
                           placeholder=str(SHARED / example) if example else f"/path/to/{fmt}_dev.jsonl",
                           help=f"Files in {SHARED} can be shared in the page's link; other paths are not put in it.")
@@ -130,8 +138,9 @@ if result is not None:
     hidden = [m for m in metric_names(result.eval.ks) if m not in metrics]
     table = pd.DataFrame([{"retriever": n, **{m: r.means[m] for m in metrics}, "no seed": len(r.no_seed)}
                           for n, r in result.eval.results.items()])
-    show_table(best_in_bold(table, metrics), hide_index=True, width="stretch")
-    st.caption("The best value of each column is in bold.")
+    show_table(best_in_bold(table, metrics), hide_index=True, width="stretch", column_config={
+        "no seed": st.column_config.NumberColumn("no seed", help=NO_SEED)})
+    st.caption("The best value of each column is in bold. “no seed”: " + NO_SEED)
     if hidden:
         st.caption(f"Not shown: {', '.join(hidden)}. Every question here has at least {result.min_gold} gold "
                    "passages, so no ranking can have them all in so few places: it is 0 by construction.")

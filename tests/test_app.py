@@ -509,6 +509,9 @@ def test_benchmarks_page_with_fixture_file():
     assert "musique" in at.text_input(key="bm_path").placeholder
     at.selectbox(key="bm_format").set_value("hotpotqa").run()
     assert "hotpotqa" in at.text_input(key="bm_path").placeholder
+    # the table's "no seed" column says what it counts, on hover and under the table
+    assert any(c.value.startswith("The best value of each column is in bold. “no seed”: questions a graph retriever "
+                                  "could not start on") for c in at.caption)
     at.text_input(key="bm_path").set_value(str(FIX / "nope.jsonl")).run()
     at.button(key="bm_run").click().run()
     assert any("no file at" in e.value for e in at.error)
@@ -517,6 +520,20 @@ def test_benchmarks_page_with_fixture_file():
     at.text_input(key="bm_path").set_value(str(FIX / "musique.jsonl")).run()
     at.button(key="bm_run").click().run()
     assert any("missing field '_id'" in e.value for e in at.error)
+
+
+def test_the_benchmark_file_is_the_shared_file_of_the_chosen_format_until_someone_edits_it(tmp_path):
+    shared = ROOT.parent / "shared" / "data"
+    musique, hotpot = shared / "musique_ans_dev_292.jsonl", shared / "hotpotqa_dev_distractor_300.jsonl"
+    if not (musique.is_file() and hotpot.is_file()):
+        pytest.skip("../shared/data with the MuSiQue and HotpotQA dev files is not beside this checkout")
+    at = start("pages/benchmarks.py")
+    assert at.text_input(key="bm_path").value == str(musique.resolve())
+    at.selectbox(key="bm_format").set_value("hotpotqa").run()
+    assert at.text_input(key="bm_path").value == str(hotpot.resolve())
+    at.text_input(key="bm_path").set_value(str(tmp_path / "mine.jsonl")).run()
+    at.selectbox(key="bm_format").set_value("musique").run()
+    assert at.text_input(key="bm_path").value == str(tmp_path / "mine.jsonl")  # the user's own path stands
 
 
 def test_compare_page_shows_a_crashing_retriever_in_its_own_column(monkeypatch):
