@@ -222,8 +222,9 @@ def draw_marks(png: bytes, marks: Sequence[Mark], with_legend: bool = True) -> b
         if m.kind in ("passage", "row"):
             if m.kind == "row":
                 draw.rectangle((x0 - pad, y0 - pad, x1 + pad, y1 + pad), fill=rgb + (40,))
-            draw.rectangle((x0 - pad, y0 - 1, x1 + pad, y1 + 1), outline=rgb + (255,),
-                           width=max(2, pad))
+            # the stroke stands clear of the text: a filing's fonts often have no loose box, and their tight one
+            # ends at the capitals' tops
+            draw.rectangle((x0 - pad, y0 - 2 * pad, x1 + pad, y1 + 2 * pad), outline=rgb + (255,), width=pad)
         else:
             draw.rectangle((x0, y0, x1, y1), fill=rgb + (80,))
             draw.line((x0, y1, x1, y1), fill=rgb + (255,), width=max(2, pad // 2))
