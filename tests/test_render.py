@@ -1,6 +1,9 @@
 """The evidence subgraph's HTML: self-contained, escaped, and the same on every render."""
 
 import re
+from pathlib import Path
+
+import pytest
 
 from engine.ingest.corpus import Corpus
 from engine.ingest.passage import Passage
@@ -353,3 +356,84 @@ def test_a_name_inside_a_longer_name_says_on_hover_that_the_two_are_one_thing_na
         f" {n.id[2:]} " in f" {m.id[2:]} " or f" {m.id[2:]} " in f" {n.id[2:]} "
         for m in answer.nodes if m.id.startswith("e:") and m.id != n.id))
     assert nested_words(lone, answer) == ""
+
+
+# ---------------------------------------------------------------- the report's pages: each hit's cited page, inline
+
+SHARED_FILINGS = Path(__file__).resolve().parents[2] / "shared" / "data" / "filings"
+ROOT_OUT = Path(__file__).resolve().parents[1] / "test-output"
+REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.IGNORECASE)
+
+
+def _report_pngs(page: str) -> list[bytes]:
+    import base64
+
+    return [base64.b64decode(b) for b in re.findall(r"<img src='data:image/png;base64,([A-Za-z0-9+/=]+)'", page)]
+
+
+def test_a_filing_reports_answers_each_show_their_page_marked_inline_and_a_missing_file_is_named(tmp_path):
+    import io
+
+    from PIL import Image
+
+    from engine.explain.page_marks import MARK_COLORS
+    from engine.explain.report import ReportView, build_report
+    from engine.indexing.index import search_config
+    from engine.ingest.corpus import load_corpus
+    from tests.test_app_query import PAGED_Q, _pdf_room
+
+    folder, index = _pdf_room(tmp_path)
+    view = ReportView(folder, PAGED_Q, "bm25", 2, search_config({}, index.corpus))
+    page = build_report(index, view, "T")
+    assert page == build_report(index, view, "T")  # the same view gives the same file, pictures included
+    pngs = _report_pngs(page)
+    assert len(pngs) == 2 and not REMOTE.search(page)
+    outline = tuple(int(MARK_COLORS["passage"][i:i + 2], 16) for i in (1, 3, 5))
+    for png in pngs:
+        image = Image.open(io.BytesIO(png)).convert("RGB")
+        assert image.width == 900  # REPORT_PAGE_WIDTH: a letter page 900 pixels wide
+        # the passage outlined on the page itself: its colour, to within the palette's rounding, on 3 px wide lines
+        near = sum(n for n, c in image.getcolors(1 << 16) if max(abs(a - b) for a, b in zip(c, outline)) <= 8)
+        assert near >= 3 * 2 * 100, near
+    # each picture sits in its answer, after its text, with its file and page said
+    first, second = page.split("<div class='hit'>")[1:3]
+    assert "<figcaption>CALDER_2021_10K.pdf page 2, as cited by answer 1</figcaption>" in first
+    assert first.index("(106)") < first.index("<figure") < first.index("passage <code>")
+    assert "the passage the hit cites" in first and "a word of the question" in first  # the marks' key
+    assert "page 1, as cited by answer 2" in second
+    # the file moved: each answer says which page it could not show, and keeps its passage
+    gone = build_report(index, view, "T", pdfs=str(tmp_path / "elsewhere"))
+    assert not _report_pngs(gone) and gone.count("<strong>The cited page is not shown:</strong>") == 2
+    assert "neither a bundled corpus nor an existing folder, zip or file, so CALDER_2021_10K.pdf cannot be read" in gone
+    assert "<mark>repurchases</mark> (106) (2,000)" in gone.split("<div class='hit'>")[1]
+    # a corpus of Markdown has no pages to show
+    core = load_corpus("dataroom-core")
+    plain = build_report(Index(core), ReportView("dataroom-core", "Who lends to Brightwater Logistics?", "bm25", 5,
+                                                 search_config({}, core)), "T")
+    assert "<figure" not in plain and "cited page is not shown" not in plain
+
+
+@pytest.mark.skipif(not (SHARED_FILINGS / "APPLE_2022_10K.pdf").exists(),
+                    reason="the shared filings (../shared/data/filings) lie beside the checkout in CI")
+def test_a_real_filings_report_of_five_pages_is_under_5_mb_and_asks_nothing_of_the_network(tmp_path):
+    import json
+
+    from engine.explain.report import ReportView, build_report
+    from engine.indexing.index import search_config
+    from engine.ingest.corpus import load_corpus
+
+    folder = tmp_path / "apple"
+    folder.mkdir()
+    (folder / "APPLE_2022_10K.pdf").write_bytes((SHARED_FILINGS / "APPLE_2022_10K.pdf").read_bytes())
+    corpus = load_corpus(str(folder))
+    q = "How much did Apple spend on share repurchases in 2022?"
+    page = build_report(Index(corpus), ReportView(str(folder), q, "filing-graph", 5, search_config({}, corpus)), "T")
+    pngs = _report_pngs(page)
+    assert len(pngs) == 5 and "cited page is not shown" not in page
+    assert not REMOTE.search(page) and "<script src" not in page and "<link" not in page
+    size = len(page.encode("utf-8"))
+    assert size < 5_000_000, size
+    out = ROOT_OUT / "report_pages"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "apple-share-repurchases.html").write_text(page, "utf-8")
+    (out / "size.json").write_text(json.dumps({"k": 5, "bytes": size, "pngs": [len(p) for p in pngs]}))

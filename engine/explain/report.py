@@ -24,12 +24,14 @@ from pathlib import Path
 from typing import Iterable, Sequence
 from urllib.parse import urlencode
 
-from ..retrieve.graph_explain import GraphAnswer
+from ..errors import PathLensError
 from ..indexing.index import Index, SearchConfig, param_values
 from ..catalog import EDGE_PARAMS, PARAMS, spec
-from .reasons import IN_TEXT, exactness_words, explanation_lines, move_words, passage_name, passage_place, short
-from .render import (COLORS, ROLE_WORDS, extent, label_width, layout, node_labels, page_height, passage_seed_summary,
-                     second_hop_summary, subgraph_html)
+from .figures import REPORT_PAGE_WIDTH, cited_page, graph_svg, hit_entities, hit_page, page_failure, page_figure
+from ..ingest.documents import SourceFile
+from .page_evidence import pdf_source
+from .reasons import IN_TEXT, exactness_words, explanation_lines, move_words, passage_name, passage_place
+from .render import COLORS, ROLE_WORDS, page_height, passage_seed_summary, second_hop_summary, subgraph_html
 from ..retrieve.retrievers import check_k, check_query
 from ..text import tokenize
 from ..indexing.views import without
@@ -190,59 +192,14 @@ padding:0 16px}h1{font-size:24px}h2{font-size:19px;margin-top:28px}table{border-
 td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f5f5f5}
 .hit{border:1px solid #ddd;border-radius:6px;padding:10px 12px;margin:10px 0}.meta{color:#555;font-size:13px}
 mark{background:#fff3a8}.whatif{border:2px solid #d62728;border-radius:6px;padding:4px 12px;margin:12px 0}.gold{color:#a86b00;font-weight:600}code{font-size:13px}iframe{border:1px solid #ddd;width:100%}
-svg{border:1px solid #ddd;width:100%;height:auto}"""
+svg{border:1px solid #ddd;width:100%;height:auto}figure.page{margin:10px 0}figure.page img{border:1px solid #ccc;
+max-width:100%;height:auto}figcaption,.marks-key{color:#555;font-size:13px;margin:4px 0}"""
 
 
 def _table(headers: list[str], rows: list[list[object]]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows)
     return f"<table><tr>{head}</tr>{body}</table>"
-
-
-def _svg(answer: GraphAnswer, titles: dict[str, str], gold: frozenset[str], removed: Sequence[str] = ()) -> str:
-    """The evidence graph as a static picture, in the same layered layout; `removed` entities (the what-if's) drawn
-    crossed out under it, hollow and dashed, as the page draws them."""
-    labels = node_labels(answer, titles, gold)
-    pos = layout(answer, labels)
-    if not pos:
-        return ""
-    half = {nid: label_width(label, nid) / 2 for nid, label in labels.items()}
-    pad = 30
-    left, top, right, bottom = extent(pos, labels)
-    row = 44  # a crossed-out entity's row under the graph
-    crossed = []
-    for i, label in enumerate(removed):
-        text = f"✕ {short(label)}"
-        w, y = label_width(text, "e:") / 2, bottom + row * (i + 1)
-        x = left + w
-        crossed.append(f'<ellipse cx="{x:g}" cy="{y:g}" rx="{w:g}" ry="14" fill="#fff" stroke="#999" '
-                       f'stroke-dasharray="4 3"/><text x="{x:g}" y="{y + 4:g}" text-anchor="middle" font-size="12" '
-                       f'fill="#777" font-family="sans-serif" text-decoration="line-through">{html.escape(text)}'
-                       f'<title>{html.escape(label)}: taken out (what-if); the walk ran without it</title></text>')
-        right = max(right, x + w)
-    bottom += row * len(removed)
-    x0, y0, width, height = left - pad, top - pad, right - left + 2 * pad, bottom - top + 2 * pad
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{x0:g} {y0:g} {width:g} {height:g}" role="img" '
-             'aria-label="evidence graph">']
-    drawn = {(a, b) for e in answer.explanations for p in e.paths for a, b in zip(p.node_ids, p.node_ids[1:])}
-    for a, b in sorted(drawn):
-        (xa, ya), (xb, yb) = pos[a], pos[b]
-        parts.append(f'<line x1="{xa}" y1="{ya}" x2="{xb}" y2="{yb}" stroke="#444" stroke-width="1.5"/>')
-    for n in answer.nodes:
-        x, y = pos[n.id]
-        lines = labels[n.id].split("\n")
-        color = COLORS.get(n.kind, "#999999")
-        w, h = half[n.id], 13 + 7.5 * (len(lines) - 1)  # half the box: a line of 12 px text is 15 px
-        shape = (f'<rect x="{x - w:g}" y="{y - h:g}" width="{2 * w:g}" height="{2 * h:g}" rx="4" fill="{color}"/>'
-                 if n.id.startswith("p:") else f'<ellipse cx="{x}" cy="{y}" rx="{w:g}" ry="{h + 1:g}" fill="{color}"/>')
-        ink = "#fff" if n.kind in ("seed", "hit", "bridge") else "#222"
-        text = "".join(f'<tspan x="{x}" y="{y + 4 - 7.5 * (len(lines) - 1) + 15 * i:g}">{html.escape(line)}</tspan>'
-                       for i, line in enumerate(lines))
-        parts.append(f'{shape}<text text-anchor="middle" font-size="12" fill="{ink}" font-family="sans-serif">'
-                     f'{text}</text>')
-    parts += crossed
-    parts.append("</svg>")
-    return "".join(parts)
 
 
 def report_file_name(question: str, day: date) -> str:
@@ -294,9 +251,42 @@ def _what_if(view: ReportView, earlier: dict[str, tuple[int, float]], hits, titl
                "<p>No passage left the top.</p>") + "</div>")
 
 
+MAX_REPORT_PAGES = 10  # pages drawn into one report: ten of a 10-K weigh about 2 MB (docs/performance.md)
+
+
+def _pages(answer, texts: dict[str, str], pdfs: str, width: int) -> dict[str, str]:
+    """Each of the first MAX_REPORT_PAGES hits' cited page as a figure (its HTML), or the reason it is not shown:
+    the page's file and number, said by the engine. Hits that cite no page of a PDF have none."""
+    out: dict[str, str] = {}
+    sources: dict[str, SourceFile | PathLensError] = {}
+    for h in answer.hits:
+        where = cited_page(h.passage_id)
+        if where is None:
+            continue
+        if len(out) == MAX_REPORT_PAGES:
+            out[h.passage_id] = page_failure(f"this report draws the pages of its first {MAX_REPORT_PAGES} answers "
+                                             f"only; this one cites {where[0]} page {where[1]}")
+            continue
+        try:
+            if where[0] not in sources:  # a file is read once, and a file not found is said once per hit
+                try:
+                    sources[where[0]] = pdf_source(pdfs, where[0])
+                except PathLensError as e:
+                    sources[where[0]] = e
+            if isinstance(sources[where[0]], PathLensError):
+                raise sources[where[0]]
+            page = hit_page(sources[where[0]], h.passage_id, texts[h.passage_id], answer.question,
+                            hit_entities(answer, h.passage_id), width)
+            out[h.passage_id] = page_figure(page, h.rank)
+        except PathLensError as e:
+            out[h.passage_id] = page_failure(str(e))
+    return out
+
+
 def _hit(h, answer, titles: dict[str, str], texts: dict[str, str], question: str,
-         gold: frozenset[str], moved: str = "") -> str:
-    """One answer: its name, where it is and its score; why it came back in one sentence; its routes; its text."""
+         gold: frozenset[str], moved: str = "", page: str = "") -> str:
+    """One answer: its name, where it is and its score; why it came back in one sentence; its routes; its text;
+    the page it cites, drawn with what matched marked."""
     walk = answer.walk
     e = answer.why.get(h.passage_id) if walk is not None else None  # a walk's per-seed shares and paths
     mark = " · <span class='gold'>★ gold</span>" if h.passage_id in gold else ""
@@ -311,15 +301,17 @@ def _hit(h, answer, titles: dict[str, str], texts: dict[str, str], question: str
         out.append(f"<p>Why: {html.escape(answer.why[h.passage_id].words())}</p>")
     terms = marked_terms(e.matched_entities if e is not None else None, texts[h.passage_id], question)
     out.append(f"<p>{highlight(texts[h.passage_id], terms)}</p>"
-               f"<div class='meta'>passage <code>{html.escape(h.passage_id)}</code></div></div>")
+               f"{page}<div class='meta'>passage <code>{html.escape(h.passage_id)}</code></div></div>")
     return "\n".join(out)
 
 
-def build_report(index: Index, view: ReportView, generated: str) -> str:
-    """The report for one view of one question: the question, the answers with their one-sentence reasons, the
-    evidence graph, and last how it was computed (parameters, seeds, the link and the command). `generated` is the
-    time stamp printed in it (the only part that differs between the page's download and the command line's
-    file)."""
+def build_report(index: Index, view: ReportView, generated: str, pdfs: str | None = None,
+                 page_width: int = REPORT_PAGE_WIDTH) -> str:
+    """The report for one view of one question: the question, the answers with their one-sentence reasons and
+    cited pages, the evidence graph, and last how it was computed (parameters, seeds, the link and the command).
+    `generated` is the time stamp printed in it (the only part that differs between the page's download and the
+    command line's file). The pages' PDFs are read from `pdfs` (a corpus as engine.explain.page_evidence names
+    one: an upload's folder), by default from the view's corpus."""
     question, k = check_query(view.question), check_k(view.k)
     earlier = None  # with something taken out: the ranking with everything in, what each answer's move is against
     if view.without_entities or view.without_passages:
@@ -347,8 +339,9 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
     out.append(f"<h2>Answers: the top {len(hits)} passage{'s' if len(hits) != 1 else ''}</h2>")
     if not hits:
         out.append("<p>No passage was returned.</p>")
-    out += [_hit(h, answer, titles, texts, question, gold, move_words(earlier, h.passage_id, h.rank, h.score))
-            for h in hits]
+    pages = _pages(answer, texts, pdfs or view.corpus, page_width)
+    out += [_hit(h, answer, titles, texts, question, gold, move_words(earlier, h.passage_id, h.rank, h.score),
+                 pages.get(h.passage_id, "")) for h in hits]
     if walk is not None:
         present = {n.kind for n in walk.nodes}  # the key names only what this graph draws, as the frame's does
         out.append("<h2>Evidence graph</h2><p class='meta'>Left to right: seeds, the passages they lead to, bridging "
@@ -360,8 +353,8 @@ def build_report(index: Index, view: ReportView, generated: str) -> str:
                              removed=view.without_entities)
         out.append(f"<iframe sandbox='allow-scripts' height='{height + 20}' srcdoc=\"{html.escape(page, quote=True)}\">"
                    "</iframe>")
-        out.append("<p class='meta'>The same graph as a static picture:</p>" + _svg(walk, titles, gold,
-                                                                                     view.without_entities))
+        out.append("<p class='meta'>The same graph as a static picture:</p>" + graph_svg(walk, titles, gold,
+                                                                                          view.without_entities))
     out += ["<h2>How this was computed</h2>", _table(["parameter", "value"], _parameters(view, len(corpus)))]
     if walk is not None:
         out.append(f"<p class='meta'>{html.escape(exactness_words(walk))}</p>")
