@@ -3,6 +3,10 @@ the widgets make (`ask`), and the answer (`run`) with what is drawn of it (`draw
 
 from __future__ import annotations
 
+import html
+import json
+import re
+
 from streamlit.testing.v1 import AppTest
 
 from engine.indexing.config import search_config
@@ -146,3 +150,119 @@ def test_an_evidence_path_along_an_about_edge_says_so(core_index):
     assert not any("(about it)" in p for p in paths if "Quarry Lane Packaging — Refinancing" not in p)
     assert at.number_input(key="subject_weight").value == 2.0  # under More parameters, read from the link
     assert not at.exception
+
+
+# ---------------------------------------------------------------- "See the page": a PDF room's hits and their pages
+
+# a letter on page 1, and on page 2 a statement whose columns pdfmaker places under their years (as
+# tests/test_page_image.py's STATEMENT)
+LETTER = ["Calder Bank annual report", "The bank lends to Brightwater Logistics.", "It repurchased shares in 2021."]
+STATEMENT = [(200, 740, "CONSOLIDATED STATEMENTS OF CASH FLOWS"),
+             (300, 696, "2021"), (380, 696, "2020"), (460, 696, "2019"),
+             (72, 680, "Net income"), (300, 680, "5,100"), (380, 680, "4,200"), (460, 680, "3,900"),
+             (72, 666, "Share repurchases"), (300, 666, "(106)"), (380, 666, "(2,000)"), (460, 666, "(3,000)"),
+             (72, 652, "Dividends paid"), (300, 652, "(5,815)"), (380, 652, "(5,509)"), (460, 652, "-")]
+PAGED_Q = "How much were share repurchases in 2021?"
+
+
+def _pdf_room(tmp_path):
+    from engine.indexing.index import Index
+    from engine.ingest.corpus import load_corpus
+    from tests.pdfmaker import make_pdf, text_page
+
+    folder = tmp_path / "room"
+    folder.mkdir()
+    (folder / "CALDER_2021_10K.pdf").write_bytes(make_pdf([text_page(*LETTER), STATEMENT]))
+    return str(folder), Index(load_corpus(str(folder)))
+
+
+def _answer_uploaded(index, folder):
+    """The answer drawn for a room uploaded in this session (where its PDFs are read from)."""
+    import streamlit as st
+
+    from tests.test_app_query import _answer
+
+    st.session_state["corpus_selected"] = "upload a corpus file"
+    st.session_state["uploaded_corpus"] = (folder, "room", "calder room", None)
+    _answer(index, True)
+
+
+def _pages(at) -> dict[str, object]:
+    return {e.label: e for e in at.expander if e.label.startswith("See the page: ")}
+
+
+def _html(element) -> list[str]:
+    """The HTML bodies drawn inside an element (an expander), in order."""
+    out = []
+    for child in getattr(element, "children", {}).values():
+        if type(child).__name__ == "Html":
+            out.append(child.proto.body)
+        out += _html(child)
+    return out
+
+
+def _kinds(element) -> list[str]:
+    out = []
+    for child in getattr(element, "children", {}).values():
+        out.append(type(child).__name__)
+        out += _kinds(child)
+    return out
+
+
+def test_a_pdf_rooms_hits_each_show_their_page_with_its_text_and_the_strip_links_them(tmp_path):
+    folder, index = _pdf_room(tmp_path)
+    at = _app(_answer_uploaded, index, folder, q=PAGED_Q, retriever="bm25")
+    assert not at.exception, at.exception
+    pages = _pages(at)
+    assert set(pages) == {"See the page: CALDER_2021_10K.pdf page 1", "See the page: CALDER_2021_10K.pdf page 2"}
+    top = next(e for e in at.expander if e.label.startswith("See the page: "))
+    assert top.proto.expanded and not [e for e in pages.values() if e is not top][0].proto.expanded
+    statement = pages["See the page: CALDER_2021_10K.pdf page 2"]
+    assert "Image" in _kinds(statement)
+    shown = " ".join(_html(statement))
+    # the page's text beside the image: each row with the year of each value, the passage's lines edged
+    assert "<div class='row in-passage'><mark>Share</mark> <mark>repurchases:</mark> <mark>2021</mark> (106) · 2020 " \
+           "(2,000) · 2019 (3,000)</div>" in shown, shown
+    marks = json.loads(html.unescape(re.search(r"data-marks='([^']*)'", shown).group(1)))
+    assert {m["kind"] for m in marks} == {"passage", "word"}
+    assert {m["text"] for m in marks if m["kind"] == "word"} >= {"Share", "repurchases", "2021"}
+    assert "the passage the hit cites" in shown and "a word of the question" in shown  # the legend
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("The page's text, the passage's lines edged in its colour; its 3 statement rows") for c in
+               captions), captions
+    # the strip: a thumbnail per page, each a link to its hit's anchor
+    (strip,) = [h.proto.body for h in at.get("html") if "data-testid='page-strip'" in h.proto.body]
+    assert strip.count("<img src='data:image/png;base64,") == 2 and "href='#hit-1'" in strip and "href='#hit-2'" in strip
+    assert sum("<span id='hit-" in h.proto.body for h in at.get("html")) == 2
+    at.run()  # a rerun shows the same pages without drawing them again
+    assert _pages(at).keys() == pages.keys() and not at.exception
+
+
+def test_a_page_that_cannot_be_drawn_is_named_and_its_passage_stays(tmp_path, monkeypatch):
+    import ui.page_view
+    from engine.errors import PathLensError
+
+    def fail(source, passage_id, *args, **kwargs):
+        raise PathLensError(f"{source.name} page {passage_id[-3]} could not be rendered (PDFium failed: damaged)")
+
+    monkeypatch.setattr(ui.page_view, "hit_page", fail)
+    folder, index = _pdf_room(tmp_path)
+    at = _app(_answer_uploaded, index, folder, q=PAGED_Q, retriever="bm25")
+    assert not at.exception, at.exception
+    statement = _pages(at)["See the page: CALDER_2021_10K.pdf page 2"]
+    errors = [c.value for c in statement.children.values() for c in getattr(c, "children", {}).values()
+              if type(c).__name__ == "Error"] or [e.value for e in at.error]
+    assert any(e.startswith("CALDER_2021_10K.pdf page 2 could not be rendered (PDFium failed: damaged). The passage "
+                            "above is what the hit cites.") for e in errors), errors
+    assert "Image" not in _kinds(statement)
+    passages = [h.proto.body for h in at.get("html") if h.proto.body.startswith("<div class='passage'>")]
+    assert any("Share</mark> <mark>repurchases</mark> (106)" in p for p in passages)  # the passage is still shown
+    (strip,) = [h.proto.body for h in at.get("html") if "data-testid='page-strip'" in h.proto.body]
+    assert "not drawn" in strip
+
+
+def test_hits_of_a_markdown_corpus_show_no_page(core_index):
+    at = _app(_answer, core_index, True, q=QUESTION, retriever="bm25")
+    assert not at.exception
+    assert not _pages(at) and not any("page-strip" in h.proto.body or "id='hit-" in h.proto.body
+                                      for h in at.get("html"))

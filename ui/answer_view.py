@@ -103,13 +103,18 @@ def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str],
 
 
 def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question: str, gold: frozenset[str],
-             moved: str) -> None:
+             moved: str, anchored: bool = False):
     """One ranked passage: its name, score and marks, the sentence saying why it came back, its routes with the
-    share of the score each carries, its text with the matches marked, and last, in small type, where it is from."""
+    share of the score each carries, its text with the matches marked, and last, in small type, where it is from.
+    Returns its box, for what follows it (its cited page); `anchored`: the box starts with an anchor, `#hit-RANK`,
+    that the strip of pages links to."""
     walk = answer.walk
     e = answer.why.get(h.passage_id) if walk is not None else None
     mark = " · ★ gold" if h.passage_id in gold else ""
-    with st.container(border=True):
+    box = st.container(border=True)
+    with box:
+        if anchored:
+            st.html(f"<span id='hit-{h.rank}'></span>")
         st.markdown(f"**{h.rank}. {escape_markdown(passage_name(h.passage_id, titles, IN_TEXT))}** · score {h.score:.5g}"
                     f"{mark}{moved}")
         if e is not None:
@@ -123,6 +128,7 @@ def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question
         terms = marked_terms(e.matched_entities if e is not None else None, text, question)
         st.html(f"<div class='passage'>{highlight(text, terms)}</div>")
         st.caption(f"From {escape_markdown(source)} · passage `{h.passage_id}`")  # the id last, for who needs it
+    return box
 
 
 def hit_row(h, answer, titles: dict[str, str], source: str, gold: frozenset[str]) -> dict:

@@ -18,6 +18,7 @@ from engine.indexing.index import Index
 from engine.indexing.views import without
 from engine.ingest.passage import citation
 from engine.retrieve.retrievers import Answer, markup_note
+from ui import page_view
 from ui.answer_view import hit_row, show_graph, show_hit, show_scope, show_seeds
 from ui.corpora import UPLOAD, session_upload_files
 from ui.query_form import Request
@@ -138,30 +139,38 @@ def draw(index: Index, request: Request, ran: Ran) -> None:
         request.story_slot.info(story.sentence() + " The page opens on this question because, of the corpus's "
                                 "labeled two-hop questions, it is the one whose answers the graph's links explain "
                                 "most (measured by `python -m engine demo`).")
+    pages = page_view.start(index, answer, request.question)  # drawn beside the page's run, shown after the hits
+    strip = page_view.strip_slot(pages)
     rows = []
     for h in hits:
         source = citation(passage_of[h.passage_id])
         rows.append(hit_row(h, answer, titles, source, ran.gold))
-        show_hit(h, answer, titles, texts[h.passage_id], source, request.question, ran.gold,
-                 move_words(earlier, h.passage_id, h.rank, h.score))
+        box = show_hit(h, answer, titles, texts[h.passage_id], source, request.question, ran.gold,
+                       move_words(earlier, h.passage_id, h.rank, h.score), anchored=bool(pages))
+        if h.passage_id in pages:
+            with box:
+                pages[h.passage_id] = page_view.slot(pages[h.passage_id])
     table = pd.DataFrame(rows)
     show_table(table, hide_index=True, width="stretch")
     downloads(table, f"pathlens-{answering}-hits", key="hits")
 
     files = session_upload_files() if st.session_state.get("corpus_selected") == UPLOAD else ()
+    pdfs = page_view.pdf_corpus(index)  # read here: the report is built on the click, outside this run
 
     def evidence_report() -> str:
         """Built only when the button is pressed: the same file `python -m engine report` writes."""
         view = ReportView(corpus.name, request.question.strip(), answering, request.k, request.config,
                           ran.removed_entities, ran.removed_passages, files)
-        return build_report(index, view, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+        return build_report(index, view, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                            pdfs=pdfs)
 
     st.download_button("Download the evidence report (HTML)", data=evidence_report,
                        file_name=report_file_name(request.question, datetime.now(timezone.utc).date()),
                        mime="text/html", key="report", type="primary", on_click="ignore",
                        help="One self-contained file to hand over: the question, the answers and why each came back, "
-                            "the evidence graph, then how it was computed (every parameter and seed); it opens "
-                            "offline.")
+                            "with the pages they cite, the evidence graph, then how it was computed (every parameter "
+                            "and seed); it opens offline.")
+    page_view.fill(pages, strip, request.question, answer)  # last: the pages never hold the answer up
 
 
 __all__ = ["Ran", "draw", "run", "what_if_widgets"]

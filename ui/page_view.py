@@ -1,0 +1,269 @@
+"""The Query page's "See the page": each PDF hit's cited page drawn with what matched marked on it, the page's
+text beside it (a statement's rows with their column headers), and a strip of the top-k pages that jumps to
+their hits.
+
+Drawing a page never holds the answer up. `start` hands the hits' pages to a pool of threads (PDFium itself runs
+in a worker process per page: engine.explain.page_image) before the hits are drawn; each PDF hit keeps a "See the
+page" box (`slot`), and `fill` draws the pages into those boxes, in rank order, once the rest of the answer is on
+the screen. Finished pages are kept here by file, page and what is marked (`_KEPT`), so a rerun (any click) shows
+them without drawing them again; PDFium's pages are also kept on disk (the engine's PageCache). A page that cannot
+be drawn is named, with its file and page, in its box; its passage is above it.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+import streamlit as st
+
+from engine.errors import PathLensError
+from engine.explain.figures import HitPage, cited_page, hit_entities, hit_page, legend_html
+from engine.explain.page_evidence import pdf_source
+from engine.explain.page_image import DEFAULT_WIDTH
+from engine.explain.page_marks import MARK_COLORS
+from engine.explain.report import highlight, marked_terms
+from engine.indexing.index import Index
+from engine.ingest.corpus import bundled_names
+from ui.corpora import UPLOAD
+
+THUMB_WIDTH = 132  # px: a strip of ten fits a 1400-pixel window's main column
+KEEP = 40  # pages kept in memory across reruns and sessions (about 300 kB each)
+TEXT_HEIGHT = 620  # px: the page text's pane beside the image scrolls within this height
+MARGIN_PX = 24  # white kept around a page's ink when it is cut to it
+
+_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="pathlens-page")
+_KEPT: OrderedDict[tuple, Future] = OrderedDict()
+_LOCK = threading.Lock()
+
+CSS = f"""<style>
+.page-text{{font-size:13px;line-height:1.4;color:#222}}.page-text div{{margin-bottom:2px}}
+.page-text .row{{background:{MARK_COLORS['row']}1f;padding-left:4px}}
+.page-text .in-passage{{border-left:3px solid {MARK_COLORS['passage']};padding-left:6px}}
+.page-text summary{{color:#666;cursor:pointer;margin-bottom:4px}}
+[id^=hit-]{{display:block;scroll-margin-top:4.5rem}}
+.marks-key{{font-size:13px;color:#444;margin:0 0 4px 0}}
+.page-strip{{display:flex;gap:10px;overflow-x:auto;padding:2px 0 8px 0}}
+.page-strip a{{text-decoration:none;color:#333;font-size:12px;text-align:center;flex:none}}
+.page-strip img{{display:block;border:1px solid #bbb;border-radius:3px}}
+.page-strip a:hover img{{border-color:{MARK_COLORS['passage']}}}
+</style>"""
+
+
+@dataclass(frozen=True)
+class ShownPage:
+    """A hit's page as the Query page shows it: the engine's HitPage; the marked page cut to its ink (`png`, its
+    top-left corner at `offset` pixels of the whole page), so the column beside the text draws its words larger;
+    and a thumbnail of the whole page for the strip."""
+
+    page: HitPage
+    png: bytes
+    offset: tuple[int, int]
+    thumbnail: bytes
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A PDF hit whose page is being drawn: its rank, where its page is, its future and its box on the page."""
+
+    rank: int
+    passage_id: str
+    doc: str
+    page: int
+    future: Future
+    box: object = None  # the "See the page" expander's placeholder, once the hit is drawn
+
+
+def pdf_corpus(index: Index) -> str | None:
+    """Where the corpus's PDFs are read from, as engine.explain.page_evidence names a corpus: the session's upload
+    folder, a bundled corpus by name; None for a benchmark file (paragraphs, no pages)."""
+    kept = st.session_state.get("uploaded_corpus")
+    if st.session_state.get("corpus_selected") == UPLOAD and kept:
+        return kept[0]
+    return index.corpus.name if index.corpus.name in bundled_names() else None
+
+
+def _png(image) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def _cut_and_thumbnail(png: bytes) -> tuple[bytes, tuple[int, int], bytes]:
+    """The page cut to its ink and a margin (a 10-K's margins are a fifth of its width), where it starts, and a
+    thumbnail of the whole page."""
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    ink = image.convert("L").point(lambda v: 255 if v < 245 else 0).getbbox()
+    pad = MARGIN_PX
+    x0, y0, x1, y1 = ((max(0, ink[0] - pad), max(0, ink[1] - pad), min(image.width, ink[2] + pad),
+                       min(image.height, ink[3] + pad)) if ink else (0, 0, image.width, image.height))
+    small = image.resize((THUMB_WIDTH, round(image.height * THUMB_WIDTH / image.width)), Image.LANCZOS)
+    return _png(image.crop((x0, y0, x1, y1))), (x0, y0), _png(small)
+
+
+def _draw(spec: str, doc: str, passage_id: str, text: str, question: str, entities: tuple[str, ...]) -> ShownPage:
+    page = hit_page(pdf_source(spec, doc), passage_id, text, question, entities, DEFAULT_WIDTH)
+    return ShownPage(page, *_cut_and_thumbnail(page.marked.png))
+
+
+def _future(spec: str, doc: str, passage_id: str, text: str, question: str, entities: tuple[str, ...]) -> Future:
+    """The page being drawn, or drawn: one future per (corpus, passage, question, entities), shared by reruns and
+    sessions. A failure is kept too: the same page fails the same way (a damaged file, a missing page)."""
+    key = (spec, passage_id, question, entities, DEFAULT_WIDTH)
+    with _LOCK:
+        if key in _KEPT:
+            _KEPT.move_to_end(key)
+            return _KEPT[key]
+        future = _POOL.submit(_draw, spec, doc, passage_id, text, question, entities)
+        _KEPT[key] = future
+        while len(_KEPT) > KEEP:
+            _KEPT.popitem(last=False)
+        return future
+
+
+def start(index: Index, answer, question: str) -> dict[str, Pending]:
+    """Start drawing each PDF hit's page (before the hits are drawn); {} when the corpus has no PDFs to draw."""
+    spec = pdf_corpus(index)
+    if spec is None:
+        return {}
+    texts = {p.id: p.text for p in index.corpus.passages}
+    out = {}
+    for h in answer.hits:
+        where = cited_page(h.passage_id)
+        if where is None:
+            continue
+        future = _future(spec, where[0], h.passage_id, texts[h.passage_id], question.strip(),
+                         hit_entities(answer, h.passage_id))
+        out[h.passage_id] = Pending(h.rank, h.passage_id, where[0], where[1], future)
+    return out
+
+
+def slot(pending: Pending) -> Pending:
+    """The hit's "See the page" box (the top hit's open), saying the page is being drawn until `fill` draws it."""
+    box = st.expander(f"See the page: {pending.doc} page {pending.page}", expanded=pending.rank == 1,
+                      icon=":material/description:")
+    with box:
+        holder = st.empty()
+        if not pending.future.done():
+            holder.caption(f"Drawing page {pending.page} of {pending.doc}…")
+    return Pending(pending.rank, pending.passage_id, pending.doc, pending.page, pending.future, holder)
+
+
+def strip_slot(pages: dict[str, Pending]):
+    """The strip of page thumbnails under the answers' heading, filled as the pages are drawn."""
+    if not pages:
+        return None
+    st.html(CSS)
+    return st.empty()
+
+
+def _strip(drawn: list[tuple[Pending, ShownPage | None]]) -> str:
+    items = []
+    for p, shown in drawn:
+        label = f"#{p.rank} · p.{p.page}"
+        if shown is None:
+            picture = (f"<div style='width:{THUMB_WIDTH}px;height:{THUMB_WIDTH * 4 // 3}px;border:1px dashed #bbb;"
+                       "display:flex;align-items:center;justify-content:center;color:#999'>not drawn</div>")
+        else:
+            data = base64.b64encode(shown.thumbnail).decode("ascii")
+            picture = (f"<img src='data:image/png;base64,{data}' width='{THUMB_WIDTH}' "
+                       f"alt='{html.escape(p.doc, quote=True)} page {p.page}'>")
+        items.append(f"<a href='#hit-{p.rank}' title='{html.escape(p.doc, quote=True)} page {p.page}: answer "
+                     f"{p.rank}'>{picture}{html.escape(label)}</a>")
+    return f"<div class='page-strip' data-testid='page-strip'>{''.join(items)}</div>"
+
+
+def _text_html(page: HitPage, question: str, entities: tuple[str, ...]) -> str:
+    """The page's text, the passage's lines first in view: the lines above it folded (a pane cannot be scrolled
+    to it without a script), its own lines outlined in the passage's colour, statement rows shaded."""
+    if not page.lines:
+        return "<div class='page-text'><em>PDFium reads no text on this page.</em></div>"
+    rows, inside = set(page.row_at), set(page.passage_at)
+    terms = [*entities, *marked_terms(None, " ".join(page.lines), question)]  # as the image marks them
+    drawn = [f"<div class='{' '.join(c for c, on in (('row', i in rows), ('in-passage', i in inside)) if on)}'>"
+             f"{highlight(line, terms)}</div>" for i, line in enumerate(page.lines)]
+    first = min(inside, default=0)
+    above = (f"<details><summary>{first} line{'s' if first != 1 else ''} above the passage</summary>"
+             f"{''.join(drawn[:first])}</details>" if first >= 3 else "".join(drawn[:first]))
+    return f"<div class='page-text'>{above}{''.join(drawn[first:])}</div>"
+
+
+def _image(shown: ShownPage, alt: str) -> None:
+    """The page, as PNG (Streamlit would send a photograph's JPEG, blurring the text), and the whole page at its
+    full 1400 pixels to save and zoom into."""
+    page = shown.page
+    st.image(shown.png, caption=alt, width="stretch", output_format="PNG")
+    st.download_button("Save the page at full size (PNG)", page.marked.png, mime="image/png", on_click="ignore",
+                       file_name=f"{page.doc.rsplit('.', 1)[0].replace('/', '-')}-p{page.page}.png",
+                       key=f"page_png_{page.passage_id}", icon=":material/zoom_in:",
+                       help=f"The page {page.marked.width} pixels wide with its marks, to open in an image viewer "
+                            "and zoom into; the image's own full-screen button (at its corner) fits it to the window.")
+
+
+def _show(shown: ShownPage, question: str, entities: tuple[str, ...]) -> None:
+    """One page: its marks' key and what was not found, the image (fullscreen on its toolbar) and the page's text
+    beside it; a page of figures whose headers cannot be read says so and shows the image alone."""
+    page = shown.page
+    dx, dy = shown.offset
+    marks = json.dumps([{"kind": m.kind, "text": m.text, "box_px": [m.box_px[0] - dx, m.box_px[1] - dy,
+                                                                  m.box_px[2] - dx, m.box_px[3] - dy]}
+                        for m in page.marked.marks])
+    # the marks as data too, in the shown image's pixels, for who checks them against it (the browser test)
+    st.html(f"<div class='page-marks' data-page='{html.escape(page.passage_id, quote=True)}' "
+            f"data-width='{page.marked.width}' data-marks='{html.escape(marks, quote=True)}'>"
+            + (legend_html(page) or "<div class='marks-key'>Nothing of the question is written on this page.</div>")
+            + "</div>")
+    for what in page.marked.missing:
+        st.caption(f"Not marked: {what}")
+    alt = f"{page.doc} page {page.page}, the passage outlined and what matched marked"
+    if page.headers_unread:
+        st.caption(f"The columns of this page's table cannot be named ({page.table_note.split(': ', 1)[-1]}), so "
+                   "its text is not shown beside it: read the numbers off the page.")
+        _image(shown, alt)
+        return
+    left, right = st.columns([5, 2], gap="small")
+    with left:
+        _image(shown, alt)
+    with right:
+        said = "The page's text" + (", the passage's lines edged in its colour" if page.passage_at else "")
+        said += (f"; its {len(page.row_at)} statement row{'s' if len(page.row_at) != 1 else ''} (shaded) with the "
+                 "column header of each value." if page.row_at else ", as PDFium reads it.")
+        if page.table_note and page.tabular:
+            said += f" {page.table_note.split(': ', 1)[-1].capitalize()}."
+        st.caption(said)
+        with st.container(height=TEXT_HEIGHT):
+            st.html(_text_html(page, question, entities))
+
+
+def fill(pages: dict[str, Pending], strip, question: str, answer) -> None:
+    """Draw each page into its box as it is ready, in rank order, and the strip with the pages drawn so far."""
+    drawn: list[tuple[Pending, ShownPage | None]] = []
+    for p in sorted(pages.values(), key=lambda p: p.rank):
+        try:
+            shown = p.future.result()
+        except PathLensError as e:
+            shown = None
+            with p.box.container():
+                st.error(f"{e}. The passage above is what the hit cites.")
+        except Exception as e:  # noqa: BLE001 — a broken page must not take the answer down: named with its page
+            shown = None
+            with p.box.container():
+                st.error(f"{p.doc} page {p.page} could not be drawn ({type(e).__name__}: {e}). The passage above is "
+                         "what the hit cites.")
+        else:
+            with p.box.container():
+                _show(shown, question, hit_entities(answer, p.passage_id))
+        drawn.append((p, shown))
+        if strip is not None:
+            strip.html(_strip(drawn))
+
+
+__all__ = ["ShownPage", "fill", "pdf_corpus", "slot", "start", "strip_slot"]
