@@ -17,6 +17,7 @@ from engine.retrieve.graph_explain import HitExplanation
 from engine.jobs import Cancelled, Job
 from ui.builds import CancelButton, ensure, fresh_area, follow_job, stages_for
 from ui.frame import frame
+from ui.page_view import side_by_side
 from ui.params import param_widget
 from ui.render import best_in_bold, downloads, escape_markdown, gold_of, metric_bars, pick_pair, show_table
 from ui.url_state import asked_by_link, param, param_in_range, seed_from_url, set_params
@@ -71,8 +72,9 @@ if not names:
 @st.fragment
 def why_they_disagree(index, config, question: str, k: int, rankings: dict[str, list[str]], disagree: list[str],
                       titles: dict[str, str]) -> None:
-    """Each retriever's reason for one passage some rank and others do not; a fragment, so choosing another
-    passage explains that one and reruns nothing else (no retriever searches again)."""
+    """Each retriever's reason for one passage some rank and others do not, then (for a corpus of PDFs) two
+    retrievers' top pages side by side; a fragment, so choosing another passage or pair explains that one and
+    reruns nothing else (no retriever searches again)."""
     st.subheader("Why they disagree")
     pick = st.selectbox("Passage ranked by some and not others", disagree, key="cmp_why",
                         format_func=lambda pid: passage_name(pid, titles, IN_TEXT))
@@ -88,6 +90,12 @@ def why_they_disagree(index, config, question: str, k: int, rankings: dict[str, 
             reason = why.words()
         st.markdown(f"**{name}** · {where}")
         st.caption(reason)
+
+    def entities_of(name: str, pid: str) -> tuple[str, ...]:  # what a walk's hit mentions, marked on its page
+        why = index.retriever(name, config).explain_hits(question, [pid]).get(pid)
+        return tuple(why.matched_entities) if isinstance(why, HitExplanation) else ()
+
+    side_by_side(index, question, rankings, entities_of)
 
 
 def evaluation_job(index, names: list[str], ks, config) -> Job:

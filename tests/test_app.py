@@ -1198,3 +1198,33 @@ def test_a_question_about_a_company_the_room_lacks_stops_and_offers_the_room(tmp
     assert not at.exception, at.exception
     assert hit_lines(at)
     assert at.query_params["everywhere"] in ("1", ["1"])
+
+
+def test_compare_shows_two_retrievers_top_pages_side_by_side_for_a_room_of_pdfs(tmp_path):
+    from tests.filingmaker import write_pdfs
+
+    folder = write_pdfs(tmp_path / "room")
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.query_params.update({"corpus": "upload a corpus file", "retrievers": "bm25,filing-graph", "k": "3",
+                            "q": "What was Acme's capex in FY2019? Use the cash flow statement."})
+    at.session_state["uploaded_corpus"] = (str(folder), "acme-room", "acme room", None)
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    assert any(m.value == "**Their top pages side by side**" for m in at.markdown), [m.value for m in at.markdown]
+    assert (at.selectbox(key="cmp_pages_a").value, at.selectbox(key="cmp_pages_b").value) == ("bm25", "filing-graph")
+    said = [c.value for c in at.caption if "'s first hit cites " in c.value]
+    assert said[1].startswith("filing-graph's first hit cites ACME_2019_10K.pdf page 5; then #2 p.") and len(said) == 2
+    assert sum(type(e).__name__ == "Image" for e in _all(at.main)) == 2  # each column's page
+    keys = [h.proto.body for h in at.get("html") if "marks-key" in h.proto.body and "<style>" not in h.proto.body]
+    assert len(keys) == 2 and all("the passage the hit cites" in k for k in keys)
+    # another pair: the columns follow, nothing else reruns (a fragment)
+    at.selectbox(key="cmp_pages_a").set_value("filing-graph").run()
+    said = [c.value for c in at.caption if "'s first hit cites " in c.value]
+    assert said[0].startswith("filing-graph's first hit cites ") and not at.exception
+
+
+def _all(block):
+    for child in getattr(block, "children", {}).values():
+        yield child
+        yield from _all(child)

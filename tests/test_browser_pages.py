@@ -172,3 +172,31 @@ def test_each_hit_opens_on_its_page_with_the_passage_outlined_and_the_matches_ma
     reader.locator("figure.page").first.scroll_into_view_if_needed()
     reader.screenshot(path=str(SHOTS / "see-the-page-report-offline.png"))
     offline.close()
+
+
+def test_compare_shows_two_retrievers_top_pages_side_by_side(app_url, browser):
+    if not APPLE.is_file():
+        pytest.skip(f"{APPLE} is absent: the shared filings lie beside the checkout in CI")
+    page = _open(browser, app_url + "/compare?" + urlencode({"corpus": "upload a corpus file", "q": FIRST, "k": 5,
+                                                             "retrievers": "bm25,filing-graph"}))
+    since = mark(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(0).set_input_files(str(APPLE))
+    wait_idle(page, since, timeout=300)
+    said = page.get_by_text("Their top pages side by side")
+    try:
+        said.wait_for(timeout=300_000)
+    except Exception as e:  # Playwright's TimeoutError: say what the page showed instead
+        raise AssertionError(f"{e}\n{page.locator('[data-testid=stMain]').inner_text()[:2000]}") from None
+    wait_idle(page, timeout=300)
+    no_exception(page)
+    columns = page.locator("[data-testid=stMain] [data-testid=stCaptionContainer]").filter(
+        has_text=re.compile(r"'s first hit cites APPLE_2022_10K\.pdf page \d+"))
+    assert columns.count() == 2
+    assert columns.nth(1).inner_text().startswith("filing-graph's first hit cites APPLE_2022_10K.pdf page 36")
+    images = page.locator("[data-testid=stMain] [data-testid=stImage] img")
+    assert images.count() == 2
+    boxes = [images.nth(i).bounding_box() for i in range(2)]
+    assert boxes[0]["x"] + boxes[0]["width"] <= boxes[1]["x"] and abs(boxes[0]["y"] - boxes[1]["y"]) < 40, boxes
+    said.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "see-the-page-compare.png"))
+    page.context.close()

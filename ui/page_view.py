@@ -266,4 +266,51 @@ def fill(pages: dict[str, Pending], strip, question: str, answer) -> None:
             strip.html(_strip(drawn))
 
 
-__all__ = ["ShownPage", "fill", "pdf_corpus", "slot", "start", "strip_slot"]
+def _column_page(pending: Pending, shown: ShownPage | None, error: str) -> None:
+    if shown is None:
+        st.error(f"{error}. Its passage is in the ranking above.")
+        return
+    st.image(shown.png, caption=f"{pending.doc} page {pending.page}, the passage outlined and what matched marked",
+             width="stretch", output_format="PNG")
+    st.html(legend_html(shown.page))  # under the page: the two pages start level, whatever each marks
+
+
+def side_by_side(index: Index, question: str, rankings: dict[str, list[str]], entities_of) -> None:
+    """Two retrievers' top pages side by side (the Compare page's): A and B, each column its first hit's page drawn
+    with that hit's passage and matches marked, and the pages of its next hits named; nothing for a corpus with no
+    PDFs. `entities_of(retriever, passage_id)`: the seed entities that hit mentions (() for a lexical one)."""
+    spec = pdf_corpus(index)
+    names = [n for n, ranking in rankings.items() if ranking and cited_page(ranking[0]) is not None]
+    if spec is None or len(names) < 2:
+        return
+    st.markdown("**Their top pages side by side**")
+    for key, fallback in (("cmp_pages_a", names[0]), ("cmp_pages_b", names[1])):  # a retriever taken off the list
+        if st.session_state.get(key) not in names:
+            st.session_state[key] = fallback
+    c1, c2 = st.columns(2)
+    chosen = (c1.selectbox("A", names, key="cmp_pages_a"), c2.selectbox("B", names, key="cmp_pages_b"))
+    texts = {p.id: p.text for p in index.corpus.passages}
+    drawn = []
+    for column, name in zip((c1, c2), chosen):
+        top = rankings[name][0]
+        doc, number = cited_page(top)
+        future = _future(spec, doc, top, texts[top], question.strip(), tuple(entities_of(name, top)))
+        rest = [f"#{i} p.{where[1]}" + ("" if where[0] == doc else f" of {where[0]}")
+                for i, pid in enumerate(rankings[name][1:], start=2) if (where := cited_page(pid))]
+        with column:
+            st.caption(f"{name}'s first hit cites {doc} page {number}"
+                       + (f"; then {', '.join(rest)}." if rest else "."))
+            drawn.append((Pending(1, top, doc, number, future), st.empty()))
+    st.html(CSS)
+    for pending, box in drawn:  # drawn last: the captions and the choice are on the screen first
+        try:
+            shown, error = pending.future.result(), ""
+        except PathLensError as e:
+            shown, error = None, str(e)
+        except Exception as e:  # noqa: BLE001 — a broken page must not take the comparison down
+            shown, error = None, f"{pending.doc} page {pending.page} could not be drawn ({type(e).__name__}: {e})"
+        with box.container():
+            _column_page(pending, shown, error)
+
+
+__all__ = ["ShownPage", "fill", "side_by_side", "pdf_corpus", "slot", "start", "strip_slot"]
