@@ -19,6 +19,7 @@ import json
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
 import streamlit as st
@@ -37,6 +38,7 @@ THUMB_WIDTH = 132  # px: a strip of ten fits a 1400-pixel window's main column
 KEEP = 40  # pages kept in memory across reruns and sessions (about 300 kB each)
 TEXT_HEIGHT = 620  # px: the page text's pane beside the image scrolls within this height
 MARGIN_PX = 24  # white kept around a page's ink when it is cut to it
+WAIT_STEP_S = 0.25  # a page being drawn is looked at this often
 
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="pathlens-page")
 _KEPT: OrderedDict[tuple, Future] = OrderedDict()
@@ -243,23 +245,32 @@ def _show(shown: ShownPage, question: str, entities: tuple[str, ...]) -> None:
             st.html(_text_html(page, question, entities))
 
 
+def _wait(pending: Pending, box=None) -> tuple[ShownPage | None, str]:
+    """The drawn page, or None and why not (its file and page named). Waits in short steps, saying how long in
+    `box`: each word sent lets Streamlit stop this run for a click, so a slow page never holds the page up."""
+    waited = 0.0
+    while True:
+        try:
+            return pending.future.result(timeout=WAIT_STEP_S), ""
+        except FutureTimeout:
+            waited += WAIT_STEP_S
+            if box is not None and waited >= 1:
+                box.caption(f"Drawing page {pending.page} of {pending.doc}… {waited:.0f} s")
+        except PathLensError as e:
+            return None, str(e)
+        except Exception as e:  # noqa: BLE001 — a broken page must not take the answer down: named with its page
+            return None, f"{pending.doc} page {pending.page} could not be drawn ({type(e).__name__}: {e})"
+
+
 def fill(pages: dict[str, Pending], strip, question: str, answer) -> None:
     """Draw each page into its box as it is ready, in rank order, and the strip with the pages drawn so far."""
     drawn: list[tuple[Pending, ShownPage | None]] = []
     for p in sorted(pages.values(), key=lambda p: p.rank):
-        try:
-            shown = p.future.result()
-        except PathLensError as e:
-            shown = None
-            with p.box.container():
-                st.error(f"{e}. The passage above is what the hit cites.")
-        except Exception as e:  # noqa: BLE001 — a broken page must not take the answer down: named with its page
-            shown = None
-            with p.box.container():
-                st.error(f"{p.doc} page {p.page} could not be drawn ({type(e).__name__}: {e}). The passage above is "
-                         "what the hit cites.")
-        else:
-            with p.box.container():
+        shown, error = _wait(p, p.box)
+        with p.box.container():
+            if shown is None:
+                st.error(f"{error}. The passage above is what the hit cites.")
+            else:
                 _show(shown, question, hit_entities(answer, p.passage_id))
         drawn.append((p, shown))
         if strip is not None:
@@ -303,12 +314,7 @@ def side_by_side(index: Index, question: str, rankings: dict[str, list[str]], en
             drawn.append((Pending(1, top, doc, number, future), st.empty()))
     st.html(CSS)
     for pending, box in drawn:  # drawn last: the captions and the choice are on the screen first
-        try:
-            shown, error = pending.future.result(), ""
-        except PathLensError as e:
-            shown, error = None, str(e)
-        except Exception as e:  # noqa: BLE001 — a broken page must not take the comparison down
-            shown, error = None, f"{pending.doc} page {pending.page} could not be drawn ({type(e).__name__}: {e})"
+        shown, error = _wait(pending, box)
         with box.container():
             _column_page(pending, shown, error)
 

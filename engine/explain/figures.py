@@ -4,8 +4,8 @@ marked on it, its text read beside it with a statement's rows given their column
 The Query page's "See the page" and the evidence report draw the same `HitPage`: a hit's own passage outlined (not
 the best hit on its page: two hits on one page each show their own), the seed entities that hit mentions and the
 question's words filled, as engine.explain.page_marks finds them. The report embeds each page as a PNG data URI, so
-the file still asks nothing of the network; its width (`REPORT_PAGE_WIDTH`) keeps five pages of a 10-K near a
-megabyte (docs/performance.md).
+the file still asks nothing of the network; its width and palette (`REPORT_PAGE_WIDTH`, `REPORT_COLORS`) keep five
+pages of a 10-K to about half a megabyte of the file (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from .page_table import cells, page_lines, read_tables
 from .reasons import short
 from .render import COLORS, extent, label_width, layout, node_labels
 
-REPORT_PAGE_WIDTH = 900  # px: 10-point text stays legible, and five pages of a 10-K weigh about a megabyte
+REPORT_PAGE_WIDTH = 900  # px: a 10-K's 8-point statement figures stay legible at the report's own width
 REPORT_COLORS = 256  # a page's palette in the report: a third of the full-colour PNG's bytes, no visible change
 TABULAR_LINES = 3  # lines of two or more figures that make a page a table, whose unread headers are said
 _FIGURE = re.compile(r"^[($-]*\$?\(?-?\d[\d,]*(?:\.\d+)?\)?%?$")

@@ -251,7 +251,7 @@ def _what_if(view: ReportView, earlier: dict[str, tuple[int, float]], hits, titl
                "<p>No passage left the top.</p>") + "</div>")
 
 
-MAX_REPORT_PAGES = 10  # pages drawn into one report: ten of a 10-K weigh about 2 MB (docs/performance.md)
+MAX_REPORT_PAGES = 10  # pages drawn into one report: ten of a 10-K add about 1.1 MB (docs/performance.md)
 
 
 def _pages(answer, texts: dict[str, str], pdfs: str, width: int) -> dict[str, str]:
