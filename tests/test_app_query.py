@@ -266,3 +266,23 @@ def test_hits_of_a_markdown_corpus_show_no_page(core_index):
     assert not at.exception
     assert not _pages(at) and not any("page-strip" in h.proto.body or "id='hit-" in h.proto.body
                                       for h in at.get("html"))
+
+
+def test_a_page_of_figures_whose_columns_cannot_be_named_says_so_and_shows_the_image_alone(tmp_path):
+    from engine.indexing.index import Index
+    from engine.ingest.corpus import load_corpus
+    from tests.pdfmaker import make_pdf
+
+    # STATEMENT without its row of years: three rows of figures that no header names
+    headless = [run for run in STATEMENT if run[1] != 696]
+    folder = tmp_path / "room"
+    folder.mkdir()
+    (folder / "CALDER_2021_10K.pdf").write_bytes(make_pdf([headless]))
+    at = _app(_answer_uploaded, Index(load_corpus(str(folder))), str(folder), q=PAGED_Q, retriever="bm25")
+    assert not at.exception, at.exception
+    page = _pages(at)["See the page: CALDER_2021_10K.pdf page 1"]
+    said = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("No header row of years above")]
+    assert said == ["No header row of years above rows of values was found, so the columns cannot be named; read the "
+                    "numbers off the page itself. Its text is not shown beside it: its figures would stand there "
+                    "without their columns."], [c.value for c in at.caption]
+    assert "Image" in _kinds(page) and not any("page-text" in h for h in _html(page))  # the image alone

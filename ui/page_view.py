@@ -33,6 +33,7 @@ from engine.explain.report import highlight, marked_terms
 from engine.indexing.index import Index
 from engine.ingest.corpus import bundled_names
 from ui.corpora import UPLOAD
+from ui.render import escape_markdown
 
 THUMB_WIDTH = 132  # px: a strip of ten fits a 1400-pixel window's main column
 KEEP = 40  # pages kept in memory across reruns and sessions (about 300 kB each)
@@ -198,6 +199,12 @@ def _text_html(page: HitPage, question: str, entities: tuple[str, ...]) -> str:
     return f"<div class='page-text'>{above}{''.join(drawn[first:])}</div>"
 
 
+def _sentence(note: str) -> str:
+    """The engine's "DOC page N: why" as a sentence about this page (its box already names the page)."""
+    why = note.split(": ", 1)[-1]
+    return why[:1].upper() + why[1:] + ("" if why.endswith(".") else ".")
+
+
 def _image(shown: ShownPage, alt: str) -> None:
     """The page, as PNG (Streamlit would send a photograph's JPEG, blurring the text), and the whole page at its
     full 1400 pixels to save and zoom into."""
@@ -224,11 +231,11 @@ def _show(shown: ShownPage, question: str, entities: tuple[str, ...]) -> None:
             + (legend_html(page) or "<div class='marks-key'>Nothing of the question is written on this page.</div>")
             + "</div>")
     for what in page.marked.missing:
-        st.caption(f"Not marked: {what}")
+        st.caption(f"Not marked: {escape_markdown(what)}")  # seeds and quotes are corpus text
     alt = f"{page.doc} page {page.page}, the passage outlined and what matched marked"
     if page.headers_unread:
-        st.caption(f"The columns of this page's table cannot be named ({page.table_note.split(': ', 1)[-1]}), so "
-                   "its text is not shown beside it: read the numbers off the page.")
+        st.caption(f"{escape_markdown(_sentence(page.table_note))} Its text is not shown beside it: its figures "
+                   "would stand there without their columns.")
         _image(shown, alt)
         return
     left, right = st.columns([5, 2], gap="small")
@@ -239,7 +246,7 @@ def _show(shown: ShownPage, question: str, entities: tuple[str, ...]) -> None:
         said += (f"; its {len(page.row_at)} statement row{'s' if len(page.row_at) != 1 else ''} (shaded) with the "
                  "column header of each value." if page.row_at else ", as PDFium reads it.")
         if page.table_note and page.tabular:
-            said += f" {page.table_note.split(': ', 1)[-1].capitalize()}."
+            said += f" {escape_markdown(_sentence(page.table_note))}"
         st.caption(said)
         with st.container(height=TEXT_HEIGHT):
             st.html(_text_html(page, question, entities))
@@ -309,8 +316,8 @@ def side_by_side(index: Index, question: str, rankings: dict[str, list[str]], en
         rest = [f"#{i} p.{where[1]}" + ("" if where[0] == doc else f" of {where[0]}")
                 for i, pid in enumerate(rankings[name][1:], start=2) if (where := cited_page(pid))]
         with column:
-            st.caption(f"{name}'s first hit cites {doc} page {number}"
-                       + (f"; then {', '.join(rest)}." if rest else "."))
+            st.caption(escape_markdown(f"{name}'s first hit cites {doc} page {number}"
+                                       + (f"; then {', '.join(rest)}." if rest else ".")))
             drawn.append((Pending(1, top, doc, number, future), st.empty()))
     st.html(CSS)
     for pending, box in drawn:  # drawn last: the captions and the choice are on the screen first
