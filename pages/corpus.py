@@ -74,7 +74,7 @@ with tab_d:
         st.caption("Read off each filing's own cover or release, the file name last; the question's company, year "
                    "and form are matched against these (`python -m engine filings` prints the same).")
         identities = [identity_row(f) for _, f in sorted(index.structure().filings.items())]
-        show_table(pd.DataFrame([{"document": r["doc"], "company": r["company"], "form": r["form"] or "unknown",
+        show_table(pd.DataFrame([{"document": r["doc"], "company": r["company"] or "unknown", "form": r["form"] or "unknown",
                                   "fiscal year": r["fiscal_year"], "quarter": r["quarter"],
                                   "period end": r["period_end"], "names it answers to": ", ".join(r["names"] + r["symbols"]),
                                   "read from": read_from_words(r)} for r in identities]),

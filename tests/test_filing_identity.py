@@ -152,3 +152,18 @@ def test_a_company_the_room_does_not_hold_is_said_to_be_unknown(question, unknow
     named = company_names(question, _filings("filings_dev"))
     assert named.keys == () and unknown in named.unknown
 
+
+
+def test_a_file_name_names_a_company_only_when_it_names_a_filing():
+    """"ACME_2019_10K.pdf" says who filed it when its pages do not; "damaged.pdf" says nothing: the company is
+    unread (empty, shown as "unknown"), not "Damaged", and the label falls back to the file's name."""
+    from engine.filings.identity import identity_row, read_filing
+
+    text = ["Some text that is not a cover page.\nNothing here names a registrant."]
+    named = read_filing("ACME_2019_10K.pdf", text)
+    assert named.company == "Acme" or named.company.lower() == "acme", named.company
+    assert ("company", 0, "file name") in named.read_from
+    damaged = read_filing("damaged.pdf", text)
+    assert damaged.company == "" and damaged.label == "damaged.pdf"
+    assert [r["rule"] for r in identity_row(damaged)["read_from"] if r["field"] == "company"] == [
+        "not read: no cover or release says it, and the file name names no filing"]

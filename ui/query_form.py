@@ -228,7 +228,7 @@ def _scope(index: Index) -> ScopeCorrection:
         st.caption("Read off the question: its company (name or ticker), fiscal year, form and statement. If the "
                    "reading below the answer is wrong, correct it here; “none” clears it.")
         s1, s2, s3, s4 = st.columns(4)
-        companies = sorted({f.company for f in filings.values()})
+        companies = sorted({f.company for f in filings.values() if f.company})
         years = sorted({str(f.fiscal_year) for f in filings.values() if f.fiscal_year})
         forms = sorted({f.form for f in filings.values() if f.form})
         statement_names = {kind: label for kind, (label, _) in STATEMENTS.items()}

@@ -79,7 +79,7 @@ class Filing:
         period = f"FY{self.fiscal_year}" if self.fiscal_year else ""
         if self.quarter and self.fiscal_year:
             period = f"Q{self.quarter} FY{self.fiscal_year}"
-        return " ".join(x for x in (self.company, period, self.form) if x)
+        return " ".join(x for x in (self.company or self.doc_id.rsplit("/", 1)[-1], period, self.form) if x)
 
 
 def bare_name(name: str) -> str:
@@ -268,7 +268,10 @@ def read_filing(doc_id: str, pages: Sequence[str]) -> Filing:
         source = "release" if form in ("", "earnings release") else "cover"
     else:
         names, source = [file_company], "file name"
-    read_from.append(("company", 0 if source == "file name" else first + 1, source))
+    # a file name names a company when it names a filing (COMPANY_2022_10K.pdf); "damaged.pdf" names none: unread
+    unread = source == "file name" and not YEAR_IN_NAME.search(stem)
+    read_from.append(("company", 0 if source == "file name" else first + 1,
+                      "not read: no cover or release says it, and the file name names no filing" if unread else source))
     keys: list[str] = []
     for n in names:
         k, s = name_keys(n)
@@ -285,7 +288,7 @@ def read_filing(doc_id: str, pages: Sequence[str]) -> Filing:
             symbols.append(m.group(1))
     number = _FILE_NUMBER.search(pages[first] if pages else "")
     end = "%04d-%02d-%02d" % period.end if period.end else ""
-    return Filing(doc_id, display_name(names[0]), tuple(dict.fromkeys(k for k in keys if k)),
+    return Filing(doc_id, "" if unread else display_name(names[0]), tuple(dict.fromkeys(k for k in keys if k)),
                   tuple(dict.fromkeys(symbols)), form, year, quarter, source, number.group(1) if number else "",
                   end, tuple(read_from))
 

@@ -287,7 +287,7 @@ def read_scope(question: str, filings: Mapping[str, Filing], lexicon: Lexicon,
         keys = list(named.keys)
         if correction.company and not keys:
             raise PathLensError(f"company: no filing of the data room is by {correction.company!r}; companies: "
-                                + ", ".join(sorted({f.company for f in filings.values()})))
+                                + ", ".join(sorted({f.company for f in filings.values() if f.company})))
         corrected = True
     span = asked.span
     if correction.year is not None:
@@ -302,7 +302,7 @@ def read_scope(question: str, filings: Mapping[str, Filing], lexicon: Lexicon,
                                        span, asked.end if correction.year is None else None)
     stop = ""
     if named.unknown and not keys and not correction.everywhere:
-        held = sorted({f.company for f in filings.values()})
+        held = sorted({f.company for f in filings.values() if f.company})
         stop = (" and ".join(f"“{n}”" for n in named.unknown) + " names no company of this data room, so no page "
                 "of it answers. The room holds filings of " + ", ".join(held)
                 + ". Ask about one of them, or search every filing.")

@@ -184,7 +184,7 @@ def read_structure(passages: Sequence[Passage]) -> FilingStructure:
     filings = unify({doc: read_filing(doc, page_texts(passages, rows)) for doc, rows in by_doc.items()})
     for doc, rows in by_doc.items():
         f = filings[doc]
-        company = node(f"§company {f.names[0] if f.names else doc}", "company", f.company, "", f.names[0] if f.names else "")
+        company = node(f"§company {f.names[0] if f.names else doc}", "company", f.company or doc, "", f.names[0] if f.names else "")
         filing = node(f"§filing {doc}", "filing", f.label, doc, doc)
         pages: dict[int, list[int]] = {}
         for i in rows:
