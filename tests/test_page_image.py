@@ -251,7 +251,7 @@ GOOD = make_pdf([LETTER])
     ("empty.pdf", b"", 1, "not a readable PDF"),
     ("short.pdf", GOOD, 3, "the file has 1 page"),
     ("locked.pdf", encrypt(GOOD), 1, "the file is encrypted"),
-])
+], ids=["truncated", "garbage", "empty", "short", "locked"])  # by name: the encrypted bytes differ in each process
 def test_a_damaged_file_or_a_missing_page_is_named_with_its_page(tmp_path, name, data, page, why):
     with pytest.raises(PathLensError) as e:
         rendered_page(SourceFile(name, data), page, 600, PageCache(tmp_path))
