@@ -52,4 +52,4 @@ def test_alias_maps_are_built_once_and_shared_by_every_retriever(core_index):
     assert table.by_entity == {k: tuple(v) for k, v in expect.items()}
     assert table.rules == {(r.entity, r.alias): r.rule for r in table.rows}
     a, b = core_index.retriever("bct-regex"), core_index.retriever("bct-regex")
-    assert a is not b and a.seeder._aliases is b.seeder._aliases is table and a.seeder._index is b.seeder._index
+    assert a is not b and a.seeder._aliases is b.seeder._aliases is table and a.seeder._entity_index is b.seeder._entity_index

@@ -211,7 +211,8 @@ def test_the_readme_demo_script(fresh_app_url, browser, tmp_path):
     page.keyboard.press("Escape")
     page.wait_for_function("() => location.href.includes('without=Juniper+Peak+Growth+Fund+II')", timeout=120_000)
     wait_idle(page, before)
-    page.get_by_text("Arrows: each passage's move against the ranking with nothing taken out.").wait_for(timeout=60_000)
+    page.get_by_text("Arrows: each passage's move against the ranking with nothing taken out, with its score then "
+                     "when the score changed.").wait_for(timeout=60_000)
     assert any(label.startswith("✕ Juniper Peak Growth Fund II") for label in graph_nodes(page))
     page.screenshot(path=str(SHOTS / "demo-4-what-if.png"), full_page=True)
     no_exception(page)
