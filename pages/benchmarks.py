@@ -13,7 +13,7 @@ from engine.errors import PathLensError
 from engine.evaluate.evaluate import compare, verdict
 from engine.evaluate.metrics import leaders_in_words, metric_names
 from engine.catalog import CATALOG, QUICK_RETRIEVERS
-from ui.builds import CancelButton, cancel_job, follow_job
+from ui.builds import CancelButton, cancel_job, job_result
 from ui.corpora import save_upload
 from ui.frame import frame
 from ui.render import best_in_bold, downloads, metric_bars, pick_pair, show_table
@@ -114,16 +114,10 @@ if run:
         st.error(str(e))
         cancel.idle()  # nothing started
 
-job = st.session_state.get("bench_job")
-if job is not None:
-    if not follow_job(job):
-        st.stop()  # the fragment follows the benchmark and reruns the page when it is over
-    cancel.idle()
-    del st.session_state["bench_job"]
-    try:
-        st.session_state["bench_result"] = job.result()
-    except PathLensError as e:
-        (st.warning if job.status().cancelled else st.error)(str(e))
+if "bench_job" in st.session_state:
+    ran = job_result("bench_job", cancel)
+    if ran is not None:
+        st.session_state["bench_result"] = ran
 
 result = st.session_state.get("bench_result")
 set_params(file=linkable, ran=1 if result is not None and linkable and st.session_state.get("bench_file") == linkable

@@ -15,7 +15,7 @@ from engine.evaluate.metrics import leaders_in_words, metric_names
 from engine.explain.reasons import IN_TEXT, field_words, passage_name, walk_words
 from engine.retrieve.graph_explain import HitExplanation
 from engine.jobs import Cancelled, Job
-from ui.builds import CancelButton, ensure, fresh_area, follow_job, stages_for
+from ui.builds import CancelButton, ensure, fresh_area, job_result, stages_for
 from ui.frame import frame
 from ui.page_view import side_by_side
 from ui.params import param_widget
@@ -191,18 +191,12 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
     if (asked or from_link) and eval_key not in evaluations and "cmp_job" not in st.session_state:
         st.session_state["cmp_job"] = evaluation_job(index, names, ks, config)
         st.session_state["cmp_job_key"] = eval_key
-    job = st.session_state.get("cmp_job")
-    if job is not None:
-        if not follow_job(job):
-            st.stop()  # the fragment follows the evaluation and reruns the page when it is over
-        cancel.idle()
-        del st.session_state["cmp_job"]
-        try:
+    if "cmp_job" in st.session_state:
+        evaluated = job_result("cmp_job", cancel)
+        if evaluated is not None:
             evaluations.clear()  # keep one: results of other settings are stale on this page
-            evaluations[eval_key] = job.result()
+            evaluations[eval_key] = evaluated
             st.session_state["evaluation_count"] = st.session_state.get("evaluation_count", 0) + 1
-        except PathLensError as e:
-            (st.warning if job.status().cancelled else st.error)(str(e))
     else:
         cancel.idle()
     set_params(eval=1 if eval_key in evaluations else None)

@@ -13,6 +13,7 @@ from engine.components import label as component_label
 from engine.indexing.background import build_in_background
 from engine.indexing.compute import Work
 from engine.indexing.index import Index
+from engine.errors import PathLensError
 from engine.jobs import Job, JobStatus
 from engine.retrieve.rrf_retriever import RRFConfig
 
@@ -192,6 +193,21 @@ def follow_job(job: Job, show: Callable[[JobStatus], None] = lambda s: None) -> 
 
     follow()
     return False
+
+
+def job_result(key: str, cancel: "CancelButton"):
+    """The result of the job kept under `key` in the session, once it is over (the page stops while it runs, a
+    fragment following it); None when it failed or was cancelled, which is said. Either way it leaves the session."""
+    job = st.session_state[key]
+    if not follow_job(job):
+        st.stop()  # the fragment follows the job and reruns the page when it is over
+    cancel.idle()
+    del st.session_state[key]
+    try:
+        return job.result()
+    except PathLensError as e:
+        (st.warning if job.status().cancelled else st.error)(str(e))
+        return None
 
 
 def cancel_job(key: str) -> None:
