@@ -88,9 +88,10 @@ def new_context(browser, **options):
     return context
 
 
-def start_page(browser, url):
-    """A fresh context's page sent to `url`, its console and failed responses recorded, not yet waited on."""
-    page = new_context(browser).new_page()
+def start_page(browser, url, **options):
+    """A fresh context's page sent to `url` (`options`: the context's, e.g. its viewport), its console and failed
+    responses recorded, not yet waited on."""
+    page = new_context(browser, **options).new_page()
     errors, bad = [], []
     CONSOLE[page] = (errors, bad)
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.conftest import ROOT
-from tests.test_browser import (CONSOLE, SHOTS, app_url, browser, hits, mark, new_context,  # noqa: F401
+from tests.test_browser import (CONSOLE, SHOTS, app_url, browser, hits, mark, new_context, start_page,  # noqa: F401
                                 no_exception, wait_idle)
 
 APPLE = ROOT.parent / "shared" / "data" / "filings" / "APPLE_2022_10K.pdf"
@@ -23,13 +23,7 @@ SECOND = "What were Apple's total net sales of iPhone in 2022?"
 
 def _open(browser, url):
     """A page in a 1400×900 window, its console errors and failed responses recorded (as test_browser's)."""
-    page = new_context(browser, viewport={"width": 1400, "height": 900}).new_page()
-    errors, bad = [], []
-    CONSOLE[page] = (errors, bad)
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("response", lambda r: bad.append(r.url) if r.status >= 400 else None)
-    page.on("requestfailed", lambda r: bad.append(r.url))
-    page.goto(url)
+    page = start_page(browser, url, viewport={"width": 1400, "height": 900})
     page.wait_for_selector("[data-testid=stMain] h1", timeout=120_000)
     wait_idle(page)
     return page
