@@ -132,12 +132,12 @@ def _future(spec: str, doc: str, passage_id: str, text: str, question: str, enti
         return future
 
 
-def start(index: Index, answer, question: str) -> dict[str, Pending]:
-    """Start drawing each PDF hit's page (before the hits are drawn); {} when the corpus has no PDFs to draw."""
+def start(index: Index, answer, question: str, texts: dict[str, str]) -> dict[str, Pending]:
+    """Start drawing each PDF hit's page (before the hits are drawn); {} when the corpus has no PDFs to draw.
+    `texts`: each passage's text by id, as the page already holds it."""
     spec = pdf_corpus(index)
     if spec is None:
         return {}
-    texts = {p.id: p.text for p in index.corpus.passages}
     out = {}
     for h in answer.hits:
         where = cited_page(h.passage_id)

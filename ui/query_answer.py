@@ -139,7 +139,7 @@ def draw(index: Index, request: Request, ran: Ran) -> None:
         request.story_slot.info(story.sentence() + " The page opens on this question because, of the corpus's "
                                 "labeled two-hop questions, it is the one whose answers the graph's links explain "
                                 "most (measured by `python -m engine demo`).")
-    pages = page_view.start(index, answer, request.question)  # drawn beside the page's run, shown after the hits
+    pages = page_view.start(index, answer, request.question, texts)  # drawn beside the page's run, shown after the hits
     strip = page_view.strip_slot(pages)
     rows = []
     for h in hits:
