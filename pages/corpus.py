@@ -12,12 +12,12 @@ from engine.catalog import default_retriever, stages_for
 from engine.filings.identity import identity_row, read_from_words
 from engine.components import BUILDERS, COMPONENTS, key as component_key
 from engine.ingest.textfiles import MAX_FILE_BYTES
-from engine.ingest.documents import MAX_PAGE_CHARS, MAX_PDF_PAGES
+from engine.ingest.documents import MAX_PAGE_CHARS, MAX_PDF_PAGES, left_out_files
 from engine.ingest.zips import MAX_ZIP_FILES
 from engine.ingest.isolated import ReadLimits
 from ui.builds import ensure, fresh_area, planned_work, still_to_build
 from ui.staged import show_room_build
-from ui.corpora import UPLOAD_TYPES, use_uploaded
+from ui.corpora import UPLOAD_TYPES, left_out_words, use_uploaded
 from ui.frame import frame
 from ui.render import downloads, show_table
 from ui.url_state import param, set_params
@@ -50,8 +50,7 @@ st.caption(f"Files you bring: up to {MAX_FILE_BYTES // 1024 ** 2} MB each (uploa
            "Documents and the rest is kept.")
 report = corpus.report
 if report.skipped:
-    st.warning(f"{len(report.skipped)} file{'s' if len(report.skipped) != 1 else ''} or page range"
-               f"{'s' if len(report.skipped) != 1 else ''} left out of this corpus: see Documents.")
+    st.warning(left_out_words(*left_out_files(report.skipped, docs)))
 tab_p, tab_d, tab_q = st.tabs(["Passages", "Documents", "Labeled queries"])
 with tab_p:
     # what a reader scans first (the title, then the text) at the left; the ids a link or an export needs after

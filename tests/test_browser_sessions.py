@@ -64,7 +64,7 @@ def test_files_added_on_the_corpus_page_become_the_corpus_its_damaged_ones_named
     assert "corpus=upload+a+corpus+file" in page.url
     assert page.locator('[data-testid="stSidebar"]').get_by_text("Using the files uploaded earlier in this session").count() == 1
     main = page.locator("[data-testid=stMain]").inner_text()
-    assert "3 files or page ranges left out of this corpus: see Documents." in main, main[:1500]
+    assert "3 files left out of this corpus: see Documents." in main, main[:1500]
     page.get_by_role("tab", name="Documents").click()
     page.get_by_text("Left out", exact=True).wait_for(timeout=30_000)
     left_out = page.locator('[data-testid="stTabs"] [data-testid="stDataFrame"]').nth(1)

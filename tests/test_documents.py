@@ -9,7 +9,8 @@ import pytest
 from engine.ingest.corpus import load_corpus, load_sources
 from engine.ingest.passage import citation
 from engine.ingest.questions import parse_queries
-from engine.ingest.documents import SourceFile, document_passages, identity, page_lines_chunks, read_document
+from engine.ingest.documents import (Problem, SourceFile, document_passages, identity, left_out_files,
+                                     page_lines_chunks, read_document)
 from engine.ingest.running_lines import strip_running_lines
 from engine.ingest.zips import zip_members
 from engine.errors import PathLensError
@@ -149,6 +150,20 @@ def test_pages_without_text_are_named_and_the_rest_of_the_pdf_builds():
     assert [p.id for p in corpus.passages] == ["mixed.pdf#p1.0", "mixed.pdf#p3.0"]
     assert [str(p) for p in corpus.report.skipped] == [
         "mixed.pdf: no extractable text on pages 2, 4 of 4 (scanned or image-only pages are skipped)"]
+
+
+def test_what_was_left_out_is_counted_in_files_whole_or_in_part():
+    from ui.corpora import left_out_words
+
+    pdf = make_pdf([text_page("Page one text."), [], text_page("Page three text."), []])
+    corpus = load_sources([SourceFile("mixed.pdf", pdf), SourceFile("scan.pdf", make_pdf([[]]))], "room")
+    # two notes on one partly read file, as a page past the character cap and an empty page would give
+    problems = corpus.report.skipped + (Problem("mixed.pdf", "page 1 ran past the cap"),)
+    whole, partly = left_out_files(problems, {p.doc_id for p in corpus.passages})
+    assert (whole, partly) == (("scan.pdf",), ("mixed.pdf",))
+    assert left_out_words(whole, partly) == "1 file left out of this corpus, and pages of 1 more: see Documents."
+    assert left_out_words((), partly) == "Pages of 1 file left out of this corpus: see Documents."
+    assert left_out_words(("a", "b"), ()) == "2 files left out of this corpus: see Documents."
 
 
 def test_nothing_usable_is_an_error_naming_each_file():

@@ -140,6 +140,19 @@ def save_upload(upload) -> Path:
     return path
 
 
+def left_out_words(whole: tuple[str, ...], partly: tuple[str, ...]) -> str:
+    """One line on what loading left out, counted in files: a file with two pages left out is one file."""
+    def files(n: int) -> str:
+        return f"{n} file{'s' if n != 1 else ''}"
+    if whole and partly:
+        said = f"{files(len(whole))} left out of this corpus, and pages of {len(partly)} more"
+    elif whole:
+        said = f"{files(len(whole))} left out of this corpus"
+    else:
+        said = f"Pages of {files(len(partly))} left out of this corpus"
+    return said + ": see Documents."
+
+
 def _upload_notes(index: Index, problem: str) -> Index:
     """Say in the sidebar what was wrong with the uploaded questions and what was left out."""
     if problem:

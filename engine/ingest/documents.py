@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -45,6 +46,15 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.file}: {self.message}"
+
+
+def left_out_files(problems: Iterable[Problem], read: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The files named by `problems`, split into those left out whole and those of which only some pages
+    were left out (a file in `read`, the documents that gave passages). One file with two notes counts
+    once: a reader counts files, not notes."""
+    kept = set(read)
+    files = list(dict.fromkeys(p.file for p in problems))
+    return tuple(f for f in files if f not in kept), tuple(f for f in files if f in kept)
 
 
 @dataclass(frozen=True)
