@@ -114,6 +114,16 @@ def test_documents_are_read_in_workers_whose_crash_hang_or_memory_is_named(name,
     assert {p.doc_id for p in c.passages} == {"good.pdf"}
 
 
+def test_each_document_over_is_counted_read_or_not():
+    """What a page follows while an upload is read: a report at the start, then one per document as it is over,
+    a crash included, up to the number of documents (the text file is not read in a worker, so not counted)."""
+    seen = []
+    limits = ReadLimits(seconds=2, memory_bytes=256 * 1024 ** 2)
+    load_sources([SourceFile("d_SEGV.pdf", _pdf(1)), SourceFile("good.pdf", _pdf(2)), GOOD], "room",
+                 limits=limits, reader="tests.evil_readers:by_name", progress=lambda *a: seen.append(a))
+    assert seen == [("files", 0, 2), ("files", 1, 2), ("files", 2, 2)]
+
+
 def test_a_workers_own_start_is_not_counted_against_a_files_time_limit(monkeypatch):
     """A worker that takes longer to start than the limit per file (seen under load: a good PDF 'stopped after
     2 s' in a fresh worker) still reads the file: the file's clock starts once the worker says it is ready."""

@@ -172,6 +172,9 @@ def job_text(s: JobStatus) -> str:
            else " · estimating the time left…" if s.total and s.done < s.total else "")
     if s.step in ("questions", "trials", "retrievers"):
         return f"{s.step[:-1]} {s.done:,} of {s.total:,}{eta}"
+    if s.step == "files":  # an upload's documents, each read in a worker process of its own; one file has no rate
+        eta = f" · about {left:.0f} s left" if left is not None else f" · {s.step_seconds:.0f} s so far"
+        return f"reading the documents: {s.done:,} of {s.total:,} file{'s' if s.total != 1 else ''} read{eta}"
     return f"building the index, {component_label(s.step)}: {s.done:,} of {s.total:,} passages{eta}"
 
 

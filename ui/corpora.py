@@ -14,10 +14,13 @@ from engine.errors import PathLensError
 from engine.evaluate.benchmarks import FORMATS, load_questions, open_corpus
 from engine.explain.report import UPLOADED, UploadedFile, files_in_link, uploaded_files
 from engine.indexing.index import Index
-from engine.ingest.corpus import CORPUS_SUFFIXES, DEFAULT_CORPUS, bundled_manifest, bundled_names, load_corpus
+from engine.ingest.corpus import (CORPUS_SUFFIXES, DEFAULT_CORPUS, bundled_manifest, bundled_names, load_corpus,
+                                  load_folder)
 from engine.ingest.textfiles import MAX_FILE_BYTES
 from engine.ingest.questions import load_queries
+from engine.jobs import Job, Progress
 from engine.store.cache import DiskCache
+from ui.builds import follow_job
 from ui.render import escape_markdown
 from ui.url_state import param, set_params
 
@@ -38,12 +41,10 @@ def _file_index(kind: str, path: str, digest: str, name: str) -> Index:
     return Index(open_corpus(load_questions(fmt, path), f"{name} (open corpus)"), cache=DiskCache())
 
 
-@st.cache_resource(show_spinner="Reading the documents…", max_entries=8)
-def _upload_index(folder: str, digest: str, name: str, queries: str | None) -> tuple[Index, str]:
+def _read_upload(folder: str, name: str, queries: str | None, progress: Progress) -> tuple[Index, str]:
     """An index over uploaded files (one folder, named by their content), and what was wrong with the
-    labeled questions if anything: bad gold is named, and the documents still build without them.
-    Every session that uploads the same files shares this one index."""
-    corpus = dataclasses.replace(load_corpus(folder), name=name)
+    labeled questions if anything: bad gold is named, and the documents still build without them."""
+    corpus = dataclasses.replace(load_folder(Path(folder), progress=progress), name=name)
     problem = ""
     if queries:
         try:
@@ -51,6 +52,22 @@ def _upload_index(folder: str, digest: str, name: str, queries: str | None) -> t
         except PathLensError as e:
             problem = str(e).replace(queries, "the labeled questions")
     return Index(corpus, cache=DiskCache()), problem
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _upload_job(folder: str, digest: str, name: str, queries: str | None) -> Job[tuple[Index, str]]:
+    """Reading uploaded files, in a job a page follows file by file; every session that uploads the same files
+    shares this one job, and its index (`digest` names their content)."""
+    return Job(f"read {name}", lambda progress, _: _read_upload(folder, name, queries, progress)).start()
+
+
+def _upload_index(folder: str, digest: str, name: str, queries: str | None) -> tuple[Index, str]:
+    """The uploaded files' index once they are read. Until then the page stops, and shows how many files are
+    read and the time left; it reruns when they all are. A failure to read them is raised, named."""
+    job = _upload_job(folder, digest, name, queries)
+    if not follow_job(job):
+        st.stop()
+    return job.result()
 
 
 def _digest(path: Path) -> str:

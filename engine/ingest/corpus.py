@@ -15,6 +15,7 @@ from .documents import DOCUMENT_SUFFIXES, Problem, SourceFile, document_passages
 from .running_lines import DroppedLine
 from .zips import zip_members
 from .isolated import READER, ReadLimits, read_many
+from ..jobs import Progress
 from ..errors import PathLensError
 from .passage import ChunkConfig, Passage, chunk_text, page_key
 from .questions import LabeledQuery, load_queries, parse_queries
@@ -120,7 +121,8 @@ def _is_queries_file(name: str) -> bool:
 
 
 def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig = ChunkConfig(),
-                 queries: SourceFile | None = None, limits: ReadLimits | None = None, reader: str = READER) -> Corpus:
+                 queries: SourceFile | None = None, limits: ReadLimits | None = None, reader: str = READER,
+                 progress: Progress | None = None) -> Corpus:
     """A corpus from files of any supported kind, in name order; zips are opened and their files read.
 
     .txt/.md files are chunked by paragraphs (ids `name#NNNN`), .jsonl files hold passages, and
@@ -134,7 +136,7 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
     queries, lexicon = _queries_and_lexicon(files, queries)
     # documents are read in worker processes, in parallel, each within its time and memory limit
     documents = [f for f in files if PurePosixPath(f.name).suffix.lower() in DOCUMENT_SUFFIXES]
-    read = read_many(documents, limits or ReadLimits.from_env(), reader)
+    read = read_many(documents, limits or ReadLimits.from_env(), reader, progress)
     reading = _Reading(config, dict(zip(map(id, documents), read)), problems)
     passages = _passages(files, reading)
     if not passages:
@@ -251,8 +253,10 @@ def _passages(files: list[SourceFile], reading: _Reading) -> list[Passage]:
     return passages
 
 
-def load_folder(folder: Path, name: str | None = None, config: ChunkConfig = ChunkConfig()) -> Corpus:
-    """Every readable file under `folder` (see CORPUS_SUFFIXES), in sorted path order."""
+def load_folder(folder: Path, name: str | None = None, config: ChunkConfig = ChunkConfig(),
+                progress: Progress | None = None) -> Corpus:
+    """Every readable file under `folder` (see CORPUS_SUFFIXES), in sorted path order; `progress` counts the
+    documents read (`isolated.read_many`)."""
     folder = Path(folder)
     paths = sorted(p for p in folder.rglob("*") if p.is_file()
                    and (p.suffix.lower() in CORPUS_SUFFIXES or p.relative_to(folder).as_posix() == LEXICON_FILE)
@@ -267,7 +271,7 @@ def load_folder(folder: Path, name: str | None = None, config: ChunkConfig = Chu
             sources.append(source_file(p, rel))
         except PathLensError as e:
             problems.append(Problem(rel, str(e)))
-    corpus = load_sources(sources, name or folder.name, config)
+    corpus = load_sources(sources, name or folder.name, config, progress=progress)
     if problems:
         corpus = dataclasses.replace(corpus, report=IngestReport(tuple(problems) + corpus.report.skipped,
                                                                  corpus.report.dropped))
@@ -296,11 +300,6 @@ def load_jsonl(path: Path, name: str | None = None) -> Corpus:
     return Corpus(name=name or path.stem, passages=tuple(passages), queries=queries)
 
 
-def _load_queries_beside(folder: Path, passages: Sequence[Passage]) -> tuple[LabeledQuery, ...]:
-    path = folder / "queries.jsonl"
-    return load_queries(path, passages) if path.exists() else ()
-
-
 # ---------------------------------------------------------------- bundled corpora
 
 
@@ -322,7 +321,7 @@ def load_bundled(name: str) -> Corpus:
         return grown_corpus(name, manifest)
     chunking = ChunkConfig(**manifest.get("chunking", {}))
     corpus = load_folder(folder / "docs", name=name, config=chunking)
-    queries = _load_queries_beside(folder, corpus.passages)
+    queries = load_queries(folder / "queries.jsonl", corpus.passages) if (folder / "queries.jsonl").exists() else ()
     demo = manifest.get("demo_question", "")
     if demo and demo not in {q.id for q in queries}:
         raise PathLensError(f"{folder / 'manifest.json'}: field 'demo_question': {demo!r} is not a labeled question's id")

@@ -21,7 +21,7 @@ import threading
 from dataclasses import asdict, dataclass
 from importlib import import_module
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..errors import PathLensError
 from .documents import Document, Problem, SourceFile
@@ -161,16 +161,28 @@ class _Worker:
             stream.close()
 
 
-def read_many(sources: Sequence[SourceFile], limits: ReadLimits = ReadLimits(), reader: str = READER
+def read_many(sources: Sequence[SourceFile], limits: ReadLimits = ReadLimits(), reader: str = READER,
+              progress: Callable[[str, int, int], None] | None = None
               ) -> list[tuple[Document, tuple[Problem, ...]] | PathLensError]:
     """Each document read in a worker process, `limits.processes` workers at a time (default one per core),
     results in the order given: its document and problems, or the PathLensError that names what went wrong
-    (a crash, a hang, memory, a reader's failure). A worker that fails a file is replaced for the next."""
+    (a crash, a hang, memory, a reader's failure). A worker that fails a file is replaced for the next.
+    `progress("files", done, total)` is called at the start and as each file is over, read or not (a page follows
+    an upload by it)."""
     if not sources:
         return []
     out: list = [None] * len(sources)
     todo = iter(range(len(sources)))
     lock = threading.Lock()
+    over = [0]
+    if progress is not None:
+        progress("files", 0, len(sources))
+
+    def one_more() -> None:
+        with lock:
+            over[0] += 1
+            if progress is not None:
+                progress("files", over[0], len(sources))
 
     def serve() -> None:
         worker: _Worker | None = None
@@ -186,6 +198,7 @@ def read_many(sources: Sequence[SourceFile], limits: ReadLimits = ReadLimits(), 
                     out[i] = worker.read(sources[i])
                 except PathLensError as e:
                     out[i] = e
+                one_more()
         finally:
             if worker is not None:
                 worker.proc.stdin.close()  # ends its loop
