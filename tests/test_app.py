@@ -1228,3 +1228,13 @@ def _all(block):
     for child in getattr(block, "children", {}).values():
         yield child
         yield from _all(child)
+
+
+@pytest.mark.parametrize("page", [None, "pages/corpus.py", "pages/benchmarks.py"])
+def test_every_page_says_its_address_is_its_link_and_why_a_console_shows_two_404s(page):
+    from ui.frame import LINK_WORDS, PROBE_WORDS
+
+    at = start(page, {"corpus": "dataroom-core"})
+    said = [c for c in at.sidebar.caption if c.value == LINK_WORDS]
+    assert len(said) == 1 and said[0].proto.help == PROBE_WORDS
+    assert "two 404 errors" in PROBE_WORDS and "streamlit/streamlit#7074" in PROBE_WORDS

@@ -140,6 +140,14 @@ def test_each_page_loads(app_url, browser, path, title):
     # path (a possible base path), two 404s, then at the root (streamlit/streamlit#7074, docs/limits.md); nothing else
     bad = sorted(set(CONSOLE[page][1]))
     assert bad == ([] if path == "/" else [f"{app_url}{path}/_stcore/health", f"{app_url}{path}/_stcore/host-config"])
+    # …and the app says so where a user looks, not only the docs: the sidebar's note on links, its help the 404s
+    from ui.frame import LINK_WORDS, PROBE_WORDS
+
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text(LINK_WORDS).wait_for(timeout=10_000)
+    sidebar.get_by_text(LINK_WORDS).locator("xpath=..").get_by_test_id("stTooltipIcon").first.hover()
+    page.get_by_text(re.compile(r"logs two 404 errors in the browser's console")).wait_for(timeout=10_000)
+    assert "streamlit/streamlit#7074" in PROBE_WORDS
     if path == "/query":  # the Query page's own path opens it, with the link's question
         assert page.get_by_text("Page not found").count() == 0
         page.goto(app_url + "/query?" + urlencode({"corpus": "dataroom-core", "q": MULTI_HOP, "retriever": "ppr-regex"}))

@@ -36,7 +36,16 @@ def frame(pick_corpus: bool = True) -> Index | None:
     if not pick_corpus:
         st.sidebar.caption("This page reads its own file; the corpus chosen on the other pages is kept for them.")
     glossary_sidebar()
+    st.sidebar.caption(LINK_WORDS, help=PROBE_WORDS)
     return index
+
+
+LINK_WORDS = "Each page's address holds its view: copy it to share the view or come back to it."
+# streamlit/streamlit#7074 (open): no setting turns the probe off, so the app says what a console shows
+PROBE_WORDS = ("Opened from its address, a page other than Query logs two 404 errors in the browser's console "
+               "(…/_stcore/health and …/_stcore/host-config under the page's path): Streamlit's frontend looks for "
+               "its server there first, in case the app is served below a base path, then finds it at the root. "
+               "The page is not affected. It is Streamlit's own (streamlit/streamlit#7074).")
 
 
 # (script, title, icon, URL path) of each page, in menu order: app.py registers them with st.navigation and
