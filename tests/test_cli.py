@@ -308,6 +308,10 @@ def test_every_subcommand_in_the_table_answers_help_and_is_listed_at_the_top(cap
         assert done.value.code == 0 and text.startswith(f"usage: python -m engine {name} "), name
         for a in command.args:
             assert a.names[0] in text, (name, a.names)
+    # and the bare listing names every subcommand but itself
+    main([])
+    listed = capsys.readouterr().out.split("Subcommands: ", 1)[1].split(" (", 1)[0].split(", ")
+    assert listed == [n for n in SUBCOMMANDS if n != "list"], listed
 
 
 def _shared_groups() -> dict[str, tuple[set[str], set[str]]]:

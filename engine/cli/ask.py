@@ -17,7 +17,7 @@ from ..indexing.index import check_retriever
 from ..ingest.corpus import bundled_manifest, bundled_names
 from ..ingest.passage import citation
 from ..retrieve.retrievers import check_k, check_query, markup_note
-from .options import CLI_DEFAULT_CORPUS, config_of
+from .options import CLI_DEFAULT_CORPUS, SUBCOMMANDS, config_of
 from .output import load, open_index, snippet, table
 from ..indexing.views import without
 
@@ -31,7 +31,8 @@ def cmd_list(args) -> dict:
         print("Bundled corpora:")
         for c in out["corpora"]:
             print(f"  {c['name']:<16} {c['description']}")
-        print("\nSubcommands: query, report, eval, graph, build, bench, sweep, perf, demo (python -m engine SUBCOMMAND --help)")
+        names = ", ".join(n for n in SUBCOMMANDS if n != "list")  # read off the parser's own table: none left out
+        print(f"\nSubcommands: {names} (python -m engine SUBCOMMAND --help)")
     return out
 
 
