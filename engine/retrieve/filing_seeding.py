@@ -56,12 +56,15 @@ class FilingSeeder:
             if nodes[i].ref in scope.statements:
                 out.append((i, "statement", nodes[i].label))
         folded = f" {normalize_name(scope.text)} "
-        rows = {row: said for said, term in scope.terms for row in term.rows}
+        rows: dict[str, list[str]] = {}  # a row two of the question's phrases name says both ("liquidity; cash …")
+        for said, term in scope.terms:
+            for row in term.rows:
+                rows.setdefault(row, []).append(said)
         sections = [(word, said) for said, term in scope.terms for word in term.sections]
         for i in self._nodes(docs, "line item"):
             key = nodes[i].ref
             if key in rows:
-                out.append((i, "lexicon", rows[key]))
+                out.append((i, "lexicon", "; ".join(dict.fromkeys(rows[key]))))
             elif len(key.split()) > 1 and f" {key} " in folded:
                 out.append((i, "line item", key))
         for i in self._nodes(docs, "note") + self._nodes(docs, "item"):

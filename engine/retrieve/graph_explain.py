@@ -146,7 +146,7 @@ class GraphAnswer:
     def uncovered_words(self) -> tuple[str, ...]:
         """Words of the question that no entity seed covers: they steer the walk only through its
         passage seeds, if it has any. Single letters (the "s" of a possessive) are not words here."""
-        covered = {t for s in self.seeds for t in (s.entity.split() + s.via.split())}
+        covered = {t for s in self.seeds for t in normalize_name(f"{s.entity} {s.via}").split()}
         return tuple(w for w in dict.fromkeys(tokenize(self.query)) if len(w) > 1 and normalize_name(w) not in covered)
 
 
