@@ -98,8 +98,8 @@ def test_the_answered_by_sentence_by_hand():
         "Answered by filing from Acme Widgets FY2019 10-K, encoded first: the answer the finished index gives. The "
         "rest of the room is still being encoded (80%, about 4 s left).")
     failed = _status(("tokens",), complete=True, error="disk full")
-    assert sentence(stand, failed).startswith("Answered by filing-graph: dense embeddings (all-MiniLM-L6-v2) could "
-                                              "not be built (disk full)")
+    assert sentence(stand, failed) == ("Answered by filing-graph: dense embeddings (all-MiniLM-L6-v2) could not be "
+                                       "built (disk full). Ask again to build it once more.")  # a reload loses uploads
 
 
 def test_the_corpus_page_reads_one_status_in_its_table_and_its_sentences(monkeypatch, tmp_path):

@@ -209,6 +209,17 @@ class _OneAtATime:
         return results
 
 
+def test_a_filing_whose_pages_repeat_a_text_is_encoded_first_without_a_fault(tmp_path, bf16):
+    """Two pages of one filing with the same text (a repeated exhibit page, a blank form's boilerplate) are one text
+    to encode, named twice among the wanted: the build must encode it once (it failed with KeyError)."""
+    same = "Forward-looking statements. This release contains forward-looking statements about Acme Widgets."
+    pages = filing_pages(2019, 1_028) + [same, same]
+    corpus = Corpus("acme", tuple(passages_of("ACME_2019_10K.pdf", pages)))
+    index = Index(corpus, cache=DiskCache(tmp_path / "cache"))
+    index.build("embeddings", first=Priority(["ACME_2019_10K.pdf"]))
+    np.testing.assert_array_equal(index.embeddings(), Index(corpus, cache=DiskCache(tmp_path / "cold")).embeddings())
+
+
 def test_sharded_encoding_starts_the_shards_of_the_wanted_texts_first(core_corpus, acme, monkeypatch, bf16):
     from engine.indexing import sharded
 

@@ -102,8 +102,9 @@ def sentence(choice: Choice, s: JobStatus, filings_named: str = "") -> str:
     """What the page says above an answer given while the chosen retriever's stages build."""
     a = choice.answerer
     if s.error is not None and not s.cancelled:
-        return (f"Answered by {choice.name}: {a.words()} could not be built ({s.error}); reload the page to try "
-                "again.")
+        # asking again starts a new build (background.build_in_background); a reload would lose a session's uploads
+        return (f"Answered by {choice.name}: {a.words()} could not be built ({s.error}). Ask again to build it once "
+                "more.")
     if choice.early:
         head = (f"Answered by {a.wanted} from {filings_named or 'the question’s filings'}, encoded first: the answer "
                 "the finished index gives.")

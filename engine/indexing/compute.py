@@ -83,7 +83,8 @@ class LocalCompute:
         out = np.zeros((len(texts), dense.DIM), dtype=np.float32)
         left = dict.fromkeys(range(len(texts)))  # in the order given
         while left:  # in blocks, each kept as it is done: the wanted texts first (no bit changes: tested)
-            wanted = [i for i in (first() if first else ()) if i in left]
+            # each position once: a filing whose pages repeat a text names that text's one position twice
+            wanted = list(dict.fromkeys(i for i in (first() if first else ()) if i in left))
             rows = sorted(wanted[:KEEP_EVERY]) or list(itertools.islice(left, KEEP_EVERY))
             done = len(texts) - len(left)
             out[rows] = dense.encode([texts[i] for i in rows], on_batch=on_batch and (
