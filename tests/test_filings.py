@@ -161,6 +161,25 @@ def test_scope_says_when_a_name_or_a_period_is_not_in_the_room(room):
     assert scope.notes == ("No Acme Widgets filing for FY2018; showing Acme Widgets FY2019 10-K, the nearest",)
 
 
+def test_a_question_comparing_two_companies_scopes_each_to_its_own_period(room):
+    """"McDonald's in Q1 2023 against Apple" over a room whose Apple filing is an earlier year: each company is scoped
+    on its own, so the one without that period keeps its filings, and the note says so (it was dropped unsaid)."""
+    def globex(n: int, text: str) -> Passage:
+        text = text.replace("ACME WIDGETS, INC.", "GLOBEX CORPORATION").replace("ACMW", "GBX")
+        return Passage(f"GLOBEX_2017_10K.pdf#p{n}.0", "GLOBEX_2017_10K.pdf", "GLOBEX CORPORATION · Form 10-K",
+                       text.replace("2019", "2017").replace("2018", "2016"),
+                       MappingProxyType({"page": str(n), "pages": "7"}))
+
+    pages = [globex(n, text) for n, text in enumerate(filing_pages(2019, 900), start=1)]
+    s = read_structure(room.passages + tuple(pages))
+    scope = read_scope("How did Acme's capex in FY2019 compare with Globex's capex?", s.filings, bundled())
+    assert scope.companies == ("Acme Widgets", "Globex") and scope.year == 2019
+    assert scope.filings == ("ACME_2019_10K.pdf", "GLOBEX_2017_10K.pdf")
+    assert scope.notes == ("No Globex filing for FY2019; searching every filing of the company",)
+    # one company: as it was
+    assert read_scope("What was Acme's capex in FY2019?", s.filings, bundled()).filings == ("ACME_2019_10K.pdf",)
+
+
 def test_a_room_of_one_filing_names_it_in_the_scope(room):
     one = [p for p in room.passages if p.doc_id == "ACME_2019_10K.pdf"]
     s = read_structure(one)
@@ -381,6 +400,11 @@ def test_a_scope_is_a_boundary_only_its_filings_pages_rank(room, name):
         ans = r.answer("What was Acme's capital expenditure in FY2019 according to the cash flow statement?", 10,
                        explain)
         assert ans.hits and {h.passage_id.split("#")[0] for h in ans.hits} == {"ACME_2019_10K.pdf"}
+    # the filing's 7 pages are fewer than the 10 asked for: said, not a silently short list
+    n = len(ans.hits)
+    assert n < 10 and ans.notes == (f"The scope holds {n} pages the walk reaches, fewer than the 10 asked for: widen "
+                                    "the scope to rank pages of other filings",)
+    assert r.answer("What was Acme's capex in FY2019?", 3).notes == ()
     batch = r.answer_batch(["What was Acme's capex in FY2020?", "What was Acme's capex in FY2019?"], 10)
     assert [{h.passage_id.split("#")[0] for h in a.hits} for a in batch] == [{"ACME_2020_10K.pdf"}, {"ACME_2019_10K.pdf"}]
     # scoped to the company alone, both its filings' pages rank

@@ -83,7 +83,7 @@ def run(index: Index, request: Request) -> Ran | None:
         what_if_widgets([], [])
         return None
     for n in answer.notes:
-        st.info(f"RRF member gave nothing: {n}")
+        st.info(n)
     if not answer.hits:
         st.warning(f"{choice.name} returned no passage for this question (no passage shares a term or entity with "
                    "it).")

@@ -298,8 +298,12 @@ def read_scope(question: str, filings: Mapping[str, Filing], lexicon: Lexicon,
     if correction.statement is not None:
         statements, corrected = ([correction.statement] if correction.statement else []), True
     display = {f.names[0]: f.company for f in filings.values() if f.names}
-    docs, period_note = scoped_filings(filings, keys, year, form, quarter, " and ".join(display[k] for k in keys),
-                                       span, asked.end if correction.year is None else None)
+    end = asked.end if correction.year is None else None
+    # each company its own period: a question comparing two must not lose one whose filings hold another year
+    scoped = [scoped_filings(filings, group, year, form, quarter, " and ".join(display[k] for k in group), span, end)
+              for group in ([[k] for k in keys] if len(keys) > 1 else [keys])]
+    docs = () if any(not d for d, _ in scoped) else tuple(sorted({x for d, _ in scoped for x in d}))
+    period_notes = [n for _, n in scoped if n]
     stop = ""
     if named.unknown and not keys and not correction.everywhere:
         held = sorted({f.company for f in filings.values() if f.company})
@@ -310,7 +314,7 @@ def read_scope(question: str, filings: Mapping[str, Filing], lexicon: Lexicon,
              if not keys and correction.everywhere]
     notes += [f"“{n}” names no company of this data room" for n in named.unknown if keys]
     notes += [f"“{said}” could be {' or '.join(which)}; both are kept" for said, which in named.ambiguous]
-    notes += [period_note] if period_note else []
+    notes += period_notes
     return Scope(text, tuple(display[k] for k in keys), tuple(keys), year, quarter, form, tuple(statements), terms,
                  () if stop else docs, corrected, tuple(notes), stop, span)
 

@@ -107,9 +107,16 @@ class FilingRetriever(GraphRetriever):
 
     def answer(self, question: str, k: int, explain: bool = True) -> Answer:
         answer = super().answer(question, k, explain)
-        if answer.walk is None:
+        if answer.no_seed:
             return answer
         scope = self.scope(question)
+        if scope.filings and len(answer.hits) < k:  # the boundary, not the walk, ran out: said, not a silent short list
+            n = len(answer.hits)
+            answer = replace(answer, notes=answer.notes + (
+                f"The scope holds {n} page{'s' if n != 1 else ''} the walk reaches, fewer than the {k} asked for: "
+                "widen the scope to rank pages of other filings",))
+        if answer.walk is None:
+            return answer
         why = {pid: self._with_typed_path(e) for pid, e in answer.why.items()}
         walk = replace(answer.walk, explanations=tuple(why[e.hit.passage_id] for e in answer.walk.explanations),
                        extra=FilingWalk(scope, scope.words(self.filing_seeder.structure.filings)))

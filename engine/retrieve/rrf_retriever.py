@@ -66,7 +66,7 @@ class RRFRetriever(Answers):
                 rankings.append(m.search(query, max(self.config.depth, k)))
             except NoSeedError as e:
                 rankings.append(())
-                notes.append(f"{m.name}: {e}")
+                notes.append(f"RRF member gave nothing: {m.name}: {e}")
         return rankings, tuple(notes)
 
     def search_with_notes(self, query: str, k: int) -> tuple[tuple[Hit, ...], tuple[str, ...]]:
