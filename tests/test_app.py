@@ -75,8 +75,9 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     folded = [e for e in at.expander if e.label == "The labeled answer and its evidence"]
     assert len(folded) == 1 and not folded[0].proto.expanded
     # which says what it is there to show: the answer the graph reached through a bridge
-    assert any(i.value.startswith("Why this example: answer #3 owes 33% of its score to the route Solano Foods → "
-                                  "Juniper Peak Growth Fund II, which the graph found through another passage.")
+    assert any(i.value.startswith("Why this example: answer #3 owes 33% of its score to Solano Foods, reached by way "
+                                  "of other passages; the strongest route runs through Juniper Peak Growth Fund II, a "
+                                  "name both passages hold.")
                for i in at.info), [i.value for i in at.info]
     # the examples menu names the labeled example the page opened on
     assert at.selectbox(key="example").value.split(" · ", 1)[1] == at.text_input(key="question").value
@@ -110,8 +111,8 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     reasons = [m.value for m in at.markdown if m.value.startswith("Its score: ")]
     assert len(reasons) == 5 and re.match(r"Its score: \d+% its similarity to the question, \d+% the name “Solano "
                                           r"Foods”", reasons[0]), reasons[0]
-    assert re.match(r"Its score: \d+% passages like the question that share a name with it, 33% through Solano Foods → "
-                    r"Juniper Peak Growth Fund II, ", reasons[2]), reasons[2]
+    assert re.match(r"Its score: \d+% passages like the question that share a name with it, 33% from Solano Foods by "  # Markdown-escaped
+                    r"way of other passages \\\(strongest route through Juniper Peak Growth Fund II\\\), ", reasons[2]), reasons[2]
     assert len(at.get("iframe")) == 1  # the pyvis subgraph
     residual = vega_data(at)
     assert list(residual["iteration"]) == list(range(1, 21)) and residual["L1 change"].is_monotonic_decreasing
@@ -690,7 +691,8 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     before = hit_ids(at)
     before_scores = dict(zip(before, (float(re.search(r"score ([\d.e-]+)", line)[1]) for line in hit_lines(at))))
     assert not any("↑" in line or "↓" in line for line in hit_lines(at))  # no previous view yet
-    assert any("through Elliot Park" in m.value for m in at.markdown if m.value.startswith("Its score: "))
+    assert any("from Elliot Park by way of other passages" in m.value for m in at.markdown
+               if m.value.startswith("Its score: "))
     at.multiselect(key="wi_entities").set_value(["Elliot Park"]).run()
     assert at.query_params["without"] == "Elliot Park"
     seeds = at.dataframe[0].value

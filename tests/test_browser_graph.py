@@ -165,15 +165,15 @@ def test_the_readme_demo_script(fresh_app_url, browser, tmp_path):
     assert len(hits(page)) == 5 and sum("★ gold" in h for h in hits(page)) == 2
     page.screenshot(path=str(SHOTS / "demo-1-opens.png"), full_page=True)
     # 2. the page says why it opened on this question, and answer #3's sentence says what it owes to the bridge
-    why = page.get_by_text(re.compile(r"^Why this example: answer #3 owes \d+% of its score to the route Solano Foods → "
-                                      r"Juniper Peak Growth Fund II"))
+    why = page.get_by_text(re.compile(r"^Why this example: answer #3 owes \d+% of its score to Solano Foods, reached by "
+                                      r"way of other passages; the strongest route runs through Juniper Peak Growth Fund II"))
     why.wait_for(timeout=30_000)
     third = page.locator("[data-testid=stMain] p", has_text=re.compile(r"^Its score: ")).nth(2)
     third.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "demo-2-sentence.png"))
     sentence = third.inner_text()
-    assert re.match(r"Its score: \d+% passages like the question .*, \d+% through Solano Foods → Juniper Peak Growth "
-                    r"Fund II, ", sentence), sentence
+    assert re.match(r"Its score: \d+% passages like the question .*, \d+% from Solano Foods by way of other passages "
+                    r"\(strongest route through Juniper Peak Growth Fund II\), ", sentence), sentence
     # 3. clicking #3 in the evidence graph turns its paths red and fades the rest
     frame = graph_frame(page)
     target = frame.evaluate("""() => {

@@ -42,7 +42,7 @@ def _explanation():
 def test_a_hit_is_said_in_one_sentence_of_its_shares():
     e, walk = _explanation()
     assert reason(e) == ("Its score: 60% its similarity to the question, 30% the name “Agent”, "
-                               "10% through Elliot Park → Brightwater.")
+                               "10% from Elliot Park by way of other passages (strongest route through Brightwater).")
     assert bridged_share(e) == pytest.approx(0.1)
     assert path_words(e.paths[1], TITLES) == ("Elliot Park → Brightwater Logistics — Portfolio update Q3 2024 · part 2 → "
                                               "Brightwater → Brightwater credit agreement · part 1")
@@ -67,15 +67,16 @@ def test_the_opening_examples_story_is_its_gold_hit_in_the_top_three_owing_most_
     from engine.evaluate.demo import graph_story
     from engine.retrieve.retrievers import Answer
 
-    e, walk = _explanation()  # 10% through Elliot Park → Brightwater
+    e, walk = _explanation()  # 10% from Elliot Park, its strongest route through Brightwater
     hits = [replace(e.hit, passage_id=pid, rank=r) for r, pid in enumerate(["a#0", "b#0", "03-credit.md#0000", "d#0"], 1)]
     why = {h.passage_id: replace(e, hit=h) for h in hits}
     answer = Answer("hybrid-ner", "q", tuple(hits), why=why, walk=walk)
     story = graph_story(answer, gold={"a#0", "03-credit.md#0000"})
-    assert (story.rank, story.route) == (1, "Elliot Park → Brightwater")
+    assert (story.rank, story.seed, story.bridge) == (1, "Elliot Park", "Brightwater")
     assert story.share == pytest.approx(0.1) and story.route_share == pytest.approx(0.1)
-    assert story.sentence() == ("Why this example: answer #1 owes 10% of its score to the route Elliot Park → "
-                                "Brightwater, which the graph found through another passage.")
+    # the share is every walk from the seed; the route named is its strongest, not one carrying it all
+    assert story.sentence() == ("Why this example: answer #1 owes 10% of its score to Elliot Park, reached by way of "
+                                "other passages; the strongest route runs through Brightwater, a name both passages hold.")
     # a gold hit past the first three is not read; no gold hit in them: no story
     assert graph_story(answer, gold={"b#0", "03-credit.md#0000"}).rank == 2
     assert graph_story(answer, gold={"d#0"}) is None
@@ -94,7 +95,7 @@ def test_the_demo_question_is_the_one_measurement_chooses(core_index):
     # question's entities ranks first), and a third of the answer after it
     assert max(c.top_bridged_share for c in candidates) < 0.05 < chosen.bridged_share
     assert (chosen.query_id, chosen.story_rank) == ("m15", 3)
-    assert "through Solano Foods → Juniper Peak Growth Fund II" in chosen.reason
+    assert "from Solano Foods by way of other passages (strongest route through Juniper Peak Growth Fund II)" in chosen.reason
 
 
 def test_a_manifest_naming_an_unknown_demo_question_is_refused(tmp_path, monkeypatch):

@@ -17,7 +17,7 @@ from typing import Collection
 
 from ..catalog import DEFAULT_RETRIEVER
 from ..errors import NoSeedError
-from ..explain.reasons import bridged_share, parts, reason
+from ..explain.reasons import bridged_parts, bridged_share, parts, reason
 from ..indexing.index import Index, search_config
 from ..retrieve.retrievers import Answer
 
@@ -30,12 +30,14 @@ class GraphStory:
 
     rank: int
     share: float  # of its score, through bridging entities
-    route: str  # its heaviest bridged part in words: "Solano Foods → Juniper Peak Growth Fund II"
-    route_share: float
+    seed: str  # the seed of its heaviest bridged part ("Solano Foods"): every walk from it, by whatever route
+    bridge: str  # the bridging entity of that seed's strongest route ("Juniper Peak Growth Fund II")
+    route_share: float  # that seed's share
 
     def sentence(self) -> str:
-        return (f"Why this example: answer #{self.rank} owes {self.route_share:.0%} of its score to the route "
-                f"{self.route}, which the graph found through another passage.")
+        return (f"Why this example: answer #{self.rank} owes {self.route_share:.0%} of its score to {self.seed}, "
+                f"reached by way of other passages; the strongest route runs through {self.bridge}, a name both "
+                "passages hold.")
 
 
 def graph_story(answer: Answer, gold: Collection[str]) -> GraphStory | None:
@@ -48,10 +50,10 @@ def graph_story(answer: Answer, gold: Collection[str]) -> GraphStory | None:
             continue
         bridged = [(s, words) for s, words, through in parts(answer.why[hit.passage_id]) if through]
         share = sum(s for s, _ in bridged)  # bridged_share, from the parts read here once
-        routes = [(s, words) for s, words in bridged if words.startswith("through ")]  # a route, not the hop
+        routes = [(s, said) for s, words in bridged if (said := bridged_parts(words))]  # a route, not the hop
         if share > 0 and routes and (best is None or share > best.share):
-            s, words = max(routes, key=lambda p: p[0])
-            best = GraphStory(hit.rank, share, words.removeprefix("through "), s)
+            s, (seed, bridge) = max(routes, key=lambda p: p[0])
+            best = GraphStory(hit.rank, share, seed, bridge, s)
     return best
 
 

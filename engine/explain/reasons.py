@@ -100,6 +100,23 @@ def _route(e: HitExplanation, seed_id: str) -> EvidencePath | None:
     return next((p for p in e.paths if p.node_ids[0] == seed_id), None)
 
 
+BY_WAY = " by way of other passages (strongest route through "
+
+
+def bridged_words(seed: str, bridge: str) -> str:
+    """A share reached from a seed the hit is joined to through other passages: "from Solano Foods by way of other
+    passages (strongest route through Juniper Peak Growth Fund II)"."""
+    return f"from {seed}{BY_WAY}{bridge})"
+
+
+def bridged_parts(words: str) -> tuple[str, str] | None:
+    """(seed, bridge) of a clause `bridged_words` wrote; None for any other clause."""
+    if not (words.startswith("from ") and BY_WAY in words and words.endswith(")")):
+        return None
+    seed, bridge = words[len("from "):-1].split(BY_WAY, 1)
+    return seed, bridge
+
+
 def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
     """What the hit's score owes to what, heaviest first: (share, words, through a bridging entity?). Entity seeds
     are each a part, named by their heaviest listed route; the passage seeds are read together as the hit's
@@ -120,7 +137,9 @@ def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
             if hop.get(seed_id):  # a second-hop seed: a name the first walk's top passage #n gave it
                 bridges.append((share, seed_id))
             elif route is not None and len(route.node_ids) == 4:  # seed → passage → bridging entity → hit
-                out.append((share, f"through {label[seed_id]} → {route.nodes[2]}", True))
+                # the share counts every walk from the seed, so the clause names the seed and only the strongest
+                # route's bridge: "through A → B" read as one route carrying it all, and that route carries a tenth
+                out.append((share, bridged_words(label[seed_id], route.nodes[2]), True))
             else:
                 out.append((share, f"the name “{label[seed_id]}”", False))
     if similar:
@@ -134,8 +153,9 @@ def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
 
 
 def reason(e: HitExplanation) -> str:
-    """One plain sentence of a hit's shares: "61% its similarity to the question, 36% the name “Agent”, 3% through
-    Elliot Park → Brightwater Logistics." Shares under half a percent are left out."""
+    """One plain sentence of a hit's shares: "61% its similarity to the question, 36% the name “Agent”, 3% from
+    Elliot Park by way of other passages (strongest route through Brightwater)." Shares under half a percent are
+    left out."""
     shown = [f"{percent(share)} {words}" for share, words, _ in parts(e) if share >= SHOWN_SHARE]
     return "Its score: " + (", ".join(shown) if shown else "spread thinly over many seeds") + "."
 
@@ -223,4 +243,4 @@ def plain(x: float) -> str:
     return np.format_float_positional(x, precision=2, unique=False, fractional=False, trim="-")
 
 
-__all__ = ["IN_TEXT", "MAX_LABEL", "WHERE_IT_SITS", "where_it_sits", "bridged_share", "exactness_words", "explanation_lines", "field_words", "k_past_corpus", "move_words", "parts", "passage_name", "passage_place", "path_words", "percent", "plain", "reason", "short", "short_document", "walk_words"]
+__all__ = ["IN_TEXT", "MAX_LABEL", "bridged_parts", "bridged_words", "WHERE_IT_SITS", "where_it_sits", "bridged_share", "exactness_words", "explanation_lines", "field_words", "k_past_corpus", "move_words", "parts", "passage_name", "passage_place", "path_words", "percent", "plain", "reason", "short", "short_document", "walk_words"]
