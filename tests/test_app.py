@@ -93,9 +93,14 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     assert passage_seeds["weight"].sum() == pytest.approx(0.5, abs=1e-3)
     assert seeds["weight"].sum() == pytest.approx(0.5, abs=1e-3)
     # the passage seeds said in words (the same sentence as the evidence report's), with the data room's λ = 0.5
-    assert any(c.value.startswith(f"Passage seeds: the {len(passage_seeds)} passages closest to the question in "
-                                  "meaning (dense embeddings, 50%) and in shared words (BM25, 50%) take 50% of the "
-                                  "restart mass") for c in at.caption)
+    # two lists of 20 (meaning, shared words), each weighted by its own score: more than 20 seeds, and their weight
+    # does not follow the similarity alone, which the sentence says (it said "the 24 closest… the more similar the
+    # larger")
+    assert len(passage_seeds) > 20
+    assert any(c.value.startswith(f"Passage seeds: {len(passage_seeds)} passages take 50% of the walk's restarts: the "
+                                  "20 closest in meaning to the question share 50% of that, the closer the larger; the "
+                                  "20 sharing the most words with it (BM25) share 50%, the more the larger. A passage "
+                                  "on both lists gets both") for c in at.caption), [c.value for c in at.caption]
     # routes name passages by document and part, with the share of the score walks along them carry; no raw mass
     assert any(re.match(r"Evidence path: Solano Foods → Brightwater Logistics — .* · part 2 → Juniper Peak Growth Fund II "
                         r"→ Juniper Peak Growth Fund II, L.P. — .* · part 1 \(walks along it carry (\d+%|<1%) of the "

@@ -101,8 +101,9 @@ def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys
     assert strip(written) == strip(same)
     assert "--passage-weight 0.5 --tau 0.05 --passage-seeds 20 --hop-share 0 --subject-weight 1 --lexical-share 0.5" in written
     # the hybrid's passage seeds are said in words a reader without the jargon follows
-    assert re.search(r"Passage seeds: the \d+ passages closest to the question in meaning \(dense embeddings, 50%\) "
-                     r"and in shared words \(BM25, 50%\) take \d+% of the restart", written)
+    assert re.search(r"Passage seeds: \d+ passages take \d+% of the walk(?:'|&#x27;)s restarts: the 20 closest in meaning to the "
+                     r"question share 50% of that, the closer the larger; the 20 sharing the most words with it \(BM25\) "
+                     r"share 50%, the more the larger. A passage on both lists gets both", written)
     assert "<th>similarity</th>" in written
     # the key above the graph names only the kinds of node it draws (a hybrid's walk has no alias seeds)
     from engine.explain.render import ROLE_WORDS

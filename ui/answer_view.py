@@ -28,7 +28,7 @@ def show_scope(walk: GraphAnswer) -> None:
                 "Correct it under “Scope” above.")
 
 
-def show_seeds(walk: GraphAnswer, name: str, lexical: float, titles: dict[str, str]) -> None:
+def show_seeds(walk: GraphAnswer, name: str, titles: dict[str, str]) -> None:
     """Where the walk restarts: entity seeds with their rule and weight, the hybrid's passage seeds, and the words
     of the question no seed covers."""
     st.subheader("Seeds: where the walk restarts")
@@ -48,7 +48,7 @@ def show_seeds(walk: GraphAnswer, name: str, lexical: float, titles: dict[str, s
     if hop := second_hop_summary(walk, titles):
         st.caption(escape_markdown(hop))  # names and titles are corpus text
     if walk.passage_seeds:
-        st.caption(passage_seed_summary(walk, lexical))
+        st.caption(passage_seed_summary(walk))
         # each passage by its whole name (a cut one beside its title repeated the title and lost the part)
         show_table(pd.DataFrame([{"passage": passage_name(p.passage_id, titles, IN_TEXT), "cosine": p.cosine,
                                   "weight": p.weight} for p in walk.passage_seeds]),

@@ -119,7 +119,7 @@ def draw(index: Index, request: Request, ran: Ran) -> None:
     walk = answer.walk
     if walk is not None:
         show_scope(walk)
-        show_seeds(walk, answering, request.config.hybrid.lexical, titles)
+        show_seeds(walk, answering, titles)
         show_graph(walk, titles, texts, ran.gold, request.config.graph.alpha, list(ran.removed_entities))
     labels = [s.label for s in walk.seeds] + [n.label for n in walk.nodes if n.kind == "bridge"] if walk else []
     what_if_widgets(labels, [h.passage_id for h in hits])

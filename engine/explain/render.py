@@ -216,17 +216,22 @@ def _opening(text: str, n: int = 400) -> str:
     return cut.rstrip() + "…"
 
 
-def passage_seed_summary(answer: GraphAnswer, lexical: float) -> str:
-    """One sentence on a hybrid's passage seeds, for a reader without the jargon: what chose them
-    (meaning, and shared words when BM25 has a share λ = `lexical`), their share of the restart mass,
-    and what the similarity is. The Query page and the evidence report both print it."""
-    seeds = answer.passage_seeds
-    source = ("closest in meaning to the question" if lexical == 0 else
-              f"closest to the question in meaning (dense embeddings, {1 - lexical:.0%}) and in shared words "
-              f"(BM25, {lexical:.0%})")
-    return (f"Passage seeds: the {len(seeds)} passages {source} take {sum(p.weight for p in seeds):.0%} of the "
-            "restart mass; the more similar a passage, the larger its share (a softmax of the similarity). "
-            "Similarity is the cosine of the dense embeddings: 1 for the same meaning, near 0 for unrelated text.")
+def passage_seed_summary(answer: GraphAnswer) -> str:
+    """A few sentences on a hybrid's passage seeds, for a reader without the jargon: what chose them (meaning, and
+    shared words when BM25 has a share λ of them), their share of the walk's restarts, and what the similarity is,
+    read off the seeding that chose them (`GraphAnswer.passage_params`). The Query page and the report print it."""
+    seeds, params = answer.passage_seeds, answer.passage_params
+    taken = f"{len(seeds)} passage{'s' if len(seeds) != 1 else ''} take {sum(p.weight for p in seeds):.0%} of the walk's restarts"
+    lexical = params.lexical if params is not None else 0.0
+    top = min(params.top, len(seeds)) if params is not None else len(seeds)  # a list is no longer than the seeds
+    if lexical == 0:
+        how = f"Passage seeds: {taken}, the {top} closest in meaning to the question; the closer, the larger its share."
+    else:  # two lists, each weighted by its own score: a passage's weight does not follow its similarity alone
+        how = (f"Passage seeds: {taken}: the {top} closest in meaning to the question share {1 - lexical:.0%} of "
+               f"that, the closer the larger; the {top} sharing the most words with it (BM25) share {lexical:.0%}, "
+               "the more the larger. A passage on both lists gets both, so its weight does not follow its "
+               "similarity alone.")
+    return how + " Similarity is the cosine of the dense embeddings: 1 for the same meaning, near 0 for unrelated text."
 
 
 def second_hop_summary(answer: GraphAnswer, titles: dict[str, str]) -> str:

@@ -368,7 +368,7 @@ def build_report(index: Index, view: ReportView, generated: str, pdfs: str | Non
             if hop := second_hop_summary(walk, titles):
                 out.append(f"<p class='meta'>{html.escape(hop)}</p>")
         if walk.passage_seeds:
-            out.append(f"<p class='meta'>{html.escape(passage_seed_summary(walk, view.config.hybrid.lexical))}</p>")
+            out.append(f"<p class='meta'>{html.escape(passage_seed_summary(walk))}</p>")
             out.append(_table(["passage seed", "similarity", "weight"],
                               [[passage_name(p.passage_id, titles, IN_TEXT), f"{p.cosine:.4f}", f"{p.weight:.4f}"]
                                for p in walk.passage_seeds]))

@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from .retrievers import Hit, check_k
-from .seeding import PassageSeed, Seed
+from .seeding import HybridParams, PassageSeed, Seed
 from ..text import normalize_name, tokenize
 
 
@@ -142,6 +142,7 @@ class GraphAnswer:
     hop_left_off: str = ""  # a second hop asked for and left off: how the question compares two names
     proven: bool = True  # by push, whether the bounds prove the order of the walk's top PROVEN_TOP passages
     first_hits: tuple[str, ...] = ()  # with a second hop: the first walk's top k, what the hop changed is told against
+    passage_params: HybridParams | None = None  # how the passage seeds were chosen (their count, λ), to say so
 
     def uncovered_words(self) -> tuple[str, ...]:
         """Words of the question that no entity seed covers: they steer the walk only through its
@@ -173,7 +174,8 @@ def explain_walk(retriever, query: str, k: int, paths_per_hit: int = 3) -> Graph
                        pers.seeding.unmatched, pers.seeding.ambiguous, explanations, result.residuals,
                        result.iterations, nodes, edges, pushed=result.pushed, bound=bound, proven=result.proven,
                        hop_left_off=pers.hop_left_off, first_hits=tuple(
-                           h.passage_id for h in retriever.walk_hits(pers.first_walk, k)) if pers.first_walk else ())
+                           h.passage_id for h in retriever.walk_hits(pers.first_walk, k)) if pers.first_walk else (),
+                       passage_params=retriever.passage_seeder.params if retriever.passage_seeder else None)
 
 
 def explain_passages(retriever, query: str, passage_ids, paths_per_hit: int = 3) -> dict[str, "HitExplanation"]:
