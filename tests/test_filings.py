@@ -490,3 +490,13 @@ def test_a_banks_cash_and_marketable_securities_seed_its_balance_sheet_rows():
     vias = {s.label: s.via for s in both.walk.seeds if s.rule == "lexicon"}
     assert vias["Cash and cash equivalents"] == "cash balance; cash and marketable securities", vias
     assert vias["Investment securities"] == "cash and marketable securities", vias
+
+
+def test_the_words_the_scope_read_are_not_said_to_steer_nothing(room):
+    """"fy2019", "q2" and "2019" chose the filing the walk runs through: the page must not list them among the
+    question's words that no seed covers (it did, beside a scope read from those very words)."""
+    r = Index(room).retriever("filing-graph", SearchConfig())
+    walk = r.answer("What was Acme's revenue in Q2 of FY2019, or in 2019 at all?", 3).walk
+    assert walk.extra.scope.year == 2019 and walk.extra.scope.quarter == 2
+    assert not {"acme", "fy2019", "q2", "2019"} & set(walk.uncovered_words()), walk.uncovered_words()
+    assert "revenue" not in walk.extra.read_words()  # only what the scope read

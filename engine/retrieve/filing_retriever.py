@@ -29,6 +29,7 @@ from ..ingest.passage import page_key, page_number, Passage
 from .graph_explain import EvidencePath, HitExplanation
 from .filing_seeding import FilingSeeder
 from ..errors import NoSeedError
+from ..text import normalize_name
 from .graph_retriever import GraphParams, GraphRetriever, Personalization
 from .retrievers import Answer, Hit, check_query, top_k
 from .seeding import PassageSeeder
@@ -42,6 +43,12 @@ class FilingWalk:
 
     scope: Scope
     scope_words: str
+
+    def read_words(self) -> frozenset[str]:
+        """The question's words the scope read (its company, period and form: "apple", "fy2022", "q1", "2023"):
+        they steer the walk through the filings they choose, so they are not words that steer nothing."""
+        years = {str(y) for y in (self.scope.year, *self.scope.span) if y}
+        return frozenset(normalize_name(self.scope_words).split()) | years
 
 
 class FilingRetriever(GraphRetriever):

@@ -136,7 +136,7 @@ class GraphAnswer:
     iterations: int
     nodes: tuple[SubgraphNode, ...]
     edges: tuple[SubgraphEdge, ...]
-    extra: object = None  # what a retriever adds to its walk (the filings retriever: its scope)
+    extra: object = None  # what a retriever adds to its walk (the filings retriever: its scope), with `read_words()`
     pushed: bool = False  # walked by push (engine.graph.push), not exactly
     bound: float = 0.0  # by push, every hit's exact score is within [score, score + bound]
     hop_left_off: str = ""  # a second hop asked for and left off: how the question compares two names
@@ -148,6 +148,7 @@ class GraphAnswer:
         """Words of the question that no entity seed covers: they steer the walk only through its
         passage seeds, if it has any. Single letters (the "s" of a possessive) are not words here."""
         covered = {t for s in self.seeds for t in normalize_name(f"{s.entity} {s.via}").split()}
+        covered |= self.extra.read_words() if self.extra is not None else frozenset()  # a filing scope's words
         return tuple(w for w in dict.fromkeys(tokenize(self.query)) if len(w) > 1 and normalize_name(w) not in covered)
 
 
