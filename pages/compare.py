@@ -27,14 +27,19 @@ index = frame()
 if index is None:
     st.stop()
 corpus = index.corpus
-DEFAULT = ["bm25", "dense", "ppr-ner", "hybrid-ner", "rrf"]
+# a room of PDFs compares the filings retrievers with the baselines (docs/filings.md's table), and includes the one
+# its Query page opens on
+DEFAULT = (["bm25", "dense", "hybrid-regex", "filing-graph", "filing"] if corpus.paged
+           else ["bm25", "dense", "ppr-ner", "hybrid-ner", "rrf"])
 
 if st.session_state.get("compare_state_for") != corpus.name:
     wanted = [r for r in param("retrievers", ",".join(DEFAULT)).split(",") if r in list(CATALOG)]
+    # the question the Query page holds for this corpus, else its opening one
+    asked = st.session_state.get("question") if st.session_state.get("query_state_for") == corpus.name else None
     st.session_state.update({
         "compare_state_for": corpus.name,
         "cmp_retrievers": wanted or DEFAULT,
-        "cmp_question": param("q", corpus.opening_question),  # the Query page's opening question too
+        "cmp_question": param("q", asked or corpus.opening_question),
     })
     notes: list[str] = []
     st.session_state["cmp_k"] = param_in_range("k", 5, 1, 20, int, "k", notes)

@@ -1245,3 +1245,20 @@ def test_every_page_says_its_address_is_its_link_and_why_a_console_shows_two_404
     said = [c for c in at.sidebar.caption if c.value == LINK_WORDS]
     assert len(said) == 1 and said[0].proto.help == PROBE_WORDS
     assert "two 404 errors" in PROBE_WORDS and "streamlit/streamlit#7074" in PROBE_WORDS
+
+
+def test_compare_on_a_room_of_filings_lists_the_filings_retrievers_and_the_query_pages_question(tmp_path):
+    from tests.filingmaker import write_pdfs
+
+    folder = write_pdfs(tmp_path / "room")
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.query_params["corpus"] = "upload a corpus file"
+    at.session_state["uploaded_corpus"] = (str(folder), "acme-room", "acme room", None)
+    at.run()
+    asked = "What was Acme's capex in FY2020?"
+    at.text_input(key="question").set_value(asked).run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    # the retriever the Query page answers with is among those compared, and so is the question it was asked
+    assert at.multiselect(key="cmp_retrievers").value == ["bm25", "dense", "hybrid-regex", "filing-graph", "filing"]
+    assert at.text_input(key="cmp_question").value == asked
