@@ -438,3 +438,12 @@ def test_a_real_filings_report_of_five_pages_is_under_5_mb_and_asks_nothing_of_t
     out.mkdir(parents=True, exist_ok=True)
     (out / "apple-share-repurchases.html").write_text(page, "utf-8")
     (out / "size.json").write_text(json.dumps({"k": 5, "bytes": size, "pngs": [len(p) for p in pngs]}))
+
+
+def test_the_glossary_opens_on_words_not_on_interval_bounds():
+    from engine.explain.glossary import entries
+
+    terms = [t for t, _ in entries()]
+    assert terms[0] == "A" and "a" <= terms[1][0].lower() <= "z"  # a word, not "95% CI high" or "α"
+    assert terms.index("bm25") < terms.index("95% CI high") < terms.index("dense")  # filed under C
+    assert terms[-1][0] not in "abcdefghijklmnopqrstuvwxyz"  # the Greek parameters last

@@ -207,7 +207,8 @@ def definition(term: str) -> str:
 
 
 def entries() -> list[tuple[str, str]]:
-    """Every term with its definition, retrievers included, in alphabetical order."""
+    """Every term with its definition, retrievers included, in alphabetical order of their first word ("95% CI high"
+    under C: a newcomer opening the glossary meets words before interval bounds)."""
     out = dict(TERMS)
     out.update({name: spec.description for name, spec in CATALOG.items()})
-    return sorted(out.items(), key=lambda kv: kv[0].lower())
+    return sorted(out.items(), key=lambda kv: (re.sub(r"^[\d\W_]+", "", kv[0].lower()), kv[0].lower()))
