@@ -49,6 +49,14 @@ def test_a_hit_is_said_in_one_sentence_of_its_shares():
     assert path_words(e.paths[1], TITLES, width=30).startswith("Elliot Park → Brightwater Logistics — Portf… · part 2")
 
 
+def test_seeds_of_one_name_are_said_once_with_their_shares_summed():
+    """Two filings' "Income statement" nodes are two seeds with one name: the sentence says the name once."""
+    e, _ = _explanation()
+    two = replace(e, contributions=(("e:agent", 0.03), ("e:agent 2", 0.01), ("p:03-credit.md#0000", 0.06)),
+                  seed_names=("Agent", "Agent", "dense"), paths=e.paths[:1])
+    assert reason(two) == "Its score: 60% its similarity to the question, 40% the name “Agent”."
+
+
 def test_the_routes_listed_say_what_they_carry_together_beside_the_seeds_shares():
     from engine.explain.reasons import explanation_lines
 

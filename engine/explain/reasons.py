@@ -149,7 +149,10 @@ def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
         others = f" and {len(bridges) - 1} more" if len(bridges) > 1 else ""
         out.append((sum(b for b, _ in bridges), f"the second hop, through “{label[seed_id]}” (named by the first "
                                                 f"walk's #{hop[seed_id]}){others}", True))
-    return sorted(out, key=lambda p: (-p[0], p[1]))
+    merged: dict[tuple[str, bool], float] = {}  # seeds of one name (each filing's "Income statement") said once
+    for share, words, through in out:
+        merged[words, through] = merged.get((words, through), 0.0) + share
+    return sorted(((share, words, through) for (words, through), share in merged.items()), key=lambda p: (-p[0], p[1]))
 
 
 def reason(e: HitExplanation) -> str:

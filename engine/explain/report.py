@@ -30,7 +30,7 @@ from ..catalog import EDGE_PARAMS, PARAMS, spec
 from .figures import REPORT_PAGE_WIDTH, cited_page, graph_svg, hit_entities, hit_page, page_failure, page_figure
 from ..ingest.documents import SourceFile
 from .page_evidence import pdf_source
-from .reasons import IN_TEXT, exactness_words, explanation_lines, move_words, passage_name, passage_place
+from .reasons import IN_TEXT, exactness_words, explanation_lines, move_words, passage_name
 from .render import COLORS, ROLE_WORDS, page_height, passage_seed_summary, second_hop_summary, subgraph_html
 from ..retrieve.retrievers import check_k, check_query
 from ..text import tokenize
@@ -290,9 +290,10 @@ def _hit(h, answer, titles: dict[str, str], texts: dict[str, str], question: str
     walk = answer.walk
     e = answer.why.get(h.passage_id) if walk is not None else None  # a walk's per-seed shares and paths
     mark = " · <span class='gold'>★ gold</span>" if h.passage_id in gold else ""
-    # the name already says the document: where in it the passage is, not its title again
+    # the name already says the document and the page or part ("… Q3 2024 · part 1"): beside it, only the file it is in
+    source = h.passage_id.rpartition("#")[0] or h.passage_id
     out = [f"<div class='hit'><div><strong>{h.rank}. {html.escape(passage_name(h.passage_id, titles, IN_TEXT))}</strong> · "
-           f"{html.escape(passage_place(h.passage_id))} · score {h.score:.5g}{mark}{html.escape(moved)}</div>"]
+           f"{html.escape(source)} · score {h.score:.5g}{mark}{html.escape(moved)}</div>"]
     if e is not None:
         form = {"reason": "<p>{}</p>", "typed path": "<div><strong>Where this page sits:</strong> {}</div>",
                 "path": "<div class='meta'>{}</div>"}
