@@ -40,7 +40,7 @@ class ParamSpec:
 
 
 PARAMS: dict[str, ParamSpec] = {p.name: p for p in (
-    ParamSpec("alpha", "α (teleport probability)", 0.15, 0.01, 0.99,
+    ParamSpec("alpha", "α (restart probability)", 0.15, 0.01, 0.99,
               "Personalized PageRank's restart probability: each step the walk jumps back to a seed with "
               "this probability. Larger keeps scores near the seeds; smaller lets them travel further.", 0.01),
     ParamSpec("iterations", "Iteration cap", 20, 1, 1000, "How many PageRank steps are run at most."),

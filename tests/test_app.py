@@ -587,7 +587,7 @@ def test_save_upload_checks_size_and_content():
 def test_out_of_range_link_values_are_clamped_and_said_so():
     at = start(params={"alpha": "1.5", "iterations": "5000", "beta": "-1", "k": "0", "retriever": "nope"})
     notes = " ".join(w.value for w in at.warning)
-    assert "α (teleport probability) = 1.5 in the link is outside [0.01, 0.99]; using 0.99" in notes
+    assert "α (restart probability) = 1.5 in the link is outside [0.01, 0.99]; using 0.99" in notes
     assert "Iteration cap = 5000" in notes and "β (alias weight) = -1" in notes and "k = 0" in notes
     assert "Unknown retriever 'nope'" in notes
     assert at.slider(key="alpha").value == 0.99 and at.number_input(key="iterations").value == 1000
@@ -606,7 +606,7 @@ def test_the_other_pages_clamp_out_of_range_link_values_and_say_so():
     compare.query_params.update({"alpha": "2", "tau": "0", "k": "50"})  # a link to the Compare page itself
     compare.switch_page("pages/compare.py").run()
     notes = [w.value for w in compare.warning]
-    assert "α (teleport probability) = 2 in the link is outside [0.01, 0.99]; using 0.99." in notes
+    assert "α (restart probability) = 2 in the link is outside [0.01, 0.99]; using 0.99." in notes
     assert "k = 50 in the link is outside [1, 20]; using 20." in notes
     assert compare.slider(key="cmp_alpha").value == 0.99 and compare.number_input(key="cmp_tau").value == 0.005
     bench = start(params={"sample": "200000"})
@@ -684,10 +684,10 @@ def test_every_label_and_column_the_pages_show_is_in_the_glossary():
     at.button(key="bm_run").click().run()
     collect(at)
     assert not at.exception
-    assert {"hr@1", "mrr", "95% CI low", "α (teleport probability)", "Random seed", "no seed", "why"} <= seen
+    assert {"hr@1", "mrr", "95% CI low", "α (restart probability)", "Random seed", "no seed", "why"} <= seen
     missing = sorted(label for label in seen if lookup(label) is None)
     assert missing == []
-    assert "jumps back to a seed" in definition(lookup("α (teleport probability)"))
+    assert "jumps back to a seed" in definition(lookup("α (restart probability)"))
 
 
 def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():

@@ -76,7 +76,7 @@ def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys
         assert part in page, part
     # it reads top down: the question, the answers with their reasons, the graph, and last how it was computed
     order = [page.index(x) for x in ("<h2>Question", "<h2>Answers", "Its score: ", "<h2>Evidence graph",
-                                     "<h2>How this was computed", "<td>α (teleport probability)</td>",
+                                     "<h2>How this was computed", "<td>α (restart probability)</td>",
                                      "Every score is exact: the walk ran all 20 steps over the whole graph.",
                                      "Seeds: where the walk restarts", "python -m engine report")]
     assert order == sorted(order)

@@ -184,7 +184,7 @@ def lookup(label: str) -> str | None:
     """The glossary term that explains a column name or widget label, or None.
 
     Metric names with a cut-off ("hr@5") find their @k entry; a label with a parenthesis
-    ("α (teleport probability)") finds its leading word; a retriever's name finds the catalog's
+    ("α (restart probability)") finds its leading word; a retriever's name finds the catalog's
     description, which is its definition."""
     text = _norm(label)
     if text in _BY_NORM:

@@ -214,7 +214,7 @@ def _parameters(view: ReportView, passages: int) -> list[list[object]]:
     g, hy = view.config.graph, view.config.hybrid
     corpus = (f"{view.corpus}: " + "; ".join(f.words() for f in view.files)) if view.files else view.corpus
     params = [["corpus", corpus], ["passages", f"{passages:,}"], ["retriever", view.retriever],
-              ["k", view.k], ["α (teleport probability)", g.alpha], ["iteration cap", g.iterations],
+              ["k", view.k], ["α (restart probability)", g.alpha], ["iteration cap", g.iterations],
               ["tolerance", g.tol or "none"], ["β (alias weight)", g.beta],
               ["seeding", "vocabulary + specificity" if g.vocabulary else "paper (extracted names, uniform)"],
               ["w (passage-seed share)", hy.passage_weight], ["τ", hy.tau], ["passage seeds", hy.top],
