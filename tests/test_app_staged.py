@@ -115,3 +115,24 @@ def test_the_corpus_page_reads_one_status_in_its_table_and_its_sentences(monkeyp
     said = " ".join(i.value for i in at.info)
     assert "The regex graph below is ready" in said and "still needs dense embeddings" in said
     assert states["dense embeddings (all-MiniLM-L6-v2)"] == "to come"
+
+
+def test_a_build_box_says_what_it_was_built_for_when_that_is_not_the_whole_index(tmp_path):
+    """The stand-in's stages built are not the room's index: the box said "Index of dataroom ready" beside "still
+    being computed (40%)"."""
+    from streamlit.testing.v1 import AppTest
+
+    def page(cache: str) -> None:
+        from engine.indexing.index import Index
+        from engine.ingest.corpus import load_corpus
+        from engine.store.cache import DiskCache
+        from ui.builds import ensure
+
+        index = Index(load_corpus("dataroom-core"), cache=DiskCache(cache))
+        ensure(index, ["tokens", "bm25"], purpose="bm25, which answers while the rest is built")
+
+    at = AppTest.from_function(page, args=(str(tmp_path),), default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    assert [s.label for s in at.status] == [
+        "Index of dataroom-core ready for bm25, which answers while the rest is built"]

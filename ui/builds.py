@@ -39,7 +39,7 @@ BUILD_LEASE_S = 3.0
 FOLLOW_EVERY_S = 1.0
 
 
-def ensure(index: Index, stages: Iterable[str]) -> bool:
+def ensure(index: Index, stages: Iterable[str], purpose: str = "") -> bool:
     """Build the named index components, showing each stage's progress the first time.
 
     The build runs in a background job shared by every session asking for the same components of
@@ -47,17 +47,18 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
     followed by a fragment that reruns every second, renewing the build's lease, and reruns the page
     once it is built. So a user who moves to another page leaves it running and comes back to it, and
     a closed tab stops renewing it. Returns True when built; False while building or when a stage
-    cannot be built (the reason is shown)."""
+    cannot be built (the reason is shown). `purpose` says what these stages are for when they are not the whole
+    index a page wants ("bm25, which answers while the rest is built"): the box then says ready for that only."""
     missing = [s for s in stages if s not in index.built()]
     followed = st.session_state.pop("followed_build", None)
     if not missing:
         if followed is not None and followed[0] is index:  # built while followed: say so once, as a blocking wait does
-            _show_build(index, followed[1], followed[2].status())
+            _show_build(index, followed[1], followed[2].status(), purpose)
         return True
     planned_work(index, missing)  # what the build will compute, counted before it starts
     job = build_in_background(index, missing, lease=BUILD_LEASE_S)
     if over_soon(job, renew=job.touch):  # this run is watching: the lease holds
-        return _show_build(index, missing, job.status())
+        return _show_build(index, missing, job.status(), purpose)
 
     @st.fragment(run_every=FOLLOW_EVERY_S)
     def follow() -> None:
@@ -69,7 +70,7 @@ def ensure(index: Index, stages: Iterable[str]) -> bool:
         if s.over and s.error is None:
             st.session_state["followed_build"] = (index, missing, current)
             st.rerun()  # the whole page, now with its results
-        _show_build(index, missing, s)
+        _show_build(index, missing, s, purpose)
 
     follow()
     return False
@@ -118,7 +119,7 @@ def over_soon(job, renew: Callable[[], None] = lambda: None, passages: int | Non
     return job.wait(0)
 
 
-def _show_build(index: Index, missing: list[str], s) -> bool:
+def _show_build(index: Index, missing: list[str], s, purpose: str = "") -> bool:
     """The build's status box: finished stages, the one in flight, or why it failed. True when built.
 
     Written to without a `with` block: leaving one marks a box still "running" complete (a check mark over a build
@@ -147,7 +148,8 @@ def _show_build(index: Index, missing: list[str], s) -> bool:
     for event in index.cache.events if index.cache else []:
         if event.kind == "rejected" and event.component in missing:
             box.warning(f"Cache file not trusted: {event.detail}")
-    box.update(label=f"Index of {index.corpus.name} ready", state="complete", expanded=False)
+    box.update(label=f"Index of {index.corpus.name} ready" + (f" for {purpose}" if purpose else ""), state="complete",
+               expanded=False)
     return True
 
 

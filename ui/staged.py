@@ -41,7 +41,7 @@ def who_answers(index: Index, name: str, config: SearchConfig, question: str) ->
     a = answerer(name, index.stored, config.rrf.members)
     if not a.standing_in:
         return Choice(a, name, None) if ensure(index, stages_for([name], config.rrf.members)) else None
-    if not ensure(index, stages_for([a.name])):
+    if not ensure(index, stages_for([a.name]), purpose=f"{a.name}, which answers while the rest is built"):
         return None
     stand_in = index.retriever(a.name, config)
     first: tuple[str, ...] = ()
