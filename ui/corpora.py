@@ -67,6 +67,8 @@ def _upload_index(folder: str, digest: str, name: str, queries: str | None) -> t
     job = _upload_job(folder, digest, name, queries)
     if not follow_job(job):
         st.stop()
+    if job.status().error is not None:  # a failed read is not kept: the next run reads the files again
+        _upload_job.clear(folder, digest, name, queries)
     return job.result()
 
 
