@@ -59,6 +59,10 @@ def test_evidence_graph_labels_never_overlap_and_the_layout_is_fixed(app_url, br
 
 
 
+TIPS_SHOWN_JS = ("() => [...document.querySelectorAll('div.vis-tooltip')]"
+                 ".filter(t => getComputedStyle(t).visibility === 'visible' && t.offsetParent !== null).length")
+
+
 def test_clicking_a_hit_highlights_its_paths_and_dims_the_rest(app_url, browser):
     page = open_page(browser, app_url + "/?" + urlencode({"corpus": "dataroom-core", "q": MULTI_HOP,
                                                           "retriever": "ppr-regex"}))
@@ -80,9 +84,24 @@ def test_clicking_a_hit_highlights_its_paths_and_dims_the_rest(app_url, browser)
     opacity = frame.evaluate("() => Object.fromEntries(nodes.get().map(n => [n.id, n.opacity]))")
     near = {n for e in on for n in e.split(">")} | {target["id"]}
     assert all(opacity[n] == 1 for n in near) and any(opacity[n] == 0.2 for n in opacity if n not in near)
-    assert frame.evaluate("() => [...document.querySelectorAll('div.vis-tooltip')]"
-                          ".every(t => t.style.visibility === 'hidden' || t.offsetParent === null)")
+    # a pointer resting on the node it clicked jitters; vis would show the box again over the node
+    x, y = box["x"] + target["x"], box["y"] + target["y"]
+    for dx in (2, -2, 1):
+        page.mouse.move(x + dx, y + 1)
+        page.wait_for_timeout(600)
+    assert frame.evaluate(TIPS_SHOWN_JS) == 0
     page.screenshot(path=str(SHOTS / "evidence-graph-traced.png"), full_page=True)
+    # once the pointer has left it, a hover shows the box again
+    other = frame.evaluate("""(id) => {
+      const o = nodes.getIds().find(n => n !== id);
+      const p = network.canvasToDOM(network.getPositions([o])[o]);
+      const r = document.querySelector('#mynetwork canvas').getBoundingClientRect();
+      return {x: r.left + p.x, y: r.top + p.y};
+    }""", target["id"])
+    page.mouse.move(box["x"] + 3, box["y"] + 3)
+    page.wait_for_timeout(300)
+    page.mouse.move(box["x"] + other["x"], box["y"] + other["y"])
+    frame.wait_for_function(f"() => ({TIPS_SHOWN_JS})() > 0", timeout=10_000)
     no_exception(page)
     page.context.close()
 

@@ -278,9 +278,9 @@ def _safe_json(value) -> str:
 
 
 # vis-network's hover box: the page's sans-serif, wrapped inside the frame (its default is the browser's serif, one
-# line as wide as the text)
+# line as wide as the text); none while the pointer rests on a node just clicked (the script's 'pathlens-quiet')
 TOOLTIP_CSS = ("<style>div.vis-tooltip{font:12px/1.4 sans-serif;white-space:pre-wrap;max-width:340px;"
-               "overflow-wrap:anywhere}</style>")
+               "overflow-wrap:anywhere}body.pathlens-quiet div.vis-tooltip{visibility:hidden!important}</style>")
 
 
 def _legend(kinds: set[str], about: bool = False) -> str:
@@ -358,8 +358,9 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
                                 "edges": {"smooth": False}, "layout": {"improvedLayout": False}}))
     page = _REMOTE.sub("", net.generate_html(notebook=False))
     script = (f"<script>var pathlensPaths = {_safe_json(by_hit)}; var pathlensColors = {_safe_json(colors)};"
-              # a clicked hit: its paths red, every node off them faded, and the hover box put away (it covered
-              # the node just clicked)
+              # a clicked hit: its paths red, every node off them faded, and the hover box kept away while the
+              # pointer rests on the node just clicked (vis shows it again on any jitter); a class, since vis
+              # sets the box's inline visibility itself
               "network.on('selectNode', function (ev) {"
               " var on = {}, near = {}; near[ev.nodes[0]] = true;"
               " (pathlensPaths[ev.nodes[0]] || []).forEach(function (id) { on[id] = true;"
@@ -368,9 +369,11 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
               " edges.update(edges.get().map(function (x) { return {id: x.id, hidden: false,"
               "  color: on[x.id] ? '#d62728' : '#eeeeee'}; }));"
               " nodes.update(nodes.get().map(function (x) { return {id: x.id, opacity: near[x.id] ? 1 : 0.2}; }));"
-              " document.querySelectorAll('div.vis-tooltip').forEach(function (t) { t.style.visibility = 'hidden'; });"
+              " document.body.classList.add('pathlens-quiet');"
               "});"
+              "network.on('blurNode', function () { document.body.classList.remove('pathlens-quiet'); });"
               "network.on('deselectNode', function () {"
+              " document.body.classList.remove('pathlens-quiet');"
               " edges.update(edges.get().map(function (x) { return {id: x.id, color: pathlensColors[x.id]}; }));"
               " nodes.update(nodes.get().map(function (x) { return {id: x.id, opacity: 1}; }));"
               "});</script>")
