@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.errors import PathLensError
-from engine.evaluate.evaluate import compare_by_kind, evaluate, question_clusters, verdict
+from engine.evaluate.evaluate import compare_by_kind, doc_clusters, evaluate, verdict
 from engine.catalog import CATALOG, PARAMS
 from engine.indexing.config import corpus_defaults, search_config
 from engine.evaluate.metrics import leaders_in_words, metric_names
@@ -225,9 +225,9 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
             a, b, metric = pick_pair(result, names, metrics, any(len(q.gold) > 1 for q in corpus.queries), "ci")
             asked = len(result.results[names[0]].per_query)
             # questions about one document stand or fall together: resample whole documents where there are several
-            clusters = question_clusters(corpus.queries, "doc", corpus)
-            clustered = len(set(clusters.values())) < len(clusters)
-            by_kind = compare_by_kind(result, corpus.queries, a, b, metric, clusters=clusters if clustered else None)
+            clusters = doc_clusters(corpus.queries, corpus)
+            clustered = clusters is not None
+            by_kind = compare_by_kind(result, corpus.queries, a, b, metric, clusters=clusters)
             st.info(f"Over the {asked} labeled questions, "  # the table read out, on the metric the CI is about
                     f"{leaders_in_words({n: result.results[n].means[metric] for n in names}, metric, by_kind[0][2])}.")
             rows = [{"queries": kind, "n": n, f"Δ {metric} (A − B)": ci.mean_diff, "95% CI low": ci.low,

@@ -162,7 +162,7 @@ if job is not None:
     try:
         state["planned"] = job.status().total
         result = job.result()
-        state["trials"], state["complete"] = list(result.trials), result.complete
+        state["trials"], state["complete"], state["lead"] = list(result.trials), result.complete, result.lead
         if result.complete:
             status.success(f"Sweep finished: {len(result.trials)} trials.")
     except PathLensError as e:
@@ -179,7 +179,7 @@ if state and state["key"][0] == corpus.name and state["trials"]:
         of = f" of {state['planned']:,}" if state.get("planned") else ""
         status.warning(f"Sweep cancelled after {len(trials)}{of} trials; the chart shows what finished.")
     result = SweepResult(corpus.name, n, tuple(sorted({t.size for t in trials})), state["key"][1], tuple(trials),
-                         state["complete"])
+                         state["complete"], state.get("lead"))
     if story := in_words(result):  # the chart read out, for a reader who does not know the metric
         st.info(" ".join(story))
     rows = [{"size": size, "retriever": r, "mean": v["mean"], "min": v["min"], "max": v["max"],

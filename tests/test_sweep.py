@@ -54,8 +54,18 @@ def test_sweep_trials_and_json(grown):
     assert res.complete and res.sizes == (100, 200, 400)
     assert len(res.trials) == (2 + 2 + 1) * 2 == len(seen) and seen[-1] == (10, 10)
     js = res.to_json()
-    assert set(js) == {"corpus", "n_passages", "sizes", "config", "results", "in_words"}
+    assert set(js) == {"corpus", "n_passages", "sizes", "config", "results", "lead", "in_words"}
     assert js["in_words"] == in_words(res) and js["in_words"]
+    # the lead's interval is the whole corpus's leader against the other, as Compare would resample them
+    from engine.evaluate.evaluate import compare_by_kind, doc_clusters, evaluate
+
+    full = {t.retriever: t.value for t in res.trials if t.size == 400}
+    a, b = sorted(full, key=lambda n: (-round(full[n], 3), n))
+    plain = evaluate(grown, ["bm25", "ppr-regex"], (1, 3, 5))
+    ci = compare_by_kind(plain, grown.corpus.queries, a, b, "hr@5",
+                         clusters=doc_clusters(grown.corpus.queries, grown.corpus))[0][2]
+    assert (res.lead.a, res.lead.b, res.lead.low, res.lead.high) == (a, b, ci.low, ci.high)
+    assert js["lead"]["low"] == ci.low and js["lead"]["clusters"] == ci.clusters
     r = js["results"]["100"]["bm25"]
     assert len(r["values"]) == 2 and r["min"] <= r["mean"] <= r["max"]
     assert len(js["results"]["400"]["ppr-regex"]["values"]) == 1
@@ -147,3 +157,43 @@ def test_a_sweep_in_words_names_level_leaders_and_says_nothing_when_cancelled():
     assert in_words(_result({"dense": {400: [0.4]}, "bm25": {400: [0.3]}}, metric="mrr")) == [  # one size: no change
         "On the whole corpus (400 passages) dense ranks a gold passage nearest the top (MRR is 1 when the first passage "
         "is always gold); mrr 0.400, the best of the 2 retrievers."]
+
+
+def test_a_sweep_says_tied_when_the_interval_of_its_lead_includes_0_and_by_how_much_it_leads_otherwise():
+    from dataclasses import replace
+
+    from engine.evaluate.metrics import BootstrapCI
+
+    base = _result({"bm25": {400: [0.95]}, "tfidf": {400: [0.90]}})
+    tied = BootstrapCI("hr@5", "bm25", "tfidf", 0.05, -0.02, 0.12, 10_000, 42, 0.2)
+    assert in_words(replace(base, lead=tied)) == [
+        "On the whole corpus (400 passages) bm25 and tfidf are tied: bm25 finds a gold passage in its top 5 for 95% "
+        "of the questions; hr@5 0.950, tfidf 0.900, and the 95% interval of their difference, [-0.020, +0.120], "
+        "includes 0."]
+    ahead = BootstrapCI("hr@5", "bm25", "tfidf", 0.05, 0.01, 0.09, 10_000, 42, 0.0)
+    assert in_words(replace(base, lead=ahead)) == [
+        "On the whole corpus (400 passages) bm25 finds a gold passage in its top 5 for 95% of the questions; hr@5 "
+        "0.950, the best of the 2 retrievers; ahead of tfidf, the next, by +0.050 (95% interval [+0.010, +0.090])."]
+
+
+def test_lead_ci_by_hand():
+    from engine.evaluate.evaluate import EvalResult, RetrieverResult, lead_ci
+    from engine.ingest.corpus import Corpus
+    from engine.ingest.passage import Passage
+    from engine.ingest.questions import LabeledQuery
+
+    corpus = Corpus("c", tuple(Passage(f"d{i}#0", f"d{i}", f"d{i}", f"text {i}") for i in range(4)),
+                    tuple(LabeledQuery(f"q{i}", f"question {i}", (f"d{i}#0",)) for i in range(4)))
+
+    def res(name, values):
+        return RetrieverResult(name, {"hr@5": sum(values) / 4}, {}, {f"q{i}": {"hr@5": v} for i, v in enumerate(values)},
+                               {}, ())
+
+    # c leads (1.0), then a and b level at 0.5: a comes first by name. The differences are 0, 0, 1, 1: a resample
+    # draws all four from one half with chance 1/16 = 6.25% > 2.5%, so the interval is [0, 1] exactly: tied
+    result = EvalResult("c", 4, 4, (5,), None, {"b": res("b", [1, 1, 0, 0]), "c": res("c", [1, 1, 1, 1]),
+                                                "a": res("a", [1, 1, 0, 0])})
+    ci = lead_ci(result, corpus.queries, corpus, "hr@5")
+    assert (ci.a, ci.b, ci.mean_diff, ci.clusters) == ("c", "a", 0.5, 0) and (ci.low, ci.high) == (0, 1)
+    assert lead_ci(EvalResult("c", 4, 4, (5,), None, {"c": result.results["c"]}), corpus.queries, corpus,
+                   "hr@5") is None

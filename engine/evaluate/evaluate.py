@@ -91,6 +91,25 @@ def question_clusters(queries: Sequence[LabeledQuery], by: str, corpus: Corpus) 
     return out
 
 
+def doc_clusters(queries: Sequence[LabeledQuery], corpus: Corpus) -> dict[str, str] | None:
+    """Whole documents as clusters when questions share their gold documents (they stand or fall together);
+    None when every question has documents of its own, so the questions are resampled one by one."""
+    clusters = question_clusters(queries, "doc", corpus)
+    return clusters if len(set(clusters.values())) < len(clusters) else None
+
+
+def lead_ci(result: EvalResult, queries: Sequence[LabeledQuery], corpus: Corpus, metric: str,
+            resamples: int = 10_000, seed: int = 42) -> BootstrapCI | None:
+    """The paired 95% CI of the leader on `metric` minus the next best (means as the tables show them, at three
+    decimals; ties by name), resampled as `doc_clusters` says; None with fewer than two retrievers. It tells
+    "the best" from "tied" where no table of intervals stands beside the sentence (the Scale sweep)."""
+    if len(result.results) < 2:
+        return None
+    order = sorted(result.results, key=lambda n: (-round(result.results[n].means[metric], 3), n))
+    return compare_by_kind(result, queries, order[0], order[1], metric, resamples, seed,
+                           clusters=doc_clusters(queries, corpus))[0][2]
+
+
 def select_questions(queries: Sequence[LabeledQuery], only: str) -> tuple[LabeledQuery, ...]:
     """The questions whose field has a value: "half=test" (an extra field, or kind). "" keeps all."""
     if not only:
@@ -298,4 +317,4 @@ def pooled(results: Sequence[EvalResult], queries: Sequence[LabeledQuery]) -> Ev
                       sum(r.n_queries for r in results), first.ks, first.config, merged, first.unit)
 
 
-__all__ = ["pooled", "evaluate", "question_groups", "question_clusters", "select_questions", "compare", "compare_by_kind", "EvalResult", "RetrieverResult", "run_queries", "judged", "check_ks", "MRR_DEPTH"]
+__all__ = ["pooled", "evaluate", "question_groups", "question_clusters", "doc_clusters", "lead_ci", "select_questions", "compare", "compare_by_kind", "EvalResult", "RetrieverResult", "run_queries", "judged", "check_ks", "MRR_DEPTH"]

@@ -15,8 +15,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import PathLensError
-from .evaluate import check_ks, evaluate
-from .metrics import leaders_in_words
+from .evaluate import EvalResult, check_ks, evaluate, lead_ci
+from .metrics import BootstrapCI, leaders_in_words
 from ..catalog import stages_for
 from ..indexing.index import Index, SearchConfig, check_retriever
 from ..indexing.views import subset
@@ -62,6 +62,7 @@ class SweepResult:
     config: SweepConfig
     trials: tuple[Trial, ...]
     complete: bool  # False when cancelled part-way
+    lead: BootstrapCI | None = None  # the whole corpus's leader minus the next best (evaluate.lead_ci)
 
     def summary(self) -> dict[int, dict[str, dict]]:
         out: dict[int, dict[str, dict]] = {}
@@ -82,6 +83,9 @@ class SweepResult:
             "config": {"resamples": c.resamples, "seed": c.seed, "retrievers": list(c.retrievers),
                        "metric": c.metric, "complete": self.complete},
             "results": {str(size): per for size, per in self.summary().items()},
+            "lead": None if self.lead is None else {"a": self.lead.a, "b": self.lead.b, "metric": self.lead.metric,
+                                                    "mean_diff": self.lead.mean_diff, "low": self.lead.low,
+                                                    "high": self.lead.high, "clusters": self.lead.clusters},
             "in_words": in_words(self),  # the sentences under the table and the chart
         }
 
@@ -153,6 +157,7 @@ def run_sweep(index: Index, config: SweepConfig = SweepConfig(), search: SearchC
         index.build(stage)
     plan = [(size, r) for size in sizes for r in range(1 if size == n else config.resamples)]
     trials: list[Trial] = []
+    whole = {}  # the whole corpus's results, for the interval of its lead
     done = 0
     total = len(plan) * len(config.retrievers)
     for size, r in plan:
@@ -162,6 +167,8 @@ def run_sweep(index: Index, config: SweepConfig = SweepConfig(), search: SearchC
         sub = index if size == n else subset(index, subsample(n, gold, size, rng))
         for name in config.retrievers:
             res = evaluate(sub, [name], config.ks, search, queries=corpus.queries).results[name]
+            if size == n:
+                whole[name] = res
             trial = Trial(size, r, name, res.means[config.metric], res.means)
             trials.append(trial)
             done += 1
@@ -169,12 +176,15 @@ def run_sweep(index: Index, config: SweepConfig = SweepConfig(), search: SearchC
                 on_trial(trial, done, total)
             if should_stop():
                 return SweepResult(corpus.name, n, sizes, config, tuple(trials), False)
-    return SweepResult(corpus.name, n, sizes, config, tuple(trials), True)
+    result = EvalResult(corpus.name, n, len(corpus.queries), config.ks, search, whole)
+    return SweepResult(corpus.name, n, sizes, config, tuple(trials), True,
+                       lead_ci(result, corpus.queries, corpus, config.metric))
 
 
 def in_words(result: SweepResult) -> list[str]:
     """A finished sweep read out in two sentences: which retriever does best on the whole corpus, in words a
-    reader needs no metric for (retrievers level at the top named together), and which loses the most and which
+    reader needs no metric for (retrievers level at the top named together; "tied" when the interval of its lead
+    includes 0, else by how much it leads), and which loses the most and which
     the least from the smallest size swept to the whole corpus (means over the resamples). Nothing for a
     cancelled sweep: its whole corpus may not have run."""
     if not result.complete or not result.trials:
@@ -182,7 +192,11 @@ def in_words(result: SweepResult) -> list[str]:
     metric, n = result.config.metric, result.n_passages
     summary = result.summary()
     full = {r: v["mean"] for r, v in summary[n].items()}
-    out = [f"On the whole corpus ({n:,} passages) {leaders_in_words(full, metric)}."]
+    lead = result.lead
+    ahead = ("" if lead is None or lead.low <= 0 <= lead.high else
+             f"; ahead of {lead.b}, the next, by {lead.mean_diff:+.3f} (95% interval [{lead.low:+.3f}, "
+             f"{lead.high:+.3f}])")
+    out = [f"On the whole corpus ({n:,} passages) {leaders_in_words(full, metric, lead)}{ahead}."]
     first = min(summary)
     if first == n:
         return out
