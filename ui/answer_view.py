@@ -39,7 +39,7 @@ def show_seeds(walk: GraphAnswer, name: str, titles: dict[str, str]) -> None:
                                   if s.named_at else s.via}
                                  for s in walk.seeds])
         show_table(seeds_df, hide_index=True, width="stretch", column_config={
-            "entity": st.column_config.TextColumn("entity", width="medium"),  # row labels run long
+            "entity": st.column_config.TextColumn("entity", width="large"),  # row labels and filings run long
             "from": st.column_config.TextColumn("from", width="large"),  # a second hop's passage, by its name
             "rule": st.column_config.TextColumn("rule", help=RULE_HELP),
             "weight": st.column_config.NumberColumn("weight", help="share of the restart mass", format="%.4f"),

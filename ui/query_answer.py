@@ -82,8 +82,8 @@ def run(index: Index, request: Request) -> Ran | None:
         st.warning(f"No hits. {answer.notes[0]}.")
         what_if_widgets([], [])
         return None
-    for n in answer.notes:
-        st.info(n)
+    for n in answer.notes:  # the engine's notes read as messages do, without a full stop
+        st.info(n if n.endswith((".", "?", "!")) else f"{n}.")
     if not answer.hits:
         st.warning(f"{choice.name} returned no passage for this question (no passage shares a term or entity with "
                    "it).")
