@@ -17,7 +17,7 @@ from engine.ingest.zips import MAX_ZIP_FILES
 from engine.ingest.isolated import ReadLimits
 from ui.builds import ensure, fresh_area, planned_work, still_to_build
 from ui.staged import show_room_build
-from ui.corpora import UPLOAD_TYPES, left_out_words, use_uploaded
+from ui.corpora import UPLOAD, UPLOAD_TYPES, left_out_words, use_uploaded
 from ui.frame import frame
 from ui.render import downloads, show_table
 from ui.url_state import param, set_params
@@ -25,12 +25,16 @@ from ui.url_state import param, set_params
 LIMITS = ReadLimits.from_env()
 st.title("Corpus & graph")
 index = frame()
-# the page's own way in for a user's documents: they become the corpus of every page, as a sidebar upload does
-st.file_uploader("Add your own documents: PDF, Word, HTML, text, a .zip of them, or .jsonl passages",
-                 type=UPLOAD_TYPES, accept_multiple_files=True, key="corpus_page_upload", on_change=use_uploaded,
-                 args=("corpus_page_upload",),
-                 help="They replace the corpus shown on every page for this session; PDF passages cite their page. "
-                      "A queries.jsonl among them supplies labeled questions.")
+# the page's own way in for a user's documents: they become the corpus of every page, as a sidebar upload does.
+# Once uploads are the corpus the sidebar holds their uploader, so the page draws no second one
+if st.session_state.get("corpus_selected") == UPLOAD:
+    st.caption("Your uploaded files are the corpus of every page: add or replace them in the sidebar.")
+else:
+    st.file_uploader("Add your own documents: PDF, Word, HTML, text, a .zip of them, or .jsonl passages",
+                     type=UPLOAD_TYPES, accept_multiple_files=True, key="corpus_page_upload", on_change=use_uploaded,
+                     args=("corpus_page_upload",),
+                     help="They replace the corpus shown on every page for this session; PDF passages cite their page. "
+                          "A queries.jsonl among them supplies labeled questions.")
 if st.session_state.get("upload_error"):
     st.error(st.session_state.pop("upload_error"))
 if index is None:

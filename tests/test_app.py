@@ -1032,13 +1032,21 @@ def test_a_link_to_uploads_that_names_no_files_asks_for_documents_and_keeps_the_
         at.query_params[key] = value
     at.run()
     assert not at.exception
-    told = [i.value for i in at.info if i.value.startswith("Upload documents in the sidebar or on the Corpus page")]
+    told = [i.value for i in at.info if i.value.startswith("Upload documents in the sidebar: ")]
     assert told and not hit_lines(at)
     assert at.query_params["q"] == q and at.query_params["retriever"] == "filing" and at.query_params["k"] == "3"
-    # the Corpus page has an uploader of its own, beside the sidebar's
+    # uploads are the corpus: the Corpus page points to the sidebar's uploader rather than drawing a second one
     at.switch_page("pages/corpus.py").run()
     assert not at.exception
-    assert [u for u in at.get("file_uploader") if "Add your own documents" in u.proto.label]
+    assert [u.proto.label for u in at.get("file_uploader")] == [
+        "Documents: PDF, Word, HTML, text, a .zip of them, or .jsonl passages",
+        "Labeled questions (queries.jsonl, optional)"]
+    assert "Your uploaded files are the corpus of every page: add or replace them in the sidebar." in [
+        c.value for c in at.caption]
+    # on a bundled corpus the page has an uploader of its own, and the sidebar none
+    at.selectbox(key="corpus_choice").set_value("dataroom-core").run()
+    assert [u.proto.label for u in at.get("file_uploader")] == [
+        "Add your own documents: PDF, Word, HTML, text, a .zip of them, or .jsonl passages"]
 
 
 def test_a_k_past_the_corpus_says_so_and_shows_every_passage():

@@ -331,5 +331,9 @@ def test_an_upload_on_the_corpus_page_becomes_the_corpus_without_a_session_state
     assert "corpus=upload+a+corpus+file" in page.url
     sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
     assert "Using the files uploaded earlier in this session (memo)" in sidebar and "Files: memo.md" in sidebar, sidebar
+    # one uploader of documents, the sidebar's: the page's own made way for it
+    main = page.locator('[data-testid="stMain"]')
+    assert main.locator('[data-testid="stFileUploader"]').count() == 0
+    assert main.get_by_text("add or replace them in the sidebar").count() == 1
     log = (ROOT / "test-output" / "streamlit.log").read_text("utf-8", errors="replace")
     assert "Session State API" not in log, log[-2000:]

@@ -257,11 +257,11 @@ def sidebar_corpus() -> Index | None:
             if not ups:
                 if linked:  # a link to a view of uploaded files: never answered from another corpus
                     st.info("This link shows a view of uploaded files, and uploads are never shared between sessions. "
-                            "Add these files in the sidebar (or on the Corpus page), and the question, retriever and "
+                            "Add these files in the sidebar, and the question, retriever and "
                             "settings the link holds come back:\n\n"
                             + "\n".join(f"- {escape_markdown(f.words())}" for f in linked))
                 else:
-                    st.info("Upload documents in the sidebar or on the Corpus page: PDFs (cited by page), Word "
+                    st.info("Upload documents in the sidebar: PDFs (cited by page), Word "
                             "(.docx), HTML, .txt or .md files, a .zip of them, or JSON Lines passages with `id` and "
                             "`text`.")
                 return None
