@@ -286,3 +286,17 @@ def test_a_page_of_figures_whose_columns_cannot_be_named_says_so_and_shows_the_i
                     "numbers off the page itself. Its text is not shown beside it: its figures would stand there "
                     "without their columns."], [c.value for c in at.caption]
     assert "Image" in _kinds(page) and not any("page-text" in h for h in _html(page))  # the image alone
+
+
+def test_the_strip_shows_a_page_several_hits_cite_once_with_each_of_their_ranks():
+    from ui.page_view import Pending, _strip
+
+    drawn = [(Pending(rank, f"{doc}#p{page}#{rank}", doc, page, None), None)
+             for rank, doc, page in [(1, "A.pdf", 3), (2, "B.pdf", 3), (3, "A.pdf", 3), (4, "A.pdf", 9),
+                                     (5, "A.pdf", 3)]]
+    strip = _strip(drawn)
+    assert strip.count("<a href=") == 3
+    assert re.findall(r"<a href='(#hit-\d)' title='([^']*)'", strip) == [
+        ("#hit-1", "A.pdf page 3: answers 1, 3 and 5"), ("#hit-2", "B.pdf page 3: answer 2"),
+        ("#hit-4", "A.pdf page 9: answer 4")]
+    assert "#1 #3 #5 · p.3</a>" in strip and "#2 · p.3</a>" in strip

@@ -169,18 +169,26 @@ def strip_slot(pages: dict[str, Pending]):
 
 
 def _strip(drawn: list[tuple[Pending, ShownPage | None]]) -> str:
-    items = []
+    """The thumbnails of the pages drawn so far, in rank order; a page several hits cite is shown once, labelled
+    with each of their ranks, and links to the first (its thumbnail marks that hit's passage)."""
+    pages: dict[tuple[str, int], list[tuple[Pending, ShownPage | None]]] = {}
     for p, shown in drawn:
-        label = f"#{p.rank} · p.{p.page}"
+        pages.setdefault((p.doc, p.page), []).append((p, shown))
+    items = []
+    for (doc, page), cited in pages.items():
+        (p, shown), ranks = cited[0], [q.rank for q, _ in cited]
+        label = f"{' '.join(f'#{r}' for r in ranks)} · p.{page}"
+        answers = (f"answer {ranks[0]}" if len(ranks) == 1 else
+                   f"answers {', '.join(str(r) for r in ranks[:-1])} and {ranks[-1]}")
         if shown is None:
             picture = (f"<div style='width:{THUMB_WIDTH}px;height:{THUMB_WIDTH * 4 // 3}px;border:1px dashed #bbb;"
                        "display:flex;align-items:center;justify-content:center;color:#999'>not drawn</div>")
         else:
             data = base64.b64encode(shown.thumbnail).decode("ascii")
             picture = (f"<img src='data:image/png;base64,{data}' width='{THUMB_WIDTH}' "
-                       f"alt='{html.escape(p.doc, quote=True)} page {p.page}'>")
-        items.append(f"<a href='#hit-{p.rank}' title='{html.escape(p.doc, quote=True)} page {p.page}: answer "
-                     f"{p.rank}'>{picture}{html.escape(label)}</a>")
+                       f"alt='{html.escape(doc, quote=True)} page {page}'>")
+        items.append(f"<a href='#hit-{p.rank}' title='{html.escape(doc, quote=True)} page {page}: {answers}'>"
+                     f"{picture}{html.escape(label)}</a>")
     return f"<div class='page-strip' data-testid='page-strip'>{''.join(items)}</div>"
 
 
