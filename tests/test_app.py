@@ -701,6 +701,8 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     assert not any("↑" in line or "↓" in line for line in hit_lines(at))  # no previous view yet
     assert any("from Elliot Park by way of other passages" in m.value for m in at.markdown
                if m.value.startswith("Its score: "))
+    # no "Select all" in either list (its proto's threshold 0): taking everything out leaves nothing to rank
+    assert at.multiselect(key="wi_entities").proto.select_all == at.multiselect(key="wi_passages").proto.select_all == 0
     at.multiselect(key="wi_entities").set_value(["Elliot Park"]).run()
     assert at.query_params["without"] == "Elliot Park"
     seeds = at.dataframe[0].value

@@ -52,10 +52,11 @@ def what_if_widgets(entity_options: list[str], passage_options: list[str]) -> No
                    "out; otherwise with the previous view. What was taken out shows in the evidence graph, crossed "
                    "out.")
         w1, w2 = st.columns(2)
+        # no "Select all": taking every entity or passage out leaves nothing to rank
         w1.multiselect("Take out entities", sorted(set(entity_options) | set(removed_entities)), key="wi_entities",
-                       help="Their nodes and links leave the graph; the walk is rerun exactly.")
+                       help="Their nodes and links leave the graph; the walk is rerun exactly.", select_all=False)
         w2.multiselect("Take out passages", sorted(set(passage_options) | set(removed_passages)), key="wi_passages",
-                       help="The passage leaves the corpus: the graph, BM25 and the dense index.")
+                       help="The passage leaves the corpus: the graph, BM25 and the dense index.", select_all=False)
 
 
 def run(index: Index, request: Request) -> Ran | None:
