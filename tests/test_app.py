@@ -816,7 +816,7 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
         "id": "c19", "text": "What was Acme's capex in FY2019? Use the cash flow statement.", "kind": "metrics-generated",
         "gold": [{"doc": "ACME_2019_10K.pdf", "page": 5}], "answer": "$1,028 million"}) + "\n")
     at = AppTest.from_file(APP, default_timeout=240)
-    at.query_params["corpus"] = "upload a corpus file"
+    at.query_params["corpus"] = "your own files"
     at.session_state["uploaded_corpus"] = (str(folder), "acme-room", "acme room", None)
     at.run()
     assert not at.exception, at.exception
@@ -1030,7 +1030,7 @@ def test_the_query_view_is_the_same_after_a_visit_to_another_page():
 def test_a_link_to_uploads_that_names_no_files_asks_for_documents_and_keeps_the_view():
     at = AppTest.from_file(APP, default_timeout=120)
     q = "What was Acme's capex in FY2019?"
-    for key, value in {"corpus": "upload a corpus file", "q": q, "retriever": "filing", "k": "3"}.items():
+    for key, value in {"corpus": "your own files", "q": q, "retriever": "filing", "k": "3"}.items():
         at.query_params[key] = value
     at.run()
     assert not at.exception
@@ -1095,7 +1095,7 @@ def test_an_uploaded_room_of_filings_offers_three_questions_and_forgets_one_the_
 
     folder = write_pdfs(tmp_path / "room")  # no queries.jsonl: nothing labeled
     at = AppTest.from_file(APP, default_timeout=240)
-    at.query_params["corpus"] = "upload a corpus file"
+    at.query_params["corpus"] = "your own files"
     at.session_state["uploaded_corpus"] = (str(folder), "acme-offers", "acme room", None)
     at.run()
     assert not at.exception, at.exception
@@ -1128,7 +1128,7 @@ def test_a_link_to_a_view_of_uploaded_files_asks_for_them_and_never_answers_from
     files = uploaded_files(folder)
     q = "What was Acme's capex in FY2019? Use the cash flow statement."
     at = AppTest.from_file(APP, default_timeout=240)
-    for key, value in {"corpus": "upload a corpus file", "files": ";".join(f.token() for f in files), "q": q,
+    for key, value in {"corpus": "your own files", "files": ";".join(f.token() for f in files), "q": q,
                        "retriever": "filing", "k": "3"}.items():
         at.query_params[key] = value
     at.run()
@@ -1147,7 +1147,7 @@ def test_a_link_to_a_view_of_uploaded_files_asks_for_them_and_never_answers_from
 
 def test_choosing_to_upload_in_ones_own_session_asks_for_documents_not_for_another_sessions_files():
     at = start()  # the data room's opening view: its question is in the URL
-    at.sidebar.selectbox(key="corpus_choice").set_value("upload a corpus file").run()
+    at.sidebar.selectbox(key="corpus_choice").set_value("your own files").run()
     said = " ".join(i.value for i in at.info)
     assert said.startswith("Upload documents in the sidebar") and "another session" not in said, said
 
@@ -1158,7 +1158,7 @@ def acme_room(tmp_path, key: str, **params) -> AppTest:
 
     folder = write_pdfs(tmp_path / "room")
     at = AppTest.from_file(APP, default_timeout=240)
-    at.query_params["corpus"] = "upload a corpus file"
+    at.query_params["corpus"] = "your own files"
     for k, v in params.items():
         at.query_params[k] = v
     at.session_state["uploaded_corpus"] = (str(folder), key, "acme room", None)
@@ -1184,7 +1184,7 @@ def test_the_scope_names_an_earnings_release_as_a_form_and_mcdonalds_by_its_name
     for name in ("MCDONALDS_2023Q1_EARNINGS.pdf", "APPLE_2022_10K.pdf"):
         shutil.copy(shared / name, room / name)
     at = AppTest.from_file(APP, default_timeout=300)
-    at.query_params["corpus"] = "upload a corpus file"
+    at.query_params["corpus"] = "your own files"
     at.query_params["q"] = "What was McDonald's revenue in Q1 2023?"
     at.session_state["uploaded_corpus"] = (str(room), "mcd-apple", "2 uploaded files", None)
     at.run()
@@ -1225,7 +1225,7 @@ def test_compare_shows_two_retrievers_top_pages_side_by_side_for_a_room_of_pdfs(
 
     folder = write_pdfs(tmp_path / "room")
     at = AppTest.from_file(APP, default_timeout=240)
-    at.query_params.update({"corpus": "upload a corpus file", "retrievers": "bm25,filing-graph", "k": "3",
+    at.query_params.update({"corpus": "your own files", "retrievers": "bm25,filing-graph", "k": "3",
                             "q": "What was Acme's capex in FY2019? Use the cash flow statement."})
     at.session_state["uploaded_corpus"] = (str(folder), "acme-room", "acme room", None)
     at.run()
@@ -1265,7 +1265,7 @@ def test_compare_on_a_room_of_filings_lists_the_filings_retrievers_and_the_query
 
     folder = write_pdfs(tmp_path / "room")
     at = AppTest.from_file(APP, default_timeout=240)
-    at.query_params["corpus"] = "upload a corpus file"
+    at.query_params["corpus"] = "your own files"
     at.session_state["uploaded_corpus"] = (str(folder), "acme-room", "acme room", None)
     at.run()
     asked = "What was Acme's capex in FY2020?"
@@ -1275,3 +1275,14 @@ def test_compare_on_a_room_of_filings_lists_the_filings_retrievers_and_the_query
     # the retriever the Query page answers with is among those compared, and so is the question it was asked
     assert at.multiselect(key="cmp_retrievers").value == ["bm25", "dense", "hybrid-regex", "filing-graph", "filing"]
     assert at.text_input(key="cmp_question").value == asked
+
+
+def test_a_link_naming_uploads_by_the_pickers_earlier_wording_still_opens_on_them():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["corpus"] = "upload a corpus file"
+    at.query_params["q"] = "What was Acme's capex in FY2019?"
+    at.run()
+    assert not at.exception and not at.sidebar.warning  # not 'Unknown corpus'
+    assert at.sidebar.selectbox(key="corpus_choice").value == "your own files"
+    assert at.query_params["corpus"] == "your own files"
+    assert [i.value for i in at.info if i.value.startswith("Upload documents in the sidebar: ")]

@@ -182,7 +182,7 @@ def _answer_uploaded(index, folder):
 
     from tests.test_app_query import _answer
 
-    st.session_state["corpus_selected"] = "upload a corpus file"
+    st.session_state["corpus_selected"] = "your own files"
     st.session_state["uploaded_corpus"] = (folder, "room", "calder room", None)
     _answer(index, True)
 

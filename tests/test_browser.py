@@ -309,7 +309,7 @@ HOSTILE = "\n".join([
 def test_hostile_text_is_shown_as_text_and_never_runs(app_url, browser, tmp_path):
     corpus = tmp_path / "hostile.jsonl"
     corpus.write_text(HOSTILE, encoding="utf-8")
-    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": "What does Evil Corp Holdings own?",
+    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "your own files", "q": "What does Evil Corp Holdings own?",
                                                           "retriever": "bct-regex"}))
     before = mark(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(corpus))
@@ -456,7 +456,7 @@ def test_a_cancelled_benchmark_shows_what_it_finished(app_url, browser):
 def test_bad_uploads_get_a_specific_message(app_url, browser, tmp_path, name, data, message):
     f = tmp_path / name
     f.write_bytes(data)
-    page = open_page(browser, app_url + "/?corpus=" + "upload+a+corpus+file")
+    page = open_page(browser, app_url + "/?corpus=" + "your+own+files")
     before = mark(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(f))
     wait_idle(page, before)

@@ -29,7 +29,7 @@ def test_uploaded_filings_build_with_progress_and_answers_cite_their_page(app_ur
              if json.loads(line)["id"] in wanted]
     questions.write_text("\n".join(lines) + "\n")
     q = "What was Intel's revenue in the fourth quarter of 2022?"
-    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": q}))
+    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "your own files", "q": q}))
     inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
     since = mark(page)
     inputs.nth(1).set_input_files(str(questions))
@@ -102,7 +102,7 @@ def test_dev_filings_show_the_scope_the_typed_path_and_the_cited_page(app_url, b
     q = "What was Nike's capex in FY2018? Use the cash flow statement and answer in USD millions."
     # the filing graph alone: the scope, where the page sits and the cited page are its; it needs no dense encoding of
     # two 10-Ks (the default `filing` retriever's passage seeds are the uploaded-filings test's)
-    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": q,
+    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "your own files", "q": q,
                                                           "retriever": "filing-graph"}))
     inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
     inputs.nth(0).set_input_files([str(DEV_FILINGS / "NIKE_2018_10K.pdf"), str(DEV_FILINGS / "NIKE_2019_10K.pdf")])
@@ -212,7 +212,7 @@ def test_uploaded_filings_are_answered_at_once_and_by_the_full_retriever_once_bu
     files = [str(FILINGS / "INTEL_2022Q4_EARNINGS.pdf"), str(FILINGS / "MCDONALDS_2023Q1_EARNINGS.pdf")]
     proc, url = _start_app("streamlit-staged.log", cache_dir=str(tmp_path / "cache"))  # nothing encoded yet
     try:
-        page = open_page(browser, url + "/?" + urlencode({"corpus": "upload a corpus file"}))
+        page = open_page(browser, url + "/?" + urlencode({"corpus": "your own files"}))
         since = mark(page)
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(0).set_input_files(files)
         wait_idle(page, since, timeout=300)
@@ -269,7 +269,7 @@ def test_an_uploaded_rooms_report_link_asks_a_fresh_session_for_its_files_and_th
             raise AssertionError(f"{e}\n{page.locator('[data-testid=stMain]').inner_text()[:1500]}") from None
         wait_idle(page, timeout=300)
 
-    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file"}))
+    page = open_page(browser, app_url + "/?" + urlencode({"corpus": "your own files"}))
     since = mark(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(0).set_input_files(files)
     wait_idle(page, since, timeout=300)
@@ -297,7 +297,7 @@ def test_an_uploaded_rooms_report_link_asks_a_fresh_session_for_its_files_and_th
     text = report.read_text("utf-8")
     assert "INTEL_2022Q4_EARNINGS.pdf" in text and "MCDONALDS_2023Q1_EARNINGS.pdf" in text
     link = html.unescape(re.search(r"append <code>(/\?[^<]+)</code>", text).group(1))
-    assert "corpus=upload+a+corpus+file" in link and "files=" in link
+    assert "corpus=your+own+files" in link and "files=" in link
     page.context.close()
     # a fresh session: the link names the files and answers nothing
     fresh = open_page(browser, app_url + link)
@@ -328,7 +328,7 @@ def test_an_upload_on_the_corpus_page_becomes_the_corpus_without_a_session_state
     page.wait_for_selector("text=/memo/", timeout=120_000)
     wait_idle(page, timeout=300)
     no_exception(page)
-    assert "corpus=upload+a+corpus+file" in page.url
+    assert "corpus=your+own+files" in page.url
     sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
     assert "Using the files uploaded earlier in this session (memo)" in sidebar and "Files: memo.md" in sidebar, sidebar
     # one uploader of documents, the sidebar's: the page's own made way for it

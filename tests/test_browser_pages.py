@@ -49,7 +49,7 @@ def test_each_hit_opens_on_its_page_with_the_passage_outlined_and_the_matches_ma
         pytest.skip(f"{APPLE} is absent: the shared filings lie beside the checkout in CI")
     from engine.explain.page_marks import MARK_COLORS
 
-    page = _open(browser, app_url + "/?" + urlencode({"corpus": "upload a corpus file", "q": FIRST,
+    page = _open(browser, app_url + "/?" + urlencode({"corpus": "your own files", "q": FIRST,
                                                       "retriever": "filing-graph"}))
     since = mark(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(0).set_input_files(str(APPLE))
@@ -171,7 +171,7 @@ def test_each_hit_opens_on_its_page_with_the_passage_outlined_and_the_matches_ma
 def test_compare_shows_two_retrievers_top_pages_side_by_side(app_url, browser):
     if not APPLE.is_file():
         pytest.skip(f"{APPLE} is absent: the shared filings lie beside the checkout in CI")
-    page = _open(browser, app_url + "/compare?" + urlencode({"corpus": "upload a corpus file", "q": FIRST, "k": 5,
+    page = _open(browser, app_url + "/compare?" + urlencode({"corpus": "your own files", "q": FIRST, "k": 5,
                                                              "retrievers": "bm25,filing-graph"}))
     since = mark(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(0).set_input_files(str(APPLE))

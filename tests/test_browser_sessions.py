@@ -16,7 +16,7 @@ import pytest
 from tests.test_browser import (SHOTS, _start_app, _stop_app, browser, no_exception, open_page,  # noqa: F401
                                 start_page, wait_idle)
 
-UPLOAD = "upload a corpus file"
+UPLOAD = "your own files"
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def test_files_added_on_the_corpus_page_become_the_corpus_its_damaged_ones_named
     page.wait_for_selector("[data-testid=stMain] >> text=left out of this corpus", timeout=120_000)
     wait_idle(page, timeout=240)
     no_exception(page)
-    assert "corpus=upload+a+corpus+file" in page.url
+    assert "corpus=your+own+files" in page.url
     assert page.locator('[data-testid="stSidebar"]').get_by_text("Using the files uploaded earlier in this session").count() == 1
     main = page.locator("[data-testid=stMain]").inner_text()
     assert "3 files left out of this corpus: see Documents." in main, main[:1500]

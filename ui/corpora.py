@@ -12,7 +12,7 @@ import streamlit as st
 
 from engine.errors import PathLensError
 from engine.evaluate.benchmarks import FORMATS, load_questions, open_corpus
-from engine.explain.report import UPLOADED, UploadedFile, files_in_link, uploaded_files
+from engine.explain.report import UPLOADED, UPLOADED_BEFORE, UploadedFile, files_in_link, uploaded_files
 from engine.indexing.index import Index
 from engine.ingest.corpus import (CORPUS_SUFFIXES, DEFAULT_CORPUS, bundled_manifest, bundled_names, load_corpus,
                                   load_folder)
@@ -220,6 +220,7 @@ def sidebar_corpus() -> Index | None:
     # a link names the corpus; otherwise the one chosen on another page of this session (widgets are
     # per page, so the choice is kept under a key of its own), otherwise the default
     wanted = param("corpus", st.session_state.get("corpus_selected", DEFAULT_CORPUS))
+    wanted = UPLOAD if wanted == UPLOADED_BEFORE else wanted  # an older link to uploads still opens on them
     if wanted not in choices:  # URL names are looked up among known corpora, never used as paths
         st.sidebar.warning(f"Unknown corpus {wanted!r} in the link; showing {DEFAULT_CORPUS}.")
         wanted = DEFAULT_CORPUS

@@ -62,7 +62,8 @@ def marked_terms(matched_entities: Iterable[str] | None, text: str, question: st
     return [w for w in text.split() if set(tokenize(w)) & q_terms]
 
 
-UPLOADED = "upload a corpus file"  # what a link names as its corpus when the view is of uploaded files
+UPLOADED = "your own files"  # what a link names as its corpus when the view is of uploaded files
+UPLOADED_BEFORE = "upload a corpus file"  # the same, as links made with the picker's earlier wording name it
 
 
 @dataclass(frozen=True)

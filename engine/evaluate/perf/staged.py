@@ -105,7 +105,7 @@ def upload_first_answer(ctx: Context) -> UploadFirstAnswer:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport={"width": 1400, "height": 1100})
-                page.goto(url + "/?corpus=upload+a+corpus+file")
+                page.goto(url + "/?corpus=your+own+files")
                 uploader = page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(0)
                 uploader.wait_for(state="attached", timeout=120_000)
                 t0 = time.perf_counter()
