@@ -60,7 +60,7 @@ with tab_p:
     # what a reader scans first (the title, then the text) at the left; the ids a link or an export needs after
     passages = pd.DataFrame([{"title": p.title, "text": p.text, "characters": len(p.text), "document": p.doc_id,
                               "passage_id": p.id} for p in corpus.passages])
-    show_table(passages, {"title": st.column_config.TextColumn(width="medium"),
+    show_table(passages, {"title": st.column_config.TextColumn(width="large"),
                           "text": st.column_config.TextColumn(width="large")},
                hide_index=True, width="stretch", height=320)
     downloads(passages, "pathlens-passages", key="passages")
