@@ -194,6 +194,10 @@ def test_a_passages_matches_are_marked_as_whole_words_in_escaped_text():
         "The <mark>Fund</mark>&#x27;s unfunded commitment &lt;b&gt;<mark>Fund</mark>&lt;/b&gt; &amp; "
         "<mark>Fund II</mark>; fundraising.")
     assert highlight("R&D spend", ["R&D"]) == "<mark>R&amp;D</mark> spend"
+    # a name with a capital is not the word in lower case; a term in lower case marks either
+    assert highlight("The Fund is to fund a FUND.", ["Fund"]) == "The <mark>Fund</mark> is to fund a <mark>FUND</mark>."
+    assert highlight("The Fund is to fund it.", ["fund"]) == "The <mark>Fund</mark> is to <mark>fund</mark> it."
+    assert highlight("The Fund is to fund it.", ["Fund", "fund"]) == "The <mark>Fund</mark> is to <mark>fund</mark> it."
     assert highlight("a < b", ["lt", "a"]) == "<mark>a</mark> &lt; b"  # never inside an escape
     assert highlight("nothing here", []) == "nothing here"
 

@@ -39,13 +39,24 @@ from ..indexing.views import without
 
 def highlight(text: str, terms: Iterable[str]) -> str:
     """Passage text as safe HTML with the given terms marked as whole words (the entity "Fund" is not marked
-    inside "unfunded", nor "lt" inside the "&lt;" of the escaped text); the text is escaped first."""
+    inside "unfunded", nor "lt" inside the "&lt;" of the escaped text); the text is escaped first. Case is
+    ignored, except that a name written with a capital does not mark a word in lower case ("to fund a
+    facility" is not the Fund)."""
     safe = html.escape(text)
     words = sorted({t for t in terms if t.strip()}, key=len, reverse=True)
     if words:
+        capital: dict[str, bool] = {}  # every term of this spelling starts with a capital
+        for w in words:
+            key = html.escape(w).lower()
+            capital[key] = capital.get(key, True) and w[:1].isupper()
+
+        def mark(m: re.Match) -> str:
+            found = m.group(0)
+            return found if found[:1].islower() and capital.get(found.lower()) else f"<mark>{found}</mark>"
+
         alternatives = "|".join(re.escape(html.escape(w)) for w in words)
         pattern = re.compile(rf"(?<![\w&#])(?:{alternatives})(?!\w)", re.IGNORECASE)
-        safe = pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", safe)
+        safe = pattern.sub(mark, safe)
     # a Markdown heading of the source reads as a heading, not as "# …"
     return _HEADING.sub(r"<strong>\1</strong>", safe)
 
