@@ -48,6 +48,20 @@ def test_a_question_asked_while_the_room_builds_is_answered_by_a_ready_retriever
     assert not [h for h in hit_lines(at) if re.search(r" · (↑\d+|↓\d+|=|new)( |$)", h)], hit_lines(at)
 
 
+def test_a_small_bundled_room_is_built_whole_before_its_first_answer_under_one_box(monkeypatch, tmp_path):
+    """The README's demo room on a fresh server: its first view is the chosen retriever's, and the one build box says
+    the room is ready, not that a stand-in "answers while the rest is built" (it answered nothing)."""
+    _fresh_room(monkeypatch, tmp_path, ())
+    monkeypatch.setenv("PATHLENS_BUILD_WAIT_S", "600")
+    at = start(params={"q": QUESTION})
+    assert [h.value for h in at.subheader if h.value.startswith("Top ")] == ["Top 5 passages · hybrid-ner"]
+    assert not [i.value for i in at.info if i.value.startswith("Answered by ")]
+    assert [s.label for s in at.status] == ["Index of dataroom-core ready"]
+    at.run()  # a rerun: nothing left to build, nothing said of a build
+    assert not at.status and [h.value for h in at.subheader if h.value.startswith("Top ")] == [
+        "Top 5 passages · hybrid-ner"]
+
+
 def _stages(at):
     (table,) = [d.value for d in at.dataframe if "stage" in d.value.columns]
     return table

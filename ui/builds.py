@@ -76,6 +76,12 @@ def ensure(index: Index, stages: Iterable[str], purpose: str = "") -> bool:
     return False
 
 
+def show_built(index: Index, job) -> None:
+    """The box of a build this run waited for whole (a small bundled room's, before its first answer): each stage
+    built, and the index ready."""
+    _show_build(index, list(job.stages), job.status())
+
+
 def planned_work(index: Index, stages: Iterable[str]) -> tuple[Work, ...]:
     """What building `stages` runs a model over (`Index.work`: it hashes every passage and asks the parts store),
     counted once per corpus and stages in a session, not on every rerun: a grown room encodes its new passages only,

@@ -18,7 +18,7 @@ from engine.jobs import JobStatus
 from engine.indexing.index import Index, SearchConfig
 from engine.retrieve.retrievers import Retriever
 from engine.retrieve.rrf_retriever import RRFConfig
-from ui.builds import BUILD_LEASE_S, FOLLOW_EVERY_S, SMALL_ROOM_PASSAGES, ensure, over_soon, stages_for
+from ui.builds import BUILD_LEASE_S, FOLLOW_EVERY_S, SMALL_ROOM_PASSAGES, ensure, over_soon, show_built, stages_for
 from ui.render import show_table
 from engine.indexing.factory import Retrievers
 from engine.ingest.corpus import bundled_names
@@ -41,6 +41,11 @@ def who_answers(index: Index, name: str, config: SearchConfig, question: str) ->
     a = answerer(name, index.stored, config.rrf.members)
     if not a.standing_in:
         return Choice(a, name, None) if ensure(index, stages_for([name], config.rrf.members)) else None
+    # a bundled room small enough is built before its first answer, so its demo opens as the README says; a room
+    # someone brings, or a build past the wait, is answered at once by a stand-in while it builds
+    if index.corpus.name in bundled_names() and len(index.corpus.passages) <= SMALL_ROOM_PASSAGES \
+            and _built_whole(index, name, a, config):
+        return Choice(answerer(name, index.stored, config.rrf.members), name, None)
     if not ensure(index, stages_for([a.name]), purpose=f"{a.name}, which answers while the rest is built"):
         return None
     stand_in = index.retriever(a.name, config)
@@ -48,24 +53,31 @@ def who_answers(index: Index, name: str, config: SearchConfig, question: str) ->
     if spec(name).stand_in == "filing-graph":  # the filings retriever reads dense seeds from the scoped filings only
         first = tuple(stand_in.scope(question).filings)
     job = build_in_background(index, stages_for([name], config.rrf.members), lease=BUILD_LEASE_S, first=first)
-    first_look = _first_look(job)
-    # a bundled room small enough is built before its first answer, so its demo opens as the README says; a room
-    # someone brings is answered at once, by a stand-in while it builds
-    small = index.corpus.name in bundled_names() and len(index.corpus.passages) <= SMALL_ROOM_PASSAGES
-    if first_look and small and not job.wait(0):
-        with st.spinner(f"Building {index.corpus.name} ({len(index.corpus.passages)} passages) for {name} before its "
-                        f"first answer: {a.words()}…"):
-            built = over_soon(job, renew=job.touch, passages=len(index.corpus.passages))
-    else:
-        built = first_look and over_soon(job, renew=job.touch)
-    if built and job.status().error is None:
-        # a small room, built within the moment waited: the chosen retriever answers, nothing stands in
+    if _first_look(job) and over_soon(job, renew=job.touch) and job.status().error is None:
+        # built within the moment waited: the chosen retriever answers, nothing stands in
         return Choice(answerer(name, index.stored, config.rrf.members), name, None) \
             if ensure(index, stages_for([name], config.rrf.members)) else None
     early = Retrievers(index).early(name, config, first)
     if early is not None:
         return Choice(a, name, job, first, early)
     return Choice(a, a.name, job, (), stand_in)
+
+
+def _built_whole(index: Index, name: str, a: Answerer, config: SearchConfig) -> bool:
+    """A small bundled room's first look: wait for everything `name` needs, under a spinner saying what is built, and
+    show the finished build in one box (the stand-in's would say that it answers meanwhile). False when the build
+    is not over within the wait, or failed, or this session has already waited for it: the stand-in then answers."""
+    job = build_in_background(index, stages_for([name], config.rrf.members), lease=BUILD_LEASE_S)
+    if not _first_look(job):
+        return False
+    if not job.wait(0):
+        with st.spinner(f"Building {index.corpus.name} ({len(index.corpus.passages)} passages) for {name} before its "
+                        f"first answer: {a.words()}…"):
+            over_soon(job, renew=job.touch, passages=len(index.corpus.passages))
+    if not job.wait(0) or job.status().error is not None:
+        return False
+    show_built(index, job)
+    return True
 
 
 def _first_look(job: BuildJob) -> bool:
