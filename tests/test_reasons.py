@@ -143,3 +143,37 @@ def test_a_walk_says_how_exact_its_scores_are():
     assert exactness_words(tied).endswith("nothing it left behind can reach these passages. Some of the first 10 "
                                           "passages score closer together than these bounds, even with the walk "
                                           "followed finer, so their order may differ from a whole-graph walk's.")
+
+
+def test_a_share_is_called_the_name_only_when_the_hit_holds_it_listed_route_or_not(core_index):
+    """A what-if took out the bridge every listed route to #3 ran through: its Solano Foods share was then said as
+    "the name “Solano Foods”" of a passage that does not hold it. Checked here on every hit: a share said as a name
+    is a seed the passage holds (its graph mentions), a share said as reached by way of other passages is not."""
+    import re
+
+    from engine.explain.reasons import parts
+    from engine.indexing.views import without
+
+    demo = "Who is the largest investor in the fund that owns Solano Foods?"
+    views = [core_index, without(core_index, entities=["Juniper Peak Growth Fund II"])]
+    told = []
+    for view in views:
+        for name in ("ppr-regex", "hybrid-ner"):
+            r = view.retriever(name)
+            g = r.graph
+            for q in (demo, "Which bank is administrative agent on the credit facility of the company whose CFO is "
+                            "Elliot Park?"):
+                ans = r.explain(q, 5)
+                label_key = {s.label: s.entity for s in ans.seeds}
+                for e in ans.explanations:
+                    i = g.passage_index[e.passage_id]
+                    held = {g.entities[j] for j in g.blocks[0].indices[g.blocks[0].indptr[i]:g.blocks[0].indptr[i + 1]]}
+                    for _, words, _ in parts(e):
+                        if m := re.fullmatch(r"the name “(.+)”", words):
+                            assert label_key[m[1]] in held, (name, e.passage_id, words)
+                        elif m := re.match(r"from (.+) by way of other passages", words):
+                            assert label_key[m[1]] not in held, (name, e.passage_id, words)
+                            told.append((view is views[1], e.passage_id, words))
+    # the demo's #3 after the what-if: Solano Foods reached through another bridge, said so
+    assert any(after and pid.endswith("juniper-peak-ii-q3-2024-lp-report.md#0001") and words.startswith(
+        "from Solano Foods by way of other passages (strongest route through ") for after, pid, words in told), told

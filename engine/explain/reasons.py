@@ -123,6 +123,8 @@ def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
     similarity to the question (its own, and similar passages' that share a name with it)."""
     label = dict(zip((seed_id for seed_id, _ in e.contributions), e.seed_names))
     hop = dict(zip((seed_id for seed_id, _ in e.contributions), e.seed_hops))
+    # each seed's heaviest route, listed or not: a share is named by it, not by whether a listed route starts there
+    heaviest = dict(zip((seed_id for seed_id, _ in e.contributions), e.seed_routes))
     own = f"p:{e.passage_id}"
     out: list[tuple[float, str, bool]] = []
     similar = 0.0
@@ -133,13 +135,16 @@ def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
         elif seed_id.startswith("p:"):
             similar += share
         else:
-            route = _route(e, seed_id)
+            route = heaviest[seed_id] if seed_id in heaviest else _route(e, seed_id)
             if hop.get(seed_id):  # a second-hop seed: a name the first walk's top passage #n gave it
                 bridges.append((share, seed_id))
             elif route is not None and len(route.node_ids) == 4:  # seed → passage → bridging entity → hit
                 # the share counts every walk from the seed, so the clause names the seed and only the strongest
                 # route's bridge: "through A → B" read as one route carrying it all, and that route carries a tenth
                 out.append((share, bridged_words(label[seed_id], route.nodes[2]), True))
+            elif route is None and seed_id in heaviest:  # the hit does not hold the name, and no two-hop route leads
+                out.append((share, f"from {label[seed_id]} by way of other passages (routes of three hops or more)",
+                            True))
             else:
                 out.append((share, f"the name “{label[seed_id]}”", False))
     if similar:

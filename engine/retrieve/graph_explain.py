@@ -79,6 +79,10 @@ class HitExplanation:
     typed_path: EvidencePath | None = None
     # each contribution's seed, when it is a second-hop bridge: the first walk's rank of the passage naming it; else 0
     seed_hops: tuple[int, ...] = ()
+    # each contribution's route, listed in `paths` or not: the seed itself when the hit holds it, else its heaviest
+    # route within two hops (None: a passage seed, or a seed reaching the hit only by longer walks); what a sentence
+    # names a seed's share by
+    seed_routes: tuple[EvidencePath | None, ...] = ()
 
     @property
     def passage_id(self) -> str:
@@ -224,8 +228,9 @@ def _explain(retriever, pers, result, hits, paths_per_hit):
         mentioned = to_p.indices[to_p.indptr[i]:to_p.indptr[i + 1]]
         into_hit = to_p.data[to_p.indptr[i]:to_p.indptr[i + 1]]
         into_by_entity = dict(zip(mentioned.tolist(), into_hit.tolist()))  # to_p[i, b], without scipy's per-item indexing
-        paths = []
+        paths, heaviest = [], []
         for s, w_s, j, m1, support in zip(pers.seeds, weights, e_cols, from_seed, seed_passages):
+            before = len(paths)
             if m1[i]:
                 paths.append(EvidencePath((s.label, hit.passage_id), (f"e:{s.entity}", f"p:{hit.passage_id}"),
                                           float(w_s * m1[i])))
@@ -241,6 +246,9 @@ def _explain(retriever, pers, result, hits, paths_per_hit):
                         (s.label, g.passage_ids[p1], g.display[bj], hit.passage_id),
                         (f"e:{s.entity}", f"p:{g.passage_ids[p1]}", f"e:{g.entities[bj]}", f"p:{hit.passage_id}"),
                         float(masses[v])))
+            mine = paths[before:]  # the hit holding the seed is said so first; else the seed's heaviest route
+            heaviest.append(min(mine, key=lambda pth: (len(pth.node_ids) > 2, -pth.mass, pth.node_ids))
+                            if mine else None)
         # passage seed P0 → entity b → this passage (the dense match leads to the hit through b)
         for ps, w_s, r0 in zip(pers.passage_seeds, weights[len(e_cols):], p_rows):
             if r0 == i:
@@ -255,8 +263,12 @@ def _explain(retriever, pers, result, hits, paths_per_hit):
                         (f"p:{ps.passage_id}", f"e:{g.entities[bj]}", f"p:{hit.passage_id}"),
                         float(w_s * w_b * into)))
         paths.sort(key=lambda pth: (-pth.mass, pth.node_ids))
-        top = tuple(replace(pth, share=route_share(pth, alpha, hit.score), edges=edge_types(g, pth.node_ids))
-                    for pth in paths[:paths_per_hit])
+
+        def told(pth: EvidencePath) -> EvidencePath:
+            return replace(pth, share=route_share(pth, alpha, hit.score), edges=edge_types(g, pth.node_ids))
+
+        top = tuple(told(pth) for pth in paths[:paths_per_hit])
+        routes = tuple(None if pth is None else told(pth) for pth in heaviest) + (None,) * len(pers.passage_seeds)
         for pth in top:
             on_path_edges.update(zip(pth.node_ids, pth.node_ids[1:]))
             for nid, label in zip(pth.node_ids, pth.nodes):
@@ -264,7 +276,7 @@ def _explain(retriever, pers, result, hits, paths_per_hit):
                     bridges[nid] = label
         matched = tuple(g.display[j] for j in mentioned if g.entities[j] in seed_keys)
         explanations.append(HitExplanation(hit, tuple((sid, float(c)) for sid, c in zip(seed_ids, contrib)),
-                                           top, matched, seed_names, seed_hops=seed_hops))
+                                           top, matched, seed_names, seed_hops=seed_hops, seed_routes=routes))
     return tuple(explanations), bridges, on_path_edges
 
 
