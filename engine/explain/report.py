@@ -203,7 +203,7 @@ _STYLE = """body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;co
 padding:0 16px}h1{font-size:24px}h2{font-size:19px;margin-top:28px}table{border-collapse:collapse;margin:8px 0}
 td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f5f5f5}
 .hit{border:1px solid #ddd;border-radius:6px;padding:10px 12px;margin:10px 0}.meta{color:#555;font-size:13px}
-mark{background:#fff3a8}.whatif{border:2px solid #d62728;border-radius:6px;padding:4px 12px;margin:12px 0}.gold{color:#a86b00;font-weight:600}code{font-size:13px}iframe{border:1px solid #ddd;width:100%}
+mark{background:#fff3a8}.whatif{border:2px solid #d62728;border-radius:6px;padding:4px 12px;margin:12px 0}.gold{color:#a86b00;font-weight:600}code{font-size:13px;overflow-wrap:anywhere}iframe{border:1px solid #ddd;width:100%}
 svg{border:1px solid #ddd;width:100%;height:auto}figure.page{margin:10px 0}figure.page img{border:1px solid #ccc;
 max-width:100%;height:auto}figcaption,.marks-key{color:#555;font-size:13px;margin:4px 0}"""
 
