@@ -94,9 +94,15 @@ def test_each_hit_opens_on_its_page_with_the_passage_outlined_and_the_matches_ma
     page.screenshot(path=str(SHOTS / "see-the-page.png"), full_page=True)
     page.screenshot(path=str(SHOTS / "see-the-page-window.png"))  # the 1400×900 window as a reader first sees it
     # zoom: the image's own full-screen view, and the whole page at full size to save
-    image.hover()
-    top.get_by_role("button", name="Fullscreen").first.click()
-    page.wait_for_timeout(500)
+    close = page.get_by_role("button", name="Close fullscreen").first
+    for _ in range(3):  # the toolbar shows on hover: on a busy machine a click can land before the view opens
+        image.hover()
+        top.get_by_role("button", name="Fullscreen").first.click()
+        try:
+            close.wait_for(timeout=10_000)
+            break
+        except Exception:  # Playwright's TimeoutError: hover and click again
+            continue
     page.screenshot(path=str(SHOTS / "see-the-page-fullscreen.png"))
     page.get_by_role("button", name="Close fullscreen").first.click()
     with page.expect_download(timeout=60_000) as saved:
