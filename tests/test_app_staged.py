@@ -114,6 +114,12 @@ def test_the_answered_by_sentence_by_hand():
     failed = _status(("tokens",), complete=True, error="disk full")
     assert sentence(stand, failed) == ("Answered by filing-graph: dense embeddings (all-MiniLM-L6-v2) could not be "
                                        "built (disk full). Ask again to build it once more.")  # a reload loses uploads
+    # a build whose lease lapsed is over, but nothing was built: never "ready now"
+    from dataclasses import replace
+
+    stopped = replace(failed, cancelled=True, error="the build of room was stopped: nobody watched it for 30 s")
+    assert sentence(stand, stopped) == ("Answered by filing-graph: dense embeddings (all-MiniLM-L6-v2) was stopped "
+                                        "before it was built. Ask again to build it once more.")
 
 
 def test_the_corpus_page_reads_one_status_in_its_table_and_its_sentences(monkeypatch, tmp_path):

@@ -113,10 +113,10 @@ def progress_words(s: JobStatus) -> str:
 def sentence(choice: Choice, s: JobStatus, filings_named: str = "") -> str:
     """What the page says above an answer given while the chosen retriever's stages build."""
     a = choice.answerer
-    if s.error is not None and not s.cancelled:
+    if s.error is not None:
         # asking again starts a new build (background.build_in_background); a reload would lose a session's uploads
-        return (f"Answered by {choice.name}: {a.words()} could not be built ({s.error}). Ask again to build it once "
-                "more.")
+        why = "was stopped before it was built" if s.cancelled else f"could not be built ({s.error})"
+        return f"Answered by {choice.name}: {a.words()} {why}. Ask again to build it once more."
     if choice.early:
         head = (f"Answered by {a.wanted} from {filings_named or 'the question’s filings'}, encoded first: the answer "
                 "the finished index gives.")
@@ -140,6 +140,8 @@ def follow(choice: Choice, filings_named: str = "") -> None:
     def watch() -> None:
         choice.job.touch()
         s = choice.job.status()
+        if s.cancelled:  # stopped while this tab still followed it (its reruns held up past the lease on a loaded
+            st.rerun()  # server): the page asks again, which starts it again from the stages on disk
         done = s.over and s.error is None
         box = st.success if done and not choice.early else st.info
         box(sentence(choice, s, filings_named))
@@ -147,6 +149,9 @@ def follow(choice: Choice, filings_named: str = "") -> None:
             if st.button(f"Ask again with {choice.answerer.wanted}", key="ask_again", type="primary",
                          help="The same question, answered by the retriever you chose, now that it is built."):
                 st.rerun()  # the whole page: inside a fragment, a click reruns only the fragment
+        elif s.error is not None:
+            if st.button("Ask again", key="ask_again", help="The same question: its build starts once more."):
+                st.rerun()
         elif not s.over:
             st.progress(s.fraction())
 
