@@ -171,3 +171,17 @@ def test_a_part_that_does_not_decode_is_computed_again(tmp_path, kind):
     index, compute = _build(room, cache_dir)
     assert len(compute.seen[kind]) == len(set(index.texts if kind == "embeddings" else index.graph_texts))
     assert _answers(index) == _answers(first)
+
+
+def test_the_work_said_counts_passages_that_repeat_a_text_apart():
+    """A filing whose pages repeat a text (a cover, a blank page) is encoded once per distinct text: the corpus
+    counted 323 passages and the build said 311 to encode, with nothing said of the other 12."""
+    from engine.ingest.corpus import Corpus
+    from engine.ingest.passage import Passage
+
+    texts = ["Acme revenue rose.", "Intentionally left blank.", "Acme capex fell.", "Intentionally left blank.",
+             "Intentionally left blank."]
+    corpus = Corpus("blank", tuple(Passage(f"a.pdf#p{i}", "a.pdf", "a.pdf", t) for i, t in enumerate(texts)))
+    (work,) = Index(corpus).work(["embeddings"])
+    assert (work.passages, work.repeats) == (3, 2)
+    assert work.words() == "3 passages to encode (2 more repeat the text of one of them)"

@@ -123,6 +123,7 @@ class Work:
     stored: int  # distinct passages whose results earlier builds kept
     new_documents: tuple[str, ...]  # documents none of whose passages were seen before
     changed_documents: tuple[str, ...]  # documents with some passages seen before and some not
+    repeats: int = 0  # passages to run whose text another of them has (computed once): the corpus counts them
 
     @property
     def done_words(self) -> str:
@@ -130,14 +131,16 @@ class Work:
         return "encoded" if self.stage == "embeddings" else "read"
 
     def words(self) -> str:
-        """"3 new documents and 1 changed: 312 passages to encode; 4,200 unchanged"."""
+        """"3 new documents and 1 changed: 312 passages to encode (2 more repeat the text of one of them); 4,200
+        unchanged"."""
         verb = "encode" if self.stage == "embeddings" else "read for names (NER)"
         if not self.passages:
             return f"nothing to {verb}: all {self.stored:,} passages unchanged, kept from earlier builds"
         docs = [f"{len(self.new_documents):,} new document{'s' * (len(self.new_documents) != 1)}"] * bool(
             self.new_documents) + [f"{len(self.changed_documents):,} changed"] * bool(self.changed_documents)
         head = " and ".join(docs) + ": " if docs and self.stored else ""
-        return f"{head}{self.passages:,} passage{'s' * (self.passages != 1)} to {verb}" + (
+        again = f" ({self.repeats:,} more repeat the text of one of them)" if self.repeats else ""
+        return f"{head}{self.passages:,} passage{'s' * (self.passages != 1)} to {verb}{again}" + (
             f"; {self.stored:,} unchanged, kept from earlier builds" if self.stored else "")
 
 

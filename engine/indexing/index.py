@@ -188,7 +188,8 @@ class Index:
                 touched.setdefault(p.doc_id, []).append(h)
             changed = [d for d, hs in touched.items() if not all(hs)]
             out.append(Work(stage, len(unique), len(set(texts)) - len(unique),
-                            tuple(d for d in changed if not any(touched[d])), tuple(d for d in changed if any(touched[d]))))
+                            tuple(d for d in changed if not any(touched[d])), tuple(d for d in changed if any(touched[d])),
+                            repeats=have.count(False) - len(unique)))
         return tuple(out)
 
     def graph(self, builder: str) -> EntityGraph:
