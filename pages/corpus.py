@@ -156,6 +156,7 @@ with fresh_area(index, REGEX, "corpus"):  # no stale graph under a build
     f1.metric("Raw mentions", f"{ex.raw_mentions:,}")
     f2.metric("Distinct raw names", f"{ex.raw_unique:,}")
     f3.metric("Kept entities", f"{ex.kept:,}")
+    st.caption(ex.count_words())
     dropped = pd.DataFrame([{"reason": r, "distinct names dropped": n, "examples": " · ".join(ex.dropped_examples[r])}
                             for r, n in ex.dropped.items()])
     if len(dropped):

@@ -285,6 +285,12 @@ def test_corpus_page():
     both = next(d.value for d in at.dataframe if "kept entities" in getattr(d.value, "columns", []))
     assert list(both["builder"]) == ["regex", "ner"] and (both["kept entities"] > 10).all()
     assert at.radio(key="builder").value == "regex"
+    # the filter's counts add up in words: distinct names = dropped + kept spellings of the kept entities
+    metric = {m.label: int(m.value.replace(",", "")) for m in at.metric
+              if m.label in ("Distinct raw names", "Kept entities")}
+    counts = next(c.value for c in at.caption if c.value.startswith("Of the "))
+    assert counts.startswith(f"Of the {metric['Distinct raw names']:,} distinct raw names, ") and (
+        f"as {metric['Kept entities']:,} entities" in counts or "each an entity of its own" in counts), counts
     aliases = next(d.value for d in at.dataframe if list(d.value.columns) == ["entity", "alias", "rule", "passage_id"])
     assert "defined term" in set(aliases["rule"]) and "acronym" in set(aliases["rule"])
     at.text_input(key="entity_search").set_value("Brightwater").run()

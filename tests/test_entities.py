@@ -161,3 +161,19 @@ def test_name_keys_take_the_ascii_shortcut_only_where_unicode_normalisation_is_a
         assert fold_accents(text.lower()) == slow_fold(text.lower())
     assert normalize_name("ﬁnance Café") == "finance cafe"  # NFKC still applied to non-ASCII
     assert normalize_name("NorthRiver's  Fee-Related Earnings") == "northriver fee related earnings"
+
+
+def test_the_filter_counts_add_up_in_words_by_hand():
+    from engine.graph.entities import Extraction
+
+    def ex(raw_unique, dropped, kept):
+        return Extraction("regex", tuple(f"e{i}" for i in range(kept)), {}, 0, raw_unique, dropped, {})
+
+    assert ex(132, {"stop phrase": 1, "numeric": 2}, 125).count_words() == (
+        "Of the 132 distinct raw names, 3 were dropped (below) and 129 kept, as 125 entities: 4 are other spellings "
+        "of a kept one (“the Fund” and “Fund”, “NIKE's” and “NIKE”).")
+    assert ex(10, {"stop phrase": 1}, 8).count_words().endswith("9 kept, as 8 entities: 1 is another spelling of a "
+                                                                  "kept one (“the Fund” and “Fund”, “NIKE's” and “NIKE”).")
+    assert ex(10, {}, 10).count_words() == ("Of the 10 distinct raw names, 0 were dropped and 10 kept, each an "
+                                            "entity of its own.")
+    assert ex(10, {"numeric": 3}, 9).count_words().endswith("counted in both.")

@@ -280,6 +280,23 @@ class Extraction:
     def kept(self) -> int:
         return len(self.entities)
 
+    def count_words(self) -> str:
+        """How the filter's counts add up, a kept entity being written several ways ("… 129 kept, as 125 entities:
+        4 are other spellings of a kept one"); a name dropped in one place and kept in another counts in both."""
+        dropped = sum(self.dropped.values())
+        kept_names = self.raw_unique - dropped
+        head = (f"Of the {self.raw_unique:,} distinct raw names, {dropped:,} {'was' if dropped == 1 else 'were'} "
+                f"dropped{' (below)' if dropped else ''}")
+        if kept_names == self.kept:
+            return f"{head} and {self.kept:,} kept, each an entity of its own."
+        if kept_names > self.kept:
+            more = kept_names - self.kept
+            return (f"{head} and {kept_names:,} kept, as {self.kept:,} entities: {more:,} "
+                    f"{'is another spelling' if more == 1 else 'are other spellings'} of a kept one (“the Fund” and "
+                    "“Fund”, “NIKE's” and “NIKE”).")
+        return (f"{head} and {self.kept:,} entities kept; some names were dropped in one place and kept in "
+                "another, so they are counted in both.")
+
 
 @dataclass(frozen=True)
 class MentionTally:
