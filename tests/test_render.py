@@ -451,3 +451,16 @@ def test_the_glossary_opens_on_words_not_on_interval_bounds():
     assert terms[0] == "A" and "a" <= terms[1][0].lower() <= "z"  # a word, not "95% CI high" or "α"
     assert terms.index("bm25") < terms.index("95% CI high") < terms.index("dense")  # filed under C
     assert terms[-1][0] not in "abcdefghijklmnopqrstuvwxyz"  # the Greek parameters last
+
+
+def test_a_passages_markdown_heading_reads_as_its_words_on_hover(core_index):
+    from engine.explain.render import hover_text
+
+    ans = core_index.retriever("ppr-regex").explain("Who is the largest investor in the fund that owns Solano Foods?", 5)
+    texts = {p.id: p.text for p in core_index.corpus.passages}
+    headed = [n for n in ans.nodes if n.id.startswith("p:") and texts[n.id[2:]].startswith("# ")]
+    assert headed  # the part 1 of a report opens on its title, as Markdown
+    for n in headed:
+        shown = hover_text(n, ans, texts)
+        title = texts[n.id[2:]].split("\n", 1)[0][2:].strip()
+        assert "# " + title not in shown and title in shown, shown
