@@ -1107,9 +1107,12 @@ def test_an_uploaded_room_of_filings_offers_three_questions_and_forgets_one_the_
     assert not at.exception, at.exception
     menu = at.selectbox(key="example")
     assert menu.label == "Questions to start with"
-    assert menu.options == ["—", "from what the room holds · What was Acme Widgets's revenue in FY2020?",
-                            "from what the room holds · What does the balance sheet in Acme Widgets's FY2020 10-K show?",
-                            "from what the room holds · What does Note 8 — Long-Term Debt in Acme Widgets's FY2020 10-K say?"]
+    # the room opens on a prompt, not on a warning that the question is empty
+    assert not at.warning and "Type a question, or pick one under “Questions to start with”." in [
+        i.value for i in at.info]
+    assert menu.options == ["—", "suggested · What was Acme Widgets's revenue in FY2020?",
+                            "suggested · What does the balance sheet in Acme Widgets's FY2020 10-K show?",
+                            "suggested · What does Note 8 — Long-Term Debt in Acme Widgets's FY2020 10-K say?"]
     menu.set_value(menu.options[2]).run()
     assert not at.exception, at.exception
     assert at.text_input(key="question").value == "What does the balance sheet in Acme Widgets's FY2020 10-K show?"

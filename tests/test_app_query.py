@@ -72,7 +72,7 @@ def test_the_widgets_make_the_request_and_refuse_an_empty_question(core_index):
     assert at.query_params["retriever"] == "hybrid-regex" and at.query_params["k"] == "3"
     at.text_input(key="question").set_value("   ").run()
     assert at.session_state["asked"] is None
-    assert [w.value for w in at.warning] == ["The question is empty: type one, or pick a labeled example."]
+    assert not at.warning and [i.value for i in at.info] == ["Type a question, or pick a labeled example."]
 
 
 def test_the_answer_is_run_then_drawn_with_its_evidence(core_index):

@@ -275,7 +275,7 @@ def test_an_uploaded_rooms_report_link_asks_a_fresh_session_for_its_files_and_th
     wait_idle(page, since, timeout=300)
     page.wait_for_selector("text=Questions to start with", timeout=300_000)
     wait_idle(page, timeout=300)
-    offered = "from what the room holds · What was McDonald's revenue in Q1 FY2023?"
+    offered = "suggested · What was McDonald's revenue in Q1 FY2023?"
     since = mark(page)
     choose(page, "Questions to start with", offered)
     wait_idle(page, since, timeout=300)

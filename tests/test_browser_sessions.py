@@ -161,7 +161,7 @@ def test_documents_uploaded_on_the_query_page_start_from_their_own_defaults_with
     room.write_text("Vendor Holdings acquired Target Mills in 2019.\n\nTarget Mills makes paper in Ohio.")
     page.wait_for_selector('[data-testid="stFileUploaderDropzoneInput"]', state="attached", timeout=60_000)
     upload(page, [room])
-    page.wait_for_selector("[data-testid=stMain] >> text=The question is empty: type one.", timeout=120_000)
+    page.wait_for_selector("[data-testid=stMain] >> text=Type a question.", timeout=120_000)
     wait_idle(page)
     no_exception(page)
     main = page.locator("[data-testid=stMain]").inner_text()

@@ -459,6 +459,18 @@ def test_offered_questions_span_the_rooms_companies_and_forms():
     assert offered == ("What was JPMorgan Chase & Co.'s revenue in FY2022?",
                        "What does the balance sheet in Boeing's Q2 FY2018 10-Q show?",  # a company and a form not yet used
                        "What does Note 8 — Debt in PepsiCo's FY2021 10-K say?")
+    # a release has no notes: it takes the revenue question, so each of three companies still gets one
+    room = {"APPLE.pdf": Filing("APPLE.pdf", "Apple", ("apple",), (), "10-Q", 2023, 3),
+            "COSTCO.pdf": Filing("COSTCO.pdf", "Costco", ("costco",), (), "earnings release", 2023, 3),
+            "NETFLIX.pdf": Filing("NETFLIX.pdf", "Netflix", ("netflix",), (), "10-Q", 2023, 2)}
+    nodes = [Node("§statement COSTCO.pdf income", "statement", "Income statement", "COSTCO.pdf", "income")]
+    for doc in ("APPLE.pdf", "NETFLIX.pdf"):
+        nodes += [Node(f"§statement {doc} income", "statement", "Income statement", doc, "income"),
+                  Node(f"§statement {doc} cash flows", "statement", "Statement of cash flows", doc, "cash flows"),
+                  Node(f"§note {doc} 6", "note", "Note 6 — Debt", doc, "6")]
+    assert offered_questions(FilingStructure(room, tuple(nodes), ())) == (
+        "What was Costco's revenue in Q3 FY2023?", "What does the statement of cash flows in Apple's Q3 FY2023 10-Q show?",
+        "What does Note 6 — Debt in Netflix's Q2 FY2023 10-Q say?")
 
 
 def test_a_banks_cash_and_marketable_securities_seed_its_balance_sheet_rows():

@@ -139,13 +139,15 @@ def _forget_example() -> None:
         st.session_state["example"] = "—"
 
 
-def _question(index: Index) -> tuple[str, LabeledQuery | None]:
+def _question(index: Index) -> tuple[str, LabeledQuery | None, tuple[str, ...]]:
+    """The question box, under a menu of the room's labeled questions or of questions made from its filings;
+    returns the question, its labeled form if any, and the questions offered."""
     corpus = index.corpus
     # labeled questions, or, for a room of filings without them, questions its structure can answer
     offered = () if corpus.queries or not corpus.paged else offered_questions(index.structure())
     if corpus.queries or offered:
         examples = ["—"] + ([f"{q.id} ({q.kind}) · {q.text}" for q in corpus.queries] or
-                            [f"from what the room holds · {q}" for q in offered])
+                            [f"suggested · {q}" for q in offered])
         if "example" not in st.session_state:  # the menu names the example the page opened on, not "—"
             asked = st.session_state.get("question", "")
             st.session_state["example"] = next((e for e in examples[1:] if e.split(" · ", 1)[1] == asked), "—")
@@ -163,7 +165,7 @@ def _question(index: Index) -> tuple[str, LabeledQuery | None]:
             st.caption(f"Labeled question {escape_markdown(labeled.id)} ({escape_markdown(labeled.kind)}): "
                        + "; ".join(f"{escape_markdown(k)}: {escape_markdown(field_words(v, titles))}"
                                    for k, v in labeled.extra.items()))
-    return question, labeled
+    return question, labeled, offered
 
 
 def _settings(corpus: Corpus) -> tuple[str, bool, bool, int, str, list[str], list[float]]:
@@ -260,7 +262,7 @@ def ask(index: Index) -> Request | None:
     """The question and settings widgets, written back to the URL; the request they make, or None with the reason
     shown (an empty or unsearchable question, RRF without members, a bad parameter)."""
     corpus = index.corpus
-    question, labeled = _question(index)
+    question, labeled, offered = _question(index)
     story_slot = st.empty()  # the opening example's story, under its question once its answer is in
     base, bct, vocabulary, k, tol_label, members, weights = _settings(corpus)
     scope = _scope(index) if base in ("filing", "filing-graph") else ScopeCorrection()
@@ -272,8 +274,9 @@ def ask(index: Index) -> Request | None:
     set_params(q=question.strip() or None, retriever=name, k=k, bct=int(bct), tol=TOLERANCES[tol_label], **values,
                seeding=None if vocabulary else "paper", members=",".join(members),
                weights=",".join(f"{x:g}" for x in weights) if weighted else None)
-    if not question.strip():
-        st.warning("The question is empty: type one" + (", or pick a labeled example." if corpus.queries else "."))
+    if not question.strip():  # where every room without labeled questions opens: a prompt, not a failure
+        st.info("Type a question" + (", or pick a labeled example." if corpus.queries else
+                                     ", or pick one under “Questions to start with”." if offered else "."))
         return None
     try:  # a question no retriever can search is said here, ahead of any build, with nothing below it
         check_query(question)

@@ -27,10 +27,12 @@ def _where(f: Filing) -> str:
     return " ".join(x for x in (_possessive(f.company), _period(f), f.form or "filing") if x)
 
 
-def _pick(filings: list[Filing], fits, companies: set[str], forms: set[str]) -> Filing | None:
-    """The newest filing that `fits`, of a company and then a form no earlier offer used, where the room has one."""
+def _pick(filings: list[Filing], fits, companies: set[str], forms: set[str], kinds=lambda f: 0) -> Filing | None:
+    """The newest filing that `fits`, of a company and then a form no earlier offer used, where the room has one;
+    among those, one that fits fewest `kinds` of offer (a release, which has no notes, takes the revenue question
+    and leaves the note to a 10-Q of another company)."""
     fitting = [f for f in filings if fits(f)]
-    return min(fitting, key=lambda f: (f.company in companies, f.form in forms), default=None)
+    return min(fitting, key=lambda f: (f.company in companies, f.form in forms, kinds(f)), default=None)
 
 
 def offered_questions(structure: FilingStructure, limit: int = 3) -> tuple[str, ...]:
@@ -55,15 +57,18 @@ def offered_questions(structure: FilingStructure, limit: int = 3) -> tuple[str, 
         found = by_doc.get(f.doc_id, {}).get("note", []) or by_doc.get(f.doc_id, {}).get("item", [])
         return [n for n in found if " — " in n.label or ". " in n.label]
 
+    def kinds(f: Filing) -> int:  # how many kinds of offer a filing could take
+        return bool(statements(f)) + bool(sections(f))
+
     # revenue, from a filing with an income statement, or a release (which reports revenue without one)
     f = _pick(filings, lambda f: f.company and (f.form == "earnings release" or any(
-        n.ref == "income" for n in by_doc.get(f.doc_id, {}).get("statement", []))), companies, forms)
+        n.ref == "income" for n in by_doc.get(f.doc_id, {}).get("statement", []))), companies, forms, kinds)
     f = f or next((f for f in filings if f.company), None)
     if f is not None:
         out.append(f"What was {_possessive(f.company)} revenue in {_period(f) or 'its latest period'}?")
         took(f)
     # a statement the room has, other than the income statement
-    f = _pick(filings, statements, companies, forms)
+    f = _pick(filings, statements, companies, forms, lambda f: bool(sections(f)))
     if f is not None:
         out.append(f"What does the {STATEMENTS[statements(f)[0].ref][0].lower()} in {_where(f)} show?")
         took(f)
