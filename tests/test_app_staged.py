@@ -33,8 +33,8 @@ def test_a_question_asked_while_the_room_builds_is_answered_by_a_ready_retriever
     at = start(params={"q": QUESTION})
     said = [i.value for i in at.info if i.value.startswith("Answered by ")]
     assert len(said) == 1 and re.fullmatch(
-        r"Answered by bm25: dense embeddings \(all-MiniLM-L6-v2\) and entity extraction \(spaCy NER\) are still being "
-        r"computed \(\d+%, (estimating the time left|about \d+ (s|min) left( in this step)?)\); ask again then for the full hybrid-ner "
+        r"Answered by bm25, still computing dense embeddings \(all-MiniLM-L6-v2\) and entity extraction \(spaCy NER\) "
+        r"\(\d+%, (estimating the time left|about \d+ (s|min) left( in this step)?)\); ask again then for the full hybrid-ner "
         r"retriever\.", said[0]), said
     assert [h.value for h in at.subheader if h.value.startswith("Top ")] == ["Top 5 passages · bm25"]
     assert len(hit_lines(at)) == 5
@@ -98,15 +98,15 @@ def test_the_answered_by_sentence_by_hand():
     stand = Choice(waiting, "filing-graph", None)
     # 1 of 2 stages and 600 of 1,000 passages of the other: 80%; 400 left at 100 a second (past the settling share)
     s = _status(("tokens",), 600, 1000, 6.0)
-    assert sentence(stand, s) == ("Answered by filing-graph: dense embeddings (all-MiniLM-L6-v2) is still being "
-                                  "computed (80%, about 4 s left); ask again then for the full filing retriever.")
+    assert sentence(stand, s) == ("Answered by filing-graph, still computing dense embeddings (all-MiniLM-L6-v2) "
+                                  "(80%, about 4 s left); ask again then for the full filing retriever.")
     slow = _status(("tokens",), 100, 1000, 30.0)  # 900 left at 10 a second
     assert "(55%, about 4 min left)" in sentence(stand, slow)
     # with a stage still to come after the one in flight, the estimate is said to be this step's
     assert "(5%, about 4 min left in this step)" in sentence(stand, _status((), 100, 1000, 30.0))
     done = _status(("tokens", "embeddings"), complete=True)
-    assert sentence(stand, done) == ("Answered by filing-graph while dense embeddings (all-MiniLM-L6-v2) was being "
-                                     "built; filing is ready now.")
+    assert sentence(stand, done) == ("Answered by filing-graph while computing dense embeddings (all-MiniLM-L6-v2); "
+                                     "filing is ready now.")
     early = Choice(waiting, "filing", None, ("ACME_2019_10K.pdf",))
     assert sentence(early, s, "Acme Widgets FY2019 10-K") == (
         "Answered by filing from Acme Widgets FY2019 10-K, encoded first: the answer the finished index gives. The "
@@ -118,8 +118,8 @@ def test_the_answered_by_sentence_by_hand():
     from dataclasses import replace
 
     stopped = replace(failed, cancelled=True, error="the build of room was stopped: nobody watched it for 30 s")
-    assert sentence(stand, stopped) == ("Answered by filing-graph: dense embeddings (all-MiniLM-L6-v2) was stopped "
-                                        "before it was built. Ask again to build it once more.")
+    assert sentence(stand, stopped) == ("Answered by filing-graph: the build of dense embeddings (all-MiniLM-L6-v2) "
+                                        "stopped before it finished. Ask again to build it once more.")
 
 
 def test_the_corpus_page_reads_one_status_in_its_table_and_its_sentences(monkeypatch, tmp_path):

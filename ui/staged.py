@@ -115,19 +115,20 @@ def sentence(choice: Choice, s: JobStatus, filings_named: str = "") -> str:
     a = choice.answerer
     if s.error is not None:
         # asking again starts a new build (background.build_in_background); a reload would lose a session's uploads
-        why = "was stopped before it was built" if s.cancelled else f"could not be built ({s.error})"
-        return f"Answered by {choice.name}: {a.words()} {why}. Ask again to build it once more."
+        if s.cancelled:
+            return (f"Answered by {choice.name}: the build of {a.words()} stopped before it finished. Ask again to build "
+                    "it once more.")
+        return f"Answered by {choice.name}: {a.words()} could not be built ({s.error}). Ask again to build it once more."
     if choice.early:
         head = (f"Answered by {a.wanted} from {filings_named or 'the question’s filings'}, encoded first: the answer "
                 "the finished index gives.")
         rest = f" The rest of the room is still being encoded ({progress_words(s)})." if not s.over else ""
         return head + rest
+    # "still computing dense embeddings", not "dense embeddings is": a stage's name may be plural
     if s.over:
-        return (f"Answered by {choice.name} while {a.words()} {'was' if len(a.waiting_on) == 1 else 'were'} being "
-                f"built; {a.wanted} is ready now.")
-    verb = "is" if len(a.waiting_on) == 1 else "are"
-    return (f"Answered by {choice.name}: {a.words()} {verb} still being computed ({progress_words(s)}); ask again "
-            f"then for the full {a.wanted} retriever.")
+        return f"Answered by {choice.name} while computing {a.words()}; {a.wanted} is ready now."
+    return (f"Answered by {choice.name}, still computing {a.words()} ({progress_words(s)}); ask again then for the "
+            f"full {a.wanted} retriever.")
 
 
 def follow(choice: Choice, filings_named: str = "") -> None:
