@@ -105,7 +105,7 @@ with tab_q:
 REGEX = [component_key(part, "regex") for part in ("extraction", "graph")]
 # the regex graph takes seconds: built before the build table draws, so the table and every sentence below it read
 # one status (NER's graph is shown once built, or asked for below)
-if not ensure(index, REGEX, purpose="its regex entity graph"):
+if not ensure(index, REGEX + [component_key("aliases", "regex")], purpose="its regex entity graph"):  # one box
     st.stop()
 st.header("Index build")
 st.caption("What each retriever is built from, stage by stage. Each retriever answers once its own stages are "

@@ -54,7 +54,8 @@ if n < 2 * n_gold:
     st.info(f"{corpus.name} is too small for a meaningful sweep: every subsample keeps the {n_gold} gold passages of "
             f"its labeled questions, so sizes can only run from {n_gold} to {n} passages. The full data room "
             "(4,200 passages) shows how each retriever holds up as look-alike documents accumulate.")
-    st.button("Sweep the full data room instead", key="sw_full", on_click=open_full_data_room)
+    st.button("Sweep the full data room instead", key="sw_full", on_click=open_full_data_room,
+              help="Makes the full data room the corpus of every page, as choosing it in the sidebar does.")
 c1, c2, c3 = st.columns([2, 1, 1])  # room for every size chip
 sizes = c1.multiselect("Sizes (the full corpus is always added)", options, key="sw_sizes",
                        help=f"No size below {n_gold}: every subsample keeps all gold passages of the labeled queries.")
