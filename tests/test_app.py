@@ -1295,3 +1295,10 @@ def test_a_link_naming_uploads_by_the_pickers_earlier_wording_still_opens_on_the
     assert at.sidebar.selectbox(key="corpus_choice").value == "your own files"
     assert at.query_params["corpus"] == "your own files"
     assert [i.value for i in at.info if i.value.startswith("Upload documents in the sidebar: ")]
+
+
+def test_a_word_the_graph_lacks_is_said_once():
+    at = start(params={"retriever": "hybrid-ner", "q": "Who is the CFO of Brightwater Logistics?"})
+    said = [i.value for i in at.info if i.value.startswith("Words of the question that no entity seed covers")]
+    assert len(said) == 1 and ": cfo." in said[0], said
+    assert not [c.value for c in at.caption if c.value.startswith("Names in the question that are not in the graph")]

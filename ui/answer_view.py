@@ -59,9 +59,10 @@ def show_seeds(walk: GraphAnswer, name: str, titles: dict[str, str]) -> None:
                                                              "dense embeddings (1: same meaning; near 0: unrelated)"),
                        "weight": st.column_config.NumberColumn("weight", help="share of the restart mass",
                                                                format="%.4f")})
-    if walk.unmatched:
-        st.caption("Names in the question that are not in the graph: " + ", ".join(walk.unmatched))
     ignored = walk.uncovered_words()
+    unsaid = [n for n in walk.unmatched if n not in ignored]  # a name the sentence below lists is said there once
+    if unsaid:
+        st.caption("Names in the question that are not in the graph: " + ", ".join(unsaid))
     if ignored:
         reader = ("the passage seeds read them, through dense similarity" if walk.passage_seeds else
                   "bm25 and dense read every word, and a hybrid graph retriever seeds passages from them")
