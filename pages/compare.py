@@ -243,11 +243,12 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
 
         st.subheader("Per query")
         extra_fields = sorted({k for q in corpus.queries for k in q.extra})  # an answer, the evidence: shown as given
+        # the link beside the question, in view: after the retrievers and the labeled fields it was off screen
         per = pd.DataFrame([{"id": q.id, "kind": q.kind, "question": q.text,
-                             **{n: result.results[n].per_query[q.id]["mrr"] for n in names},
-                             **{f: field_words(q.extra.get(f, ""), titles) for f in extra_fields},
                              "open": "/?" + urlencode({"corpus": corpus.name, "q": q.text,
-                                                            "retriever": names[0] if names[0] != "rrf" else "bm25"})}
+                                                       "retriever": names[0] if names[0] != "rrf" else "bm25"}),
+                             **{n: result.results[n].per_query[q.id]["mrr"] for n in names},
+                             **{f: field_words(q.extra.get(f, ""), titles) for f in extra_fields}}
                             for q in corpus.queries])
         st.caption("Reciprocal rank of the first gold passage per retriever; “open” shows the query on the Query page.")
         show_table(per, hide_index=True, width="stretch",

@@ -387,6 +387,7 @@ def test_compare_page_side_by_side_and_metrics():
     at.selectbox(key="ci_b").set_value("ppr-regex").run()
     per = next(d.value for d in at.dataframe if "open" in getattr(d.value, "columns", []))
     assert len(per) == 40 and per["open"].str.startswith("/?").all()
+    assert list(per.columns)[:4] == ["id", "kind", "question", "open"]  # the link in view, beside its question
     # the evidence each gold passage holds, by passage names, not a raw map of ids
     assert not per["evidence"].str.startswith("{").any() and per["evidence"].str.contains(": “").all()
     # the CI is the bootstrap of the per-query values shown (here reciprocal ranks, bm25 − ppr-regex), resampling
