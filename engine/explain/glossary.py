@@ -35,7 +35,7 @@ TERMS: dict[str, str] = {
            "terms such as “the Fund”, nested names, acronyms — at weight β.",
     "vocabulary seeding": "Also seed every graph entity whose name occurs in the question, in any case and "
                           "without accents; off, only the names the extractor finds seed the walk.",
-    "α": "Teleport probability: each step the walk jumps back to a seed with probability α. Larger keeps scores "
+    "α": "Restart probability: each step the walk jumps back to a seed with probability α. Larger keeps scores "
          "near the seeds.",
     "β": "BCT's alias weight: an alias seeds at β times the weight of the entity it belongs to.",
     "w": "Hybrid retrievers: the share of the restart mass put on passage seeds; the rest goes to entity seeds.",
