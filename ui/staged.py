@@ -141,8 +141,8 @@ def follow(choice: Choice, filings_named: str = "") -> None:
     def watch() -> None:
         choice.job.touch()
         s = choice.job.status()
-        if s.cancelled:  # stopped while this tab still followed it (its reruns held up past the lease on a loaded
-            st.rerun()  # server): the page asks again, which starts it again from the stages on disk
+        if s.cancelled and s.over:  # stopped while this tab still followed it (its reruns held up past the lease on
+            st.rerun()  # a loaded server): the page asks again, which starts it again from the stages on disk
         done = s.over and s.error is None
         box = st.success if done and not choice.early else st.info
         box(sentence(choice, s, filings_named))
