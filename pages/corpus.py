@@ -105,7 +105,7 @@ with tab_q:
 REGEX = [component_key(part, "regex") for part in ("extraction", "graph")]
 # the regex graph takes seconds: built before the build table draws, so the table and every sentence below it read
 # one status (NER's graph is shown once built, or asked for below)
-if not ensure(index, REGEX + [component_key("aliases", "regex")], purpose="its regex entity graph"):  # one box
+if not ensure(index, REGEX, purpose="its regex entity graph"):
     st.stop()
 st.header("Index build")
 st.caption("What each retriever is built from, stage by stage. Each retriever answers once its own stages are "
@@ -136,8 +136,9 @@ with fresh_area(index, REGEX, "corpus"):  # no stale graph under a build
                        help="regex: capitalised names, tickers, hyphenated and defined terms · ner: spaCy en_core_web_sm "
                             "entities after the filter")
     set_params(builder=builder)
-    if not ensure(index, [component_key(part, builder) for part in ("extraction", "graph", "aliases")],
-                  purpose=f"its {builder} entity graph"):
+    graphed = component_key("graph", builder) in index.built()  # then only its aliases are built: said so, not
+    if not ensure(index, [component_key(part, builder) for part in ("extraction", "graph", "aliases")],  # a 2nd graph
+                  purpose=f"the {builder} graph's aliases (BCT)" if graphed else f"its {builder} entity graph"):
         st.stop()
     ex, graph, aliases = index.extraction(builder), index.graph(builder), index.aliases(builder)
     stats = builder_stats[builder] if builder in builder_stats else graph.stats(top=15)

@@ -135,8 +135,9 @@ def test_the_corpus_page_reads_one_status_in_its_table_and_its_sentences(monkeyp
     said = " ".join(i.value for i in at.info)
     assert "The regex graph below is ready" in said and "still needs dense embeddings" in said
     assert states["dense embeddings (all-MiniLM-L6-v2)"] == "to come"
-    # one box for the regex graph, not a second for its aliases under the same words
-    assert [b.label for b in at.status] == ["Index of dataroom-core ready for its regex entity graph"]
+    # the regex graph's box, then its aliases' under words of their own, not the same sentence twice
+    assert [b.label for b in at.status] == ["Index of dataroom-core ready for its regex entity graph",
+                                            "Index of dataroom-core ready for the regex graph's aliases (BCT)"]
 
 
 def test_a_build_box_says_what_it_was_built_for_when_that_is_not_the_whole_index(tmp_path):
