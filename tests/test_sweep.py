@@ -174,6 +174,12 @@ def test_a_sweep_says_tied_when_the_interval_of_its_lead_includes_0_and_by_how_m
     assert in_words(replace(base, lead=ahead)) == [
         "On the whole corpus (400 passages) bm25 finds a gold passage in its top 5 for 95% of the questions; hr@5 "
         "0.950, the best of the 2 retrievers; ahead of tfidf, the next, by +0.050 (95% interval [+0.010, +0.090])."]
+    # two the table shows level are said level, whatever the interval of a difference under three decimals
+    level = _result({"bm25": {400: [0.9501]}, "tfidf": {400: [0.9499]}})
+    tiny = BootstrapCI("hr@5", "bm25", "tfidf", 0.0002, 0.0001, 0.0003, 10_000, 42, 0.0)
+    assert in_words(replace(level, lead=tiny)) == [
+        "On the whole corpus (400 passages) bm25 and tfidf do best, level: each finds a gold passage in its top 5 for "
+        "95% of the questions; hr@5 0.950."]
 
 
 def test_lead_ci_by_hand():

@@ -80,16 +80,21 @@ def run(index: Index, request: Request) -> Ran | None:
     if note := markup_note(request.question):
         st.info(note)
     if answer.no_seed:
-        st.warning(f"No hits. {answer.notes[0]}.")
+        st.warning(f"No hits. {_as_sentence(answer.notes[0])}")
         what_if_widgets([], [])
         return None
-    for n in answer.notes:  # the engine's notes read as messages do, without a full stop
-        st.info(n if n.endswith((".", "?", "!")) else f"{n}.")
+    for n in answer.notes:
+        st.info(_as_sentence(n))
     if not answer.hits:
         st.warning(f"{choice.name} returned no passage for this question (no passage shares a term or entity with "
                    "it).")
         return None
     return Ran(choice, answer, removed_entities, removed_passages, gold_of(index, request.question))
+
+
+def _as_sentence(note: str) -> str:
+    """An engine note as a sentence: notes read as messages do, some without a full stop."""
+    return note if note.endswith((".", "?", "!")) else f"{note}."
 
 
 def _ranks(hits) -> dict[str, tuple[int, float]]:

@@ -193,7 +193,8 @@ def in_words(result: SweepResult) -> list[str]:
     summary = result.summary()
     full = {r: v["mean"] for r, v in summary[n].items()}
     lead = result.lead
-    ahead = ("" if lead is None or lead.low <= 0 <= lead.high else
+    level = lead is not None and round(full[lead.a], 3) == round(full[lead.b], 3)  # said "level" already
+    ahead = ("" if lead is None or level or lead.low <= 0 <= lead.high else
              f"; ahead of {lead.b}, the next, by {lead.mean_diff:+.3f} (95% interval [{lead.low:+.3f}, "
              f"{lead.high:+.3f}])")
     out = [f"On the whole corpus ({n:,} passages) {leaders_in_words(full, metric, lead)}{ahead}."]

@@ -205,13 +205,14 @@ def nested_words(node: SubgraphNode, answer: GraphAnswer) -> str:
             "passage holding the longer name to both, so the walk passes freely between them.")
 
 
-_HEADING_MARKS = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
+# a Markdown heading line of a source, its words in group 1 (the report shows it bold, a hover as plain words)
+MARKDOWN_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
 
 
 def _opening(text: str, n: int = 400) -> str:
     """A passage's first n characters for a tooltip, cut at a word with "…" when there is more; a Markdown
     heading reads as its words ("# Juniper Peak …" as "Juniper Peak …"), as the page shows it."""
-    text = _HEADING_MARKS.sub(r"\1", text)
+    text = MARKDOWN_HEADING.sub(r"\1", text)
     if len(text) <= n:
         return text
     cut = text[:n]

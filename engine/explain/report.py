@@ -31,7 +31,7 @@ from .figures import REPORT_PAGE_WIDTH, cited_page, graph_svg, hit_entities, hit
 from ..ingest.documents import SourceFile
 from .page_evidence import pdf_source
 from .reasons import IN_TEXT, exactness_words, explanation_lines, move_words, passage_name
-from .render import COLORS, ROLE_WORDS, page_height, passage_seed_summary, second_hop_summary, subgraph_html
+from .render import COLORS, MARKDOWN_HEADING, ROLE_WORDS, page_height, passage_seed_summary, second_hop_summary, subgraph_html
 from ..retrieve.retrievers import check_k, check_query
 from ..text import tokenize
 from ..indexing.views import without
@@ -58,10 +58,8 @@ def highlight(text: str, terms: Iterable[str]) -> str:
         pattern = re.compile(rf"(?<![\w&#])(?:{alternatives})(?!\w)", re.IGNORECASE)
         safe = pattern.sub(mark, safe)
     # a Markdown heading of the source reads as a heading, not as "# …"
-    return _HEADING.sub(r"<strong>\1</strong>", safe)
+    return MARKDOWN_HEADING.sub(r"<strong>\1</strong>", safe)
 
-
-_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
 
 
 def marked_terms(matched_entities: Iterable[str] | None, text: str, question: str) -> list[str]:
