@@ -21,7 +21,8 @@ def _imports(path: Path) -> list[tuple[int, str]]:
     return out
 
 
-LAYERS = ("base", "ingest", "graph", "filings", "store", "retrieve", "indexing", "explain", "evaluate", "cli")  # bottom to top
+LAYERS = ("base", "rank", "ingest", "graph", "filings", "store", "retrieve", "indexing", "explain", "evaluate",
+          "cli")  # bottom to top
 TOP = {"cli": "cli", "__main__": "cli"}  # the other top-level modules are the base every layer may use
 
 
