@@ -154,11 +154,12 @@ def test_scope_says_when_a_name_or_a_period_is_not_in_the_room(room):
     # a quarter the room has no filing for is said, and the year's filing is shown
     scope = read_scope("What was Acme's revenue in Q2 of FY2019?", s.filings, lex)
     assert (scope.year, scope.quarter, scope.filings) == (2019, 2, ("ACME_2019_10K.pdf",))
-    assert scope.notes == ("No Acme Widgets filing for FY2019 Q2; showing Acme Widgets FY2019 10-K",)
+    assert scope.notes == ("No Acme Widgets filing for Q2 FY2019; showing Acme Widgets FY2019 10-K",)
     # a year the room lacks falls to the filing that repeats it, and says so
     scope = read_scope("What was Acme's revenue in FY2018?", s.filings, lex)
     assert scope.filings == ("ACME_2019_10K.pdf",)
-    assert scope.notes == ("No Acme Widgets filing for FY2018; showing Acme Widgets FY2019 10-K, the nearest",)
+    assert scope.notes == ("No Acme Widgets filing for FY2018; showing Acme Widgets FY2019 10-K, the nearest 10-K after it, "
+                           "which repeats it",)
 
 
 def test_a_question_comparing_two_companies_scopes_each_to_its_own_period(room):
@@ -424,16 +425,22 @@ def test_a_company_the_room_lacks_stops_the_answer_and_offers_the_room(room):
 
 def test_a_fiscal_year_prefers_its_10k_and_a_span_scopes_both_years(room):
     from engine.filings.identity import Filing
-    from engine.filings.scope import scoped_filings
+    from engine.filings.asked import read_periods
+    from engine.filings.names import Room
+    from engine.filings.scope import filings_for
 
     filings = {"K.pdf": Filing("K.pdf", "Acme", ("acme",), (), "10-K", 2022),
                "R.pdf": Filing("R.pdf", "Acme", ("acme",), (), "earnings release", 2022, 4),
                "K21.pdf": Filing("K21.pdf", "Acme", ("acme",), (), "10-K", 2021),
                "B.pdf": Filing("B.pdf", "Beta", ("beta",), (), "10-K", 2022)}
-    docs, note = scoped_filings(filings, ("acme",), 2022, "")
-    assert docs == ("K.pdf",) and note == "FY2022: the 10-K (Acme FY2022 10-K), not Acme Q4 FY2022 earnings release"
-    assert scoped_filings(filings, ("acme",), 2022, "earnings release")[0] == ("R.pdf",)
-    assert scoped_filings(filings, ("acme",), 2022, "", span=(2021, 2022))[0] == ("K.pdf", "K21.pdf")
+    fy22, span = read_periods("FY2022").periods, read_periods("FY2021-FY2022").periods
+    docs, notes = filings_for(Room(filings), "acme", fy22)
+    assert docs == ["K.pdf"] and notes == ["FY2022: the 10-K (Acme FY2022 10-K), not Acme Q4 FY2022 earnings release"]
+    assert filings_for(Room(filings), "acme", fy22, "earnings release")[0] == ["R.pdf"]
+    assert filings_for(Room(filings), "acme", span)[0] == ["K21.pdf", "K.pdf"]
+    # a non-GAAP measure of a fiscal year prefers its Q4 release; with no company, each company's 10-K of the year
+    assert filings_for(Room(filings), "acme", fy22, release=True)[0] == ["R.pdf"]
+    assert filings_for(Room(filings), None, fy22)[0] == ["K.pdf", "B.pdf"]
     s = read_structure(room.passages)
     scope = read_scope("How did Acme's capex change from FY2019 to FY2020?", s.filings, bundled())
     assert scope.span == (2019, 2020) and scope.filings == ()  # both years are the whole room: no bound

@@ -7,32 +7,85 @@ import pytest
 
 from engine.filings.identity import read_filing
 from engine.filings.periods import fiscal_year_of_end
-from engine.filings.scope import AskedPeriod, asked_period
+from engine.filings.asked import read_periods
+from engine.filings.scope import fiscal_quarter_of
 
 
-@pytest.mark.parametrize("question, period", [
-    ("What was Boeing's revenue in the 10-K for 2018?", AskedPeriod(2018)),  # "in the 10" is no year
-    ("What did the 10-Q say about liquidity?", AskedPeriod()),
-    ("Which 8-K reported the CEO change?", AskedPeriod()),
-    ("How much debt is due in 12 months?", AskedPeriod()),  # a duration, not 2012
-    ("What payments fall due within 30 days?", AskedPeriod()),
-    ("What was revenue of $2,021 million in 2020 made of?", AskedPeriod(2020)),  # a figure, not a year
-    ("What was Nike's capex in FY2018?", AskedPeriod(2018)),
-    ("What was revenue in FY22?", AskedPeriod(2022)),  # two digits after FY
-    ("What was the margin in Q2 '23?", AskedPeriod(2023, 2)),
-    ("What was revenue in Q2 of FY2024?", AskedPeriod(2024, 2)),
-    ("What were sales in the second quarter of 2023?", AskedPeriod(2023, 2)),
-    ("As of FY2021, what payment did it expect to make in 2024?", AskedPeriod(2021)),  # the anchor chooses
-    ("How much liquidity was there at the end of September 2022?", AskedPeriod(2022, None, (), (2022, 9, 0))),
-    ("What was cash from operations for the nine months ended September 30, 2022?",
-     AskedPeriod(2022, 3, (), (2022, 9, 30))),
-    ("What debt was issued in the first nine months of 2022?", AskedPeriod(2022, 3)),
-    ("How did revenue grow from FY2015 to FY2016?", AskedPeriod(2016, None, (2015, 2016))),
-    ("What changed between 2021 and 2022?", AskedPeriod(2022, None, (2021, 2022))),
-    ("How did margins compare, FY2021 vs FY2022?", AskedPeriod(2022, None, (2021, 2022))),
+@pytest.mark.parametrize("question, periods", [
+    ("What was Boeing's revenue in the 10-K for 2018?", ["FY2018"]),  # "in the 10" is no year
+    ("What did the 10-Q say about liquidity?", []),
+    ("Which 8-K reported the CEO change?", []),
+    ("How much debt is due in 12 months?", []),  # a duration, not 2012
+    ("What payments fall due within 30 days?", []),
+    ("What was revenue of $2,021 million in 2020 made of?", ["FY2020"]),  # a figure, not a year
+    ("What was Nike's capex in FY2018?", ["FY2018"]),
+    ("What was revenue in FY22?", ["FY2022"]),  # two digits after FY
+    ("What was the margin in Q2 '23?", ["Q2 FY2023"]),
+    ("What was revenue in Q2 of FY2024?", ["Q2 FY2024"]),
+    ("What were sales in the second quarter of 2023?", ["Q2 FY2023"]),
+    ("How much liquidity was there at the end of September 2022?", ["Sep 2022"]),
+    ("What drove the gross profit rate in the quarter ended April 30, 2023?", ["the quarter ended 30 Apr 2023"]),
+    ("What debt was issued in the first nine months of 2022?", ["the 9 months of FY2022"]),
+    ("How did revenue grow from FY2015 to FY2016?", ["FY2015", "FY2016"]),
+    ("What changed between 2021 and 2022?", ["FY2021", "FY2022"]),
+    ("How did margins compare, FY2021 vs FY2022?", ["FY2021", "FY2022"]),
+    # every notation analysts use (#60)
+    ("JPM's CET1 ratio in 2Q22", ["Q2 FY2022"]),
+    ("revenue in 2Q 2023", ["Q2 FY2023"]),
+    ("eBay GMV Q2'23?", ["Q2 FY2023"]),
+    ("Walmart Q1 FY24 U.S. comp sales?", ["Q1 FY2024"]),
+    ("Apple fiscal third quarter 2023 iPhone net sales?", ["Q3 FY2023"]),
+    ("margin in 1H22", ["H1 FY2022"]),
+    ("margin in H1 FY2023", ["H1 FY2023"]),
+    ("sales in the first half of 2023", ["H1 FY2023"]),
+    ("comp sales in the June quarter 2023", ["the quarter ended Jun 2023"]),
+    ("cash at the end of April 2023", ["Apr 2023"]),
+    ("net debt at December 31, 2022", ["31 Dec 2022"]),
+    ("revenue in calendar 2022", ["calendar 2022"]),
+    ("AOCI at YE 2022?", ["FY2022"]),
+    ("RPO at FY23 year end?", ["FY2023"]),
+    ("revenue over the trailing twelve months", ["the trailing twelve months"]),
+    ("EPS in the three months to March 31, 2023", ["the quarter ended 31 Mar 2023"]),
+    ("the 8-K dated August 19, 2022", ["dated 19 Aug 2022"]),
+    ("net sales YoY in 2019", ["FY2019"]),  # the filing of 2019 holds 2018: no second period
 ])
-def test_a_question_names_its_period_by_grammar(question, period):
-    assert asked_period(question) == period
+def test_a_question_names_its_periods_by_grammar(question, periods):
+    assert [p.words() for p in read_periods(question).periods] == periods
+
+
+@pytest.mark.parametrize("question, periods, spans", [
+    ("revenue 2020-2021", ["FY2020", "FY2021"], ((2020, 2021),)),  # read 2020 alone before #60
+    ("revenue FY2020-FY2021", ["FY2020", "FY2021"], ((2020, 2021),)),  # read 2021 alone before #60
+    ("capex 2020-2022, cumulative?", ["FY2020", "FY2021", "FY2022"], ((2020, 2022),)),
+    ("revenue over the last three fiscal years to FY2023", ["FY2021", "FY2022", "FY2023"], ((2021, 2023),)),
+    ("How did revenue change from Q4 2022 to Q2 2023?", ["Q4 FY2022", "Q2 FY2023"], ()),  # each end, not all between
+    ("Q2 and Q3 2023 margins", ["Q2 FY2023", "Q3 FY2023"], ()),  # the first takes the year of the next
+])
+def test_ranges_and_comparisons_ask_for_each_period(question, periods, spans):
+    read = read_periods(question)
+    assert [p.words() for p in read.periods] == periods and read.spans == spans
+
+
+@pytest.mark.parametrize("question, filing", [
+    ("What is expected in 2025 according to its FY2023 10-K?", "FY2023"),  # the year naming the filing, not the first
+    ("As of FY2021, what payment did it expect to make in 2024?", "FY2021"),
+    ("Per Walmart's FY2023 10-K, how much long-term debt matures in fiscal 2026?", "FY2023"),
+    ("Tesla 2022 10-K: how much revenue came from regulatory credits?", "FY2022"),
+])
+def test_a_period_that_names_the_filing_chooses_it(question, filing):
+    read = read_periods(question)
+    assert read.filing is not None and read.filing.words() == filing and read.asked == (read.filing,)
+
+
+@pytest.mark.parametrize("end, year_end, quarter", [
+    ((2023, 3, 31), (12, 31), (2023, 1)),  # a December year
+    ((2022, 12, 31), (6, 30), (2023, 2)),  # a June year: 31 Dec 2022 is Q2 FY2023 (Amcor's, Microsoft's)
+    ((2022, 12, 31), (5, 31), (2023, 3)),  # a May year (Oracle's, General Mills')
+    ((2023, 4, 30), (1, 31), (2024, 1)),  # a January year (Walmart's)
+    ((2023, 7, 1), (9, 30), (2023, 3)),  # a 52/53-week quarter ending in July's first days (Apple's June quarter)
+])
+def test_a_date_is_a_fiscal_quarter_by_the_companys_own_calendar(end, year_end, quarter):
+    assert fiscal_quarter_of(end, year_end) == quarter
 
 
 @pytest.mark.parametrize("end, year", [
@@ -106,12 +159,18 @@ def test_a_glossy_annual_report_is_read_from_the_10k_it_binds():
 
 def test_a_period_named_by_its_last_day_scopes_the_filing_that_ends_then():
     from engine.filings.identity import Filing
-    from engine.filings.scope import scoped_filings
+    from engine.filings.names import Room, year_ends
+    from engine.filings.scope import filings_for
 
     filings = {"K.pdf": Filing("K.pdf", "Bigbox", ("bigbox",), (), "10-K", 2023, None, period_end="2023-01-31"),
                "Q.pdf": Filing("Q.pdf", "Bigbox", ("bigbox",), (), "10-Q", 2024, 1, period_end="2023-04-30"),
                "R.pdf": Filing("R.pdf", "Bigbox", ("bigbox",), (), "earnings release", 2024, 1, period_end="2023-04-28")}
-    end = asked_period("What drove Bigbox's gross profit rate in the quarter ended April 30, 2023?").end
-    assert scoped_filings(filings, ("bigbox",), 2023, "", end=end)[0] == ("Q.pdf", "R.pdf")  # within a week
-    assert scoped_filings(filings, ("bigbox",), 2023, "10-Q", end=end)[0] == ("Q.pdf",)
-    assert scoped_filings(filings, ("bigbox",), 2023, "", end=(2023, 1, 0))[0] == ("K.pdf",)
+    room = Room(filings, year_ends=year_ends(filings))
+    asked = read_periods("What drove Bigbox's gross profit rate in the quarter ended April 30, 2023?").periods
+    assert filings_for(room, "bigbox", asked)[0] == ["Q.pdf", "R.pdf"]  # within a week
+    assert filings_for(room, "bigbox", asked, "10-Q")[0] == ["Q.pdf"]
+    assert filings_for(room, "bigbox", read_periods("inventory at the end of January 2023").periods)[0] == ["K.pdf"]
+    # a balance date no filing ends on: the first 10-K after it (31 Dec 2022 is in Bigbox's Q4 FY2023)
+    docs, notes = filings_for(room, "bigbox", read_periods("inventory as of December 31, 2022").periods)
+    assert docs == ["K.pdf"] and notes == [
+        "No Bigbox filing ends on 31 Dec 2022; showing Bigbox FY2023 10-K, the first 10-K after it"]

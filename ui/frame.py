@@ -55,14 +55,15 @@ PAGES = [("pages/query.py", "Query", ":material/search:", "query"),
          ("pages/corpus.py", "Corpus & graph", ":material/hub:", "corpus"),
          ("pages/compare.py", "Compare", ":material/compare_arrows:", "compare"),
          ("pages/sweep.py", "Scale sweep", ":material/show_chart:", "sweep"),
-         ("pages/benchmarks.py", "Benchmarks", ":material/science:", "benchmarks")]
+         ("pages/benchmarks.py", "Benchmarks", ":material/science:", "benchmarks"),
+         ("pages/precedents.py", "Precedents", ":material/handshake:", "precedents")]
 # a local picture: a Material-symbol page icon makes the browser fetch the favicon from a font CDN
 FAVICON = str(Path(__file__).resolve().parent / "favicon.png")
 
 
 # the Query page's view: its widgets' keys (each catalog parameter's is its name)
 QUERY_VIEW = ("question", "base_retriever", "bct", "vocabulary", "k", "tol", "rrf_members", "wi_entities",
-              "wi_passages", "scope_company", "scope_year", "scope_form", "scope_statement", "example", *PARAMS)
+              "wi_passages", "scope_company", "scope_year", "scope_quarter", "scope_form", "scope_statement", "example", *PARAMS)
 
 
 def keep_query_view() -> None:

@@ -22,7 +22,7 @@ from ui import page_view
 from ui.answer_view import hit_row, show_graph, show_hit, show_scope, show_seeds
 from ui.corpora import UPLOAD, session_upload_files
 from ui.query_form import Request
-from ui.render import downloads, gold_of, show_table
+from ui.render import downloads, escape_markdown, gold_of, show_table
 from ui.staged import Choice, follow, retriever_for, who_answers
 from ui.url_state import set_params
 
@@ -74,17 +74,21 @@ def run(index: Index, request: Request) -> Ran | None:
         view = without(index, removed_passages, removed_entities) if removed_entities or removed_passages else index
         answer = retriever_for(index, view, choice, request.config).answer(request.question, request.k)
     except PathLensError as e:
-        st.error(str(e))
+        st.error(escape_markdown(str(e)))  # a message may quote a file's or a filing's own words
         what_if_widgets([], [])
         return None
     if note := markup_note(request.question):
         st.info(note)
     if answer.no_seed:
-        st.warning(f"No hits. {_as_sentence(answer.notes[0])}")
+        st.warning(f"No hits. {escape_markdown(_as_sentence(answer.notes[0]))}")  # notes quote filings' names
+        if "scope_everywhere" in st.session_state and not st.session_state["scope_everywhere"] and \
+                "names no company of this data room" in answer.notes[0]:  # the scope stopped it: lifted in one click
+            st.button("Search every filing", key="search_everywhere", icon=":material/travel_explore:",
+                      on_click=lambda: st.session_state.update(scope_everywhere=True))
         what_if_widgets([], [])
         return None
     for n in answer.notes:
-        st.info(_as_sentence(n))
+        st.info(escape_markdown(_as_sentence(n)))
     if not answer.hits:
         st.warning(f"{choice.name} returned no passage for this question (no passage shares a term or entity with "
                    "it).")

@@ -111,6 +111,7 @@ def read_link(corpus: Corpus) -> None:
                         "none (run the cap)"),
             "scope_company": param("company", AS_READ),
             "scope_year": param("fiscal_year", AS_READ),
+            "scope_quarter": param("fiscal_quarter", AS_READ),
             "scope_form": param("form", AS_READ),
             "scope_statement": param("statement", AS_READ),
         })
@@ -229,33 +230,38 @@ def _scope(index: Index) -> ScopeCorrection:
     with st.expander("Scope: which filings, period and statement the question is about", expanded=False):
         st.caption("Read off the question: its company (name or ticker), fiscal year, form and statement. If the "
                    "reading below the answer is wrong, correct it here; “none” clears it.")
-        s1, s2, s3, s4 = st.columns(4)
+        s1, s2, s3, s4, s5 = st.columns(5)
         companies = sorted({f.company for f in filings.values() if f.company})
         years = sorted({str(f.fiscal_year) for f in filings.values() if f.fiscal_year})
+        quarters = ["1", "2", "3", "4"]
         forms = sorted({f.form for f in filings.values() if f.form})
         statement_names = {kind: label for kind, (label, _) in STATEMENTS.items()}
-        for key, options in (("scope_company", companies), ("scope_year", years), ("scope_form", forms),
-                             ("scope_statement", list(statement_names))):
+        for key, options in (("scope_company", companies), ("scope_year", years), ("scope_quarter", quarters),
+                             ("scope_form", forms), ("scope_statement", list(statement_names))):
             if st.session_state.get(key) not in [AS_READ, NONE, *options]:
                 st.session_state[key] = AS_READ  # a link naming what this room lacks
         s1.selectbox("Company", [AS_READ, NONE, *companies], key="scope_company")
         s2.selectbox("Fiscal year", [AS_READ, NONE, *years], key="scope_year")
-        s3.selectbox("Form", [AS_READ, NONE, *forms], key="scope_form")
-        s4.selectbox("Statement", [AS_READ, NONE, *statement_names], key="scope_statement",
+        s3.selectbox("Fiscal quarter", [AS_READ, NONE, *quarters], key="scope_quarter",
+                     format_func=lambda q: f"Q{q}" if q in quarters else q)
+        s4.selectbox("Form", [AS_READ, NONE, *forms], key="scope_form")
+        s5.selectbox("Statement", [AS_READ, NONE, *statement_names], key="scope_statement",
                      format_func=lambda kind: statement_names.get(kind, kind))
         if "scope_everywhere" not in st.session_state:
             st.session_state["scope_everywhere"] = param("everywhere", "0") == "1"
         st.checkbox("Search every filing, even when the question names a company this room does not hold",
                     key="scope_everywhere")
     set_params(**{url: (None if st.session_state[key] == AS_READ else st.session_state[key])
-                  for url, key in (("company", "scope_company"), ("fiscal_year", "scope_year"), ("form", "scope_form"),
+                  for url, key in (("company", "scope_company"), ("fiscal_year", "scope_year"),
+                                   ("fiscal_quarter", "scope_quarter"), ("form", "scope_form"),
                                    ("statement", "scope_statement"))},
                everywhere="1" if st.session_state["scope_everywhere"] else None)
     return ScopeCorrection(_correction(st.session_state["scope_company"]),
                            _correction(st.session_state["scope_year"], int),
                            _correction(st.session_state["scope_form"]),
                            _correction(st.session_state["scope_statement"]),
-                           everywhere=bool(st.session_state["scope_everywhere"]))
+                           everywhere=bool(st.session_state["scope_everywhere"]),
+                           quarter=_correction(st.session_state["scope_quarter"], int))
 
 
 def ask(index: Index) -> Request | None:

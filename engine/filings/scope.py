@@ -11,35 +11,41 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence
+
+from datetime import date, timedelta
 
 from ..errors import PathLensError
-from ..text import STOPWORDS, normalize_name
-from .lexicon import Lexicon, Term
+from .asked import AskedPeriods, Period, read_periods
 from .identity import Filing
+from .lexicon import Lexicon, Term
+from .names import Names, Room, company_names
 from .structure import STATEMENTS
 
 COMPARATIVE_YEARS = 2  # a 10-K repeats the two years before its own: FY2020 figures also stand in FY2021's and FY2022's
-# A year, by grammar: four digits, or two after "FY", "fiscal" or an apostrophe ("FY22", "fiscal 22", "Q2 '23").
-# Never a year: a form ("10-K", "8-K"), a duration ("12 months", "2023 days"), a figure ("$2,021", "2021.5").
-_NOT_AFTER = r"(?![\w,.]\d)(?!\s*-\s*[a-z])(?!\s*(?:months?|days?|weeks?|years?|quarters?|hours?)\b)"
-_YEAR_WORD = (r"(?:\b(?:fy|fiscal(?:\s+year)?)\s*'?(?P<fy>\d{4}|\d{2})" + _NOT_AFTER
-              + r"|(?<!\w)'(?P<short>\d{2})" + _NOT_AFTER + r"|(?<![\w$.,\-])(?P<bare>19[5-9]\d|20[0-4]\d)" + _NOT_AFTER + ")")
-_YEAR_MENTION = re.compile(_YEAR_WORD, re.IGNORECASE)
-_QUARTER = re.compile(r"\b(?:q([1-4])|(first|second|third|fourth) quarter)\b", re.IGNORECASE)
-_FORMS = {"10-K": re.compile(r"\b10-?k\b|\bannual report\b", re.IGNORECASE),
-          "10-Q": re.compile(r"\b10-?q\b|\bquarterly report\b", re.IGNORECASE),
-          "8-K": re.compile(r"\b8-?k\b|\bcurrent report\b", re.IGNORECASE),
-          "earnings release": re.compile(r"\b(?:earnings|press|news) release\b|\bearnings (?:call|report)\b"
-                                         r"|\bresults release\b", re.IGNORECASE)}
-# words in capitals that name no company: units, metrics, accounting terms, periods
-_NOT_TICKERS = frozenset("""USD EUR GBP FY FQ YOY YTD QOQ CEO CFO COO CTO CODM EPS GAAP IFRS EBIT EBITDA EBITDAR ROA ROE ROIC
-ROI ROCE FCF OCF CAPEX OPEX SGA SG R&D PPE PP&E P&L D&A DSO DPO DIO COGS NOL ETR AR AP AI ESG SEC US USA UK EU NYSE
-NASDAQ LLC INC CORP LP PLC MD&A MDA TTM LTM NPV IRR WACC CAGR BPS HR IT IP Q1 Q2 Q3 Q4 H1 H2 II III IV ASC ASU FASB
-PCAOB IRS OK NA LIFO FIFO""".split())
-# a capitalised name an analyst writes before "'s" or a corporate suffix: "Nike's", "Acme Corp"
-_NAMED = re.compile(r"\b((?:[A-Z][\w&.\-]*\s+){0,3}[A-Z][\w&.\-]*)(?:['’]s\b|,?\s+(?:Inc|Corp|Corporation|Company|Co)\b)")
-_ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+SAME_PERIOD_DAYS = 7  # a 52/53-week period ends within a week of the date an analyst names
+_FORMS = {"10-K": re.compile(r"\b10-?ks?\b|\bannual reports?\b", re.IGNORECASE),
+          "10-Q": re.compile(r"\b10-?qs?\b|\bquarterly reports?\b", re.IGNORECASE),
+          "8-K": re.compile(r"\b8-?ks?\b|\bcurrent reports?\b", re.IGNORECASE),
+          "earnings release": re.compile(r"\b(?:earnings|press|news|results) releases?\b|\bearnings (?:call|report)s?\b",
+                                         re.IGNORECASE),
+          "proxy statement": re.compile(r"\bproxy(?: statement)?s?\b|\bdef 14a\b", re.IGNORECASE)}
+# what an earnings release holds and a 10-K does not: measures outside GAAP, and guidance (Regulation G; Item 2.02
+# of Form 8-K furnishes the release)
+_RELEASE_MEASURES = re.compile(r"\bnon-?gaap\b|\badjusted\b|\borganic\b|\bguidance\b|\boutlook\b|\bexcluding (?:charges|items)"
+                               r"|\bcore eps\b", re.IGNORECASE)
+_GUIDANCE = re.compile(r"\bguidance\b|\boutlook\b|\bforecast\b", re.IGNORECASE)
+
+
+def form_named(text: str) -> str:
+    """A form as a user writes it ("10q", "10-Q", "release") in the one spelling filings are labelled with."""
+    said = " ".join(text.split())
+    for form, pattern in _FORMS.items():
+        if pattern.fullmatch(said) or said.lower() == form.lower():
+            return form
+    if said.lower() in ("release", "earnings", "press release"):
+        return "earnings release"
+    raise PathLensError(f"form: {text!r} is not a form; choose 10-K, 10-Q, 8-K or earnings release")
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,7 @@ class ScopeCorrection:
     form: str | None = None  # "10-K", "8-K", …; "" clears it
     statement: str | None = None  # a key of structure.STATEMENTS; "" clears it
     everywhere: bool = False  # search every filing even when the question names a company the room lacks
+    quarter: int | None = None  # fiscal quarter 1-4 (with the year read or set); 0 clears it
 
     def __post_init__(self) -> None:
         if self.statement and self.statement not in STATEMENTS:
@@ -58,6 +65,11 @@ class ScopeCorrection:
         if self.year is not None and (isinstance(self.year, bool) or not isinstance(self.year, int)
                                       or not (self.year == 0 or 1950 <= self.year <= 2100)):
             raise PathLensError(f"fiscal year must be a year such as 2022 (or 0 to clear it), got {self.year!r}")
+        if self.form:
+            object.__setattr__(self, "form", form_named(self.form))  # "10q" is the 10-Q
+        if self.quarter is not None and (isinstance(self.quarter, bool) or not isinstance(self.quarter, int)
+                                         or not 0 <= self.quarter <= 4):
+            raise PathLensError(f"fiscal quarter must be 1, 2, 3 or 4 (or 0 to clear it), got {self.quarter!r}")
 
     @property
     def empty(self) -> bool:
@@ -69,7 +81,7 @@ class Scope:
     text: str  # the question without its instruction text: what dense, BM25 and the entity seeds read
     companies: tuple[str, ...]  # company display names the question names
     company_keys: tuple[str, ...]  # their first names (node refs)
-    year: int | None  # the fiscal year asked about: the one the question anchors ("as of FY2021"), else the latest
+    year: int | None  # the fiscal year of the first period asked about (the latest of a range), else None
     quarter: int | None
     form: str
     statements: tuple[str, ...]  # statement kinds named, or implied by the terms
@@ -79,18 +91,19 @@ class Scope:
     notes: tuple[str, ...] = ()  # what the scope could not do as asked, in words: an unknown name, no such period
     stop: str = ""  # why nothing in the room can answer (a company it lacks), offering what it holds; "" answers
     span: tuple[int, ...] = ()  # fiscal years a question spanning several asks about ("from FY2015 to FY2016")
+    periods: tuple[Period, ...] = ()  # every period that chose filings, as read
+    form_why: str = ""  # the form the question implies, and why ("earnings release (a non-GAAP measure or guidance)")
 
     def words(self, filings: Mapping[str, Filing]) -> str:
         """"Nike · FY2018 · 10-K · Statement of cash flows → Nike FY2018 10-K", then any note."""
         if self.stop:
             return self.stop
-        parts = [", ".join(self.companies) or "any company",
-                 "–".join(f"FY{y}" for y in (self.span[0], self.span[-1])) if self.span
-                 else f"FY{self.year}" if self.year else "any period"]
-        if self.quarter:
-            parts.append(f"Q{self.quarter}")
-        if self.form:
-            parts.append(self.form)
+        years = self.span and all(p.kind == "year" and not p.calendar for p in self.periods)
+        period = ("–".join(f"FY{y}" for y in (self.span[0], self.span[-1])) if years
+                  else ", ".join(p.words() for p in self.periods) or "any period")
+        parts = [", ".join(self.companies) or "any company", period]
+        if self.form or self.form_why:
+            parts.append(self.form or self.form_why)
         if self.statements:
             parts.append(", ".join(STATEMENTS[s][0] for s in self.statements))
         scoped = ", ".join(filings[d].label for d in self.filings if d in filings)
@@ -99,183 +112,18 @@ class Scope:
         return " · ".join(parts) + f" → {scoped}" + "".join(f". {n}" for n in self.notes)
 
 
-# "as of FY2021", "in the FY2021 10-K", "FY2021 annual report": the year that chooses the filing; another year in the
-# same question ("the payment expected in 2024") is a figure inside that filing
-_ANCHOR = re.compile(r"\b(?:as of|as at|according to|per|in|from|based on|for)\s+(?:the\s+|its\s+|their\s+)?(?:year\s+)?"
-                     + _YEAR_WORD.replace("?P<", "?P<a_")
-                     + r"|" + _YEAR_WORD.replace("?P<", "?P<b_") + r"\s+(?:10-?k|10-?q|annual report|filing|report)\b",
-                     re.IGNORECASE)
-# "from FY2015 to FY2016", "between 2021 and 2022", "FY2021 vs FY2022", "2020-2021": two fiscal years at once
-_SPAN = re.compile(_YEAR_WORD.replace("?P<", "?P<x_") + r"\s*(?:to|and|vs\.?|versus|through|–|-)\s*"
-                   + _YEAR_WORD.replace("?P<", "?P<y_"), re.IGNORECASE)
-_QUARTER_OF = re.compile(r"\b(?:q([1-4])|(first|second|third|fourth)[- ]quarter)\s*(?:of\s+)?(?:the\s+)?(?:year\s+)?"
-                         + _YEAR_WORD.replace("?P<", "?P<q_"), re.IGNORECASE)
-
-
-def _year(text: str) -> int:
-    y = int(text)
-    return y + 2000 if y < 100 else y
-
-
-def _said(m: re.Match, prefix: str = "") -> int:
-    """The year of a `_YEAR_WORD` match, whichever of its forms matched."""
-    return _year(next(m.group(prefix + g) for g in ("fy", "short", "bare") if m.group(prefix + g)))
-
-
-def year_mentions(text: str) -> list[int]:
-    """Every year a question names, by the grammar above, in order."""
-    return [_said(m) for m in _YEAR_MENTION.finditer(text) if 1950 <= _said(m) <= 2100]
-
-
-@dataclass(frozen=True)
-class AskedPeriod:
-    """The fiscal period a question asks about: a year, a quarter, and a second year when it spans two."""
-
-    year: int | None = None
-    quarter: int | None = None
-    span: tuple[int, ...] = ()  # ("from FY2015 to FY2016"): both years, earlier first
-    end: tuple[int, int, int] | None = None  # a period's last day ("the quarter ended April 30, 2023"); day 0: the month
-
-
-_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-                "november", "december")
-_MONTH = r"(?P<month>" + "|".join(m.capitalize() for m in _MONTH_NAMES) + r")"
-# a period named by its last day: "the quarter ended April 30, 2023", "as of September 30, 2022", "at the end of
-# September 2022"; and a year to date: "the first nine months of 2022", "the nine months ended …"
-_ENDED = re.compile(r"\b(?:ended|ending|as of|as at|at|on|through)\s+(?:the\s+end\s+of\s+)?" + _MONTH
-                    + r"\s+(?:(?P<day>\d{1,2}),?\s+)?(?P<year>(?:19|20)\d\d)\b"
-                    r"|\bend of " + _MONTH.replace("month", "month2") + r",?\s+(?P<year2>(?:19|20)\d\d)\b")
-_TO_DATE = re.compile(r"\b(?:first\s+)?(three|six|nine)\s+months\b(?:\s+(?:of|in)\s+(?:fiscal\s+|fy\s*)?"
-                      r"(?P<year>(?:19|20)\d\d))?", re.IGNORECASE)
-_MONTHS_IN = {"three": 1, "six": 2, "nine": 3}
-
-
-def asked_period(question: str) -> AskedPeriod:
-    """(fiscal year, quarter) a question asks about: "Q2 of FY2024" is quarter 2 of fiscal 2024; "the quarter ended
-    April 30, 2023" is the period ending then (`end`, which filings are matched by); "the first nine months of 2022"
-    is the third quarter's year to date; two years joined ("from FY2015 to FY2016") span both, the later one asked
-    about; an anchored year ("as of FY2021") chooses the filing over a later year the question also names; else the
-    latest year."""
-    m = _QUARTER_OF.search(question)
-    if m:
-        return AskedPeriod(_said(m, "q_"), int(m.group(1)) if m.group(1) else _ORDINAL[m.group(2).lower()])
-    quarter = None
-    q = _QUARTER.search(question)
-    if q:
-        quarter = int(q.group(1)) if q.group(1) else _ORDINAL[q.group(2).lower()]
-    to_date = _TO_DATE.search(question)
-    if to_date:
-        quarter = quarter or _MONTHS_IN[to_date.group(1).lower()]
-    ended = _ENDED.search(question)
-    if ended:
-        month = _MONTH_NAMES.index((ended.group("month") or ended.group("month2")).lower()) + 1
-        year = int(ended.group("year") or ended.group("year2"))
-        return AskedPeriod(year, quarter, (), (year, month, int(ended.group("day") or 0)))
-    if to_date and to_date.group("year"):
-        return AskedPeriod(int(to_date.group("year")), quarter)
-    span = _SPAN.search(question)
-    if span:
-        a, b = sorted((_said(span, "x_"), _said(span, "y_")))
-        if 0 < b - a <= 3:
-            return AskedPeriod(b, quarter, tuple(range(a, b + 1)))
-    anchored = []
-    for m in _ANCHOR.finditer(question):
-        prefix = "a_" if any(m.group("a_" + g) for g in ("fy", "short", "bare")) else "b_"
-        anchored.append(_said(m, prefix))
-    anchored = [y for y in anchored if 1950 <= y <= 2100]
-    if anchored:
-        return AskedPeriod(anchored[0], quarter)
-    years = year_mentions(question)
-    return AskedPeriod(max(years) if years else None, quarter)
-
-
-def ends_on(filing: Filing, end: tuple[int, int, int]) -> bool:
-    """Whether a filing's period ends on that day (a 52/53-week period within a week of it), or in that month when
-    the day is not said."""
-    if not filing.period_end:
-        return False
-    y, m, d = (int(x) for x in filing.period_end.split("-"))
-    if not end[2]:
-        return (y, m) == end[:2]
-    from datetime import date
-    return abs((date(y, m, d) - date(*end)).days) <= 7
-
-
-@dataclass(frozen=True)
-class Names:
-    """The companies a question names, and the names it writes that the room cannot place."""
-
-    keys: tuple[str, ...]  # first names (company keys) of the companies named
-    unknown: tuple[str, ...] = ()  # names as written that match no company of the room
-    ambiguous: tuple[tuple[str, tuple[str, ...]], ...] = ()  # a name and the companies it could mean
-
-
-def company_names(question: str, filings: Mapping[str, Filing]) -> Names:
-    """The companies a question names: a folded run of 1–5 words equal to one of a company's keys
-    ("Coca Cola", "Coca-Cola" → "cocacola"; "Lockheed"; "PG&E" → "pge"), or a ticker or initials written in
-    capitals ("NKE", "AMD"). A capitalised name the question writes as a company ("Nike's", "Acme Corp", a
-    word in capitals) that matches none is unknown; a key two companies share is ambiguous."""
-    companies: dict[str, set[str]] = {}
-    symbols: dict[str, set[str]] = {}
-    display: dict[str, str] = {}
-    for f in filings.values():
-        if not f.names:
-            continue
-        display[f.names[0]] = f.company
-        for n in f.names:
-            companies.setdefault(n, set()).add(f.names[0])
-        for sym in f.symbols:
-            symbols.setdefault(sym, set()).add(f.names[0])
-    toks = normalize_name(question).split()
-    found: dict[str, None] = {}
-    ambiguous: dict[str, tuple[str, ...]] = {}
-    placed: set[str] = set()  # folded words of the question that some company's key matched
-
-    def take(said: str, keys: set[str]) -> None:
-        if len(keys) > 1:
-            ambiguous[said] = tuple(sorted(display[k] for k in keys))
-        for k in sorted(keys):
-            found.setdefault(k, None)
-    for i in range(len(toks)):
-        for n in range(5, 0, -1):
-            key = "".join(toks[i:i + n])
-            if i + n <= len(toks) and key in companies:
-                take(" ".join(toks[i:i + n]), companies[key])
-                placed.update(toks[i:i + n])
-                break
-    for word in re.findall(r"\b[A-Z][A-Z&]{1,4}\b", question):
-        if word in symbols:
-            take(word, symbols[word])
-            placed.add(normalize_name(word).replace(" ", ""))
-    unknown = []
-    candidates = [m.group(1) for m in _NAMED.finditer(question)]
-    candidates += [w for w in re.findall(r"(?<![\w&-])[A-Z][A-Z&]{1,4}(?![\w&-])", question) if w not in _NOT_TICKERS]
-    for name in candidates:
-        written = name.split()
-        while written and normalize_name(written[0]) in STOPWORDS | _QUESTION_WORDS:
-            written = written[1:]  # "Did Acme Corp" → "Acme"
-        name = " ".join(written)
-        words = normalize_name(name).split()
-        content = [w for w in words if w not in STOPWORDS and w not in _QUESTION_WORDS]
-        if not content or any(w in placed for w in words) or "".join(words) in companies or name in symbols:
-            continue
-        unknown.append(name)
-    return Names(tuple(found), tuple(dict.fromkeys(unknown)), tuple(ambiguous.items()))
-
-
-_QUESTION_WORDS = frozenset("""what which who whom whose how why when where is are was were does do did has have
-the a an company firm business its their it this that these fy fiscal year quarter net total""".split())
-
-
-def read_scope(question: str, filings: Mapping[str, Filing], lexicon: Lexicon,
+def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexicon,
                correction: ScopeCorrection = ScopeCorrection()) -> Scope:
-    """The scope of a question over these filings, with a user's correction applied."""
+    """The scope of a question over a room's filings, with a user's correction applied: each company it names with
+    each period it asks about (`filings_for`), a company the room lacks stopping the answer."""
+    room = room if isinstance(room, Room) else Room(room)
+    filings = room.filings
     text = lexicon.strip_instructions(question)
-    named = company_names(question, filings)
-    keys = list(named.keys)
-    asked = asked_period(question)
-    year, quarter = asked.year, asked.quarter
+    named = company_names(question, room)
+    asked = read_periods(question)
+    periods = list(asked.asked)
     form = next((f for f, pattern in _FORMS.items() if pattern.search(question)), "")
+    release = bool(_RELEASE_MEASURES.search(question))
     terms = tuple(lexicon.terms_in(question))
     statements = lexicon.statements_named(question)
     if not statements:  # a term implies its statement only when the question names none
@@ -283,100 +131,239 @@ def read_scope(question: str, filings: Mapping[str, Filing], lexicon: Lexicon,
     statements = list(dict.fromkeys(statements))
     corrected = False
     if correction.company is not None:
-        named = company_names(correction.company, filings) if correction.company else Names(())
-        keys = list(named.keys)
-        if correction.company and not keys:
+        named = company_names(correction.company, room) if correction.company else Names(())
+        if correction.company and not named.keys:
             raise PathLensError(f"company: no filing of the data room is by {correction.company!r}; companies: "
                                 + ", ".join(sorted({f.company for f in filings.values() if f.company})))
         corrected = True
-    span = asked.span
-    if correction.year is not None:
-        year, span, corrected = correction.year or None, (), True
+    if correction.year is not None or correction.quarter is not None:
+        year = correction.year if correction.year is not None else next((p.year for p in periods if p.year), None)
+        quarter = correction.quarter if correction.quarter is not None else next((p.quarter for p in periods), None)
+        periods = [Period(year or None, quarter or None, kind="quarter" if quarter else "year")] if year or quarter else []
+        corrected = True
     if correction.form is not None:
-        form, corrected = correction.form.strip(), True
-        form = form.upper() if form.lower() != "earnings release" else "earnings release"
+        form, corrected = correction.form, True
     if correction.statement is not None:
         statements, corrected = ([correction.statement] if correction.statement else []), True
+    keys = list(named.keys)
     display = {f.names[0]: f.company for f in filings.values() if f.names}
-    end = asked.end if correction.year is None else None
-    # each company its own period: a question comparing two must not lose one whose filings hold another year
-    scoped = [scoped_filings(filings, group, year, form, quarter, " and ".join(display[k] for k in group), span, end)
-              for group in ([[k] for k in keys] if len(keys) > 1 else [keys])]
-    docs = () if any(not d for d, _ in scoped) else tuple(sorted({x for d, _ in scoped for x in d}))
-    period_notes = [n for _, n in scoped if n]
+    docs: list[str] = []
+    notes: list[str] = []
+    for key in keys or [None]:
+        got, said = filings_for(room, key, periods, form, release, guidance=bool(_GUIDANCE.search(question)))
+        docs += got
+        notes += said
+    docs = sorted(set(docs))
+    form_why = "earnings release (a non-GAAP measure or guidance)" if release and not form and any(
+        filings[d].form == "earnings release" for d in docs) else ""
     stop = ""
     if named.unknown and not keys and not correction.everywhere:
         held = sorted({f.company for f in filings.values() if f.company})
-        stop = (" and ".join(f"“{n}”" for n in named.unknown) + " names no company of this data room, so no page "
+        stop = (" and ".join(f"“{n}”" for n in named.unknown)
+                + (" names no company" if len(named.unknown) == 1 else " name no company") + " of this data room, so no page "
                 "of it answers. The room holds filings of " + ", ".join(held)
                 + ". Ask about one of them, or search every filing.")
-    notes = [f"“{n}” names no company of this data room; searching every filing" for n in named.unknown
-             if not keys and correction.everywhere]
-    notes += [f"“{n}” names no company of this data room" for n in named.unknown if keys]
-    notes += [f"“{said}” could be {' or '.join(which)}; both are kept" for said, which in named.ambiguous]
-    notes += period_notes
-    return Scope(text, tuple(display[k] for k in keys), tuple(keys), year, quarter, form, tuple(statements), terms,
-                 () if stop else docs, corrected, tuple(notes), stop, span)
+    lead = [f"“{n}” names no company of this data room; searching every filing" for n in named.unknown
+            if not keys and correction.everywhere]
+    lead += [f"“{n}” names no company of this data room" for n in named.unknown if keys]
+    lead += [f"“{said}” could be {' or '.join(which)}; both are kept" for said, which in named.ambiguous]
+    lead += [f"“{w}” is not printed on this data room's pages; answered without it" for w in named.unplaced]
+    if keys and not periods and len(docs) == len(filings):
+        docs = []
+    scoped = () if stop or len(docs) >= len(filings) else tuple(docs)
+    years = sorted({p.year for p in periods if p.year and not p.calendar and p.end is None})
+    first = periods[0] if periods else None
+    return Scope(text, tuple(display[k] for k in keys), tuple(keys), max(years) if years else first.year if first else None,
+                 first.quarter if first else None, form, tuple(statements), terms, scoped, corrected,
+                 tuple(lead + notes), stop, tuple(range(years[0], years[-1] + 1)) if len(years) > 1 and asked.spans
+                 else tuple(years) if len(years) > 1 else (), tuple(periods), form_why)
 
 
-def scoped_filings(filings: Mapping[str, Filing], company_keys, year: int | None, form: str,
-                   quarter: int | None = None, who: str = "", span: tuple[int, ...] = (),
-                   end: tuple[int, int, int] | None = None) -> tuple[tuple[str, ...], str]:
-    """(the filings a question is scoped to, a note on what was chosen or is missing).
+def filings_for(room: Room, company: str | None, periods: Sequence[Period], form: str = "", release: bool = False,
+                guidance: bool = False) -> tuple[list[str], list[str]]:
+    """(the filings a company's periods are answered from, notes on what was chosen or is missing); `company`
+    None: every company of the room, each for the periods it holds, with no fallback.
 
-    A named company keeps its filings; a named form those of that form; a named quarter the filings of
-    that fiscal quarter (a 10-Q or a release); a named year the filing of that fiscal year, its 10-K over the
-    year's releases and 10-Qs when it has one (which the note says), or, when the room has none, the nearest
-    later one that repeats it as a comparative, which the note says; a span of years, the filings of each; a period
-    named by its last day, the filings whose period ends then (else as its calendar year).
-    Nothing named: no scope, () (every filing stays in play)."""
-    docs = [d for d, f in filings.items() if not company_keys or (f.names and f.names[0] in company_keys)]
-    if form:
-        docs = [d for d in docs if filings[d].form == form] or docs
-    note = ""
-    missing = f"No {who + ' ' if who else ''}filing for FY{year}{f' Q{quarter}' if quarter else ''}"
-    ending = [d for d in docs if end and ends_on(filings[d], end)]
-    if ending:
-        docs = ending
-    elif span:
-        within = [d for d in docs if filings[d].fiscal_year in span]
-        docs = _annual(within, filings) if within and not form else within or docs
-    elif year is not None:
-        exact = [d for d in docs if filings[d].fiscal_year == year]
-        if quarter is not None and exact:
-            in_quarter = [d for d in exact if filings[d].quarter == quarter]
-            if in_quarter:
-                exact = in_quarter
-            elif quarter == 4:
-                exact = [d for d in exact if filings[d].form == "10-K"] or exact
+    A fiscal year: its 10-K, else the nearest later 10-K that repeats it as a comparative, else the year's other
+    filings. A quarter (or a half, or a year to date): that fiscal quarter's 10-Q and release; Q4 its release, else the
+    year's 10-K; missing, the year's filings. A date: the filings whose period ends then (within a week), else the
+    first 10-K after it. A calendar year: each fiscal year it overlaps, by the company's own calendar. A named form
+    keeps that form, unless the company has none of it (said). A non-GAAP measure or guidance prefers the release."""
+    filings = room.filings
+    companies = [company] if company else sorted({f.names[0] for f in filings.values() if f.names})
+    out: list[str] = []
+    notes: list[str] = []
+    for key in companies:
+        own = [d for d, f in filings.items() if f.names and f.names[0] == key]
+        if not own:
+            continue
+        who = filings[own[0]].company
+        docs = own
+        if form:
+            of_form = [d for d in own if filings[d].form == form]
+            if of_form:
+                docs = of_form
+            elif company:
+                notes.append(f"No {who} {form} in the room; showing its other filings")
             else:
-                note = f"{missing}; showing " + ", ".join(filings[d].label for d in exact)
-        elif exact and not form:
-            annual = _annual(exact, filings)
-            if len(annual) < len(exact):
-                note = (f"FY{year}: the 10-K ({', '.join(filings[d].label for d in annual)}), not "
-                        + ", ".join(filings[d].label for d in exact if d not in annual))
-            exact = annual
-        if exact:
-            docs = exact
-        else:
-            later = sorted({filings[d].fiscal_year for d in docs if filings[d].fiscal_year
-                            and year < filings[d].fiscal_year <= year + COMPARATIVE_YEARS})
-            if later:
-                docs = [d for d in docs if filings[d].fiscal_year == later[0]]
-                note = f"{missing}; showing " + ", ".join(filings[d].label for d in docs) + ", the nearest"
-            elif docs and company_keys:
-                note = f"{missing}; searching every filing of the company"
-    if not company_keys and year is None and not form:
-        return (), note
-    return (tuple(sorted(docs)) if len(docs) < len(filings) else ()), note
+                continue  # "the Q2 earnings releases": only companies that have one
+        if not periods:
+            out += docs if form or company else []
+            continue
+        chosen: list[str] = []
+        for period in periods:
+            got, note = _for_period(room, key, docs, period, fallback=company is not None, release=release,
+                                    guidance=guidance, form=form)
+            chosen += got
+            if note and company:
+                notes.append(note.format(who=who))
+        out += chosen
+    if not company and periods and not out:
+        notes.append("No filing of the room is for " + ", ".join(p.words() for p in periods) + "; searching every filing")
+    return list(dict.fromkeys(out)), list(dict.fromkeys(notes))
 
 
-def _annual(docs, filings: Mapping[str, Filing]) -> list[str]:
-    """A fiscal year's filings with each company's 10-K in place of its other filings of that year: a question about
-    a year asks for the year's annual report, not its Q4 release or a 10-Q that names the same fiscal year."""
-    annual = {filings[d].names[:1] for d in docs if filings[d].form == "10-K"}
-    return [d for d in docs if filings[d].form == "10-K" or filings[d].names[:1] not in annual]
+def _for_period(room: Room, key: str, docs: list[str], period: Period, fallback: bool, release: bool, guidance: bool,
+                form: str) -> tuple[list[str], str]:
+    filings = room.filings
+    if period.kind in ("trailing twelve months", "year to date") and not period.quarter and period.end is None:
+        # the latest filing (of the year, when one is named): its statements run to date
+        of_year = [d for d in docs if period.year is None or filings[d].fiscal_year == period.year] or docs
+        latest = max(of_year, key=lambda d: (filings[d].period_end or "", d))
+        return [latest], ""
+    if period.end is not None:
+        return _for_date(room, key, docs, period, fallback)
+    if period.calendar and period.year:
+        return _for_calendar_year(room, key, docs, period.year, fallback, release, form)
+    if period.quarter:
+        return _for_quarter(filings, docs, period.year, period.quarter, fallback, release, guidance, form)
+    if period.year:
+        return _for_year(filings, docs, period.year, fallback, release, form)
+    return [], ""
 
 
-__all__ = ["AskedPeriod", "asked_period", "year_mentions", "COMPARATIVE_YEARS", "Names", "Scope", "ScopeCorrection", "company_names", "read_scope", "scoped_filings"]
+def _prefer_release(filings: Mapping[str, Filing], docs: list[str], release: bool) -> list[str]:
+    if not release:
+        return docs
+    releases = [d for d in docs if filings[d].form == "earnings release"]
+    return releases or docs
+
+
+def _for_year(filings: Mapping[str, Filing], docs: list[str], year: int, fallback: bool, release: bool,
+              form: str) -> tuple[list[str], str]:
+    of_year = [d for d in docs if filings[d].fiscal_year == year]
+    if release and not form:
+        q4 = [d for d in of_year if filings[d].form == "earnings release" and filings[d].quarter == 4]
+        if q4:
+            return q4, ""
+    annual = [d for d in of_year if filings[d].form == "10-K"]
+    if annual:
+        note = "" if len(annual) == len(of_year) or form else (
+            f"FY{year}: the 10-K ({', '.join(filings[d].label for d in annual)}), not "
+            + ", ".join(filings[d].label for d in of_year if d not in annual))
+        return annual, note
+    if not fallback:
+        return of_year, ""
+    later = sorted((filings[d].fiscal_year, d) for d in docs if filings[d].form == "10-K" and filings[d].fiscal_year
+                   and year < filings[d].fiscal_year <= year + COMPARATIVE_YEARS)
+    if later:
+        nearest = [d for y, d in later if y == later[0][0]]
+        return nearest, (f"No {{who}} filing for FY{year}; showing " + ", ".join(filings[d].label for d in nearest)
+                         + ", the nearest 10-K after it, which repeats it")
+    if of_year:
+        return _prefer_release(filings, of_year, release), ""
+    return docs, f"No {{who}} filing for FY{year}; searching every filing of the company"
+
+
+def _for_quarter(filings: Mapping[str, Filing], docs: list[str], year: int | None, quarter: int, fallback: bool,
+                 release: bool, guidance: bool, form: str) -> tuple[list[str], str]:
+    of_quarter = [d for d in docs if filings[d].quarter == quarter and (year is None or filings[d].fiscal_year == year)]
+    if of_quarter:
+        return _prefer_release(filings, of_quarter, release), ""
+    if quarter == 4:
+        annual = [d for d in docs if filings[d].form == "10-K" and (year is None or filings[d].fiscal_year == year)]
+        if annual:
+            return annual, ""
+    if not fallback or year is None:
+        return [], ""
+    of_year = [d for d in docs if filings[d].fiscal_year == year]
+    if of_year:
+        return (_prefer_release(filings, of_year, release or guidance),
+                f"No {{who}} filing for Q{quarter} FY{year}; showing " + ", ".join(filings[d].label for d in of_year))
+    got, note = _for_year(filings, docs, year, fallback, release, form)
+    return got, note or f"No {{who}} filing for Q{quarter} FY{year}"
+
+
+def _ends(filing: Filing, end: tuple[int, int, int]) -> bool:
+    """Whether a filing's period ends on that day (within a week), or, day 0, at that month's end; year 0: any year."""
+    if not filing.period_end:
+        return False
+    y, m, d = (int(x) for x in filing.period_end.split("-"))
+    target_year = end[0] or y
+    if end[2]:
+        target = date(target_year, end[1], end[2])
+    else:  # the month's last day
+        target = date(target_year + end[1] // 12, end[1] % 12 + 1, 1) - timedelta(days=1)
+    return abs((date(y, m, d) - target).days) <= SAME_PERIOD_DAYS
+
+
+def _for_date(room: Room, key: str, docs: list[str], period: Period, fallback: bool) -> tuple[list[str], str]:
+    filings = room.filings
+    end = period.end
+    ending = [d for d in docs if _ends(filings[d], end)]
+    if period.kind == "report date":
+        return (ending or ([] if not fallback else docs)), ""
+    if ending or not fallback or not end[0]:
+        return ending, ""
+    if period.kind in ("quarter", "year to date"):  # the fiscal quarter the date ends, by the company's calendar
+        year, quarter = fiscal_quarter_of(end, room.year_ends.get(key, (12, 31)))
+        got, note = _for_quarter(filings, docs, year, quarter, fallback, False, False, "")
+        if got:
+            return got, note
+    day = date(end[0], end[1], end[2] or 28)
+    after = sorted((filings[d].period_end, d) for d in docs if filings[d].form == "10-K" and filings[d].period_end
+                   and day < date.fromisoformat(filings[d].period_end) <= day + timedelta(days=366 * COMPARATIVE_YEARS))
+    if after:
+        first = [d for p, d in after if p == after[0][0]]
+        return first, (f"No {{who}} filing ends on {period.words()}; showing " + ", ".join(filings[d].label for d in first)
+                       + ", the first 10-K after it")
+    return docs, f"No {{who}} filing for {period.words()}; searching every filing of the company"
+
+
+def fiscal_quarter_of(end: tuple[int, int, int], year_end: tuple[int, int]) -> tuple[int, int]:
+    """(fiscal year, quarter) of a quarter ending on that day, for a company whose fiscal year ends on `year_end`
+    (month, day): 31 Mar 2023 is Q1 FY2023 of a December year, Q3 FY2023 of a June year."""
+    month = year_end[0]
+    day = date(end[0], end[1], end[2] or 28)
+    if day.day <= SAME_PERIOD_DAYS:  # a 52/53-week quarter ending in a month's first days ends the month before's
+        day -= timedelta(days=day.day)
+    end = (day.year, day.month, day.day)
+    ahead = (month - end[1]) % 12  # months from the date to the year's end
+    quarter = 4 - ahead // 3
+    year = end[0] + (1 if end[1] > month else 0)
+    if month == 1 and year_end[1] <= 7:  # a 52/53-week year ending in early January is the year before's
+        year -= 1
+    return year, quarter
+
+
+def _for_calendar_year(room: Room, key: str, docs: list[str], year: int, fallback: bool, release: bool,
+                       form: str) -> tuple[list[str], str]:
+    """A calendar year through the company's fiscal calendar: the fiscal years it overlaps, each by `_for_year`."""
+    month, day = room.year_ends.get(key, (12, 31))
+    ends_in_december = month == 12 or (month == 1 and day <= 7)
+    years = [year] if ends_in_december else [year, year + 1]
+    out: list[str] = []
+    for y in years:
+        got, _ = _for_year(room.filings, docs, y, fallback, release, form)
+        out += got
+    note = "" if ends_in_december else (
+        f"calendar {year} is {{who}}'s FY{year} and FY{year + 1} (its fiscal year ends in {_MONTH_NAMES[month - 1]})")
+    return list(dict.fromkeys(out)), note
+
+
+_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                "November", "December")
+
+
+__all__ = ["COMPARATIVE_YEARS", "SAME_PERIOD_DAYS", "Scope", "ScopeCorrection", "filings_for", "fiscal_quarter_of",
+           "read_scope"]

@@ -18,6 +18,7 @@ from typing import Sequence
 from ..ingest.passage import Passage, page_number
 from ..text import STOPWORDS, normalize_name
 from .identity import Filing, read_filing, unify
+from .names import Room, room_of
 
 # Statements by the words of their page header. The income statement's pattern must not take the
 # comprehensive-income statement ("COMPREHENSIVE INCOME STATEMENTS").
@@ -79,6 +80,7 @@ class FilingStructure:
     filings: dict[str, Filing]  # doc id → its identity (paged documents only)
     nodes: tuple[Node, ...]
     edges: tuple[tuple[int, int, str], ...]  # (passage row, node, edge type), each pair once
+    room: Room | None = None  # what the question reader knows of the room (its words, each company's calendar)
 
     def nodes_of(self, kind: str) -> list[int]:
         return [i for i, n in enumerate(self.nodes) if n.kind == kind]
@@ -181,7 +183,8 @@ def read_structure(passages: Sequence[Passage]) -> FilingStructure:
     def link(row: int, n: int, edge: str) -> None:
         edges.setdefault((row, n), edge)  # the first (strongest) type a passage touches a node by
 
-    filings = unify({doc: read_filing(doc, page_texts(passages, rows)) for doc, rows in by_doc.items()})
+    texts = {doc: page_texts(passages, rows) for doc, rows in by_doc.items()}
+    filings = unify({doc: read_filing(doc, pages) for doc, pages in texts.items()})
     for doc, rows in by_doc.items():
         f = filings[doc]
         company = node(f"§company {f.names[0] if f.names else doc}", "company", f.company or doc, "", f.names[0] if f.names else "")
@@ -230,7 +233,7 @@ def read_structure(passages: Sequence[Passage]) -> FilingStructure:
                 if target is not None:
                     link(i, target, "xref")
     ordered = tuple(sorted((r, n, t) for (r, n), t in edges.items()))
-    return FilingStructure(filings, tuple(nodes), ordered)
+    return FilingStructure(filings, tuple(nodes), ordered, room_of(filings, texts))
 
 
 def line_label(line: str) -> str:

@@ -81,7 +81,7 @@ class PPRResult:
 
 def check_params(alpha: float, iterations: int, tol: float | None) -> None:
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
-        raise PathLensError(f"alpha (teleport probability) must be strictly between 0 and 1, got {alpha}")
+        raise PathLensError(f"alpha (restart probability) must be strictly between 0 and 1, got {alpha}")
     if not isinstance(iterations, (int, np.integer)) or isinstance(iterations, bool) or not 1 <= iterations <= MAX_ITERATIONS:
         raise PathLensError(f"iterations must be a whole number from 1 to {MAX_ITERATIONS}, got {iterations}")
     if tol is not None and not tol > 0:

@@ -26,12 +26,12 @@ import numpy as np
 
 from ..filings.scope import Scope
 from ..ingest.passage import page_key, page_number, Passage
-from .graph_explain import EvidencePath, HitExplanation
+from .graph_explain import EvidencePath, GraphAnswer, HitExplanation, explain_walk_hits
 from .filing_seeding import FilingSeeder
 from ..errors import NoSeedError
 from ..text import normalize_name
-from .graph_retriever import GraphParams, GraphRetriever, Personalization
-from .retrievers import Answer, Hit, check_query, top_k
+from .graph_retriever import GraphParams, GraphRetriever, Personalization, Walk
+from .retrievers import Answer, Hit, check_k, check_query, top_k
 from .seeding import PassageSeeder
 
 PATH_ORDER = ("company", "filing", "statement", "item", "note", "line item")
@@ -55,24 +55,23 @@ class FilingRetriever(GraphRetriever):
     def __init__(self, name: str, seeder: FilingSeeder, params: GraphParams, passage_seeder: PassageSeeder | None,
                  corpus_passages: Sequence[Passage]):
         super().__init__(name, seeder, params, passage_seeder)
-        self.filing_seeder = seeder
-        self._doc_of = [p.doc_id for p in corpus_passages]
-        self._docs = np.array(self._doc_of, dtype=object)
+        self.corpus_passages = corpus_passages
+        self._docs = np.array([p.doc_id for p in corpus_passages], dtype=object)
         self._page = [page_key(p) or p.id for p in corpus_passages]
         self._page_number = [page_number(p) for p in corpus_passages]
         self._rank_pages = any(page_number(p) is not None for p in corpus_passages)
         self._rows_of_page: dict[str, list[int]] = {}
         for i, page in enumerate(self._page):
             self._rows_of_page.setdefault(page, []).append(i)
-        self._last_scope: tuple[str, Scope] | None = None
+
+    @property
+    def filing_seeder(self) -> FilingSeeder:
+        """The walk's seeder, typed as what it is here: it also reads scopes and knows the filings' structure."""
+        return self.seeder
 
     def scope(self, question: str) -> Scope:
-        """The question's scope, read once per answer: the walk's seeds and the answer's words share it."""
-        text = check_query(question)
-        last = self._last_scope
-        if last is None or last[0] != text:
-            last = self._last_scope = (text, self.filing_seeder.scope(text))
-        return last[1]
+        """The question's scope: a pure reading of it, carried with the walk's seeds (`Personalization.scope`)."""
+        return self.filing_seeder.scope(check_query(question))
 
     def personalize(self, query: str) -> Personalization:
         scope = self.scope(query)
@@ -82,17 +81,17 @@ class FilingRetriever(GraphRetriever):
         if self.passage_seeder is None:
             if not seeding.seeds:
                 raise self._no_seed(seeding)
-            return Personalization(seeding, ())
+            return Personalization(seeding, (), scope=scope)
         # dense seeds from the scoped filings only (no scope: every passage)
         within = np.isin(self._docs, scope.filings) if scope.filings else None
         lexical = f"{scope.text} {self.filing_seeder.lexicon.expansion(scope.terms)}"
-        return self._mixed(seeding, self.passage_seeder.seeds(scope.text, within, lexical))
+        return replace(self._mixed(seeding, self.passage_seeder.seeds(scope.text, within, lexical)), scope=scope)
 
-    def hits_from(self, rows: np.ndarray, values: np.ndarray, k: int) -> tuple[Hit, ...]:
-        """The top k pages (a page scores as its best passage, which stands for it), reached ones only;
-        passages of unpaged documents rank as themselves."""
-        scope = self._last_scope[1] if self._last_scope else None  # the scope `personalize` just read
-        if scope is not None and scope.filings:  # a boundary: only the scoped filings' pages rank
+    def hits_from(self, rows: np.ndarray, values: np.ndarray, k: int, scope: object = None) -> tuple[Hit, ...]:
+        """The top k pages (a page scores as its best passage, which stands for it), reached ones only, within
+        the question's scope (a boundary: only the scoped filings' pages rank); passages of unpaged documents rank
+        as themselves."""
+        if isinstance(scope, Scope) and scope.filings:
             keep = np.isin(self._docs[rows], scope.filings)
             rows, values = rows[keep], values[keep]
         if not self._rank_pages:
@@ -108,26 +107,47 @@ class FilingRetriever(GraphRetriever):
         return tuple(Hit(self.graph.passage_ids[rows[j]], float(values[j]), r, self.name)
                      for r, j in enumerate(list(best.values())[:k], start=1))
 
-    def answer_batch(self, questions: Sequence[str], k: int) -> tuple[Answer, ...]:
-        """One question at a time: each question's scope bounds its own hits."""
-        return tuple(self.answer(q, k, explain=False) for q in questions)
-
     def answer(self, question: str, k: int, explain: bool = True) -> Answer:
-        answer = super().answer(question, k, explain)
-        if answer.no_seed:
-            return answer
+        """The ranked pages, the scope's notes and, explained, the walk with each hit's typed path; the scope is
+        read once, with the seeds, and travels with them."""
+        k = check_k(k)
+        try:
+            pers, walk = self.run(question)
+        except NoSeedError as e:
+            return Answer(self.name, question, (), (str(e),), no_seed=True)
+        hits = self.walk_hits(walk, k, pers.scope)
+        notes = self.notes_for(pers.scope, len(hits), k)
+        if not explain:
+            return Answer(self.name, question, hits, notes)
+        explained = self.explained(question, pers, walk, hits)
+        return Answer(self.name, question, hits, notes,
+                      why=MappingProxyType({e.hit.passage_id: e for e in explained.explanations}), walk=explained)
+
+    def outside_scope(self, question: str, passage_id: str) -> str:
+        """Why the question's scope keeps a passage from ranking, in words ("outside the scope: Acme · FY2019 →
+        Acme FY2019 10-K"); "" when its filing is in scope."""
         scope = self.scope(question)
-        if scope.filings and len(answer.hits) < k:  # the boundary, not the walk, ran out: said, not a silent short list
-            n = len(answer.hits)
-            answer = replace(answer, notes=answer.notes + (
-                f"The scope holds {n} page{'s' if n != 1 else ''} the walk reaches, fewer than the {k} asked for: "
-                "widen the scope to rank pages of other filings",))
-        if answer.walk is None:
-            return answer
-        why = {pid: self._with_typed_path(e) for pid, e in answer.why.items()}
-        walk = replace(answer.walk, explanations=tuple(why[e.hit.passage_id] for e in answer.walk.explanations),
+        row = self.graph.passage_index.get(passage_id)
+        if row is None or not (scope.stop or scope.filings) or self._docs[row] in scope.filings:
+            return ""
+        return "outside the scope: " + scope.words(self.filing_seeder.structure.filings)
+
+    def notes_for(self, scope: object, n: int, k: int) -> tuple[str, ...]:
+        """What the scope did to the answer's length: a boundary, not the walk, that ran out is said, not left as a
+        silent short list."""
+        if not isinstance(scope, Scope) or not scope.filings or n >= k:
+            return ()
+        return (f"The scope holds {n} page{'s' if n != 1 else ''} the walk reaches, fewer than the {k} asked for: "
+                "widen the scope to rank pages of other filings",)
+
+    def explained(self, question: str, pers: Personalization, walk: Walk, hits: Sequence[Hit]) -> GraphAnswer:
+        """The walk explained for these hits (its own top k, or a learned ranker's order of its pages), with each
+        hit's typed path and the scope's words."""
+        explained = explain_walk_hits(self, question, pers, walk, hits, len(hits))
+        scope = pers.scope
+        why = {e.hit.passage_id: self._with_typed_path(e) for e in explained.explanations}
+        return replace(explained, explanations=tuple(why[e.hit.passage_id] for e in explained.explanations),
                        extra=FilingWalk(scope, scope.words(self.filing_seeder.structure.filings)))
-        return replace(answer, why=MappingProxyType(why), walk=walk)
 
     def typed_path(self, explanation: HitExplanation) -> EvidencePath | None:
         """company → filing → statement/Item/note → line items → page: the hit's filing and company, then
@@ -135,7 +155,7 @@ class FilingRetriever(GraphRetriever):
         contributions to the hit's score. None for a hit outside any filing."""
         structure = self.filing_seeder.structure
         row = self.graph.passage_index[explanation.passage_id]
-        doc = self._doc_of[row]
+        doc = self._docs[row]
         filing = structure.filings.get(doc)
         if filing is None:  # a memo or a text file: no structure to walk through
             return None

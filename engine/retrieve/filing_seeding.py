@@ -40,7 +40,7 @@ class FilingSeeder:
             self._by_doc.setdefault((node.doc_id, node.kind), []).append(i)
 
     def scope(self, question: str) -> Scope:
-        return read_scope(question, self.structure.filings, self.lexicon, self.correction)
+        return read_scope(question, self.structure.room or self.structure.filings, self.lexicon, self.correction)
 
     def _nodes(self, docs, kind: str) -> list[int]:
         return [i for d in docs for i in self._by_doc.get((d, kind), ())]

@@ -113,7 +113,7 @@ class HitExplanation:
 class SubgraphNode:
     id: str
     label: str
-    kind: str  # "seed", "alias", "passage-seed", "hit", "bridge-passage", "bridge"
+    kind: str  # "seed", "alias", "hop-seed", "passage-seed", "hit", "bridge-passage", "bridge"
     mass: float  # its PPR mass in the walk
 
 
@@ -169,7 +169,15 @@ def explain_walk(retriever, query: str, k: int, paths_per_hit: int = 3) -> Graph
     Raises NoSeedError as its `search` does."""
     k = check_k(k)
     pers, result = retriever.run(query)
-    hits = retriever.walk_hits(result, k)
+    return explain_walk_hits(retriever, query, pers, result, retriever.walk_hits(result, k, pers.scope), k,
+                             paths_per_hit)
+
+
+def explain_walk_hits(retriever, query: str, pers, result, hits: Sequence[Hit], k: int,
+                      paths_per_hit: int = 3) -> GraphAnswer:
+    """`explain_walk` for hits chosen from the walk some other way (a learned ranker's order of its pages): each
+    hit's score is its walk score, so its seeds' contributions still sum to it."""
+    hits = tuple(hits)
     explanations, bridges, on_path_edges = _explain(retriever, pers, result, hits, paths_per_hit)
     nodes, edges = _subgraph(retriever.graph, pers, hits, bridges, on_path_edges, result)
     g = retriever.graph
@@ -179,7 +187,7 @@ def explain_walk(retriever, query: str, k: int, paths_per_hit: int = 3) -> Graph
                        pers.seeding.unmatched, pers.seeding.ambiguous, explanations, result.residuals,
                        result.iterations, nodes, edges, pushed=result.pushed, bound=bound, proven=result.proven,
                        hop_left_off=pers.hop_left_off, first_hits=tuple(
-                           h.passage_id for h in retriever.walk_hits(pers.first_walk, k)) if pers.first_walk else (),
+                           h.passage_id for h in retriever.walk_hits(pers.first_walk, k, pers.scope)) if pers.first_walk else (),
                        passage_params=retriever.passage_seeder.params if retriever.passage_seeder else None)
 
 
@@ -187,7 +195,7 @@ def explain_passages(retriever, query: str, passage_ids, paths_per_hit: int = 3)
     """The same explanation for any passages, ranked or not (each with its rank in the whole walk);
     a passage the walk never reaches has nothing to explain and is left out."""
     pers, result = retriever.run(query)
-    reached = {h.passage_id: h for h in retriever.walk_hits(result, retriever.graph.n_passages)}
+    reached = {h.passage_id: h for h in retriever.walk_hits(result, retriever.graph.n_passages, pers.scope)}
     hits = [reached[p] for p in dict.fromkeys(passage_ids) if p in reached]
     explanations, _, _ = _explain(retriever, pers, result, hits, paths_per_hit)
     return {e.hit.passage_id: e for e in explanations}
@@ -291,8 +299,8 @@ def _subgraph(g, pers, hits, bridges, on_path, walk) -> tuple[tuple[SubgraphNode
     nodes: dict[str, SubgraphNode] = {}
     for s in pers.seeds:
         nid = f"e:{s.entity}"
-        nodes[nid] = SubgraphNode(nid, s.label, "seed" if s.source == "query" else "alias",
-                                  score(n + index[s.entity]))
+        kind = {"query": "seed", "bridge": "hop-seed"}.get(s.source, "alias")  # a second hop's start is no alias
+        nodes[nid] = SubgraphNode(nid, s.label, kind, score(n + index[s.entity]))
     hit_ids = {h.passage_id for h in hits}
     seeded = {p.passage_id: p for p in pers.passage_seeds}
     # passages on evidence paths (not only hits) are kept so each path is drawn whole
@@ -319,5 +327,5 @@ def _subgraph(g, pers, hits, bridges, on_path, walk) -> tuple[tuple[SubgraphNode
     return tuple(nodes.values()), tuple(edges)
 
 
-__all__ = ["EvidencePath", "GraphAnswer", "HitExplanation", "SubgraphEdge", "SubgraphNode", "explain_passages",
+__all__ = ["EvidencePath", "GraphAnswer", "HitExplanation", "SubgraphEdge", "SubgraphNode", "explain_passages", "explain_walk_hits",
            "explain_walk", "route_share"]

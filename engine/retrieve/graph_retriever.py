@@ -115,6 +115,9 @@ class Personalization:
     hop_left_off: str = ""  # γ > 0 but no second hop: how the question compares two names (second_hop.comparison)
     # with a second hop: the first walk, from which the bridges were read (what the hop changed is told against it)
     first_walk: Walk | None = field(default=None, compare=False, repr=False)
+    # what bounds the hits besides the walk (the filings retriever: the question's scope), read with the seeds and
+    # carried with them, so no retriever keeps the last question it was asked
+    scope: object = None
 
     @property
     def seeds(self) -> tuple[Seed, ...]:
@@ -273,15 +276,20 @@ class GraphRetriever(Answers):
         weights = np.array([s.weight for s in pers.seeds] + [ps.weight for ps in pers.passage_seeds])
         return weights * per_seed[rows]
 
-    def hits_from(self, rows: np.ndarray, values: np.ndarray, k: int) -> tuple[Hit, ...]:
+    def hits_from(self, rows: np.ndarray, values: np.ndarray, k: int, scope: object = None) -> tuple[Hit, ...]:
         """The top k of passages `rows` (ascending, each scored above 0: a passage the walk never reached is not a
-        hit) by their `values`, ties to the lower row."""
+        hit) by their `values`, ties to the lower row. `scope` (a personalization's) is what bounds the hits
+        besides the walk; an entity graph has none."""
         return tuple(Hit(self.graph.passage_ids[rows[j]], float(values[j]), r, self.name)
                      for r, j in enumerate(top_k(values, k), start=1))
 
-    def walk_hits(self, walk: Walk, k: int) -> tuple[Hit, ...]:
-        """The top k passages of a walk."""
-        return self.hits_from(*walk.scored_passages(self.graph.n_passages), k)
+    def notes_for(self, scope: object, n: int, k: int) -> tuple[str, ...]:
+        """What a reader should know of `n` hits found for `k` asked within `scope`: nothing, for an entity graph."""
+        return ()
+
+    def walk_hits(self, walk: Walk, k: int, scope: object = None) -> tuple[Hit, ...]:
+        """The top k passages of a walk, within `scope` (its personalization's)."""
+        return self.hits_from(*walk.scored_passages(self.graph.n_passages), k, scope)
 
     def passage_scores(self, s_e: np.ndarray, s_p: np.ndarray | None, iterations: int) -> np.ndarray:
         """PPR passage scores for entity seeds (m,) or (m, b) and optional passage seeds (n,) or
@@ -292,10 +300,11 @@ class GraphRetriever(Answers):
     def search(self, query: str, k: int) -> tuple[Hit, ...]:
         k = check_k(k)
         if self.params.tol is not None or self.pushes:  # an early stop needs the full path; a push, its seeds
-            _, walk = self.run(query)
-            return self.walk_hits(walk, k)
-        s_e, s_p = self.seed_vectors(self.personalize(query))
-        return self.hits_from(*scored(self.passage_scores(s_e, s_p, self.params.iterations)), k)
+            pers, walk = self.run(query)
+            return self.walk_hits(walk, k, pers.scope)
+        pers = self.personalize(query)
+        s_e, s_p = self.seed_vectors(pers)
+        return self.hits_from(*scored(self.passage_scores(s_e, s_p, self.params.iterations)), k, pers.scope)
 
     def answer_batch(self, questions: Sequence[str], k: int) -> tuple[Answer, ...]:
         """Many questions with one batched PPR (a sparse matrix times a block of seed vectors); each
@@ -306,9 +315,12 @@ class GraphRetriever(Answers):
             return tuple(self.answer(q, k, explain=False) for q in questions)
         out: list[Answer] = []
         seeded: list[tuple[int, tuple[np.ndarray, np.ndarray | None]]] = []
+        scopes: dict[int, object] = {}
         for i, q in enumerate(questions):
             try:
-                seeded.append((i, self.seed_vectors(self.personalize(q))))
+                pers = self.personalize(q)
+                scopes[i] = pers.scope
+                seeded.append((i, self.seed_vectors(pers)))
                 out.append(Answer(self.name, q, ()))
             except NoSeedError as e:
                 out.append(Answer(self.name, q, (), (str(e),), no_seed=True))
@@ -319,7 +331,8 @@ class GraphRetriever(Answers):
                 S_p = np.column_stack([np.zeros(self.graph.n_passages) if v[1] is None else v[1] for _, v in seeded])
             P = self.passage_scores(S_e, S_p, self.params.iterations)
             for col, (i, _) in enumerate(seeded):
-                out[i] = Answer(self.name, questions[i], self.hits_from(*scored(P[:, col]), k))
+                hits = self.hits_from(*scored(P[:, col]), k, scopes[i])
+                out[i] = Answer(self.name, questions[i], hits, self.notes_for(scopes[i], len(hits), k))
         return tuple(out)
 
     def answer(self, question: str, k: int, explain: bool = True) -> Answer:
