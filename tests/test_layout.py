@@ -21,7 +21,7 @@ def _imports(path: Path) -> list[tuple[int, str]]:
     return out
 
 
-LAYERS = ("base", "rank", "ingest", "graph", "filings", "store", "retrieve", "indexing", "explain", "evaluate",
+LAYERS = ("base", "rank", "ingest", "graph", "filings", "store", "retrieve", "indexing", "deals", "explain", "evaluate",
           "cli")  # bottom to top
 TOP = {"cli": "cli", "__main__": "cli"}  # the other top-level modules are the base every layer may use
 

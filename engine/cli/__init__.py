@@ -11,12 +11,15 @@ from typing import Sequence
 from ..errors import NoSeedError, PathLensError
 from .ask import cmd_filings, cmd_graph, cmd_list, cmd_query, cmd_report
 from .build import cmd_build
-from .measure import cmd_bench, cmd_demo, cmd_eval, cmd_perf, cmd_sweep
+from .deals import cmd_deals, cmd_precedents, cmd_precedents_eval, cmd_train_precedents
+from .measure import cmd_bench, cmd_demo, cmd_eval, cmd_perf, cmd_scope_eval, cmd_sweep, cmd_train_ranker
 from .options import parser
 from .page import cmd_page
 
 COMMANDS = {"list": cmd_list, "query": cmd_query, "report": cmd_report, "eval": cmd_eval, "graph": cmd_graph, "filings": cmd_filings,
-            "bench": cmd_bench, "sweep": cmd_sweep, "perf": cmd_perf, "build": cmd_build, "demo": cmd_demo, "page": cmd_page}
+            "bench": cmd_bench, "sweep": cmd_sweep, "perf": cmd_perf, "build": cmd_build, "demo": cmd_demo, "page": cmd_page,
+            "train-ranker": cmd_train_ranker, "precedents": cmd_precedents, "deals": cmd_deals,
+            "train-precedents": cmd_train_precedents, "precedents-eval": cmd_precedents_eval, "scope-eval": cmd_scope_eval}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -245,3 +245,69 @@ def cmd_demo(args) -> None:
     print(f"\nopen on: {chosen.query_id} · {chosen.question}" if chosen else
           f"\nno labeled question with a gold top hit has a gold hit in its top {SHOWN} that owes anything to a "
           "bridging entity")
+
+
+def cmd_train_ranker(args) -> None:
+    """Train on the tuning halves, write the model, then measure it on the test halves (which choose nothing) and
+    write their figures into the model's `about`, for the Compare page."""
+    from dataclasses import replace as with_about
+
+    from ..evaluate.evaluate import select_questions
+    from ..evaluate.page_ranker_training import dev_rooms, measured, train_page_ranker
+    from ..retrieve.page_ranker import MODEL
+
+    tune, test = [], []
+    for folder, files in dev_rooms(Path(args.shared)):
+        corpus = load(folder, files)
+        index = open_index(corpus)
+        sets = ", ".join(Path(f).name for f in files)
+        tune.append((index, select_questions(corpus.queries, "half=tune"), sets))
+        test.append((index, select_questions(corpus.queries, "half=test"), sets))
+
+    def progress(done: int, total: int) -> None:
+        if done % 25 == 0 or done == total:
+            print(f"  {done}/{total} tuning questions", file=sys.stderr)
+    ranker = train_page_ranker(tune, on_question=progress)
+    ranker = with_about(ranker, about={**ranker.about, "test halves": measured(test, ranker)})
+    out = Path(args.out) if args.out else MODEL
+    text = ranker.to_json()
+    if args.check:
+        same = out.is_file() and out.read_text("utf-8") == text
+        print(f"{out}: {'the same, byte for byte' if same else 'differs from a retrained model'}")
+        if not same:
+            raise PathLensError(f"{out} is not what training gives today; run python -m engine train-ranker")
+        return
+    out.write_text(text, "utf-8")
+    figures = ranker.about["test halves"]
+    print(f"wrote {out}: {ranker.about['questions with a gold page in the pool']} of {ranker.about['questions']} "
+          f"tuning questions, {ranker.about['rows']} pages")
+    print(table(["retriever", *figures["means"]["filing"]],
+                [[name, *means.values()] for name, means in figures["means"].items()]))
+    print("filing-learned − filing, resampling whole filings: " + "; ".join(
+        f"{m} {d['mean']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}]" for m, d in figures["difference"].items()))
+
+
+def cmd_scope_eval(args) -> None:
+    from ..evaluate.scoping import read_set, scoping
+    from ..filings.lexicon import bundled
+    from ..filings.structure import read_structure
+
+    rows = read_set(Path(args.queries))
+    half = args.only.partition("=")[2] if args.only else ""
+    if args.only and not args.only.startswith("half="):
+        raise PathLensError(f"--only takes half=tune or half=test, got {args.only!r}")
+    rooms = {}
+    for room in sorted({r["room"] for r in rows}):
+        folder = Path(args.shared) / room
+        if not folder.is_dir():
+            raise PathLensError(f"--shared: {folder} is not a folder (the room of the questions)")
+        rooms[room] = read_structure(load(str(folder)).passages).room
+    result = scoping(rows, rooms, bundled(), half)
+    if args.json:
+        print(json.dumps({"share": result.share, "by_kind": {k: {"right": result.right.get(k, 0), "asked": n}
+                                                             for k, n in sorted(result.asked.items())},
+                          "wrong": list(result.wrong)}, indent=2))
+        return
+    print(table(["kind", "right", "asked", "share"], [[k, result.right.get(k, 0), n, result.share_of(k)]
+                                                      for k, n in sorted(result.asked.items())]))
+    print(f"all: {sum(result.right.values())} of {sum(result.asked.values())}, {result.share:.3f}")

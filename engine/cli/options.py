@@ -51,7 +51,7 @@ def config_of(args, corpus=None) -> SearchConfig:
     weights = tuple(floats(args.rrf_weights, "--rrf-weights")) if args.rrf_weights else ()
     scope = ScopeCorrection(getattr(args, "company", None), getattr(args, "fiscal_year", None),
                             getattr(args, "form", None), getattr(args, "statement", None),
-                            everywhere=getattr(args, "everywhere", False))
+                            everywhere=getattr(args, "everywhere", False), quarter=getattr(args, "fiscal_quarter", None))
     return search_config({name: getattr(args, name) for name in PARAMS}, corpus, tol=args.tol,
                          vocabulary=args.seeding == "vocabulary", rrf_members=members, rrf_weights=weights,
                          scope=scope)
@@ -144,7 +144,10 @@ SCOPE = (
     arg("--company", default=None, help="filings: the company the question is about (name or ticker; '' clears what "
                                         "was read)"),
     arg("--fiscal-year", type=int, default=None, help="filings: the fiscal year (0 clears what was read)"),
-    arg("--form", default=None, help="filings: the form, e.g. 10-K or 8-K ('' clears what was read)"),
+    arg("--fiscal-quarter", type=int, default=None,
+        help="filings: the fiscal quarter, 1-4, by each company's own calendar (0 clears what was read)"),
+    arg("--form", default=None, help="filings: the form: 10-K, 10-Q, 8-K or 'earnings release' ('' clears what was "
+                                     "read)"),
     arg("--statement", default=None,
         help="filings: the statement (" + ", ".join(STATEMENTS) + "; '' clears what was read)"),
     arg("--everywhere", action="store_true",
@@ -283,6 +286,58 @@ SUBCOMMANDS: Mapping[str, Command] = MappingProxyType({
                        "page and rule gave each", CORPUS + AS_JSON),
     "graph": Command("graph statistics and extraction filter counts", CORPUS + AS_JSON + (
         arg("--builder", default="regex", choices=None),
+    )),
+    "scope-eval": Command("how many labelled questions the question reader scopes to exactly the expected filings, "
+                          "by kind (tests/data/question_reading.jsonl)", AS_JSON + (
+        arg("--queries", default="tests/data/question_reading.jsonl", metavar="FILE"),
+        arg("--shared", default="../shared/data", help="the folder holding each question's room"),
+        arg("--only", default="", metavar="half=HALF", help="only this half: half=tune or half=test"),
+    )),
+    "train-ranker": Command("retrain the learned page ranker (filing-learned) on the tuning halves of the filings dev "
+                            "sets; the same data gives the same file, byte for byte", (
+        arg("--shared", default="../shared/data", help="the shared data folder holding the dev sets' rooms"),
+        arg("--out", default=None, help="the model file to write (default: the engine's own, "
+                                        "engine/retrieve/page_ranker.json)"),
+        arg("--check", action="store_true", help="write nothing; say whether retraining gives the saved file"),
+    )),
+    "precedents": Command("past deals like the one a question describes, ranked, each score split into named parts",
+                          AS_JSON + (
+        arg("question"),
+        arg("--k", type=int, default=10, help="how many deals to show (default 10)"),
+        arg("--ranker", default="learned", metavar="RANKER",
+            help="learned (default: gradient-boosted, trained on reverse queries), hand (DealGraph's hand weights), "
+                 "dense (description similarity alone) or walk (the deal graph's walk alone)"),
+        arg("--sector", action="append", default=Later(list), metavar="SECTOR",
+            help="filter: only deals of this sector (repeatable, or comma-separated; the lexicon's words work)"),
+        arg("--region", action="append", default=Later(list), metavar="REGION",
+            help="filter: only deals of this region (repeatable, or comma-separated; 'Germany' is DACH)"),
+        arg("--year-from", type=int, default=None, help="filter: only deals of this year or later"),
+        arg("--year-to", type=int, default=None, help="filter: only deals of this year or earlier"),
+        arg("--cue", action="append", default=Later(list), metavar="FIELD=VALUE",
+            help="correct a cue read from the question (repeatable): sector, subsector, region, role, min_add_ons, "
+                 "origin, exit, year_from, year_to, size_min, size_max; an empty value clears it (region=)"),
+        arg("--why", action="append", default=Later(list), metavar="DEAL_ID",
+            help="also score this deal wherever it ranks: why not this one (repeatable)"),
+        arg("--deals", default=None, metavar="FILE",
+            help="your deal list (CSV or JSON Lines, columns in docs/precedents.md) instead of the bundled universe"),
+    )),
+    "deals": Command("read a deal list (CSV or JSON Lines): what loaded, and each row left out by line and field",
+                     AS_JSON + (
+        arg("--import", dest="import_file", required=True, metavar="FILE",
+            help="the deal list; columns in docs/precedents.md"),
+    )),
+    "train-precedents": Command("remake the learned precedents ranker from the reverse queries, byte for byte",
+                                AS_JSON + (
+        arg("--out", default=None, metavar="FILE",
+            help="where to write the model (default: engine/deals/precedents_ranker.json, the one shipped)"),
+    )),
+    "precedents-eval": Command("the precedents rankers compared: precision@3 and nDCG@10 with paired-bootstrap "
+                               "95%% CIs", AS_JSON + (
+        arg("--sets", default="investor-test,heldout-templates",
+            help="comma-separated question sets: investor-test, investor-tune, heldout-templates, train-templates"),
+        arg("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10,000, seed 42)"),
+        arg("--drop-phrases", default="", metavar="PHRASE,…",
+            help="read the questions with a lexicon without these phrases: what the figures owe to them"),
     )),
 })
 

@@ -1,0 +1,151 @@
+"""Precedents over the bundled universe: every ranked deal's parts sum to its score over every test question, the
+shipped learned ranker is remade byte for byte, the command line, and an imported list of 2,000 deals answered in
+under a second.
+
+The universe's and the questions' vectors are read from the checkout's own cache (.pathlens-cache, where
+`python -m engine precedents` keeps them), not the run's fresh one: they are keyed by their texts and the encoder's
+code, so sharing them is safe, and it spares every run encoding ~4,500 texts (about two minutes on this machine).
+The first run on a machine encodes them once."""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+
+import numpy as np
+import pytest
+
+from engine.cli import main
+from engine.deals.dealfile import COLUMNS, load_deal_file
+from engine.deals.index import build_index, bundled_index
+from engine.deals.rankers import MODEL, find_precedents, learned_model, rank_parts
+from engine.deals.training import ask, template_questions, train_precedents
+from engine.evaluate.precedents import investor_questions
+from engine.store.cache import DiskCache
+from tests.conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def cache():
+    return DiskCache(ROOT / ".pathlens-cache")
+
+
+@pytest.fixture(scope="module")
+def index(cache):
+    return bundled_index(cache)
+
+
+@pytest.fixture(scope="module")
+def test_questions(index, cache):
+    """The investors' held-back half and the held-out reverse queries, asked (this also gives the process their
+    vectors, so the commands below answer them without the encoder)."""
+    return ask(index, investor_questions("test") + template_questions(index, "test"), cache)
+
+
+def test_every_ranked_deals_parts_sum_to_its_score_over_all_test_questions(index, test_questions):
+    model = learned_model()
+    assert len(test_questions) >= 140
+    for a in test_questions:
+        for ranker in ("hand", "dense", "walk"):
+            if ranker == "walk" and not a.cands.walk.groups:
+                continue
+            p = rank_parts(ranker, a.table, a.cands, model)
+            assert np.abs(p.base + p.parts.sum(axis=1) - p.scores).max() <= 1e-9, (a.question.id, ranker)
+    x = np.vstack([a.table.x for a in test_questions])  # every candidate of every question, in one TreeSHAP pass
+    p = model.parts(x)
+    assert np.abs(p.base + p.parts.sum(axis=1) - p.scores).max() <= 1e-9
+    assert np.abs(model.raw_scores(x) - p.scores).max() <= 1e-9  # and the parts add up to the trees' own score
+    for a in test_questions[:8]:  # as the page and the command line get them: named parts, the base among them
+        for ranker in ("learned", "hand", "dense"):
+            found = find_precedents(a.question.text, index, ranker, 10)
+            for r in found.deals:
+                assert abs(sum(x.value for x in r.parts) - r.score) <= 1e-9, (a.question.id, ranker, r.rank)
+
+
+def test_the_shipped_learned_ranker_is_remade_byte_for_byte(index, cache):
+    model = train_precedents(index, cache)
+    assert model.to_json() == MODEL.read_text("utf-8")
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_precedents_prints_ranked_deals_with_their_parts(capsys, index, test_questions):
+    question = test_questions[0].question.text
+    code, out, _ = _run(capsys, "precedents", question, "--k", "3", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["ranker"] == "learned" and len(data["deals"]) == 3
+    assert data["understood_as"].startswith("understood as: ")
+    for d in data["deals"]:
+        assert abs(sum(p["value"] for p in d["parts"]) - d["score"]) <= 1e-9 and d["parts"][-1]["feature"] == "base"
+    last = data["deals"][-1]["id"]
+    code, out, _ = _run(capsys, "precedents", question, "--k", "2", "--ranker", "hand", "--why", last)
+    assert code == 0 and out.startswith("understood as: ") and "why not this one:" in out and last in out
+    code, out, _ = _run(capsys, "precedents", question, "--region", "Germany", "--json")
+    data = json.loads(out)
+    assert data["filters"]["regions"] == ["DACH"] and {d["region"] for d in data["deals"]} == {"DACH"}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["precedents", ""], "error: The question is empty: type a question."),
+    (["precedents", "dental roll-ups", "--ranker", "psychic"], "error: --ranker: 'psychic' is not one of learned"),
+    (["precedents", "dental roll-ups", "--region", "Mars"], "error: --region 'Mars': not a region the lexicon knows"),
+    (["precedents", "dental roll-ups", "--cue", "origin=royal"], "error: --cue 'origin=royal': 'royal' is not an origin"),
+    (["precedents", "dental roll-ups", "--year-from", "1990", "--year-to", "1991"],
+     "error: the filters (1990–1991) leave no deal of bundled deal universe (seed 62) to rank"),
+    (["precedents", "any deals at all", "--ranker", "walk"], "error: the walk has nowhere to start"),
+    (["deals", "--import", "missing.csv"], "error: missing.csv: no such file"),
+])
+def test_bad_input_exits_2_with_one_line(capsys, index, test_questions, argv, message):
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and err.startswith(message) and err.count("\n") == 1, err
+
+
+def _write_csv(path, deals, u):
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(COLUMNS)
+        for d in deals:
+            w.writerow([d.id, d.name, d.sector, d.subsector, d.region, d.year, d.size, d.role,
+                        u.deals[u.rows[d.platform]].name if d.platform else "", d.origin, d.exit, d.exit_year or "",
+                        d.sponsor, d.description])
+
+
+def test_deals_import_prints_what_loaded_and_each_row_left_out(capsys, tmp_path, index):
+    u = index.universe
+    path = tmp_path / "mine.csv"
+    _write_csv(path, u.deals[:40], u)
+    with path.open("a", encoding="utf-8") as f:
+        f.write("X1,Broken,healthcare,,US,twenty,,,,,,,,\n")
+    code, out, _ = _run(capsys, "deals", "--import", str(path))
+    assert code == 0 and out.startswith("mine.csv: 40 of 41 rows loaded")
+    assert "mine.csv line 42, field 'year': 'twenty' is not a year" in out
+    code, out, _ = _run(capsys, "deals", "--import", str(path), "--json")
+    data = json.loads(out)
+    assert data["loaded"] == 40 and data["left_out"] == [{"line": 42, "field": "year",
+                                                          "message": "mine.csv line 42, field 'year': 'twenty' is "
+                                                                     "not a year"}]
+
+
+def test_an_imported_list_of_2000_deals_answers_a_question_in_under_a_second(tmp_path, index, test_questions):
+    """The deals are the bundled universe's first 2,000 (each add-on after its platform), so their texts' vectors are
+    the ones already read: the time is the import's and the question's, not the encoder's first pass."""
+    u = index.universe
+    path = tmp_path / "two_thousand.csv"
+    _write_csv(path, u.deals[:2000], u)
+    started = time.perf_counter()
+    loaded = load_deal_file(path)
+    mine = build_index(loaded.universe)
+    built = time.perf_counter() - started
+    assert len(mine.universe) == 2000 and not loaded.problems
+    question = test_questions[1].question.text
+    find_precedents(question, mine, "learned", 10)  # the model and the question's vector, read once
+    started = time.perf_counter()
+    found = find_precedents(test_questions[2].question.text, mine, "learned", 10)
+    took = time.perf_counter() - started
+    print(f"\n2,000 deals: import and index {built:.2f} s; a question {took * 1000:.0f} ms")
+    assert len(found.deals) == 10 and took < 1.0
