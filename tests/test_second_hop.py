@@ -261,3 +261,17 @@ def test_the_hop_is_on_by_default_where_passages_are_each_about_one_thing(core_i
     from dataclasses import replace as rep
 
     assert search_config({}, rep(wiki, defaults={"hop_share": 0.3})).graph.hop_share == 0.3  # a manifest's too
+
+
+def test_the_second_hops_names_are_drawn_as_what_they_are_not_as_aliases(core_index):
+    """With the second hop on and BCT off, the graph drew the second walk's names in the alias colour under "alias of
+    a seed (BCT)" (#63): they are their own kind, colour and legend line."""
+    from engine.explain.render import COLORS, ROLE_WORDS, subgraph_html
+
+    r = core_index.retriever("hybrid-regex", search_config({"hop_share": 0.6}, core_index.corpus))
+    walk = r.answer(QUESTION, 5).walk
+    kinds = {n.kind for n in walk.nodes}
+    assert "hop-seed" in kinds and "alias" not in kinds
+    page = subgraph_html(walk)
+    assert ROLE_WORDS["hop-seed"] in page and ROLE_WORDS["alias"] not in page and COLORS["hop-seed"] in page
+    assert COLORS["hop-seed"] != COLORS["alias"]

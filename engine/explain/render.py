@@ -25,9 +25,10 @@ from typing import Sequence
 from ..retrieve.graph_explain import GraphAnswer, SubgraphNode
 from .reasons import IN_TEXT, MAX_LABEL, passage_name, passage_place, percent, short
 
-COLORS = {"seed": "#d62728", "alias": "#ff9896", "passage-seed": "#ff7f0e", "hit": "#1f77b4", "bridge": "#2ca02c",
-          "bridge-passage": "#aec7e8"}
-ROLE_WORDS = {"seed": "question entity (seed)", "alias": "alias of a seed (BCT)", "passage-seed":
+COLORS = {"seed": "#d62728", "alias": "#ff9896", "hop-seed": "#9467bd", "passage-seed": "#ff7f0e", "hit": "#1f77b4",
+          "bridge": "#2ca02c", "bridge-passage": "#aec7e8"}
+ROLE_WORDS = {"seed": "question entity (seed)", "alias": "alias of a seed (BCT)",
+              "hop-seed": "second hop: a name the first answers hold, where a second walk starts", "passage-seed":
               "passage seed (dense similarity)", "hit": "ranked passage (hit)", "bridge": "bridging entity",
               "bridge-passage": "passage on a path"}
 # about-edges (the passage's own title names the entity) in purple, on a path and off it; mentions dark or grey
@@ -52,6 +53,13 @@ def _template_env(template_dir: str):
     from jinja2 import Environment, FileSystemLoader
 
     return Environment(loader=FileSystemLoader(template_dir))
+
+
+def offline_page(net) -> str:
+    """A pyvis Network's page (made with cdn_resources="in_line") asking nothing of the network: CDN links removed,
+    the templates compiled once a process. The evidence graph and the Precedents page's deal graph are drawn so."""
+    net.templateEnv = _template_env(net.template_dir)
+    return _REMOTE.sub("", net.generate_html(notebook=False))
 
 
 def wrap(label: str, line: int = LINE) -> str:
@@ -103,8 +111,8 @@ def layout(answer: GraphAnswer, labels: dict[str, str]) -> dict[str, tuple[int, 
     layer.update(ends)
     rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
     for n in answer.nodes:  # nodes on no path: seeds first, hits next to them
-        layer.setdefault(n.id, 0 if n.kind in ("seed", "alias", "passage-seed") else 1 if n.kind == "hit" else 2)
-    order = {"seed": 0, "alias": 1, "passage-seed": 2, "hit": 3, "bridge-passage": 4, "bridge": 5}
+        layer.setdefault(n.id, 0 if n.kind in ("seed", "alias", "hop-seed", "passage-seed") else 1 if n.kind == "hit" else 2)
+    order = {"seed": 0, "alias": 1, "hop-seed": 2, "passage-seed": 3, "hit": 4, "bridge-passage": 5, "bridge": 6}
     columns: dict[int, list] = {}
     for n in answer.nodes:
         columns.setdefault(layer[n.id], []).append(n)
@@ -257,8 +265,9 @@ def second_hop_summary(answer: GraphAnswer, titles: dict[str, str]) -> str:
                       + ", ".join(f"“{s.label}”" for s in seeds[:3]) + (" and more" if len(seeds) > 3 else "")
                       for rank, seeds in sorted(by_rank.items())[:3])
     head = ("The question names " + ", ".join(f"“{x}”" for x in asked) + "; ") if asked else ""
-    return (f"Second hop: {head}{named}. A second walk started at these {len(bridges)} names, each as heavy as the "
-            f"first walk made it, with {sum(s.weight for s in bridges):.0%} of the restart mass. "
+    return (f"Second hop: {head}{named}. A second walk started at these {len(bridges)} names, each weighted by "
+            f"how often the first walk passed through it; together they carry {sum(s.weight for s in bridges):.0%} "
+            f"of where the walk restarts. "
             + hop_moves(answer, titles))
 
 
@@ -319,7 +328,6 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
 
     titles, texts = titles or {}, texts or {}
     net = Network(height=f"{height - LEGEND_PX}px", width="100%", directed=True, cdn_resources="in_line")
-    net.templateEnv = _template_env(net.template_dir)
     labels = node_labels(answer, titles, gold)
     pos = layout(answer, labels)
     for n in answer.nodes:
@@ -362,7 +370,7 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
                          **({"title": "an about-edge: the passage's own title names the entity"} if e.about else {}))
     net.set_options(json.dumps({"physics": {"enabled": False}, "interaction": {"hover": True},
                                 "edges": {"smooth": False}, "layout": {"improvedLayout": False}}))
-    page = _REMOTE.sub("", net.generate_html(notebook=False))
+    page = offline_page(net)
     script = (f"<script>var pathlensPaths = {_safe_json(by_hit)}; var pathlensColors = {_safe_json(colors)};"
               # a clicked hit: its paths red, every node off them faded, and the hover box kept away while the
               # pointer rests on the node just clicked (vis shows it again on any jitter); a class, since vis

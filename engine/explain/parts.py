@@ -1,0 +1,63 @@
+"""A learned ranker's parts as a reader sees them: a few named bars, largest first, the rest summed in one, and the
+base, which together give the score (`engine.retrieve.page_ranker.PageExplanation`, the precedents' parts). One HTML
+drawing serves the Query page and the evidence report, so both show the same bars; every label is escaped."""
+
+from __future__ import annotations
+
+import html
+from typing import Sequence
+
+from ..retrieve.graph_explain import HitExplanation
+from ..retrieve.page_ranker import PageExplanation
+
+SHOWN = 6  # bars drawn by name; the rest are summed in one
+
+
+def part_rows(parts: Sequence[tuple[str, float]], base: float, shown: int = SHOWN,
+              item: str = "page") -> list[tuple[str, float]]:
+    """(label, part): the `shown` largest parts by size, then the others summed, then the base; they sum to the
+    score. `item`: what is ranked ("page", "deal"), for the base's label."""
+    ranked = sorted(parts, key=lambda p: -abs(p[1]))
+    rows = [(name, value) for name, value in ranked[:shown]]
+    rest = ranked[shown:]
+    if rest:
+        rows.append((f"{len(rest)} smaller part{'s' if len(rest) != 1 else ''} together", sum(v for _, v in rest)))
+    rows.append((f"base (every {item} starts here)", base))
+    return rows
+
+
+def parts_html(parts: Sequence[tuple[str, float]], base: float, score: float, title: str = "Why this page",
+               item: str = "page") -> str:
+    """A small horizontal bar chart of the parts: green adds to the score, red takes from it."""
+    rows = part_rows(parts, base, item=item)
+    top = max((abs(v) for _, v in rows), default=0.0) or 1.0
+    bars = []
+    for label, value in rows:
+        width = 100 * abs(value) / top
+        colour = "#2e7d32" if value >= 0 else "#c62828"
+        bars.append(
+            "<div class='part-row' style='display:flex;align-items:center;gap:8px;margin:2px 0;font-size:13px'>"
+            f"<span class='part-label' style='flex:0 0 46%;overflow-wrap:anywhere'>{html.escape(label)}</span>"
+            "<span style='flex:1 1 auto;background:#f1f1f1;height:12px;position:relative'>"
+            f"<span style='position:absolute;left:0;top:0;height:12px;width:{width:.1f}%;background:{colour}'></span></span>"
+            f"<span class='part-value' style='flex:0 0 64px;text-align:right;font-variant-numeric:tabular-nums'>"
+            f"{value:+.2f}</span></div>")
+    return (f"<div class='parts' role='figure' aria-label='{html.escape(title)}'>"
+            f"<div style='font-weight:600;font-size:13px'>{html.escape(title)}: score {score:+.2f} = the parts below</div>"
+            + "".join(bars) + "</div>")
+
+
+def explained(answer, passage_id: str) -> tuple[HitExplanation | None, PageExplanation | None]:
+    """(the walk's explanation of a hit, a learned ranker's parts of its score): a walk's retriever gives the first,
+    the page ranker both (its parts, and the walk that found the page), any other retriever neither."""
+    why = answer.why.get(passage_id) if answer.walk is not None else None
+    if isinstance(why, PageExplanation):
+        return why.walk, why
+    return (why if isinstance(why, HitExplanation) else None), None
+
+
+def page_parts_html(why: PageExplanation) -> str:
+    return parts_html([(p.feature, p.part) for p in why.parts], why.base, why.score)
+
+
+__all__ = ["SHOWN", "explained", "page_parts_html", "part_rows", "parts_html"]

@@ -1,0 +1,216 @@
+"""What an analyst would name about a candidate page, as numbers a learned ranker weighs (`engine.rank.learned`).
+
+The filings retriever's walk finds the right filing and a pool of its pages; which page of the pool answers is
+what the walk is worst at (docs/filings.md): statements and boilerplate outrank the MD&A page that gives the
+drivers, the risk factors, or the note. The features say, for each candidate page:
+- how the walk reached it: its score against the pool's best, and each seed kind's share (the scope's structure,
+  the question's names, the passages like the question);
+- how its words and meaning match the question: BM25 and dense similarity of its best passage, and BM25 over its
+  context (the filing, its Item, note or statement);
+- what the question asks for against what the page is: drivers × an MD&A page, risk × Item 1A, a figure × a
+  statement, …: each pair its own named feature, so a part of a score reads as a reason;
+- boilerplate (signatures, subsidiary lists, exhibit indexes, certifications, the stock-performance graph, a page
+  that only points elsewhere), a parent-only statement, figures per word, the lexicon's rows it holds, and its place
+  in the filing.
+
+Every feature is a plain number of one page and one question; no feature names a company or a filing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from ..filings.structure import FilingStructure
+from ..ingest.passage import Passage, page_key, page_number
+from ..text import normalize_name
+
+# What a question asks for, by its words. A question may ask for several (a figure and its drivers).
+ASKS: dict[str, re.Pattern] = {
+    "figure": re.compile(r"\b(?:how much|how many|what (?:was|were|is|are) (?:the |its |their )?(?:total|net|amount|value)"
+                         r"|revenue|sales|income|earnings|margin|capex|capital expenditure|cash|assets|liabilit|debt|"
+                         r"ratio|expense|eps|in (?:usd|millions|billions)|\$)", re.IGNORECASE),
+    "drivers": re.compile(r"\b(?:drove|driv(?:er|ers|en|ing)|why (?:did|was|were|has|have)|what caused|reasons?|explain"
+                          r"|attribut|due to|contribut|factors?|behind)\b", re.IGNORECASE),
+    "risk": re.compile(r"\b(?:risks?|cyclical\w*|dependen\w*|depend on|exposed|vulnerab\w*|threats?|uncertaint\w*)\b",
+                       re.IGNORECASE),
+    "business": re.compile(r"\b(?:customers?|clients?|segments?|geograph\w*|products?|employees?|headcount|workforce"
+                           r"|competitors?|competition|business model|operat(?:e|es) in|what does)\b", re.IGNORECASE),
+    "legal": re.compile(r"\b(?:litigation|lawsuits?|legal|proceedings?|settlements?|contingen\w*|investigations?|antitrust"
+                        r"|class action|court|regulatory matters?)\b", re.IGNORECASE),
+    "guidance": re.compile(r"\b(?:guidance|outlook|forecast\w*|expects?|expected|anticipat\w*|next (?:fiscal )?(?:year|quarter)"
+                           r"|targets?)\b", re.IGNORECASE),
+    "per share": re.compile(r"\b(?:per share|eps|book value|dividends? per|liquidat\w*|each shareholder|share count"
+                            r"|shares outstanding|diluted)\b", re.IGNORECASE),
+    "cover": re.compile(r"\b(?:trading symbols?|ticker|stock exchange|exchange|listed|registered|debt securities"
+                        r"|filer|par value)\b", re.IGNORECASE),
+}
+
+# What a page is, from the filing's structure (Items by Regulation S-K's numbering) and its form.
+PAGE_KINDS = ("statement", "note", "MD&A", "Item 1 business", "Item 1A risk factors", "Item 3 legal proceedings",
+              "Item 5 market", "cover", "earnings release", "boilerplate")
+# the 10-K's Items by number; a 10-Q's Part I Item 2 is its MD&A, Part II Item 1 its legal proceedings, 1A its risks
+_ITEM_KIND = {"1": "Item 1 business", "1A": "Item 1A risk factors", "3": "Item 3 legal proceedings",
+              "5": "Item 5 market", "7": "MD&A", "7A": "MD&A"}
+_QUARTERLY_ITEM_KIND = {"2": "MD&A", "3": "MD&A", "1": "Item 3 legal proceedings", "1A": "Item 1A risk factors"}
+
+# each ask, the page kinds an analyst expects its answer on: one named feature a pair
+PAIRS = (("figure", "statement"), ("figure", "note"), ("figure", "MD&A"), ("figure", "earnings release"),
+         ("drivers", "MD&A"), ("drivers", "earnings release"), ("drivers", "statement"),
+         ("risk", "Item 1A risk factors"), ("business", "Item 1 business"), ("business", "note"),
+         ("legal", "note"), ("legal", "Item 3 legal proceedings"), ("guidance", "earnings release"),
+         ("guidance", "MD&A"), ("per share", "statement"), ("per share", "Item 5 market"), ("cover", "cover"))
+
+# Boilerplate by its own words: pages a filing must carry that answer no analyst's question.
+_BOILERPLATE = (
+    re.compile(r"pursuant to the requirements of (?:section 13|the securities exchange act)[\s\S]{0,400}?signed",
+               re.IGNORECASE),
+    re.compile(r"\bsubsidiaries of (?:the registrant|[A-Z][\w.,&' ]{2,40})\b|jurisdiction of (?:incorporation|organization)",
+               re.IGNORECASE),
+    re.compile(r"\bexhibit\s+(?:index|no\.?|number)\b", re.IGNORECASE),
+    re.compile(r"\bcertif(?:y|ication)[\s\S]{0,200}?(?:sarbanes|section (?:302|906)|rule 13a-14)", re.IGNORECASE),
+    re.compile(r"\bcumulative total (?:shareholder|stockholder)s?['’]? return|\bperformance graph\b", re.IGNORECASE),
+    re.compile(r"\btable of contents\b", re.IGNORECASE),
+)
+_POINTER = re.compile(r"\bincorporated (?:herein )?by reference\b|\b(?:see|refer to|is included in|are included in|"
+                      r"described in|discussed in)\s+(?:the\s+)?(?:note|item|part)\s+\w+", re.IGNORECASE)
+_PARENT_ONLY = re.compile(r"parent company only|condensed financial information of (?:the )?registrant|"
+                          r"\(parent company\)|registrant['’]s condensed", re.IGNORECASE)
+_FIGURE = re.compile(r"(?<![\w.])\(?\$?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?|(?<![\w.,])\d+\.\d+%?|(?<![\w.,])\d+%")
+_COVER = re.compile(r"securities registered pursuant to section 12|commission file number|exact name of registrant",
+                    re.IGNORECASE)
+
+WALK_FEATURES = ("the walk's score, against the pool's best", "its rank in the walk",
+                 "share of its walk score from the question's company and period",
+                 "share from the names in the question", "share from passages like the question")
+MATCH_FEATURES = ("its best passage's words match the question (BM25)", "its best passage's meaning matches the question",
+                  "the question's words in its section titles")
+PAGE_FEATURES = ("a boilerplate page (signatures, exhibit list, …)", "a page that only points elsewhere",
+                 "a parent-only statement", "figures per word", "rows the question's terms name",
+                 "its place in the filing (0 cover, 1 end)")
+# how a bar of the chart names a page kind and an ask
+KIND_WORDS = {"statement": "statement page", "note": "note page", "MD&A": "MD&A page",
+              "Item 1 business": "Item 1 (business) page", "Item 1A risk factors": "Item 1A (risk factors) page",
+              "Item 3 legal proceedings": "Item 3 (legal) page", "Item 5 market": "Item 5 (stock market) page",
+              "cover": "cover page", "earnings release": "earnings-release page", "boilerplate": "boilerplate page"}
+ASK_WORDS = {"figure": "a figure", "drivers": "drivers", "risk": "risks", "business": "the business",
+             "legal": "legal matters", "guidance": "guidance", "per share": "a per-share figure",
+             "cover": "cover facts"}
+FEATURES = (WALK_FEATURES + MATCH_FEATURES + tuple(KIND_WORDS[k] for k in PAGE_KINDS)
+            + tuple(f"asks for {ASK_WORDS[a]} × {KIND_WORDS[k]}" for a, k in PAIRS) + PAGE_FEATURES)
+
+
+def asks(question: str) -> frozenset[str]:
+    """What a question asks for, by its words ("What drove Nike's gross margin?" asks for drivers and a figure)."""
+    return frozenset(a for a, pattern in ASKS.items() if pattern.search(question))
+
+
+@dataclass(frozen=True)
+class PageFacts:
+    """What a page is, read once per room: its kinds, its context's words, and its text's boilerplate marks."""
+
+    kinds: frozenset[str]
+    context: str  # "Nike FY2019 10-K Item 7. Management's Discussion … Note 8 — Debt": what BM25 over context reads
+    boilerplate: bool
+    pointer_only: bool
+    parent_only: bool
+    figures_per_word: float
+    place: float  # the page's number over the filing's last page: 0 at the cover, 1 at the end
+    nodes: frozenset[int]  # the structure nodes its passages touch
+
+
+def page_facts(passages: Sequence[Passage], structure: FilingStructure) -> dict[str, PageFacts]:
+    """Every page of the room's filings (by `doc#pN` key), read off its passages and the filings' structure."""
+    rows_of: dict[str, list[int]] = {}
+    for i, p in enumerate(passages):
+        key = page_key(p)
+        if key is not None and p.doc_id in structure.filings:
+            rows_of.setdefault(key, []).append(i)
+    touched: dict[int, set[int]] = {}
+    for row, node, edge in structure.edges:
+        if edge in ("section", "line item"):
+            touched.setdefault(row, set()).add(node)
+    last_page: dict[str, int] = {}
+    for key, rows in rows_of.items():
+        doc = passages[rows[0]].doc_id
+        last_page[doc] = max(last_page.get(doc, 0), page_number(passages[rows[0]]) or 0)
+    out = {}
+    for key, rows in rows_of.items():
+        doc = passages[rows[0]].doc_id
+        filing = structure.filings[doc]
+        text = "\n".join(passages[i].text for i in rows)
+        nodes = frozenset(n for i in rows for n in touched.get(i, ()))
+        kinds: set[str] = set()
+        section_labels: list[str] = []
+        for n in sorted(nodes):
+            node = structure.nodes[n]
+            if node.kind == "statement":
+                kinds.add("statement")
+                section_labels.append(node.label)
+            elif node.kind == "note":
+                kinds.add("note")
+                section_labels.append(node.label)
+            elif node.kind == "item":
+                table = _QUARTERLY_ITEM_KIND if filing.form == "10-Q" else _ITEM_KIND
+                if node.ref in table:
+                    kinds.add(table[node.ref])
+                section_labels.append(node.label)
+        page = page_number(passages[rows[0]]) or 0
+        if filing.form == "earnings release":
+            kinds.add("earnings release")
+        if page <= 3 and _COVER.search(text):
+            kinds.add("cover")
+        boiler = any(p.search(text) for p in _BOILERPLATE)
+        if boiler:
+            kinds.add("boilerplate")
+        words = len(text.split())
+        figures = len(_FIGURE.findall(text))
+        pointer = bool(_POINTER.search(text)) and words < 250 and figures < 10
+        out[key] = PageFacts(frozenset(kinds), " ".join([filing.label, *section_labels]), boiler, pointer,
+                             bool(_PARENT_ONLY.search(text)), figures / (words + 1),
+                             page / last_page[doc] if last_page[doc] else 0.0, nodes)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Candidates:
+    """One question's candidate pages and their features (rows in `FEATURES` order)."""
+
+    pages: tuple[str, ...]  # `doc#pN` keys, in the walk's order
+    passage_ids: tuple[str, ...]  # each page's best passage by the walk: what a hit cites
+    walk_scores: np.ndarray
+    x: np.ndarray  # (pages, len(FEATURES))
+
+
+def feature_rows(question: str, pages: Sequence[str], facts: Mapping[str, PageFacts], walk_scores: np.ndarray,
+                 shares: np.ndarray, bm25_best: np.ndarray, dense_best: np.ndarray, context_bm25: np.ndarray,
+                 lexicon_rows: frozenset[int]) -> np.ndarray:
+    """The feature matrix of a question's candidate pages. `shares` (pages, 3) is each seed kind's part of the walk
+    score over that score; `bm25_best` and `context_bm25` are scaled to the pool's best (1 the best, 0 none);
+    `dense_best` is a cosine; `lexicon_rows` the structure nodes the question's lexicon terms seed."""
+    asked = asks(question)
+    top = float(walk_scores.max()) if walk_scores.size else 0.0
+    x = np.zeros((len(pages), len(FEATURES)))
+    for r, key in enumerate(pages):
+        f = facts.get(key)
+        kinds = f.kinds if f else frozenset()
+        row = [walk_scores[r] / top if top > 0 else 0.0, 1.0 / (r + 1), *shares[r],
+               bm25_best[r], dense_best[r], context_bm25[r]]
+        row += [1.0 if k in kinds else 0.0 for k in PAGE_KINDS]
+        row += [1.0 if a in asked and k in kinds else 0.0 for a, k in PAIRS]
+        row += [float(f.boilerplate) if f else 0.0, float(f.pointer_only) if f else 0.0,
+                float(f.parent_only) if f else 0.0, f.figures_per_word if f else 0.0,
+                float(len(f.nodes & lexicon_rows)) if f else 0.0, f.place if f else 0.0]
+        x[r] = row
+    return x
+
+
+def context_words(text: str) -> list[str]:
+    return normalize_name(text).split()
+
+
+__all__ = ["ASKS", "ASK_WORDS", "KIND_WORDS", "Candidates", "FEATURES", "PAGE_KINDS", "PAIRS", "PageFacts", "asks", "context_words",
+           "feature_rows", "page_facts"]
