@@ -63,8 +63,8 @@ PARAMS: dict[str, ParamSpec] = {p.name: p for p in (
     ParamSpec("passage_seeds", "Passage seeds", 20, 1, 200, "Hybrid: how many of the most similar passages are seeded."),
     ParamSpec("hop_share", "γ (second-hop share)", 0.0, 0.0, 0.95,
               "Hybrid: the share of the restart mass given to a second walk. Its seeds are the entities that the "
-              "first walk's top passages name and the question does not (the next link of a chain), each as heavy "
-              "as the first walk made it; left off for a question comparing two names it names (\"A or B?\"). 0: one "
+              "first walk's top passages name and the question does not (the next link of a chain), each weighted "
+              "by how often the first walk passed through it; left off for a question comparing two names it names (\"A or B?\"). 0: one "
               "walk. It starts at 0.6 in a corpus of passages each about one thing (most with a title of their own, "
               "like encyclopedia articles), where it finds more of a chain's passages, and at 0 in long documents cut "
               "into chunks, where it was measured to push good passages out."),
@@ -178,6 +178,8 @@ CATALOG: dict[str, RetrieverSpec] = {s.name: s for s in [
 RETRIEVERS = tuple(CATALOG)
 DEFAULT_RETRIEVER = "hybrid-ner"  # the Query page's default: the best on the data room (docs/benchmarks.md)
 FILINGS_RETRIEVER = "filing"  # the default over paged documents (PDFs): the best on the filings dev set (docs)
+# the retrievers that read a question's filing scope (and so take its correction), the room's own first
+SCOPED_RETRIEVERS = ("filing", "filing-learned", "filing-graph")
 # what the Scale sweep and Benchmarks pages start with: none needs the encoder or spaCy, so a first run loads no model
 QUICK_RETRIEVERS = ("bm25", "tfidf", "ppr-regex", "bct-regex")
 

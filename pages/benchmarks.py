@@ -74,7 +74,7 @@ path_text = st.text_input("File path (JSON or JSON Lines)", key="bm_path",
 if samples:
     st.caption(f"Sample files beside the checkout, in {SHARED}: " + ", ".join(samples) + ". Paste one's path, or "
                "upload a file below.")
-else:
+elif not (path_text.strip() and Path(path_text.strip()).is_file()):  # a file given by path needs no samples
     st.caption("No sample files here: the shared data folder beside the checkout (../shared/data) holds the MuSiQue "
                "and HotpotQA dev files when it is there. Give the path of a MuSiQue, HotpotQA or 2Wiki file, or "
                "upload one.")

@@ -8,13 +8,14 @@ import pandas as pd
 import streamlit as st
 
 from engine.errors import PathLensError
-from engine.evaluate.evaluate import compare_by_kind, doc_clusters, evaluate, verdict
+from engine.evaluate.evaluate import compare_by_kind, doc_clusters, evaluate, leads, verdict
 from engine.catalog import CATALOG, PARAMS
 from engine.indexing.config import corpus_defaults, search_config
-from engine.evaluate.metrics import leaders_in_words, metric_names
+from engine.evaluate.metrics import leader_against_each, metric_names
 from engine.explain.reasons import IN_TEXT, field_words, passage_name, walk_words
 from engine.retrieve.graph_explain import HitExplanation
 from engine.jobs import Cancelled, Job
+from engine.retrieve.page_ranker import page_ranker_model
 from ui.builds import CancelButton, ensure, fresh_area, job_result, stages_for
 from ui.frame import frame
 from ui.page_view import side_by_side
@@ -83,24 +84,70 @@ def why_they_disagree(index, config, question: str, k: int, rankings: dict[str, 
     st.subheader("Why they disagree")
     pick = st.selectbox("Passage ranked by some and not others", disagree, key="cmp_why",
                         format_func=lambda pid: passage_name(pid, titles, IN_TEXT))
+    page_of = index.corpus.page_of  # a cached property: passage id → its page
+    explained: dict[tuple[str, str], object] = {}  # one walk a retriever and passage, however often it is read
+
+    def why_of(name: str, pid: str):
+        if (name, pid) not in explained:
+            explained[(name, pid)] = index.retriever(name, config).explain_hits(question, [pid]).get(pid)
+        return explained[(name, pid)]
+
     for name, ranking in rankings.items():
         where = f"rank {ranking.index(pick) + 1}" if pick in ranking else f"not in its top {k}"
         # every retriever says why in its own terms: term shares, nearest sentences, votes, seeds and paths
-        why = index.retriever(name, config).explain_hits(question, [pick]).get(pick)
+        why = why_of(name, pick)
         if why is None:
-            reason = "it does not reach this passage at all (no shared word, no path from the question's seeds)"
+            reason = unreached(index.retriever(name, config), question, pick, ranking, page_of, titles)
         elif isinstance(why, HitExplanation):  # a walk's: its passages named as the rest of the page names them
             reason = walk_words(why, titles)
         else:
             reason = why.words()
         st.markdown(f"**{name}** · {where}")
-        st.caption(reason)
+        st.caption(escape_markdown(reason))
 
     def entities_of(name: str, pid: str) -> tuple[str, ...]:  # what a walk's hit mentions, marked on its page
-        why = index.retriever(name, config).explain_hits(question, [pid]).get(pid)
+        why = why_of(name, pid)
         return tuple(why.matched_entities) if isinstance(why, HitExplanation) else ()
 
     side_by_side(index, question, rankings, entities_of)
+
+
+def about_page_ranker() -> None:
+    """What filing-learned is: each feature's effect, what it was trained on, and its figures on the test halves of
+    the filings dev sets with their intervals (read from the model file, where `engine train-ranker` writes them)."""
+    ranker = page_ranker_model()
+    about = ranker.about
+    with st.expander("About filing-learned, the learned page ranker", expanded=False):
+        st.markdown(escape_markdown(
+            f"It reorders the {about.get('pool', 'filing retriever’s top pages')} by what an analyst names about a "
+            "page. Each hit's score is the exact sum of named parts, drawn beside the hit on the Query page and in "
+            f"the report. Trained on {about.get('trained on', '?')}: {about.get('questions with a gold page in the pool', '?')} "
+            f"of {about.get('questions', '?')} questions had a gold page among their pool's pages."))
+        effects = ranker.effects()[:12]
+        st.caption("Each feature's share of what the trees learned (LightGBM's total gain), largest first")
+        show_table(pd.DataFrame({"feature": [f for f, _ in effects], "share": [round(v, 3) for _, v in effects]}),
+                   width="stretch")
+        figures = about.get("test halves")
+        if figures:
+            st.caption(f"On the test halves ({figures['questions']} questions over {figures['filings']} filings, none "
+                       "trained on), by page:")
+            show_table(pd.DataFrame(figures["means"]).T.round(3), width="stretch")
+            st.caption("filing-learned − filing, 95% interval resampling whole filings: " + "; ".join(
+                f"{m} {d['mean']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}]" for m, d in figures["difference"].items()))
+
+
+def unreached(retriever, question: str, pid: str, ranking: list[str], page_of: dict[str, str],
+              titles: dict[str, str]) -> str:
+    """Why a retriever has nothing to say of a passage: outside the question's scope, another passage of its page
+    ranking for the page, or no word or path reaching it."""
+    if outside := getattr(retriever, "outside_scope", lambda q, p: "")(question, pid):
+        return outside
+    page = page_of.get(pid)
+    stand_in = next((other for other in ranking if page and other != pid and page_of.get(other) == page), None)
+    if stand_in is not None:
+        return (f"another passage of its page ranks in its place ({passage_name(stand_in, titles, IN_TEXT)}): "
+                "a page ranks once, as its best passage")
+    return "it does not reach this passage at all (no shared word, no path from the question's seeds)"
 
 
 def evaluation_job(index, names: list[str], ks, config) -> Job:
@@ -168,6 +215,9 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         if len(ok) >= 2 and disagree:
             why_they_disagree(index, config, question, k, {n: rankings[n] for n in ok}, disagree, titles)
 
+    if "filing-learned" in names:
+        about_page_ranker()
+
     # ---------------------------------------------------------------- the labeled query set
     st.header("Labeled query set")
     if not corpus.queries:
@@ -228,8 +278,11 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
             clusters = doc_clusters(corpus.queries, corpus)
             clustered = clusters is not None
             by_kind = compare_by_kind(result, corpus.queries, a, b, metric, clusters=clusters)
-            st.info(f"Over the {asked} labeled questions, "  # the table read out, on the metric the CI is about
-                    f"{leaders_in_words({n: result.results[n].means[metric] for n in names}, metric, by_kind[0][2])}.")
+            # the table read out on the metric the CI is about: "the best" only when it leads every other, whichever
+            # pair is picked below
+            means = {n: result.results[n].means[metric] for n in names}
+            st.info(f"Over the {asked} labeled questions, "
+                    f"{leader_against_each(means, metric, leads(result, corpus.queries, corpus, metric))}.")
             rows = [{"queries": kind, "n": n, f"Δ {metric} (A − B)": ci.mean_diff, "95% CI low": ci.low,
                      "95% CI high": ci.high, "verdict": verdict(ci), "P(Δ ≤ 0)": ci.p_not_better}
                     for kind, n, ci in by_kind]

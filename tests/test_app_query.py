@@ -102,7 +102,8 @@ def test_a_second_hop_is_shown_with_the_passage_that_named_each_bridge(core_inde
     assert "L\\.P\\." in shown
     assert said.startswith("Second hop: The question names ") and "“Solano Foods”" in said
     assert "; the first walk's #1 (Juniper Peak Growth Fund II, L.P. — Quarterly Letter, Q3 2024" in said
-    assert "each as heavy as the first walk made it, with 60% of the restart mass. The second hop " in said
+    assert ("each weighted by how often the first walk passed through it; together they carry 60% of where the walk "
+            "restarts. The second hop ") in said
     # what the hop did to the top 5, against the same question at γ 0
     first = [h.passage_id for h in core_index.retriever("hybrid-regex", search_config({}, core_index.corpus)).search(
         q, 5)]

@@ -192,7 +192,7 @@ def test_compare_shows_two_retrievers_top_pages_side_by_side(app_url, browser):
     columns = page.locator("[data-testid=stMain] [data-testid=stCaptionContainer]").filter(
         has_text=re.compile(r"'s first hit cites APPLE_2022_10K\.pdf page \d+"))
     assert columns.count() == 2
-    assert columns.nth(1).inner_text().startswith("filing-graph's first hit cites APPLE_2022_10K.pdf page 36")
+    assert columns.nth(0).inner_text().startswith("filing-graph's first hit cites APPLE_2022_10K.pdf page 36")
     images = page.locator("[data-testid=stMain] [data-testid=stImage] img")
     assert images.count() == 2
     boxes = [images.nth(i).bounding_box() for i in range(2)]

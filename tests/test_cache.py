@@ -97,8 +97,9 @@ def test_no_partial_file_is_left_by_a_failed_write(tmp_path, monkeypatch):
 
 
 def test_a_killed_writer_never_leaves_a_readable_half_file(tmp_path):
-    """Kill a process while it writes a large component, at several moments: afterwards the
-    component is either absent or whole, never half-written."""
+    """Kill a process while it writes a component, once its temporary file has bytes in it: afterwards the
+    component is absent, never half-written, and the half-written temporary is never read. (The kills used to land
+    at fixed delays before the temporary existed, so nothing was killed mid-write.)"""
     import signal
     import subprocess
     import sys
@@ -107,20 +108,29 @@ def test_a_killed_writer_never_leaves_a_readable_half_file(tmp_path):
     from tests.conftest import ROOT
 
     code = ("import numpy as np, sys; sys.path.insert(0, %r); from engine.store.cache import DiskCache; "
-            "c = DiskCache(%r); print('go', flush=True); "
-            "c.store('fp', 'embeddings', np.arange(40_000_000, dtype=np.float64))") % (str(ROOT), str(tmp_path))
-    for delay in (0.05, 0.3, 0.8):
+            "c = DiskCache(%r); v = np.arange(6_000_000, dtype=np.float64); print('go', flush=True); "
+            "c.store('fp', 'embeddings', v)") % (str(ROOT), str(tmp_path))
+    killed_mid_write = 0
+    for _ in range(3):
         for f in tmp_path.iterdir():
             f.unlink()
         p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
         p.stdout.readline()
-        time.sleep(delay)
-        p.send_signal(signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and p.poll() is None:
+            temporaries = [f for f in tmp_path.glob(".tmp-*") if f.exists() and f.stat().st_size > 0]
+            if temporaries:
+                p.send_signal(signal.SIGKILL)
+                break
         p.wait()
+        if p.returncode == -signal.SIGKILL:
+            killed_mid_write += 1
+            assert list(tmp_path.glob(".tmp-*")), "killed while writing: its temporary stays behind"
         cache = DiskCache(tmp_path)
         value = cache.load("fp", "embeddings")
-        assert value is None or (value.shape == (40_000_000,) and value[-1] == 39_999_999)
+        assert value is None or (value.shape == (6_000_000,) and value[-1] == 5_999_999)
         assert not any(e.kind == "rejected" for e in cache.events)  # a leftover temp file is never even looked at
+    assert killed_mid_write >= 1
 
 
 def test_stale_temporaries_are_swept_fresh_ones_kept(tmp_path):

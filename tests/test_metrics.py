@@ -191,3 +191,18 @@ def test_hr_mrr_at_10_and_recall_agree_with_ranx_on_seeded_random_runs():
         order = list(reference.keys())  # ranx reports its queries in its own order
     for metric, ours_name in names.items():
         assert [ours[q][ours_name] for q in order] == pytest.approx(list(theirs[metric]), abs=1e-12), metric
+
+
+def test_the_leader_is_the_best_only_when_it_leads_every_other_whatever_pair_is_shown():
+    """Compare said "the best of the 3" beside one pair and "tied" beside another, with the same means (#63)."""
+    from engine.evaluate.metrics import BootstrapCI, leader_against_each
+
+    def ci(b, low, high):
+        return BootstrapCI("hr@5", "a", b, (low + high) / 2, low, high, 10_000, 42, 0.0)
+    means = {"a": 0.8, "b": 0.7, "c": 0.5}
+    said = leader_against_each(means, "hr@5", {"b": ci("b", 0.02, 0.18), "c": ci("c", 0.1, 0.5)})
+    assert said == ("a finds a gold passage in its top 5 for 80% of the questions; hr@5 0.800, the best of the 3 "
+                    "retrievers: its lead over each other has a 95% interval above 0")
+    said = leader_against_each(means, "hr@5", {"b": ci("b", -0.05, 0.25), "c": ci("c", 0.1, 0.5)})
+    assert said == ("a finds a gold passage in its top 5 for 80% of the questions; hr@5 0.800, tied with b (the 95% "
+                    "interval of each difference includes 0: b 0.700, [-0.050, +0.250]); ahead of c")

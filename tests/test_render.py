@@ -327,7 +327,7 @@ def test_a_what_if_report_opens_with_what_was_taken_out_and_each_answer_moves_ag
     # every answer says its move against the full ranking: an arrow, "new in the top", and a changed score's old one
     answers = page[page.index("<h2>Answers"):page.index("<h2>Evidence graph")]
     heads = re.findall(r"<div><strong>\d+\. .*?</div>", answers)
-    assert len(heads) == 4 and all(re.search(r" · (↑\d+|↓\d+|=|new in the top)", h) for h in heads), heads
+    assert len(heads) == 4 and all(re.search(r" · (↑\d+|↓\d+|same rank|new in the top)", h) for h in heads), heads
     was = {h.passage_id: h.score for h in full}
     assert any(f"score {s:.5g} → " in answers for s in was.values())
     gone = [h for h in full if h.passage_id not in answers]
@@ -339,10 +339,10 @@ def test_move_words_say_the_arrow_and_the_earlier_score_only_when_it_changed():
 
     earlier = {"a": (1, 0.5), "b": (2, 0.25), "c": (3, 0.2)}
     assert move_words(None, "a", 1, 0.5) == ""
-    assert move_words(earlier, "a", 1, 0.5) == " · ="
+    assert move_words(earlier, "a", 1, 0.5) == " · same rank"
     assert move_words(earlier, "b", 1, 0.25) == " · ↑1"
     assert move_words(earlier, "a", 2, 0.4) == " · ↓1 · score 0.5 → 0.4, −20%"
-    assert move_words(earlier, "c", 3, 0.201) == " · = · score 0.2 → 0.201, +0.5%"
+    assert move_words(earlier, "c", 3, 0.201) == " · same rank · score 0.2 → 0.201, +0.5%"
     assert move_words(earlier, "z", 4, 0.1) == " · new in the top"
 
 

@@ -7,6 +7,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from engine.explain.parts import explained, page_parts_html
 from engine.explain.reasons import (IN_TEXT, WHERE_IT_SITS, exactness_words, explanation_lines, passage_name, path_words, percent,
                                     reason)
 from engine.explain.render import page_height, passage_seed_summary, second_hop_summary, subgraph_html
@@ -93,14 +94,25 @@ def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str],
     with st.expander("How the walk converged: the PPR residual per iteration"):
         # Vega-Lite (ui.render.metric_bars says why not plotly): the browser draws this chart on every Query page
         # load, even while its expander stays shut
-        residuals = pd.DataFrame({"iteration": range(1, len(walk.residuals) + 1), "L1 change": walk.residuals})
-        st.altair_chart(alt.Chart(residuals).mark_line(point=True).encode(
-            alt.X("iteration:Q", scale=alt.Scale(zero=False), axis=alt.Axis(tickMinStep=1)),
-            alt.Y("L1 change:Q", scale=alt.Scale(type="log"),
-                  title="score added at step t" if walk.pushed else "‖pₜ₊₁ − pₜ‖₁")).properties(height=320),
-            width="stretch", key="residuals")
+        residuals = residual_rows(walk.residuals)
+        if len(residuals) >= 2:
+            st.altair_chart(alt.Chart(residuals).mark_line(point=True).encode(
+                alt.X("iteration:Q", scale=alt.Scale(zero=False), axis=alt.Axis(tickMinStep=1)),
+                alt.Y("L1 change:Q", scale=alt.Scale(type="log"),
+                      title="score added at step t" if walk.pushed else "‖pₜ₊₁ − pₜ‖₁")).properties(height=320),
+                width="stretch", key="residuals")
+        if len(residuals) < len(walk.residuals):
+            st.caption(f"{len(walk.residuals) - len(residuals)} of the {len(walk.residuals)} steps changed nothing "
+                       "(the walk had settled), so a log scale has no place for them.")
         st.caption(f"{walk.iterations} iterations run at α = {alpha:.2f}; the change shrinks by about (1 − α) "
                    "each step, so a larger α converges faster and keeps the walk nearer its seeds.")
+
+
+def residual_rows(residuals) -> pd.DataFrame:
+    """Each step's change, for a log-scale chart: the steps that changed nothing (a walk at α near 1 settles in a
+    step or two) have no place on it, and are said instead."""
+    rows = pd.DataFrame({"iteration": range(1, len(residuals) + 1), "L1 change": residuals})
+    return rows[rows["L1 change"] > 0]
 
 
 def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question: str, gold: frozenset[str],
@@ -109,8 +121,7 @@ def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question
     share of the score each carries, its text with the matches marked, and last, in small type, where it is from.
     Returns its box, for what follows it (its cited page); `anchored`: the box starts with an anchor, `#hit-RANK`,
     that the strip of pages links to."""
-    walk = answer.walk
-    e = answer.why.get(h.passage_id) if walk is not None else None
+    e, ranked = explained(answer, h.passage_id)  # the walk's why; a learned ranker's parts of the score
     mark = " · ★ gold" if h.passage_id in gold else ""
     box = st.container(border=True)
     with box:
@@ -118,14 +129,17 @@ def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question
             st.html(f"<span id='hit-{h.rank}'></span>")
         st.markdown(f"**{h.rank}. {escape_markdown(passage_name(h.passage_id, titles, IN_TEXT))}** · score {h.score:.5g}"
                     f"{mark}{moved}")
+        if ranked is not None:
+            st.html(page_parts_html(ranked))
+            st.caption(f"The walk alone ranked this page {ranked.walk_rank}; what the walk saw follows.")
         if e is not None:
             for kind, line in explanation_lines(e, titles):
                 if kind == "path":
                     st.caption(escape_markdown(line))
                 else:
                     st.markdown((f"**{WHERE_IT_SITS}:** " if kind == "typed path" else "") + escape_markdown(line))
-        elif h.passage_id in answer.why:
-            st.caption(f"Why: {answer.why[h.passage_id].words()}")
+        elif h.passage_id in answer.why and ranked is None:
+            st.caption(f"Why: {escape_markdown(answer.why[h.passage_id].words())}")
         terms = marked_terms(e.matched_entities if e is not None else None, text, question)
         st.html(f"<div class='passage'>{highlight(text, terms)}</div>")
         st.caption(f"From {escape_markdown(source)} · passage `{h.passage_id}`")  # the id last, for who needs it
@@ -136,7 +150,7 @@ def hit_row(h, answer, titles: dict[str, str], source: str, gold: frozenset[str]
     """A hit as a row of the downloadable table."""
     row = {"rank": h.rank, "passage": passage_name(h.passage_id, titles, IN_TEXT), "passage_id": h.passage_id,
            "score": h.score, "gold": h.passage_id in gold, "source": source}
-    e = answer.why.get(h.passage_id) if answer.walk is not None else None
+    e, _ = explained(answer, h.passage_id)
     if e is not None:
         row["why"] = reason(e)
         row["evidence paths"] = " | ".join(f"{path_words(p, titles)} ({percent(p.share)})"

@@ -5,9 +5,10 @@ their hits.
 Drawing a page never holds the answer up. `start` hands the hits' pages to a pool of threads (PDFium itself runs
 in a worker process per page: engine.explain.page_image) before the hits are drawn; each PDF hit keeps a "See the
 page" box (`slot`), and `fill` draws the pages into those boxes, in rank order, once the rest of the answer is on
-the screen. Finished pages are kept here by file, page and what is marked (`_KEPT`), so a rerun (any click) shows
-them without drawing them again; PDFium's pages are also kept on disk (the engine's PageCache). A page that cannot
-be drawn is named, with its file and page, in its box; its passage is above it.
+the screen. Pages are kept in Streamlit's resource cache by file, page and what is marked (`_future`, an hour), so
+a rerun (any click) shows them without drawing them again; a failure is never kept. PDFium's pages are also kept on
+disk (the engine's PageCache). A page that cannot be drawn is named, with its file and page, in its box; its passage
+is above it.
 """
 
 from __future__ import annotations
@@ -16,14 +17,13 @@ import base64
 import html
 import io
 import json
-import threading
-from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
 import streamlit as st
 
+from engine.catalog import FILINGS_RETRIEVER, SCOPED_RETRIEVERS
 from engine.errors import PathLensError
 from engine.explain.figures import HitPage, cited_page, hit_entities, hit_page, legend_html
 from engine.explain.page_evidence import pdf_source
@@ -41,9 +41,8 @@ TEXT_HEIGHT = 620  # px: the page text's pane beside the image scrolls within th
 MARGIN_PX = 24  # white kept around a page's ink when it is cut to it
 WAIT_STEP_S = 0.25  # a page being drawn is looked at this often
 
+PAGE_TTL_S = 3600  # a drawn page is kept an hour across reruns and sessions
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="pathlens-page")
-_KEPT: OrderedDict[tuple, Future] = OrderedDict()
-_LOCK = threading.Lock()
 
 CSS = f"""<style>
 .page-text{{font-size:13px;line-height:1.4;color:#222}}.page-text div{{margin-bottom:2px}}
@@ -117,19 +116,17 @@ def _draw(spec: str, doc: str, passage_id: str, text: str, question: str, entiti
     return ShownPage(page, *_cut_and_thumbnail(page.marked.png))
 
 
-def _future(spec: str, doc: str, passage_id: str, text: str, question: str, entities: tuple[str, ...]) -> Future:
-    """The page being drawn, or drawn: one future per (corpus, passage, question, entities), shared by reruns and
-    sessions. A failure is kept too: the same page fails the same way (a damaged file, a missing page)."""
-    key = (spec, passage_id, question, entities, DEFAULT_WIDTH)
-    with _LOCK:
-        if key in _KEPT:
-            _KEPT.move_to_end(key)
-            return _KEPT[key]
-        future = _POOL.submit(_draw, spec, doc, passage_id, text, question, entities)
-        _KEPT[key] = future
-        while len(_KEPT) > KEEP:
-            _KEPT.popitem(last=False)
-        return future
+def _not_failed(future: Future) -> bool:
+    """A page that failed is drawn again on the next look: a time-out under load must not stay for everyone."""
+    return not (future.done() and future.exception() is not None)
+
+
+@st.cache_resource(ttl=PAGE_TTL_S, max_entries=KEEP, show_spinner=False, validate=_not_failed)
+def _future(spec: str, doc: str, passage_id: str, text: str, question: str, entities: tuple[str, ...],
+            width: int = DEFAULT_WIDTH) -> Future:
+    """The page being drawn, or drawn: one future per (corpus, passage, question, entities, width), shared by reruns
+    and sessions through Streamlit's resource cache, never a failed one."""
+    return _POOL.submit(_draw, spec, doc, passage_id, text, question, entities)
 
 
 def start(index: Index, answer, question: str, texts: dict[str, str]) -> dict[str, Pending]:
@@ -310,7 +307,10 @@ def side_by_side(index: Index, question: str, rankings: dict[str, list[str]], en
     if spec is None or len(names) < 2:
         return
     st.markdown("**Their top pages side by side**")
-    for key, fallback in (("cmp_pages_a", names[0]), ("cmp_pages_b", names[1])):  # a retriever taken off the list
+    # the room's own retriever first (filing, for PDFs), against the next one chosen
+    first = next((n for n in (FILINGS_RETRIEVER, *SCOPED_RETRIEVERS) if n in names), names[0])
+    second = next(n for n in names if n != first)
+    for key, fallback in (("cmp_pages_a", first), ("cmp_pages_b", second)):  # a retriever taken off the list
         if st.session_state.get(key) not in names:
             st.session_state[key] = fallback
     c1, c2 = st.columns(2)
@@ -321,8 +321,12 @@ def side_by_side(index: Index, question: str, rankings: dict[str, list[str]], en
         top = rankings[name][0]
         doc, number = cited_page(top)
         future = _future(spec, doc, top, texts[top], question.strip(), tuple(entities_of(name, top)))
-        rest = [f"#{i} p.{where[1]}" + ("" if where[0] == doc else f" of {where[0]}")
-                for i, pid in enumerate(rankings[name][1:], start=2) if (where := cited_page(pid))]
+        later: dict[tuple[str, int], list[int]] = {}  # a page two passages cite is named once, with both ranks
+        for i, pid in enumerate(rankings[name][1:], start=2):
+            if (where := cited_page(pid)) and where != (doc, number):
+                later.setdefault(where, []).append(i)
+        rest = [" ".join(f"#{i}" for i in ranks) + f" p.{where[1]}" + ("" if where[0] == doc else f" of {where[0]}")
+                for where, ranks in later.items()]
         with column:
             st.caption(escape_markdown(f"{name}'s first hit cites {doc} page {number}"
                                        + (f"; then {', '.join(rest)}." if rest else ".")))

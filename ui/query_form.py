@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from engine.catalog import CATALOG, PARAMS, default_retriever
+from engine.catalog import CATALOG, PARAMS, SCOPED_RETRIEVERS, default_retriever
 from engine.errors import PathLensError
 from engine.explain.reasons import field_words, k_past_corpus
 from engine.filings.offers import offered_questions
@@ -271,7 +271,7 @@ def ask(index: Index) -> Request | None:
     question, labeled, offered = _question(index)
     story_slot = st.empty()  # the opening example's story, under its question once its answer is in
     base, bct, vocabulary, k, tol_label, members, weights = _settings(corpus)
-    scope = _scope(index) if base in ("filing", "filing-graph") else ScopeCorrection()
+    scope = _scope(index) if base in SCOPED_RETRIEVERS else ScopeCorrection()
     name = bct_of().get(base, base) if bct else base
     values = {n: type(p.default)(st.session_state.get(n, _spec(corpus, n)[0])) for n, p in PARAMS.items()}
     if not st.session_state.get("hop_on", values["hop_share"] > 0):  # the switch off: one walk, whatever γ reads

@@ -10,6 +10,7 @@ from ..ingest.questions import LabeledQuery
 from ..ingest.passage import page_key
 from ..errors import PathLensError
 from ..indexing.index import Index, SearchConfig, check_retriever
+from ..retrieve.retrievers import Retriever
 from .metrics import BootstrapCI, cluster_bootstrap, mean_metrics, metric_names, paired_bootstrap, per_query
 
 MRR_DEPTH = 10  # rankings are read this deep (or to the largest k), so MRR is MRR@10
@@ -108,6 +109,16 @@ def lead_ci(result: EvalResult, queries: Sequence[LabeledQuery], corpus: Corpus,
     order = sorted(result.results, key=lambda n: (-round(result.results[n].means[metric], 3), n))
     return compare_by_kind(result, queries, order[0], order[1], metric, resamples, seed,
                            clusters=doc_clusters(queries, corpus))[0][2]
+
+
+def leads(result: EvalResult, queries: Sequence[LabeledQuery], corpus: Corpus, metric: str,
+          resamples: int = 10_000, seed: int = 42) -> dict[str, BootstrapCI]:
+    """The paired 95% CI of the leader on `metric` minus each other retriever, resampled as `doc_clusters` says: the
+    leader is the best only when every one of them is above 0."""
+    order = sorted(result.results, key=lambda n: (-round(result.results[n].means[metric], 3), n))
+    clusters = doc_clusters(queries, corpus)
+    return {other: compare_by_kind(result, queries, order[0], other, metric, resamples, seed, clusters=clusters)[0][2]
+            for other in order[1:]}
 
 
 def select_questions(queries: Sequence[LabeledQuery], only: str) -> tuple[LabeledQuery, ...]:
@@ -252,10 +263,11 @@ def check_unit(unit: str, corpus: Corpus, queries: Sequence[LabeledQuery]) -> st
 
 
 def run_queries(index: Index, name: str, queries: Sequence[LabeledQuery], depth: int,
-                config: SearchConfig = SearchConfig(), unit: str = "passage"
+                config: SearchConfig = SearchConfig(), unit: str = "passage", retriever: Retriever | None = None
                 ) -> tuple[dict[str, dict[str, float]], tuple[str, ...]]:
-    """Each question's ranking to `depth`, in passages or (unit "page") pages."""
-    retriever = index.retriever(check_retriever(name), config)
+    """Each question's ranking to `depth`, in passages or (unit "page") pages; by the catalog's `name`, or by
+    `retriever` when given (a model not yet saved, measured before it is)."""
+    retriever = retriever or index.retriever(check_retriever(name), config)
     read = depth * PAGE_DEPTH if unit == "page" else depth
     answers = retriever.answer_batch([q.text for q in queries], read)  # batched where the retriever can
     run = {q.id: {h.passage_id: h.score for h in a.hits} for q, a in zip(queries, answers)}
@@ -267,12 +279,16 @@ def run_queries(index: Index, name: str, queries: Sequence[LabeledQuery], depth:
 
 def evaluate(index: Index, retrievers: Sequence[str], ks: Sequence[int] = (1, 3, 5),
              config: SearchConfig = SearchConfig(), queries: Sequence[LabeledQuery] | None = None,
-             on_retriever: Callable[[str], None] | None = None, unit: str = "auto") -> EvalResult:
+             on_retriever: Callable[[str], None] | None = None, unit: str = "auto",
+             made: Mapping[str, Retriever] | None = None) -> EvalResult:
     """Every retriever over the labeled questions. `unit` "page" ranks pages (each once, at its best
-    passage) for every retriever alike; "auto" does so when every question's gold is pages."""
+    passage) for every retriever alike; "auto" does so when every question's gold is pages. `made`: retrievers
+    already made, by name, used instead of the catalog's."""
     ks = check_ks(ks)
+    made = made or {}
     for r in retrievers:
-        check_retriever(r)
+        if r not in made:
+            check_retriever(r)
     queries = tuple(index.corpus.queries if queries is None else queries)
     if not queries:
         raise PathLensError(f"corpus {index.corpus.name!r} has no labeled queries to evaluate")
@@ -283,7 +299,7 @@ def evaluate(index: Index, retrievers: Sequence[str], ks: Sequence[int] = (1, 3,
     for name in retrievers:
         if on_retriever:
             on_retriever(name)
-        run, no_seed = run_queries(index, name, queries, depth, config, unit)
+        run, no_seed = run_queries(index, name, queries, depth, config, unit, made.get(name))
         units_run, qrels = judged(index.corpus, queries, run)
         values = per_query(units_run, qrels, ks)
         results[name] = RetrieverResult(

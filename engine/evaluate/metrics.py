@@ -64,6 +64,26 @@ def metric_words(metric: str, value: float) -> str:
     raise PathLensError(f"unknown metric {metric!r}; choose from hr@k, recall@k, all@k or mrr")
 
 
+def leader_against_each(means: Mapping[str, float], metric: str, leads: Mapping[str, "BootstrapCI"]) -> str:
+    """The leader in words, called the best only when the paired interval of its lead over every other retriever
+    (`leads`: each other's name → CI of leader − it) is above 0; the ones it cannot be told from are named tied."""
+    shown = {name: round(v, 3) for name, v in means.items()}
+    leader = max(shown, key=lambda n: (shown[n], -sorted(shown).index(n)))
+    words = f"{metric_words(metric, shown[leader])}; {metric} {shown[leader]:.3f}"
+    tied = [n for n, ci in leads.items() if ci.low <= 0]
+    if not tied:
+        return (f"{leader} {words}, the best of the {len(means)} retrievers: its lead over each other has a 95% "
+                "interval above 0")
+    ahead = [n for n in leads if n not in tied]
+    return (f"{leader} {words}, tied with {_and(tied)} (the 95% interval of each difference includes 0: "
+            + "; ".join(f"{n} {shown[n]:.3f}, [{leads[n].low:+.3f}, {leads[n].high:+.3f}]" for n in tied) + ")"
+            + (f"; ahead of {_and(ahead)}" if ahead else ""))
+
+
+def _and(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def leaders_in_words(means: Mapping[str, float], metric: str, ci: "BootstrapCI | None" = None) -> str:
     """Which retriever does best on `metric`, in words that need no metric: "bm25 finds a gold passage in its top
     5 for 98% of the questions; hr@5 0.975, the best of the 4 retrievers". Retrievers level at three decimals, as

@@ -6,6 +6,7 @@ from dataclasses import asdict
 from typing import Mapping
 
 from ..ingest.passage import citation, page_number, Passage
+from ..retrieve.page_ranker import PageExplanation
 from ..retrieve.graph_explain import GraphAnswer, HitExplanation
 from ..retrieve.retrievers import Answer, Hit
 
@@ -39,6 +40,9 @@ def explanation_json(why) -> dict | None:
     the dataclass's own fields (terms, sentences, votes) otherwise."""
     if why is None:
         return None
+    if isinstance(why, PageExplanation):  # a learned ranker's: named parts that sum to the score, and the walk's why
+        return {"parts": [{"feature": p.feature, "value": p.value, "part": p.part} for p in why.parts],
+                "base": why.base, "walk_rank": why.walk_rank, "walk": explanation_json(why.walk)}
     if isinstance(why, HitExplanation):
         return {"seed_contributions": dict(why.contributions), "seed_shares": dict(why.seed_shares),
                 "evidence_paths": [{"path": p.words(), "nodes": list(p.node_ids), "edges": list(p.edges), "mass": p.mass,
@@ -77,7 +81,8 @@ def scope_json(extra) -> dict:
     """The filings retriever's reading of the question: company, period, form, statements, terms, filings."""
     s = extra.scope
     return {"words": extra.scope_words, "companies": list(s.companies), "fiscal_year": s.year, "quarter": s.quarter,
-            "form": s.form, "statements": list(s.statements), "terms": [said for said, _ in s.terms],
+            "periods": [p.words() for p in s.periods], "form": s.form, "form_implied": s.form_why,
+            "statements": list(s.statements), "terms": [said for said, _ in s.terms],
             "filings": list(s.filings), "question_without_instructions": s.text, "corrected": s.corrected,
             "notes": list(s.notes)}
 

@@ -185,7 +185,8 @@ def explanation_lines(e: HitExplanation, titles: Mapping[str, str]) -> list[tupl
 
 def move_words(earlier: Mapping[str, tuple[int, float]] | None, passage_id: str, rank: int, score: float) -> str:
     """A hit's move against an earlier ranking of the same question (passage id → (rank, score)), as the page and
-    the report show it: its rank arrow, and its earlier score when that changed (" · = · score 0.031 → 0.025,
+    the report show it: its rank arrow ("same rank" when it kept it), and its earlier score when that changed
+    (" · same rank · score 0.031 → 0.025,
     −19%"), so a what-if that moves no rank still shows what it did; "" with nothing to compare with."""
     if earlier is None:
         return ""
@@ -193,7 +194,7 @@ def move_words(earlier: Mapping[str, tuple[int, float]] | None, passage_id: str,
         return " · new in the top"
     was_rank, was_score = earlier[passage_id]
     moved = was_rank - rank
-    arrow = f" · ↑{moved}" if moved > 0 else f" · ↓{-moved}" if moved < 0 else " · ="
+    arrow = f" · ↑{moved}" if moved > 0 else f" · ↓{-moved}" if moved < 0 else " · same rank"
     if abs(score - was_score) <= 1e-12 * max(abs(was_score), 1e-300):
         return arrow
     share = (score - was_score) / was_score if was_score else 0.0

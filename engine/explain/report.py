@@ -30,6 +30,7 @@ from ..catalog import EDGE_PARAMS, PARAMS, spec
 from .figures import REPORT_PAGE_WIDTH, cited_page, graph_svg, hit_entities, hit_page, page_failure, page_figure
 from ..ingest.documents import SourceFile
 from .page_evidence import pdf_source
+from .parts import explained, page_parts_html
 from .reasons import IN_TEXT, exactness_words, explanation_lines, move_words, passage_name
 from .render import COLORS, MARKDOWN_HEADING, ROLE_WORDS, page_height, passage_seed_summary, second_hop_summary, subgraph_html
 from ..retrieve.retrievers import check_k, check_query
@@ -297,18 +298,19 @@ def _hit(h, answer, titles: dict[str, str], texts: dict[str, str], question: str
          gold: frozenset[str], moved: str = "", page: str = "") -> str:
     """One answer: its name, where it is and its score; why it came back in one sentence; its routes; its text;
     the page it cites, drawn with what matched marked."""
-    walk = answer.walk
-    e = answer.why.get(h.passage_id) if walk is not None else None  # a walk's per-seed shares and paths
+    e, ranked = explained(answer, h.passage_id)  # a walk's per-seed shares and paths; a learned ranker's parts
     mark = " · <span class='gold'>★ gold</span>" if h.passage_id in gold else ""
     # the name already says the document and the page or part ("… Q3 2024 · part 1"): beside it, only the file it is in
     source = h.passage_id.rpartition("#")[0] or h.passage_id
     out = [f"<div class='hit'><div><strong>{h.rank}. {html.escape(passage_name(h.passage_id, titles, IN_TEXT))}</strong> · "
            f"{html.escape(source)} · score {h.score:.5g}{mark}{html.escape(moved)}</div>"]
+    if ranked is not None:
+        out.append(page_parts_html(ranked) + f"<div class='meta'>The walk alone ranked it {ranked.walk_rank}.</div>")
     if e is not None:
         form = {"reason": "<p>{}</p>", "typed path": "<div><strong>Where this page sits:</strong> {}</div>",
                 "path": "<div class='meta'>{}</div>"}
         out += [form[kind].format(html.escape(text)) for kind, text in explanation_lines(e, titles)]
-    elif h.passage_id in answer.why:
+    elif h.passage_id in answer.why and ranked is None:
         out.append(f"<p>Why: {html.escape(answer.why[h.passage_id].words())}</p>")
     terms = marked_terms(e.matched_entities if e is not None else None, texts[h.passage_id], question)
     out.append(f"<p>{highlight(texts[h.passage_id], terms)}</p>"

@@ -17,6 +17,7 @@ from ..retrieve.bm25_retriever import BM25Retriever
 from ..retrieve.dense_retriever import DenseRetriever
 from ..retrieve.filing_retriever import FilingRetriever
 from ..retrieve.filing_seeding import FilingSeeder
+from ..retrieve.page_ranker import LearnedPageRetriever, PagePool, page_ranker_model
 from ..retrieve.graph_retriever import GraphParams, GraphRetriever
 from ..retrieve.retrievers import Retriever
 from ..retrieve.rrf_retriever import RRFRetriever
@@ -91,6 +92,12 @@ class Retrievers:
                 index.ids, embeddings, encoder.encode_queries, index.texts)
             passage_seeder = PassageSeeder(dense_retriever, params, index.bm25() if params.lexical > 0 else None)
         return FilingRetriever(name, seeder, _own(name, config.graph), passage_seeder, index.corpus.passages)
+
+    def page_ranker(self, name: str, config: SearchConfig) -> LearnedPageRetriever:
+        """The learned page ranker over the `filing` retriever's pool of pages, with the model saved in the
+        package (`python -m engine train-ranker` remakes it)."""
+        return LearnedPageRetriever(name, PagePool(self.filing("filing", config), self.index.page_facts()),
+                                    page_ranker_model())
 
     def early(self, name: str, config: SearchConfig, documents: Sequence[str]) -> FilingRetriever | None:
         """The filings retriever ahead of the embeddings stage's end, for a question scoped to `documents`, once

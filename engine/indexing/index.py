@@ -15,6 +15,7 @@ import numpy as np
 from ..components import key as component_key, parse
 from ..errors import PathLensError
 from ..filings.graph import EdgeWeights, FilingGraph, filing_graph
+from ..retrieve.page_features import PageFacts, page_facts
 from ..filings.structure import FilingStructure, read_structure
 from ..graph.aliases import AliasTable, build_alias_table
 from ..graph.entities import BUILDERS, PER_PASSAGE, Extraction, filter_mentions
@@ -218,6 +219,10 @@ class Index:
     def structure(self) -> FilingStructure:
         """The filings' structure (engine.filings.structure): read off the passages, no model."""
         return self.memo.get("structure", lambda: read_structure(self.corpus.passages))
+
+    def page_facts(self) -> dict[str, PageFacts]:
+        """What each page of the filings is (its kinds, context, boilerplate marks): the page ranker's features."""
+        return self.memo.get("page-facts", lambda: page_facts(self.corpus.passages, self.structure()))
 
     def filing_graph(self, weights: EdgeWeights) -> FilingGraph:
         """The regex entity graph with the filings' structure added, at these edge weights."""

@@ -1,0 +1,137 @@
+"""The learned page ranker (#61): what a question asks for, what a page is, the features against hand values, and a
+ranker whose every hit's score is the exact sum of its named parts, in the answer, in --json and in the report."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from engine.filings.structure import read_structure
+from engine.indexing.config import SearchConfig
+from engine.indexing.index import Index
+from engine.ingest.corpus import Corpus
+from engine.ingest.passage import Passage
+from engine.rank.learned import RankerParams, TrainingTable, train
+from engine.retrieve.page_features import (FEATURES, PAGE_KINDS, PAIRS, asks, feature_rows, page_facts)
+from engine.retrieve.page_ranker import LearnedPageRetriever, PageExplanation, PagePool
+from tests.filingmaker import filing_pages
+
+SIGNATURES = ("SIGNATURES\nPursuant to the requirements of Section 13 or 15(d) of the Securities Exchange Act of 1934, "
+              "the registrant has duly caused this report to be signed on its behalf.\n/s/ Jane Roe Chief Executive Officer")
+POINTER = "Item 3. Legal Proceedings\nSee Note 12 of the Notes to Consolidated Financial Statements, incorporated by reference."
+MDNA = ("Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations\n"
+        "Gross margin rose 2 points, driven by lower freight costs and higher prices, partly offset by mix.")
+
+
+def _room() -> Corpus:
+    passages = []
+    for year in (2019, 2020):
+        doc = f"ACME_{year}_10K.pdf"
+        pages = filing_pages(year, 1_000 + year) + [MDNA, POINTER, SIGNATURES]
+        passages += [Passage(f"{doc}#p{n}.0", doc, doc, text, {"page": str(n), "pages": str(len(pages))})
+                     for n, text in enumerate(pages, start=1)]
+    return Corpus("acme", tuple(passages), ())
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("What drove Acme's gross margin in FY2020?", {"drivers", "figure"}),
+    ("What are the key risks to Acme's supply chain?", {"risk"}),
+    ("Which legal proceedings is Acme party to?", {"legal"}),
+    ("Who are Acme's largest customers?", {"business"}),
+    ("What guidance did Acme give for next year?", {"guidance"}),
+    ("What was Acme's book value per share?", {"per share"}),
+    ("On which exchange is Acme's stock listed, and under what trading symbol?", {"cover"}),
+])
+def test_what_a_question_asks_for(question, expected):
+    assert asks(question) == expected
+
+
+def test_what_a_page_is_is_read_from_its_structure_and_words():
+    corpus = _room()
+    facts = page_facts(corpus.passages, read_structure(corpus.passages))
+    n = len(filing_pages(2019, 0))
+    mdna, pointer, signatures = (facts[f"ACME_2019_10K.pdf#p{n + i}"] for i in (1, 2, 3))
+    assert "MD&A" in mdna.kinds and not mdna.boilerplate
+    assert pointer.pointer_only and "Item 3 legal proceedings" in pointer.kinds
+    assert signatures.boilerplate and "boilerplate" in signatures.kinds
+    assert signatures.place == 1.0 and facts["ACME_2019_10K.pdf#p1"].place == pytest.approx(1 / (n + 3))
+    assert "statement" in facts["ACME_2019_10K.pdf#p5"].kinds  # the cash-flow statement
+    assert facts["ACME_2019_10K.pdf#p5"].context.startswith("Acme Widgets FY2019 10-K")
+
+
+def test_a_feature_row_by_hand():
+    """Two pages; the question asks for drivers: the MD&A page gets its pair, the signatures page its boilerplate."""
+    corpus = _room()
+    facts = page_facts(corpus.passages, read_structure(corpus.passages))
+    n = len(filing_pages(2019, 0))
+    pages = [f"ACME_2019_10K.pdf#p{n + 1}", f"ACME_2019_10K.pdf#p{n + 3}"]
+    x = feature_rows("What drove Acme's gross margin?", pages, facts, walk_scores=np.array([0.02, 0.01]),
+                     shares=np.array([[0.5, 0.0, 0.5], [1.0, 0.0, 0.0]]), bm25_best=np.array([1.0, 0.25]),
+                     dense_best=np.array([0.6, 0.1]), context_bm25=np.array([0.0, 0.0]), lexicon_rows=frozenset())
+    row = dict(zip(FEATURES, x[0]))
+    assert row["the walk's score, against the pool's best"] == 1.0 and x[1][0] == 0.5
+    assert row["its rank in the walk"] == 1.0 and x[1][1] == 0.5
+    assert row["asks for drivers × MD&A page"] == 1.0 and row["MD&A page"] == 1.0
+    assert row["asks for a figure × MD&A page"] == 1.0  # "gross margin" is a figure too
+    other = dict(zip(FEATURES, x[1]))
+    assert other["asks for drivers × MD&A page"] == 0.0 and other["a boilerplate page (signatures, exhibit list, …)"] == 1.0
+    assert len(FEATURES) == 8 + len(PAGE_KINDS) + len(PAIRS) + 6
+
+
+@pytest.fixture(scope="module")
+def learned():
+    """A ranker trained on the room's own pools, with labels that favour the MD&A page: enough to see it learn and
+    to check that every score is the sum of its parts."""
+    index = Index(_room())
+    pool = PagePool(index.retriever("filing", SearchConfig()), index.page_facts())
+    questions = ["What drove Acme's gross margin in FY2019?", "What drove Acme's gross margin in FY2020?",
+                 "Why did Acme's gross margin rise in FY2019?", "What explains Acme's margin in FY2020?"]
+    xs, ys, sizes = [], [], []
+    for q in questions:
+        _, _, cands = pool.candidates(q)
+        labels = np.array([1 if "MD&A page" in FEATURES and cands.x[i, FEATURES.index("MD&A page")] else 0
+                           for i in range(len(cands.pages))])
+        xs.append(cands.x), ys.append(labels), sizes.append(len(labels))
+    ranker = train(TrainingTable(FEATURES, np.vstack(xs), np.concatenate(ys), tuple(sizes)),
+                   RankerParams(rounds=20, min_data_in_leaf=2))
+    return LearnedPageRetriever("filing-learned", pool, ranker)
+
+
+def test_every_hits_score_is_the_exact_sum_of_its_named_parts(learned):
+    answer = learned.answer("What drove Acme's gross margin in FY2020?", 5)
+    assert answer.hits and [h.rank for h in answer.hits] == list(range(1, len(answer.hits) + 1))
+    scores = [h.score for h in answer.hits]
+    assert scores == sorted(scores, reverse=True)
+    for h in answer.hits:
+        why = answer.why[h.passage_id]
+        assert isinstance(why, PageExplanation) and why.score == h.score
+        assert abs(sum(p.part for p in why.parts) + why.base - h.score) < 1e-9
+        assert {p.feature for p in why.parts} == set(FEATURES)
+        assert why.walk is not None and abs(sum(c for _, c in why.walk.contributions) - why.walk.score) < 1e-9
+    assert answer.hits[0].passage_id.startswith("ACME_2020_10K.pdf")  # the scope still bounds the pool
+    assert "MD&A" in learned.pool.facts[learned.pool.page_of(answer.hits[0].passage_id)].kinds  # it learned
+
+
+def test_parts_reach_json_and_the_report_as_bars_with_labels_escaped(learned):
+    from engine.explain.jsonout import answer_json
+    from engine.explain.parts import parts_html
+
+    answer = learned.answer("What drove Acme's gross margin in FY2020?", 3)
+    passages = {p.id: p for p in learned.walker.corpus_passages}
+    out = answer_json(answer, passages)
+    first = out["hits"][0]["explanation"]
+    assert abs(sum(p["part"] for p in first["parts"]) + first["base"] - out["hits"][0]["score"]) < 1e-9
+    assert first["walk"]["seed_shares"]
+    json.dumps(out)
+    drawn = parts_html([("<script>x</script>", 0.5), ("b", -0.25)], 0.1, 0.35)
+    assert "<script>" not in drawn and "&lt;script&gt;" in drawn and "+0.50" in drawn and "−" not in drawn
+
+
+def test_explain_hits_gives_parts_for_any_page_of_the_pool(learned):
+    q = "What drove Acme's gross margin in FY2020?"
+    answer = learned.answer(q, 10)
+    last = answer.hits[-1].passage_id
+    why = learned.explain_hits(q, [last, "nowhere"])
+    assert set(why) == {last} and why[last].score == pytest.approx(answer.hits[-1].score, abs=1e-12)
