@@ -30,7 +30,7 @@ if index is None:
 corpus = index.corpus
 # a room of PDFs compares the filings retrievers with the baselines (docs/filings.md's table), and includes the one
 # its Query page opens on
-DEFAULT = (["bm25", "dense", "hybrid-regex", "filing-graph", "filing"] if corpus.paged
+DEFAULT = (["bm25", "dense", "hybrid-regex", "filing-graph", "filing", "filing-learned"] if corpus.paged
            else ["bm25", "dense", "ppr-ner", "hybrid-ner", "rrf"])
 
 if st.session_state.get("compare_state_for") != corpus.name:

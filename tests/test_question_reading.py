@@ -268,3 +268,12 @@ def test_no_question_naming_a_company_of_the_room_gets_zero_hits_from_its_scope(
         if q["expect"] and q["expect"] != "*":
             scope = read_scope(q["text"], rooms[q["room"]], LEX)
             assert not scope.stop, (q["id"], scope.stop)
+
+
+def test_a_room_of_no_filings_never_stops_on_a_name():
+    """Over memos and articles no filer can be checked, so a name is just a name: the filings retrievers answer (a
+    company-like name stopped them, "The room holds filings of .")."""
+    from engine.filings.names import Room
+
+    scope = _scope("Who is the CFO of Brightwater Logistics?", Room({}))
+    assert not scope.stop and scope.filings == () and not any("names no company" in n for n in scope.notes)

@@ -157,8 +157,10 @@ def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexico
     form_why = "earnings release (a non-GAAP measure or guidance)" if release and not form and any(
         filings[d].form == "earnings release" for d in docs) else ""
     stop = ""
+    held = sorted({f.company for f in filings.values() if f.company})
+    if not held:  # a room of no filings (memos, articles): no name can be checked against a filer
+        named = Names(tuple(keys), (), named.ambiguous, named.unplaced)
     if named.unknown and not keys and not correction.everywhere:
-        held = sorted({f.company for f in filings.values() if f.company})
         stop = (" and ".join(f"“{n}”" for n in named.unknown)
                 + (" names no company" if len(named.unknown) == 1 else " name no company") + " of this data room, so no page "
                 "of it answers. The room holds filings of " + ", ".join(held)

@@ -99,14 +99,21 @@ class Retrievers:
         return LearnedPageRetriever(name, PagePool(self.filing("filing", config), self.index.page_facts()),
                                     page_ranker_model())
 
-    def early(self, name: str, config: SearchConfig, documents: Sequence[str]) -> FilingRetriever | None:
-        """The filings retriever ahead of the embeddings stage's end, for a question scoped to `documents`, once
-        their passages are encoded (`Index.encoded`): its dense seeds come from those documents only, so its answer
-        is the one the whole index gives (tested). None for any other retriever, or while they are not encoded."""
-        if name != "filing" or not documents:
+    def early(self, name: str, config: SearchConfig, documents: Sequence[str]
+              ) -> FilingRetriever | LearnedPageRetriever | None:
+        """The filings retriever (or the page ranker over it) ahead of the embeddings stage's end, for a question
+        scoped to `documents`, once their passages are encoded (`Index.encoded`): its dense seeds and features come
+        from those documents only, so its answer is the one the whole index gives (tested). None for any other
+        retriever, or while they are not encoded."""
+        if name not in ("filing", "filing-learned") or not documents:
             return None
         embeddings = self.index.encoded(documents)
-        return None if embeddings is None else self.filing(name, config, embeddings)
+        if embeddings is None:
+            return None
+        walker = self.filing("filing", config, embeddings)
+        if name == "filing":
+            return walker
+        return LearnedPageRetriever(name, PagePool(walker, self.index.page_facts()), page_ranker_model())
 
 
 __all__ = ["Retrievers"]
