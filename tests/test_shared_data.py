@@ -119,7 +119,7 @@ def test_the_capex_question_ranks_apples_cash_flow_statement_with_its_scope_and_
                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     answer = json.loads(out.stdout)
-    assert answer["retriever"] == "filing-learned"  # the default for a corpus of PDFs
+    assert answer["retriever"] == "filing"  # the default for a corpus of PDFs
     assert [(h["document"], h["page"]) for h in answer["hits"]].index(("APPLE_2022_10K.pdf", 36)) < 3
     scope = answer["scope"]
     assert (scope["companies"], scope["fiscal_year"], scope["statements"], scope["filings"]) == \
