@@ -299,5 +299,5 @@ def test_retrievers_are_ready_as_their_stages_are():
     assert ready(_stored("tokens")) == ("bm25", "tfidf")
     assert ready(_stored(*CHEAP)) == ("bm25", "tfidf", "ppr-regex", "bct-regex", "filing-graph")
     assert ready(_stored(*CHEAP, "embeddings")) == ("bm25", "tfidf", "dense", "ppr-regex", "bct-regex",
-                                                    "hybrid-regex", "filing", "filing-graph")
+                                                    "hybrid-regex", "filing", "filing-learned", "filing-graph")
     assert len(ready(_stored(*CHEAP, "embeddings", "extraction:ner", "graph:ner"))) == len(CATALOG)

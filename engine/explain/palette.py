@@ -12,9 +12,9 @@ RETRIEVER_COLORS = {
     "bm25": "#332288", "tfidf": "#88CCEE", "dense": "#44AA99",
     "ppr-regex": "#117733", "bct-regex": "#999933", "hybrid-regex": "#DDCC77",
     "ppr-ner": "#CC6677", "bct-ner": "#882255", "hybrid-ner": "#AA4499",
-    "filing": "#EE7733", "filing-graph": "#0077BB", "rrf": "#555555",
+    "filing": "#EE7733", "filing-learned": "#CC3311", "filing-graph": "#0077BB", "rrf": "#555555",
 }
-SPARE = ("#EE3377", "#009988", "#CC3311", "#33BBEE", "#BBBBBB")
+SPARE = ("#EE3377", "#009988", "#33BBEE", "#BBBBBB")
 
 
 def color_of(retriever: str) -> str:
