@@ -154,7 +154,7 @@ def test_a_fresh_server_whose_first_request_is_a_deep_link_shows_the_whole_page(
         # the menu names the pages, as it does once app.py has run, not their scripts' file names
         menu = [t.strip() for t in sidebar.get_by_role("link").all_inner_texts()]
         assert [m.split("\n")[-1].strip() for m in menu] == ["Query", "Corpus & graph", "Compare", "Scale sweep",
-                                                              "Benchmarks"], menu
+                                                              "Benchmarks", "Precedents"], menu
         page.screenshot(path=str(SHOTS / "fresh-deep-link.png"))
         no_exception(page)
         sidebar.get_by_role("link", name="Scale sweep").click()  # the menu works in this mode too
