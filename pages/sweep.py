@@ -39,7 +39,8 @@ if st.session_state.get("sw_sizes_for") != corpus.fingerprint:  # another corpus
     linked = [int(x) for x in list_param(param("sizes", ""), {str(o) for o in options})] if first else []
     st.session_state["sw_sizes"] = linked or defaults
 METRICS = metric_names(SweepConfig().ks)
-seed_from_url("sw_resamples", "resamples", 5, cast=int, bounds=(1, 20), label="Resamples per size")
+MAX_RESAMPLES = 20
+seed_from_url("sw_resamples", "resamples", 5, cast=int, bounds=(1, MAX_RESAMPLES), label="Resamples per size")
 seed_from_url("sw_seed", "seed", 42, cast=int, bounds=(0, 2**31 - 1), label="Random seed")
 seed_from_url("sw_retrievers", "retrievers", list(QUICK_RETRIEVERS), bool,
               lambda raw: list_param(raw, CATALOG))
@@ -59,7 +60,9 @@ if n < 2 * n_gold:
 c1, c2, c3 = st.columns([2, 1, 1])  # room for every size chip
 sizes = c1.multiselect("Sizes (the full corpus is always added)", options, key="sw_sizes",
                        help=f"No size below {n_gold}: every subsample keeps all gold passages of the labeled queries.")
-resamples = int(c2.number_input("Resamples per size", 1, 20, key="sw_resamples"))
+# no upper bound on the widget: past one, Streamlit reddens the box and keeps the old value without a word
+resamples = int(c2.number_input("Resamples per size", min_value=1, key="sw_resamples",
+                                help=f"At most {MAX_RESAMPLES}: each resample of each size is a full evaluation."))
 seed = int(c3.number_input("Random seed", 0, 2**31 - 1, key="sw_seed", help="Seed of the random subsamples, so a sweep can be repeated exactly."))
 names = st.multiselect("Retrievers", list(CATALOG), key="sw_retrievers",
                        help="The default four need no model, so a first sweep loads none. The hybrids (hybrid-regex, "
@@ -69,6 +72,10 @@ metric = st.selectbox("Metric", METRICS, key="sw_metric")
 set_params(sizes=",".join(str(s) for s in sizes) or None, resamples=resamples, seed=seed,
            retrievers=",".join(names) or None, metric=metric)
 
+too_many = resamples > MAX_RESAMPLES
+if too_many:
+    st.error(f"Resamples per size: at most {MAX_RESAMPLES}, not {resamples:,}. The sweep runs once it is "
+             f"{MAX_RESAMPLES} or fewer.")
 try:
     config = SweepConfig(sizes=tuple(sizes) + ("full",), resamples=resamples, seed=seed, retrievers=tuple(names),
                          metric=metric)
@@ -107,7 +114,7 @@ def chart(trials: list[Trial], full_axis: bool) -> alt.LayerChart:
     return (band + line).properties(height=430)
 
 
-run = st.button("Run sweep", type="primary", key="sw_run")
+run = st.button("Run sweep", type="primary", key="sw_run", disabled=too_many)
 # a link to a swept view (ran=1) runs the sweep again on open
 run = asked_by_link("ran", "sweep") and "sweep" not in st.session_state or run
 # live while a sweep runs, or is about to (asked for before its index was built: it starts in this run)
@@ -174,8 +181,12 @@ set_params(ran=1 if state and state["key"] == key and state["trials"] and "sweep
 if state and state["key"][0] == corpus.name and state["trials"]:
     trials = state["trials"]
     plot.altair_chart(chart(trials, full_axis), width="stretch")
+    reached = max(t.size for t in trials) == n
     st.caption(f"Each line is a retriever's mean {state['key'][1].metric} over the resamples of a size; its shaded "
-               "band runs from the worst resample to the best. The last size is the whole corpus.")
+               "band runs from the worst resample to the best. " + (
+                   "The last size is the whole corpus." if reached else
+                   f"The sweep stopped at {max(t.size for t in trials):,} passages, before the whole corpus "
+                   f"({n:,})."))
     if not state["complete"]:
         of = f" of {state['planned']:,}" if state.get("planned") else ""
         status.warning(f"Sweep cancelled after {len(trials)}{of} trials; the chart shows what finished.")

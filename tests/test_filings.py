@@ -349,9 +349,9 @@ def test_a_room_without_labeled_questions_is_offered_three_it_can_answer(room):
 
     s = read_structure(room.passages)
     offered = offered_questions(s)
-    assert offered == ("What was Acme Widgets's revenue in FY2020?",
-                       "What does the balance sheet in Acme Widgets's FY2020 10-K show?",
-                       "What does Note 8 — Long-Term Debt in Acme Widgets's FY2020 10-K say?")
+    assert offered == ("What was Acme Widgets' revenue in FY2020?",
+                       "What were Acme Widgets' total assets at the end of FY2020, according to its 10-K?",
+                       "What does Note 8 — Long-Term Debt in Acme Widgets' FY2020 10-K say?")
     # each scopes to the filing it was made from
     for q in offered:
         assert read_scope(q, s.filings, bundled()).filings == ("ACME_2020_10K.pdf",), q
@@ -464,7 +464,8 @@ def test_offered_questions_span_the_rooms_companies_and_forms():
                   Node(f"§note {doc} 8", "note", "Note 8 — Debt", doc, "8")]
     offered = offered_questions(FilingStructure(filings, tuple(nodes), ()))
     assert offered == ("What was JPMorgan Chase & Co.'s revenue in FY2022?",
-                       "What does the balance sheet in Boeing's Q2 FY2018 10-Q show?",  # a company and a form not yet used
+                       # a company and a form not yet used, asked for what its balance sheet is read for
+                       "What were Boeing's total assets at the end of Q2 FY2018, according to its 10-Q?",
                        "What does Note 8 — Debt in PepsiCo's FY2021 10-K say?")
     # a release has no notes: it takes the revenue question, so each of three companies still gets one
     room = {"APPLE.pdf": Filing("APPLE.pdf", "Apple", ("apple",), (), "10-Q", 2023, 3),
@@ -476,8 +477,15 @@ def test_offered_questions_span_the_rooms_companies_and_forms():
                   Node(f"§statement {doc} cash flows", "statement", "Statement of cash flows", doc, "cash flows"),
                   Node(f"§note {doc} 6", "note", "Note 6 — Debt", doc, "6")]
     assert offered_questions(FilingStructure(room, tuple(nodes), ())) == (
-        "What was Costco's revenue in Q3 FY2023?", "What does the statement of cash flows in Apple's Q3 FY2023 10-Q show?",
+        "What was Costco's revenue in Q3 FY2023?",
+        "How much cash did Apple's operations provide in Q3 FY2023, according to its 10-Q?",
         "What does Note 6 — Debt in Netflix's Q2 FY2023 10-Q say?")
+    # a file read only in part (a damaged page left out) is offered from last: here, not at all
+    offered = offered_questions(FilingStructure(room, tuple(nodes), ()), damaged=frozenset({"COSTCO.pdf"}))
+    assert not any("Costco" in q for q in offered) and len(offered) == 3, offered
+    # a room of damaged files alone is still offered questions
+    assert offered_questions(FilingStructure(room, tuple(nodes), ()), damaged=frozenset(room)) == \
+        offered_questions(FilingStructure(room, tuple(nodes), ()))
 
 
 def test_a_banks_cash_and_marketable_securities_seed_its_balance_sheet_rows():

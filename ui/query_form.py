@@ -145,7 +145,8 @@ def _question(index: Index) -> tuple[str, LabeledQuery | None, tuple[str, ...]]:
     returns the question, its labeled form if any, and the questions offered."""
     corpus = index.corpus
     # labeled questions, or, for a room of filings without them, questions its structure can answer
-    offered = () if corpus.queries or not corpus.paged else offered_questions(index.structure())
+    damaged = frozenset(p.file for p in corpus.report.skipped)  # files read in part: offered from last
+    offered = () if corpus.queries or not corpus.paged else offered_questions(index.structure(), damaged=damaged)
     if corpus.queries or offered:
         examples = ["—"] + ([f"{q.id} ({q.kind}) · {q.text}" for q in corpus.queries] or
                             [f"suggested · {q}" for q in offered])
@@ -155,7 +156,8 @@ def _question(index: Index) -> tuple[str, LabeledQuery | None, tuple[str, ...]]:
         st.selectbox("Labeled example questions" if corpus.queries else "Questions to start with", examples,
                      key="example", on_change=_use_example,
                      help=None if corpus.queries else "Made from what the uploaded filings hold: a company's revenue "
-                                                      "for a period it has, a statement it has, and a note it has.")
+                                                      "for a period it has, a figure of a statement it has, and a note "
+                                                      "it has.")
     question = st.text_input("Question", key="question", help=f"Up to {MAX_QUERY_CHARS:,} characters.",
                              on_change=_forget_example)
     labeled = next((q for q in corpus.queries if q.text.strip() == question.strip()), None)

@@ -64,6 +64,10 @@ def metric_words(metric: str, value: float) -> str:
     raise PathLensError(f"unknown metric {metric!r}; choose from hr@k, recall@k, all@k or mrr")
 
 
+# why an interval that includes 0 leaves two retrievers untold apart, in a reader's words
+CHANCE = "could come from which questions happened to be asked"
+
+
 def leader_against_each(means: Mapping[str, float], metric: str, leads: Mapping[str, "BootstrapCI"]) -> str:
     """The leader in words, called the best only when the paired interval of its lead over every other retriever
     (`leads`: each other's name → CI of leader − it) is above 0; the ones it cannot be told from are named tied."""
@@ -75,7 +79,8 @@ def leader_against_each(means: Mapping[str, float], metric: str, leads: Mapping[
         return (f"{leader} {words}, the best of the {len(means)} retrievers: its lead over each other has a 95% "
                 "interval above 0")
     ahead = [n for n in leads if n not in tied]
-    return (f"{leader} {words}, tied with {_and(tied)} (the 95% interval of each difference includes 0: "
+    return (f"{leader} {words}, but not told apart from {_and(tied)} (the 95% interval of each difference includes "
+            f"0, so the gap {CHANCE}: "
             + "; ".join(f"{n} {shown[n]:.3f}, [{leads[n].low:+.3f}, {leads[n].high:+.3f}]" for n in tied) + ")"
             + (f"; ahead of {_and(ahead)}" if ahead else ""))
 
@@ -98,8 +103,9 @@ def leaders_in_words(means: Mapping[str, float], metric: str, ci: "BootstrapCI |
     if ci is not None and ci.low <= 0 <= ci.high and set(best) & {ci.a, ci.b} and {ci.a, ci.b} <= set(shown):
         other = ci.b if ci.a in best else ci.a
         if other not in best:
-            return (f"{best[0]} and {other} are tied: {best[0]} {words}, {other} {shown[other]:.3f}, and the 95% "
-                    f"interval of their difference, [{ci.low:+.3f}, {ci.high:+.3f}], includes 0")
+            return (f"{best[0]} and {other} cannot be told apart: {best[0]} {words}, {other} {shown[other]:.3f}, "
+                    f"but the 95% interval of their difference, [{ci.low:+.3f}, {ci.high:+.3f}], includes 0: a gap "
+                    f"this size {CHANCE}")
     if len(best) > 1:
         return f"{', '.join(best[:-1])} and {best[-1]} do best, level: each {words}"
     return f"{best[0]} {words}" + (f", the best of the {len(means)} retrievers" if len(means) > 1 else "")

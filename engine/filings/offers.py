@@ -1,9 +1,11 @@
 """Questions a room of filings can answer, offered to someone who has just uploaded it and has no labeled
 questions: built from what its structure holds, so each one has an answer in the room.
 
-Three kinds, as an analyst would start: a company's revenue for a period it has a filing for, a statement a
-filing has, and a note (or, in a filing without notes, an Item) it has. Each names the company and period the
-way the scope reads them, so the question scopes to the filing it was made from.
+Three kinds, as an analyst would start: a company's revenue for a period it has a filing for, the figure a
+statement a filing has is read for (total assets from a balance sheet, cash from operations from a statement of cash
+flows), and a note (or, in a filing without notes, an Item) it has. Each names the company and period the way the
+scope reads them, so the question scopes to the filing it was made from. A file that was read only in part (a page
+left out, damaged) is offered from only when every file was.
 """
 
 from __future__ import annotations
@@ -12,8 +14,20 @@ from .identity import Filing
 from .structure import STATEMENTS, FilingStructure
 
 
+# what an analyst reads each statement for, asked of a company in a period (the income statement asks revenue)
+ASKED_OF = {
+    "balance sheet": "What were {co} total assets at the end of {period}",
+    "cash flows": "How much cash did {co} operations provide in {period}",
+    "equity": "How much did {co} pay in dividends in {period}",
+    "comprehensive income": "What was {co} comprehensive income in {period}",
+}
+
+
 def _possessive(name: str) -> str:
-    return name if name.endswith(("'s", "’s")) else f"{name}'s"
+    """"Apple's", "General Mills'" (a name ending in s takes the apostrophe alone)."""
+    if name.endswith(("'s", "’s", "'", "’")):
+        return name
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
 
 
 def _period(f: Filing) -> str:
@@ -35,10 +49,14 @@ def _pick(filings: list[Filing], fits, companies: set[str], forms: set[str], kin
     return min(fitting, key=lambda f: (f.company in companies, f.form in forms, kinds(f)), default=None)
 
 
-def offered_questions(structure: FilingStructure, limit: int = 3) -> tuple[str, ...]:
+def offered_questions(structure: FilingStructure, limit: int = 3, damaged: frozenset[str] = frozenset()
+                      ) -> tuple[str, ...]:
     """Up to `limit` questions, one of each kind where the room has it, newest filing first, spread over the room's
-    companies and forms: each offer takes a company, and then a form, that no earlier one took."""
-    filings = sorted(structure.filings.values(), key=lambda f: (-(f.fiscal_year or 0), -(f.quarter or 0), f.doc_id))
+    companies and forms: each offer takes a company, and then a form, that no earlier one took. `damaged`: files
+    read only in part, left to the last (only a room of nothing else is offered from them)."""
+    whole = [f for f in structure.filings.values() if f.doc_id not in damaged]
+    filings = sorted(whole or structure.filings.values(),
+                     key=lambda f: (-(f.fiscal_year or 0), -(f.quarter or 0), f.doc_id))
     by_doc: dict[str, dict[str, list]] = {}
     for node in structure.nodes:
         by_doc.setdefault(node.doc_id, {}).setdefault(node.kind, []).append(node)
@@ -70,7 +88,12 @@ def offered_questions(structure: FilingStructure, limit: int = 3) -> tuple[str, 
     # a statement the room has, other than the income statement
     f = _pick(filings, statements, companies, forms, lambda f: bool(sections(f)))
     if f is not None:
-        out.append(f"What does the {STATEMENTS[statements(f)[0].ref][0].lower()} in {_where(f)} show?")
+        ref = statements(f)[0].ref
+        if ref in ASKED_OF and f.company:
+            asked = ASKED_OF[ref].format(co=_possessive(f.company), period=_period(f) or "its latest period")
+            out.append(f"{asked}, according to its {f.form or 'filing'}?")
+        else:
+            out.append(f"What does the {STATEMENTS[ref][0].lower()} in {_where(f)} show?")
         took(f)
     # a note, or an Item where a filing has no notes: one from the middle, since the first notes are accounting policies
     f = _pick(filings, sections, companies, forms)
