@@ -507,3 +507,22 @@ def test_json_keeps_its_keys_where_the_python_names_differ(tiny):
     said = walk_json(Index(tiny).retriever("ppr-regex").explain("who does calder bank lend to?", 3))
     assert [(s["entity"], s["passages"]) for s in said["seeds"]] == [("calder bank", 1)]
     assert not any("passage_count" in s for s in said["seeds"])
+
+
+def test_a_name_no_passage_holds_seeds_nothing_and_divides_by_no_zero():
+    """A structure node with no page of its own (a filing graph's) has degree 0: seeding it gave 1/0 weights and a
+    NaN seed distribution (a RuntimeWarning while training the page ranker)."""
+    import warnings
+
+    from scipy import sparse
+
+    from engine.graph.entity_graph import build_from_incidence
+    from engine.retrieve.seeding import EntitySeeder, SeedingParams
+
+    incidence = sparse.csr_matrix(np.array([[1, 0], [1, 0]], dtype=float))  # "orphan" is in no passage
+    graph = build_from_incidence("t", ("p0", "p1"), ("calder bank", "orphan"), ("Calder Bank", "Orphan"), incidence)
+    seeder = EntitySeeder(graph, lambda q: ["calder bank", "orphan"], SeedingParams(vocabulary=False))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        seeds = seeder.seeding("Calder Bank and Orphan").seeds
+    assert [(s.entity, s.weight) for s in seeds] == [("calder bank", 1.0)]

@@ -168,6 +168,8 @@ class EntitySeeder:
         matched: dict[int, tuple[str, str, float]] = {}  # entity → (via, rule, weight)
         for via, rule, js in groups:
             for j in js:
+                if self.graph.entity_degree[j] == 0:  # a name no passage holds (a structure node without pages)
+                    continue  # reaches nothing: seeding it would only divide by its degree of 0
                 if j not in matched:
                     # uniform (the paper's seed), or specificity shared among a name's matches
                     weight = 1.0 / self.graph.entity_degree[j] / len(js) if self.params.specificity else 1.0
