@@ -33,9 +33,9 @@ def test_a_question_asked_while_the_room_builds_is_answered_by_a_ready_retriever
     at = start(params={"q": QUESTION})
     said = [i.value for i in at.info if i.value.startswith("Answered by ")]
     assert len(said) == 1 and re.fullmatch(
-        r"Answered by bm25, still computing dense embeddings \(all-MiniLM-L6-v2\) and entity extraction \(spaCy NER\) "
-        r"\(\d+%, (estimating the time left|about \d+ (s|min) left( in this step)?)\); ask again then for the full hybrid-ner "
-        r"retriever\.", said[0]), said
+        r"Answered by bm25, still computing dense embeddings \(all-MiniLM-L6-v2\) and entity extraction \(spaCy NER\); "
+        r"now (finishing|at step \d of \d, [^:.]+(: [\d,]+ of [\d,]+ passages, (estimating the time left|about \d+ (s|min) "
+        r"left( in this step)?))?)\. Ask again then for the full hybrid-ner retriever\.", said[0]), said
     assert [h.value for h in at.subheader if h.value.startswith("Top ")] == ["Top 5 passages · bm25"]
     assert len(hit_lines(at)) == 5
     (job,) = running(index)  # the chosen retriever's stages, building in the background
@@ -96,21 +96,28 @@ def _status(finished=(), done=0, total=0, seconds=0.0, complete=False, error=Non
 def test_the_answered_by_sentence_by_hand():
     waiting = Answerer("filing", "filing-graph", ("embeddings",))
     stand = Choice(waiting, "filing-graph", None)
-    # 1 of 2 stages and 600 of 1,000 passages of the other: 80%; 400 left at 100 a second (past the settling share)
+    # 1 of 2 stages and 600 of 1,000 passages of the other; 400 left at 100 a second (past the settling share). The
+    # count is the step's own: a share of the whole build stood still on a step that counts nothing (#63)
     s = _status(("tokens",), 600, 1000, 6.0)
-    assert sentence(stand, s) == ("Answered by filing-graph, still computing dense embeddings (all-MiniLM-L6-v2) "
-                                  "(80%, about 4 s left); ask again then for the full filing retriever.")
+    assert sentence(stand, s) == ("Answered by filing-graph, still computing dense embeddings (all-MiniLM-L6-v2); now "
+                                  "at step 2 of 2, dense embeddings (all-MiniLM-L6-v2): 600 of 1,000 passages, about "
+                                  "4 s left. Ask again then for the full filing retriever.")
     slow = _status(("tokens",), 100, 1000, 30.0)  # 900 left at 10 a second
-    assert "(55%, about 4 min left)" in sentence(stand, slow)
+    assert "100 of 1,000 passages, about 4 min left. " in sentence(stand, slow)
     # with a stage still to come after the one in flight, the estimate is said to be this step's
-    assert "(5%, about 4 min left in this step)" in sentence(stand, _status((), 100, 1000, 30.0))
+    assert "now at step 1 of 2, tokenising passages: 100 of 1,000 passages, about 4 min left in this step. " in sentence(
+        stand, _status((), 100, 1000, 30.0))
+    # a step that counts nothing is named, with no share of anything
+    assert sentence(stand, _status(("tokens",))).endswith(
+        "now at step 2 of 2, dense embeddings (all-MiniLM-L6-v2). Ask again then for the full filing retriever.")
     done = _status(("tokens", "embeddings"), complete=True)
     assert sentence(stand, done) == ("Answered by filing-graph while computing dense embeddings (all-MiniLM-L6-v2); "
                                      "filing is ready now.")
     early = Choice(waiting, "filing", None, ("ACME_2019_10K.pdf",))
     assert sentence(early, s, "Acme Widgets FY2019 10-K") == (
         "Answered by filing from Acme Widgets FY2019 10-K, encoded first: the answer the finished index gives. The "
-        "rest of the room is still being encoded (80%, about 4 s left).")
+        "rest of the room is still being encoded; now at step 2 of 2, dense embeddings (all-MiniLM-L6-v2): 600 of "
+        "1,000 passages, about 4 s left.")
     failed = _status(("tokens",), complete=True, error="disk full")
     assert sentence(stand, failed) == ("Answered by filing-graph: dense embeddings (all-MiniLM-L6-v2) could not be "
                                        "built (disk full). Ask again to build it once more.")  # a reload loses uploads
@@ -159,3 +166,42 @@ def test_a_build_box_says_what_it_was_built_for_when_that_is_not_the_whole_index
     assert not at.exception, at.exception
     assert [s.label for s in at.status] == [
         "Index of dataroom-core ready for bm25, which answers while the rest is built"]
+
+
+def test_a_room_built_in_the_moment_waited_says_it_is_ready_not_that_a_stand_in_answers(monkeypatch, tmp_path):
+    """A room whose slow stages come back at once (kept parts of its passages, or a quick build) was answered by the
+    chosen retriever under a box saying the stand-in "answers while the rest is built" (#63 walk-through)."""
+    import streamlit as st
+
+    from tests.test_app import APP
+    from streamlit.testing.v1 import AppTest
+
+    st.cache_resource.clear()
+    monkeypatch.setenv("PATHLENS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PATHLENS_BUILD_WAIT_S", "600")  # the moment waited holds the whole build
+    room = tmp_path / "room"
+    room.mkdir()
+    (room / "notes.txt").write_text("Calder Bank lends to Brightwater Logistics under a Credit Agreement.\n\n"
+                                    "Brightwater Logistics reported growth. Its CFO is Elliot Park.\n\n"
+                                    "The weather was fine and nothing else happened.")
+    at = AppTest.from_file(APP, default_timeout=600)
+    at.query_params["corpus"] = "your own files"
+    at.query_params["q"] = "Who is the CFO of Brightwater Logistics?"
+    at.session_state["uploaded_corpus"] = (str(room), "notes-room", "notes room", None)
+    at.run()
+    assert not at.exception, at.exception
+    assert [h.value for h in at.subheader if h.value.startswith("Top ")] == ["Top 1 passage · hybrid-ner"]
+    assert not [i.value for i in at.info if i.value.startswith("Answered by ")]
+    assert [s.label for s in at.status] == ["Index of notes room ready"]
+
+
+def test_a_build_box_says_where_the_passages_its_count_leaves_out_went():
+    """The NER step counted 1,942 passages of a 1,955-passage room, and nothing said why (#63 walk-through)."""
+    from ui.builds import _progress_text
+
+    s = JobStatus("extraction:ner", 1200, 1942, 12.0, False, False, None, steps=("tokens", "extraction:ner"),
+                  finished=("tokens",))
+    assert _progress_text(s, 1955).startswith(
+        "step 2 of 2: entity extraction (spaCy NER): 1,200 of 1,942 passages (13 more repeat a text or were kept from "
+        "earlier builds)")
+    assert "more repeat" not in _progress_text(s, 1942)

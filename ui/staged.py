@@ -46,17 +46,23 @@ def who_answers(index: Index, name: str, config: SearchConfig, question: str) ->
     if index.corpus.name in bundled_names() and len(index.corpus.passages) <= SMALL_ROOM_PASSAGES \
             and _built_whole(index, name, a, config):
         return Choice(answerer(name, index.stored, config.rrf.members), name, None)
-    if not ensure(index, stages_for([a.name]), purpose=f"{a.name}, which answers while the rest is built"):
-        return None
+    stand_in_box = st.empty()  # replaced by the whole room's box when the rest is built in the moment waited
+    with stand_in_box.container():
+        if not ensure(index, stages_for([a.name]), purpose=f"{a.name}, which answers while the rest is built"):
+            return None
     stand_in = index.retriever(a.name, config)
     first: tuple[str, ...] = ()
     if spec(name).stand_in == "filing-graph":  # the filings retriever reads dense seeds from the scoped filings only
         first = tuple(stand_in.scope(question).filings)
     job = build_in_background(index, stages_for([name], config.rrf.members), lease=BUILD_LEASE_S, first=first)
     if _first_look(job) and over_soon(job, renew=job.touch) and job.status().error is None:
-        # built within the moment waited: the chosen retriever answers, nothing stands in
-        return Choice(answerer(name, index.stored, config.rrf.members), name, None) \
-            if ensure(index, stages_for([name], config.rrf.members)) else None
+        # built within the moment waited (from kept parts, or a small room): the chosen retriever answers, nothing
+        # stands in, and the one box says the room is ready, not that a stand-in answers meanwhile
+        if not ensure(index, stages_for([name], config.rrf.members)):
+            return None
+        with stand_in_box.container():
+            show_built(index, job)
+        return Choice(answerer(name, index.stored, config.rrf.members), name, None)
     early = Retrievers(index).early(name, config, first)
     if early is not None:
         return Choice(a, name, job, first, early)
@@ -103,11 +109,19 @@ def time_left_words(seconds: float) -> str:
 
 
 def progress_words(s: JobStatus) -> str:
-    """"62%, about 4 min left" of a build still under way."""
+    """"now at step 2 of 3, dense embeddings (all-MiniLM-L6-v2): 600 of 1,000 passages, about 4 min left in this
+    step" of a build still under way. Counted in the step's own passages, not as a share of the whole build: the
+    steps differ in cost by orders of magnitude, so a share of steps stood still, and its time left jumped between
+    steps."""
+    if not s.step:
+        return "now finishing"
+    at = f"now at step {len(s.finished) + 1} of {len(s.steps)}, {label(s.step)}" if s.steps else f"now {s.step}"
+    if not s.total:
+        return at
     left = s.seconds_left()
     more = len(s.finished) + 1 < len(s.steps)  # later steps' time is not known yet: the estimate is this one's
-    return f"{s.fraction():.0%}, " + ("estimating the time left" if left is None else
-                                      time_left_words(left) + (" in this step" if more else ""))
+    return f"{at}: {s.done:,} of {s.total:,} passages, " + (
+        "estimating the time left" if left is None else time_left_words(left) + (" in this step" if more else ""))
 
 
 def sentence(choice: Choice, s: JobStatus, filings_named: str = "") -> str:
@@ -122,12 +136,12 @@ def sentence(choice: Choice, s: JobStatus, filings_named: str = "") -> str:
     if choice.early:
         head = (f"Answered by {a.wanted} from {filings_named or 'the question’s filings'}, encoded first: the answer "
                 "the finished index gives.")
-        rest = f" The rest of the room is still being encoded ({progress_words(s)})." if not s.over else ""
+        rest = f" The rest of the room is still being encoded; {progress_words(s)}." if not s.over else ""
         return head + rest
     # "still computing dense embeddings", not "dense embeddings is": a stage's name may be plural
     if s.over:
         return f"Answered by {choice.name} while computing {a.words()}; {a.wanted} is ready now."
-    return (f"Answered by {choice.name}, still computing {a.words()} ({progress_words(s)}); ask again then for the "
+    return (f"Answered by {choice.name}, still computing {a.words()}; {progress_words(s)}. Ask again then for the "
             f"full {a.wanted} retriever.")
 
 
