@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.catalog import default_retriever, stages_for
-from engine.filings.identity import identity_row, read_from_words
+from engine.filings.identity import identity_row
 from engine.components import BUILDERS, COMPONENTS, key as component_key
 from engine.ingest.textfiles import MAX_FILE_BYTES
 from engine.ingest.documents import MAX_PAGE_CHARS, MAX_PDF_PAGES, left_out_files
@@ -79,8 +79,14 @@ with tab_d:
         identities = [identity_row(f) for _, f in sorted(index.structure().filings.items())]
         show_table(pd.DataFrame([{"document": r["doc"], "company": r["company"] or "unknown", "form": r["form"] or "unknown",
                                   "fiscal year": r["fiscal_year"], "quarter": r["quarter"],
-                                  "period end": r["period_end"], "names it answers to": ", ".join(r["names"] + r["symbols"]),
-                                  "read from": read_from_words(r)} for r in identities]),
+                                  "period end": r["period_end"], "names it answers to": ", ".join(r["names"] + r["symbols"])}
+                                 for r in identities]),
+                   hide_index=True, width="stretch")
+        # one row a field, so no rule is cut off in a narrow column (a sentence a filing was, even in full screen)
+        st.caption("Where each field was read: the page (0: the file name, or a default) and the rule that read it.")
+        show_table(pd.DataFrame([{"document": r["doc"], "field": x["field"].replace("_", " "),
+                                  "page": x["page"] or None, "rule": x["rule"]}
+                                 for r in identities for x in r["read_from"]]).astype({"page": "Int64"}),
                    hide_index=True, width="stretch")
     if report.skipped:
         st.subheader("Left out")

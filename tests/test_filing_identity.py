@@ -174,3 +174,17 @@ def test_a_file_name_names_a_company_only_when_it_names_a_filing():
     assert damaged.company == "" and damaged.label == "damaged.pdf"
     assert [r["rule"] for r in identity_row(damaged)["read_from"] if r["field"] == "company"] == [
         "not read: no cover or release says it, and the file name names no filing"]
+
+
+@pytest.mark.parametrize("ended", ["ended May 29, 2022", "Ended May 29 , 2022", "endedMay 29, 2022",
+                                   "Ended May 29,\n2022", "Ended\u00a0May\u00a029,\u00a02022"])
+def test_a_covers_period_end_is_read_however_the_pdf_spaced_it(ended):
+    """General Mills' cover says "fiscal year ended May 29, 2022"; its text came out spaced otherwise, and the period
+    end was empty with the fiscal year "from the file name" (#63 walk-through)."""
+    from engine.filings.identity import read_filing
+
+    cover = (f"FORM 10-K\nANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d)\nFor the Fiscal Year {ended}\n"
+             "GENERAL MILLS, INC.\n(Exact name of registrant as specified in its charter)")
+    f = read_filing("GIS-10K.pdf", [cover, "ITEM 1. BUSINESS\nWe make cereal."])
+    assert (f.company, f.fiscal_year, f.period_end) == ("General Mills", 2022, "2022-05-29")
+    assert dict((field, page) for field, page, _ in f.read_from)["fiscal_year"] == 1

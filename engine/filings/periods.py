@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 _FORM = re.compile(r"\bform\s+(10-K|10-Q|8-K|20-F|40-F|6-K)\b", re.IGNORECASE)
-_PERIOD = re.compile(r"for the (fis ?cal year|quarterly period|year) ended:?\s+([A-Z][a-z]+)\.?\s+(\d{1,2}),?\s+(\d{4})",
+# a PDF's text may lose the space after "ended" or put one before the comma ("ended May 29 , 2022")
+_PERIOD = re.compile(r"for the (fis ?cal year|quarterly period|year) ended:?\s*([A-Z][a-z]+)\.?\s*(\d{1,2})\s*,?\s*(\d{4})",
                      re.IGNORECASE)
 _REPORT_DATE = re.compile(r"(?:date of report|earliest event reported)[^\n]{0,60}?([A-Z][a-z]+ \d{1,2}, ?(\d{4}))"
                           r"|([A-Z][a-z]+ \d{1,2}, ?(\d{4}))\s*\n?\s*date of report", re.IGNORECASE)
