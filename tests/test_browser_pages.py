@@ -71,7 +71,9 @@ def test_each_hit_opens_on_its_page_with_the_passage_outlined_and_the_matches_ma
     image.wait_for(timeout=60_000)
     shown = image.bounding_box()
     top.screenshot(path=str(SHOTS / "see-the-page-top-hit.png"))
-    assert shown["width"] >= 520, shown  # 10-point text needs a pixel a point, about 610 px for a letter page
+    # the passage close up across the column: a statement's figures at about their printed size (the whole page
+    # beside its text was 310 px wide at 1400, #63)
+    assert shown["width"] >= 800, shown
     png, marks, width = _marked_png(page, app_url, top)
     assert width == 1400 and png.width <= width  # drawn 1400 px wide, shown cut to its ink
     kinds = {m["kind"] for m in marks}
@@ -105,6 +107,12 @@ def test_each_hit_opens_on_its_page_with_the_passage_outlined_and_the_matches_ma
             continue
     page.screenshot(path=str(SHOTS / "see-the-page-fullscreen.png"))
     page.get_by_role("button", name="Close fullscreen").first.click()
+    # the whole page is one click away
+    top.get_by_role("tab", name="The whole page").click()
+    whole_page = top.locator("[data-testid=stImage] img").nth(1)
+    whole_page.wait_for(timeout=30_000)
+    assert whole_page.bounding_box()["height"] > shown["height"]  # the page, taller than its close-up
+    top.screenshot(path=str(SHOTS / "see-the-page-whole.png"))
     with page.expect_download(timeout=60_000) as saved:
         top.get_by_role("button", name="Save the page at full size (PNG)").click()
     from PIL import Image

@@ -36,3 +36,24 @@ def test_a_walk_that_settles_draws_no_zero_on_its_log_scale():
     rows = residual_rows((0.5, 0.005, 0.0, 0.0))
     assert list(rows["iteration"]) == [1, 2] and (rows["L1 change"] > 0).all()
     assert residual_rows((0.0,)).empty
+
+
+def test_the_text_marks_the_seed_names_everywhere_and_the_questions_words_in_the_passage_only():
+    """The text panel marked every "Fiscal", "2022", "net" and "sales" on every row (#63 walk-through): the words of
+    the question are marked inside the passage's lines only; the walk's seed names wherever they stand."""
+    from types import SimpleNamespace
+
+    from ui.page_view import _text_html
+
+    lines = ("Fiscal 2022 net sales by category", "iPhone 205,489", "Mac 40,177",
+             "Fiscal 2022 net sales by region", "Americas 169,658", "Europe 95,118")
+    page = SimpleNamespace(lines=lines, row_at=(1, 2, 4, 5), passage_at=(3, 4, 5))
+    drawn = _text_html(page, "What were Apple's net sales in the Americas in fiscal 2022?", ("Americas", "iPhone"))
+    import re
+
+    first, _, _, region, americas, europe = re.findall(r"<div class='[^']*'>(.*?)</div>", drawn)
+    assert "<mark>" not in first.replace("<mark>iPhone</mark>", "")  # above the passage: nothing of the question
+    assert "<mark>iPhone</mark>" in drawn  # a seed name is marked where it stands
+    assert "<mark>net</mark>" in region and "<mark>2022</mark>" in region and "<mark>Americas</mark>" in americas
+    unknown = SimpleNamespace(lines=lines, row_at=(), passage_at=())
+    assert _text_html(unknown, "net sales in fiscal 2022", ()).count("<mark>net</mark>") == 2  # no passage: all

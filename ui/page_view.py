@@ -39,6 +39,7 @@ THUMB_WIDTH = 132  # px: a strip of ten fits a 1400-pixel window's main column
 KEEP = 40  # pages kept in memory across reruns and sessions (about 300 kB each)
 TEXT_HEIGHT = 620  # px: the page text's pane beside the image scrolls within this height
 MARGIN_PX = 24  # white kept around a page's ink when it is cut to it
+CLOSE_PX = 90  # context kept above and below the passage close up: about five lines of a 10-K at 1400 px
 WAIT_STEP_S = 0.25  # a page being drawn is looked at this often
 
 PAGE_TTL_S = 3600  # a drawn page is kept an hour across reruns and sessions
@@ -61,13 +62,15 @@ CSS = f"""<style>
 @dataclass(frozen=True)
 class ShownPage:
     """A hit's page as the Query page shows it: the engine's HitPage; the marked page cut to its ink (`png`, its
-    top-left corner at `offset` pixels of the whole page), so the column beside the text draws its words larger;
-    and a thumbnail of the whole page for the strip."""
+    top-left corner at `offset` pixels of the whole page); the passage close up (`close`, at `close_offset`), drawn
+    the main column's width so a statement's figures read at their size; and a thumbnail of the whole page."""
 
     page: HitPage
     png: bytes
     offset: tuple[int, int]
     thumbnail: bytes
+    close: bytes = b""
+    close_offset: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True)
@@ -97,9 +100,12 @@ def _png(image) -> bytes:
     return out.getvalue()
 
 
-def _cut_and_thumbnail(png: bytes) -> tuple[bytes, tuple[int, int], bytes]:
-    """The page cut to its ink and a margin (a 10-K's margins are a fifth of its width), where it starts, and a
-    thumbnail of the whole page."""
+def _cut_and_thumbnail(png: bytes, passage: tuple[int, int, int, int] | None = None
+                       ) -> tuple[bytes, tuple[int, int], bytes, bytes, tuple[int, int]]:
+    """The page cut to its ink and a margin (a 10-K's margins are a fifth of its width), where it starts, a
+    thumbnail of the whole page (its box the page's shape), and the passage's box (`passage`, in the page's pixels)
+    with CLOSE_PX of context above and below, across the ink's width, and where that starts (the ink cut when no
+    passage is outlined)."""
     from PIL import Image
 
     image = Image.open(io.BytesIO(png)).convert("RGB")
@@ -108,12 +114,23 @@ def _cut_and_thumbnail(png: bytes) -> tuple[bytes, tuple[int, int], bytes]:
     x0, y0, x1, y1 = ((max(0, ink[0] - pad), max(0, ink[1] - pad), min(image.width, ink[2] + pad),
                        min(image.height, ink[3] + pad)) if ink else (0, 0, image.width, image.height))
     small = image.resize((THUMB_WIDTH, round(image.height * THUMB_WIDTH / image.width)), Image.LANCZOS)
-    return _png(image.crop((x0, y0, x1, y1))), (x0, y0), _png(small)
+    whole = _png(image.crop((x0, y0, x1, y1)))
+    if passage is None:
+        return whole, (x0, y0), _png(small), whole, (x0, y0)
+    c0, c1 = max(y0, passage[1] - CLOSE_PX), min(y1, passage[3] + CLOSE_PX)
+    return whole, (x0, y0), _png(small), _png(image.crop((x0, c0, x1, c1))), (x0, c0)
+
+
+def _passage_box(page: HitPage) -> tuple[int, int, int, int] | None:
+    boxes = [m.box_px for m in page.marked.marks if m.kind == "passage"]
+    if not boxes:
+        return None
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
 def _draw(spec: str, doc: str, passage_id: str, text: str, question: str, entities: tuple[str, ...]) -> ShownPage:
     page = hit_page(pdf_source(spec, doc), passage_id, text, question, entities, DEFAULT_WIDTH)
-    return ShownPage(page, *_cut_and_thumbnail(page.marked.png))
+    return ShownPage(page, *_cut_and_thumbnail(page.marked.png, _passage_box(page)))
 
 
 def _not_failed(future: Future) -> bool:
@@ -191,13 +208,19 @@ def _strip(drawn: list[tuple[Pending, ShownPage | None]]) -> str:
 
 def _text_html(page: HitPage, question: str, entities: tuple[str, ...]) -> str:
     """The page's text, the passage's lines first in view: the lines above it folded (a pane cannot be scrolled
-    to it without a script), its own lines outlined in the passage's colour, statement rows shaded."""
+    to it without a script), its own lines outlined in the passage's colour, statement rows shaded.
+
+    What made the page rank is marked: the walk's seed names wherever they stand, and the question's words only in
+    the passage's own lines (marked on every row, "Fiscal", "2022", "net" and "sales" said nothing); where the
+    passage's lines are not known, its words everywhere."""
     if not page.lines:
         return "<div class='page-text'><em>PDFium reads no text on this page.</em></div>"
     rows, inside = set(page.row_at), set(page.passage_at)
-    terms = [*entities, *marked_terms(None, " ".join(page.lines), question)]  # as the image marks them
+    own = [*entities, *marked_terms(None, " ".join(page.lines[i] for i in inside) if inside else " ".join(page.lines),
+                                    question)]
     drawn = [f"<div class='{' '.join(c for c, on in (('row', i in rows), ('in-passage', i in inside)) if on)}'>"
-             f"{highlight(line, terms)}</div>" for i, line in enumerate(page.lines)]
+             f"{highlight(line, own if i in inside or not inside else entities)}</div>"
+             for i, line in enumerate(page.lines)]
     first = min(inside, default=0)
     above = (f"<details><summary>{first} line{'s' if first != 1 else ''} above the passage</summary>"
              f"{''.join(drawn[:first])}</details>" if first >= 3 else "".join(drawn[:first]))
@@ -223,10 +246,11 @@ def _image(shown: ShownPage, alt: str) -> None:
 
 
 def _show(shown: ShownPage, question: str, entities: tuple[str, ...]) -> None:
-    """One page: its marks' key and what was not found, the image (fullscreen on its toolbar) and the page's text
-    beside it; a page of figures whose headers cannot be read says so and shows the image alone."""
+    """One page: its marks' key and what was not found, the passage close up across the column (a whole page beside
+    its text was drawn 310 px wide at 1400, its figures unreadable), then the page's text and the whole page, each a
+    tab; a page of figures whose headers cannot be read says so and has no text tab."""
     page = shown.page
-    dx, dy = shown.offset
+    dx, dy = shown.close_offset
     marks = json.dumps([{"kind": m.kind, "text": m.text, "box_px": [m.box_px[0] - dx, m.box_px[1] - dy,
                                                                   m.box_px[2] - dx, m.box_px[3] - dy]}
                         for m in page.marked.marks])
@@ -238,15 +262,17 @@ def _show(shown: ShownPage, question: str, entities: tuple[str, ...]) -> None:
     for what in page.marked.missing:
         st.caption(f"Not marked: {escape_markdown(what)}")  # seeds and quotes are corpus text
     alt = f"{page.doc} page {page.page}, the passage outlined and what matched marked"
+    st.image(shown.close or shown.png, caption=f"{page.doc} page {page.page}: the passage close up, outlined, and what "
+             "matched marked", width="stretch", output_format="PNG")
     if page.headers_unread:
-        st.caption(f"{escape_markdown(_sentence(page.table_note))} Its text is not shown beside it: its figures "
-                   "would stand there without their columns.")
-        _image(shown, alt)
+        st.caption(f"{escape_markdown(_sentence(page.table_note))} Its text is not shown: its figures would stand "
+                   "there without their columns.")
+        (whole,) = st.tabs(["The whole page"])  # its box is an expander already: no expander in it
+        with whole:
+            _image(shown, alt)
         return
-    left, right = st.columns([5, 2], gap="small")
-    with left:
-        _image(shown, alt)
-    with right:
+    text, whole = st.tabs(["The page's text", "The whole page"])
+    with text:
         said = "The page's text" + (", the passage's lines edged in its colour" if page.passage_at else "")
         said += (f"; its {len(page.row_at)} statement row{'s' if len(page.row_at) != 1 else ''} (shaded) with the "
                  "column header of each value." if page.row_at else ", as PDFium reads it.")
@@ -255,6 +281,8 @@ def _show(shown: ShownPage, question: str, entities: tuple[str, ...]) -> None:
         st.caption(said)
         with st.container(height=TEXT_HEIGHT):
             st.html(_text_html(page, question, entities))
+    with whole:
+        _image(shown, alt)
 
 
 def _wait(pending: Pending, box=None) -> tuple[ShownPage | None, str]:
