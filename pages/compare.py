@@ -134,6 +134,9 @@ def about_page_ranker() -> None:
             show_table(pd.DataFrame(figures["means"]).T.round(3), width="stretch")
             st.caption("filing-learned − filing, 95% interval resampling whole filings: " + "; ".join(
                 f"{m} {d['mean']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}]" for m, d in figures["difference"].items()))
+            if "parts" in figures:
+                st.caption(f"On every one of their {figures['parts']['pages']:,} pool pages, the parts sum to the "
+                           f"model's own score within {figures['parts']['largest gap']:.0e}.")
 
 
 def unreached(retriever, question: str, pid: str, ranking: list[str], page_of: dict[str, str],

@@ -840,7 +840,7 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     at.session_state["uploaded_corpus"] = (str(folder), "acme-room", "acme room", None)
     at.run()
     assert not at.exception, at.exception
-    assert at.selectbox(key="base_retriever").value == "filing"  # a corpus of PDFs opens on it
+    assert at.selectbox(key="base_retriever").value == "filing-learned"  # a corpus of PDFs opens on it
     at.text_input(key="question").set_value("What was Acme's capex in FY2019? Use the cash flow statement.").run()
     assert not at.exception, at.exception
     # a labeled question's own fields (any kind, an answer) are kept and shown

@@ -135,3 +135,13 @@ def test_explain_hits_gives_parts_for_any_page_of_the_pool(learned):
     last = answer.hits[-1].passage_id
     why = learned.explain_hits(q, [last, "nowhere"])
     assert set(why) == {last} and why[last].score == pytest.approx(answer.hits[-1].score, abs=1e-12)
+
+
+def test_the_parts_check_compares_treeshap_with_the_models_own_score(learned):
+    """train-ranker runs this over every pool page of every test-half question (docs/filings.md); here over a room's
+    pool: TreeSHAP's parts and base against LightGBM's raw prediction, computed apart."""
+    from engine.evaluate.page_ranker_training import PARTS_TOLERANCE, parts_gap
+
+    pages, gap = parts_gap(learned, "What drove Acme's gross margin in FY2020?")
+    _, _, cands, _, _ = learned.ranked("What drove Acme's gross margin in FY2020?", 40)
+    assert pages == len(cands.pages) > 3 and 0 <= gap < PARTS_TOLERANCE

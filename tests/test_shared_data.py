@@ -119,13 +119,15 @@ def test_the_capex_question_ranks_apples_cash_flow_statement_with_its_scope_and_
                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     answer = json.loads(out.stdout)
-    assert answer["retriever"] == "filing"  # the default for a corpus of PDFs
+    assert answer["retriever"] == "filing-learned"  # the default for a corpus of PDFs
     assert [(h["document"], h["page"]) for h in answer["hits"]].index(("APPLE_2022_10K.pdf", 36)) < 3
     scope = answer["scope"]
     assert (scope["companies"], scope["fiscal_year"], scope["statements"], scope["filings"]) == \
         (["Apple"], 2022, ["cash flows"], ["APPLE_2022_10K.pdf"])
     statement = next(h for h in answer["hits"] if h["page"] == 36)
-    nodes = statement["explanation"]["typed_path"]["nodes"]
+    assert abs(sum(p["part"] for p in statement["explanation"]["parts"]) + statement["explanation"]["base"]
+               - statement["score"]) < 1e-9  # the page's score, split into its named parts
+    nodes = statement["explanation"]["walk"]["typed_path"]["nodes"]  # the walk the ranker read
     assert nodes[:3] == ["e:§company apple", "e:§filing APPLE_2022_10K.pdf", "e:§statement APPLE_2022_10K.pdf cash flows"]
     assert nodes[-1] == f"p:{statement['passage_id']}"
     seeds = {s["entity"]: s["rule"] for s in answer["seeds"]}

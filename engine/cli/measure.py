@@ -285,6 +285,8 @@ def cmd_train_ranker(args) -> None:
                 [[name, *means.values()] for name, means in figures["means"].items()]))
     print("filing-learned − filing, resampling whole filings: " + "; ".join(
         f"{m} {d['mean']:+.3f} [{d['low']:+.3f}, {d['high']:+.3f}]" for m, d in figures["difference"].items()))
+    print(f"every pool page of every test question ({figures['parts']['pages']:,}): its parts sum to the model's "
+          f"score within {figures['parts']['largest gap']:.1e}")
 
 
 def cmd_scope_eval(args) -> None:

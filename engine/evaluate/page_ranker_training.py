@@ -98,6 +98,7 @@ def measured(rooms: Sequence[tuple[Index, Sequence[LabeledQuery], str]], ranker:
     from .evaluate import compare, evaluate, pooled, question_clusters
 
     results, questions, clusters = [], [], {}
+    pages, gap = 0, 0.0
     for index, qs, _ in rooms:
         learned = LearnedPageRetriever("filing-learned", PagePool(index.retriever("filing", SearchConfig()),
                                                                   index.page_facts()), ranker)
@@ -105,12 +106,34 @@ def measured(rooms: Sequence[tuple[Index, Sequence[LabeledQuery], str]], ranker:
                                 made={"filing-learned": learned}))
         questions += qs
         clusters.update(question_clusters(qs, "doc", index.corpus))
+        for q in qs:
+            n, g = parts_gap(learned, q.text)
+            pages, gap = pages + n, max(gap, g)
+    if gap > PARTS_TOLERANCE:
+        raise PathLensError(f"page ranker: a page's parts sum to within {gap:.1e} of the model's score, "
+                            f"not {PARTS_TOLERANCE:.0e}")
     result = pooled(results, questions)
     cis = compare(result, "filing-learned", "filing", clusters=clusters)
     return {"questions": len(questions), "filings": len(set(clusters.values())),
             "sets": list(dict.fromkeys(name for _, _, name in rooms)),
             "means": {name: dict(r.means) for name, r in result.results.items()},
-            "difference": {c.metric: {"mean": c.mean_diff, "low": c.low, "high": c.high} for c in cis}}
+            "difference": {c.metric: {"mean": c.mean_diff, "low": c.low, "high": c.high} for c in cis},
+            "parts": {"pages": pages, "largest gap": gap}}
+
+
+PARTS_TOLERANCE = 1e-9
+
+
+def parts_gap(learned: LearnedPageRetriever, question: str) -> tuple[int, float]:
+    """(pool pages, the largest |base + sum of parts − the model's own prediction|) for one question: the parts
+    are TreeSHAP's, the prediction LightGBM's raw score, computed independently."""
+    try:
+        _, _, cands, _, parts = learned.ranked(question, POOL)
+    except NoSeedError:
+        return 0, 0.0
+    if not len(cands.pages):
+        return 0, 0.0
+    return len(cands.pages), float(np.max(np.abs(parts.scores - learned.ranker.raw_scores(cands.x))))
 
 
 def dev_rooms(shared: Path) -> list[tuple[str, list[str]]]:
@@ -124,4 +147,5 @@ def dev_rooms(shared: Path) -> list[tuple[str, list[str]]]:
     return list(out.items())
 
 
-__all__ = ["DEV_SETS", "Groups", "PARAMS", "dev_rooms", "groups", "measured", "train_page_ranker"]
+__all__ = ["DEV_SETS", "Groups", "PARAMS", "PARTS_TOLERANCE", "dev_rooms", "groups", "measured", "parts_gap",
+           "train_page_ranker"]
