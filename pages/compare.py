@@ -33,25 +33,35 @@ corpus = index.corpus
 DEFAULT = (["bm25", "dense", "hybrid-regex", "filing-graph", "filing", "filing-learned"] if corpus.paged
            else ["bm25", "dense", "ppr-ner", "hybrid-ner", "rrf"])
 
+# The choices are seeded once per corpus: from the link on the session's first view of the page (a link's
+# retrievers and question belong to its own corpus, never to the next one chosen), else from the corpus's defaults.
+# Streamlit forgets a widget's value on a page not shown, so the last choices are kept aside for this corpus.
+kept = st.session_state.get("cmp_kept")
 if st.session_state.get("compare_state_for") != corpus.name:
-    wanted = [r for r in param("retrievers", ",".join(DEFAULT)).split(",") if r in list(CATALOG)]
+    from_link = "compare_state_for" not in st.session_state
+    wanted = [r for r in (param("retrievers", "") if from_link else "").split(",") if r in CATALOG]
     # the question the Query page holds for this corpus, else its opening one
     asked = st.session_state.get("question") if st.session_state.get("query_state_for") == corpus.name else None
+    asked = asked or corpus.opening_question
     st.session_state.update({
         "compare_state_for": corpus.name,
         "cmp_retrievers": wanted or DEFAULT,
-        "cmp_question": param("q", asked or corpus.opening_question),
+        "cmp_question": param("q", asked) if from_link else asked,
     })
     notes: list[str] = []
-    st.session_state["cmp_k"] = param_in_range("k", 5, 1, 20, int, "k", notes)
+    st.session_state["cmp_k"] = param_in_range("k", 5, 1, 20, int, "k", notes) if from_link else 5
     for note in notes:
         st.warning(note)
+elif kept is not None and kept[0] == corpus.name:
+    for key, value in kept[1].items():
+        st.session_state.setdefault(key, value)
 
 names = st.multiselect("Retrievers", list(CATALOG), key="cmp_retrievers",
                        help="\n\n".join(f"**{n}**: {s.description}" for n, s in CATALOG.items()))
 c1, c2 = st.columns([5, 1])
 question = c1.text_input("Question", key="cmp_question")
 k = int(c2.number_input("k", 1, 20, step=1, key="cmp_k"))
+st.session_state["cmp_kept"] = (corpus.name, {"cmp_retrievers": names, "cmp_question": question, "cmp_k": k})
 
 
 # the parameters come from the link when it carries them (under their catalog names, checked against the widget's
@@ -110,6 +120,17 @@ def why_they_disagree(index, config, question: str, k: int, rankings: dict[str, 
         return tuple(why.matched_entities) if isinstance(why, HitExplanation) else ()
 
     side_by_side(index, question, rankings, entities_of)
+
+
+def _leads(result, metric: str):
+    """The leader's intervals against each other retriever, resampled once per evaluation and metric: picking
+    another pair below, or any other click, reruns the page, and 10,000 resamples a retriever are not free."""
+    memo = st.session_state.get("leads_memo")
+    if memo is None or memo[0] is not result:
+        memo = st.session_state["leads_memo"] = (result, {})
+    if metric not in memo[1]:
+        memo[1][metric] = leads(result, corpus.queries, corpus, metric)
+    return memo[1][metric]
 
 
 def about_page_ranker() -> None:
@@ -284,8 +305,7 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
             # the table read out on the metric the CI is about: "the best" only when it leads every other, whichever
             # pair is picked below
             means = {n: result.results[n].means[metric] for n in names}
-            st.info(f"Over the {asked} labeled questions, "
-                    f"{leader_against_each(means, metric, leads(result, corpus.queries, corpus, metric))}.")
+            st.info(f"Over the {asked} labeled questions, {leader_against_each(means, metric, _leads(result, metric))}.")
             rows = [{"queries": kind, "n": n, f"Δ {metric} (A − B)": ci.mean_diff, "95% CI low": ci.low,
                      "95% CI high": ci.high, "verdict": verdict(ci), "P(Δ ≤ 0)": ci.p_not_better}
                     for kind, n, ci in by_kind]

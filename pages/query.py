@@ -6,6 +6,7 @@ import streamlit as st
 
 from engine.indexing.availability import answerer
 from ui.builds import fresh_area, stages_for
+from ui.corpora import left_out_here
 from ui.frame import frame
 from ui.query_answer import draw, run
 from ui.query_form import ask, read_link
@@ -15,6 +16,8 @@ index = frame()
 if index is None:
     st.stop()
 read_link(index.corpus)
+if index.corpus.report.skipped:  # said where the files were brought, not only on the Corpus page (#63 walk-through)
+    st.warning(left_out_here(index.corpus.report.skipped))
 request = ask(index)
 if request is None:
     st.stop()

@@ -404,8 +404,11 @@ def test_compare_page_side_by_side_and_metrics():
     assert ci.iloc[0]["Δ mrr (A − B)"] == pytest.approx(per["bm25"].mean() - per["ppr-regex"].mean())
     # changing the CI pair or metric re-evaluates nothing; changing a parameter needs a new evaluation
     assert at.session_state["evaluation_count"] == 1
+    resampled = at.session_state["leads_memo"]
     at.selectbox(key="ci_b").set_value("bct-regex").run()
     assert at.session_state["evaluation_count"] == 1
+    # nor does it resample the leader's intervals again: once per evaluation and metric
+    assert at.session_state["leads_memo"] is resampled and set(resampled[1]) == {"recall@5", "mrr"}
     at.slider(key="cmp_alpha").set_value(0.3).run()
     assert not any("95% CI low" in getattr(d.value, "columns", []) for d in at.dataframe)
     at.button(key="run_eval").click().run()
@@ -1156,6 +1159,10 @@ def test_a_file_read_only_in_part_is_not_offered_from(tmp_path):
     assert not at.exception, at.exception
     offered = at.selectbox(key="example").options[1:]
     assert offered and all("FY2019" in o for o in offered), offered
+    # and the page the files were brought on says what was left out, and why (#63 walk-through)
+    said = [re.sub(r"\\(.)", r"\1", w.value) for w in at.warning]  # as the page shows the escaped markdown
+    said = [s for s in said if s.startswith("Left out of this corpus: ")]
+    assert said and "ACME_2020_10K.pdf: no extractable text on page 4" in said[0], [w.value for w in at.warning]
 
 
 def test_the_labeled_examples_menu_forgets_its_example_once_the_user_types_another_question():
@@ -1346,3 +1353,28 @@ def test_a_word_the_graph_lacks_is_said_once():
     said = [i.value for i in at.info if i.value.startswith("Words of the question that no entity seed covers")]
     assert len(said) == 1 and ": cfo." in said[0], said
     assert not [c.value for c in at.caption if c.value.startswith("Names in the question that are not in the graph")]
+
+
+def test_compare_keeps_its_choices_across_pages_and_takes_another_corpuss_own_defaults(tmp_path):
+    """A walk-through found Compare (a) open with no retrievers, no question and k = 1 after a visit to other pages,
+    and (b) carry the data room's question and retrievers onto an upload, from the link (#63)."""
+    room = tmp_path / "room"
+    room.mkdir()
+    (room / "memo.txt").write_text("Calder Bank lends to Brightwater Logistics.\n\nIts CFO is Elliot Park.")
+    at = start("pages/compare.py")
+    at.multiselect(key="cmp_retrievers").set_value(["bm25", "dense"]).run()
+    at.text_input(key="cmp_question").set_value("Who lends to Brightwater Logistics?").run()
+    at.number_input(key="cmp_k").set_value(3).run()
+    at.switch_page("pages/corpus.py").run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    assert at.multiselect(key="cmp_retrievers").value == ["bm25", "dense"]
+    assert at.text_input(key="cmp_question").value == "Who lends to Brightwater Logistics?"
+    assert at.number_input(key="cmp_k").value == 3
+    # another corpus: its own defaults, not the link's retrievers and question of the one before
+    at.session_state["uploaded_corpus"] = (str(room), "memo-room", "memo", None)
+    at.selectbox(key="corpus_choice").set_value("your own files").run()
+    assert not at.exception, at.exception
+    assert at.multiselect(key="cmp_retrievers").value == ["bm25", "dense", "ppr-ner", "hybrid-ner", "rrf"]
+    assert at.text_input(key="cmp_question").value != "Who lends to Brightwater Logistics?"
+    assert at.number_input(key="cmp_k").value == 5

@@ -172,6 +172,14 @@ def left_out_words(whole: tuple[str, ...], partly: tuple[str, ...]) -> str:
     return said + ": see Documents."
 
 
+def left_out_here(skipped) -> str:
+    """What loading left out, file by file with why, for the page a user asks on: the rest is searched."""
+    named = "; ".join(escape_markdown(str(p)) for p in skipped[:3])
+    more = f"; and {len(skipped) - 3} more" if len(skipped) > 3 else ""
+    return (f"Left out of this corpus: {named}{more}. Everything else is searched; the Corpus page's Documents tab "
+            "lists each.")
+
+
 def _upload_notes(index: Index, problem: str) -> Index:
     """Say in the sidebar what was wrong with the uploaded questions and what was left out."""
     if problem:
