@@ -109,13 +109,18 @@ def fold(name: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def _filings(room: str):
+def _structure(room: str):
+    """A shared room read once for every test here (reading its PDFs is most of this file's time)."""
     from engine.ingest.corpus import load_corpus
 
     folder = DATA / room
     if not folder.is_dir():
         pytest.skip(f"{folder} is absent: the shared filings lie beside the checkout in CI")
-    return read_structure(load_corpus(str(folder)).passages).filings
+    return read_structure(load_corpus(str(folder)).passages)
+
+
+def _filings(room: str):
+    return _structure(room).filings
 
 
 @pytest.mark.parametrize("room", sorted(BY_HAND))
@@ -188,3 +193,32 @@ def test_a_covers_period_end_is_read_however_the_pdf_spaced_it(ended):
     f = read_filing("GIS-10K.pdf", [cover, "ITEM 1. BUSINESS\nWe make cereal."])
     assert (f.company, f.fiscal_year, f.period_end) == ("General Mills", 2022, "2022-05-29")
     assert dict((field, page) for field, page, _ in f.read_from)["fiscal_year"] == 1
+
+
+# The question-reading set over the same rooms (tests/test_question_reading.py holds the reader's own cases): here,
+# so that the rooms are read once.
+def test_the_question_reading_test_half_is_scoped_to_exactly_the_expected_filings():
+    from engine.evaluate.scoping import read_set, scoping
+    from engine.filings.lexicon import bundled
+    from tests.test_question_reading import KINDS, SET
+
+    rooms = {room: _structure(room).room for room in ("filings_dev", "financebench_dev")}
+    result = scoping(read_set(SET), rooms, bundled(), half="test")
+    assert result.share >= 0.97, result.wrong
+    for kind in KINDS:
+        assert result.share_of(kind) >= 0.90, (kind, result.wrong)
+
+
+def test_no_question_naming_a_company_of_the_room_gets_zero_hits_from_its_scope():
+    import json
+
+    from engine.filings.lexicon import bundled
+    from engine.filings.scope import read_scope
+    from tests.test_question_reading import SET
+
+    rooms = {room: _structure(room).room for room in ("filings_dev", "financebench_dev")}
+    for line in SET.read_text("utf-8").splitlines():
+        q = json.loads(line)
+        if q["expect"] and q["expect"] != "*":
+            scope = read_scope(q["text"], rooms[q["room"]], bundled())
+            assert not scope.stop, (q["id"], scope.stop)
