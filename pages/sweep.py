@@ -60,8 +60,8 @@ if n < 2 * n_gold:
 c1, c2, c3 = st.columns([2, 1, 1])  # room for every size chip
 sizes = c1.multiselect("Sizes (the full corpus is always added)", options, key="sw_sizes",
                        help=f"No size below {n_gold}: every subsample keeps all gold passages of the labeled queries.")
-# no upper bound on the widget: past one, Streamlit reddens the box and keeps the old value without a word
-resamples = int(c2.number_input("Resamples per size", min_value=1, key="sw_resamples",
+# no bounds on the widget: past one, Streamlit reddens the box and keeps the old value without a word
+resamples = int(c2.number_input("Resamples per size", step=1, key="sw_resamples",
                                 help=f"At most {MAX_RESAMPLES}: each resample of each size is a full evaluation."))
 seed = int(c3.number_input("Random seed", 0, 2**31 - 1, key="sw_seed", help="Seed of the random subsamples, so a sweep can be repeated exactly."))
 names = st.multiselect("Retrievers", list(CATALOG), key="sw_retrievers",
@@ -72,13 +72,14 @@ metric = st.selectbox("Metric", METRICS, key="sw_metric")
 set_params(sizes=",".join(str(s) for s in sizes) or None, resamples=resamples, seed=seed,
            retrievers=",".join(names) or None, metric=metric)
 
-too_many = resamples > MAX_RESAMPLES
+too_many = not 1 <= resamples <= MAX_RESAMPLES
 if too_many:
-    st.error(f"Resamples per size: at most {MAX_RESAMPLES}, not {resamples:,}. The sweep runs once it is "
-             f"{MAX_RESAMPLES} or fewer.")
+    st.error(f"Resamples per size: from 1 to {MAX_RESAMPLES}, not {resamples:,}. The sweep runs once it is "
+             "within them.")
 try:
-    config = SweepConfig(sizes=tuple(sizes) + ("full",), resamples=resamples, seed=seed, retrievers=tuple(names),
-                         metric=metric)
+    # an out-of-range value is said above and runs nothing: the config only keys the last sweep's view
+    config = SweepConfig(sizes=tuple(sizes) + ("full",), resamples=min(max(resamples, 1), MAX_RESAMPLES), seed=seed,
+                         retrievers=tuple(names), metric=metric)
 except PathLensError as e:
     st.error(str(e))
     st.stop()

@@ -490,9 +490,12 @@ def test_sweep_page_offers_only_sizes_that_hold_every_gold_passage():
     assert said and said[0].endswith("The sweep stopped at 27 passages, before the whole corpus (29).")
     # a resamples value past the bound is named, and nothing runs with an older value meanwhile
     at.number_input(key="sw_resamples").set_value(50).run()
-    assert [e.value for e in at.error] == ["Resamples per size: at most 20, not 50. The sweep runs once it is 20 or "
-                                           "fewer."]
+    assert [e.value for e in at.error] == ["Resamples per size: from 1 to 20, not 50. The sweep runs once it is "
+                                           "within them."]
     assert at.button(key="sw_run").disabled
+    at.number_input(key="sw_resamples").set_value(0).run()  # below the bound: said too, not a red box alone
+    assert [e.value for e in at.error] == ["Resamples per size: from 1 to 20, not 0. The sweep runs once it is "
+                                           "within them."]
     at.number_input(key="sw_resamples").set_value(2).run()
     assert not at.error and not at.button(key="sw_run").disabled
 

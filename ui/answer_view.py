@@ -83,9 +83,10 @@ def show_seeds(walk: GraphAnswer, name: str, titles: dict[str, str]) -> None:
 def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str], gold: frozenset[str],
                alpha: float, removed: list[str] = ()) -> None:
     st.subheader("Evidence graph")
-    st.caption("Left to right: the question's seeds, the passages they lead to, the entities that bridge to "
-               "further passages, and those passages. #n is a passage's rank; ★ marks a gold passage. Hover a "
-               "node for its text; click a ranked passage to trace its paths; scroll to zoom.")
+    # true of every layout: a walk whose hits all touch a seed draws two columns, not four (#63 walk-through)
+    st.caption("Left to right, as the walk went: the question's seeds, the passages they lead to, and, where a name "
+               "bridges to further passages, that name and those passages. #n is a passage's rank; ★ marks a gold "
+               "passage. Hover a node for its text; click a ranked passage to trace its paths; scroll to zoom.")
     height = page_height(walk, titles, gold, removed)
     st.iframe(subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=height, removed=tuple(removed)),
               height=height + 20)

@@ -357,8 +357,8 @@ def build_report(index: Index, view: ReportView, generated: str, pdfs: str | Non
                  pages.get(h.passage_id, "")) for h in hits]
     if walk is not None:
         present = {n.kind for n in walk.nodes}  # the key names only what this graph draws, as the frame's does
-        out.append("<h2>Evidence graph</h2><p class='meta'>Left to right: seeds, the passages they lead to, bridging "
-                   "entities, further passages. " + " · ".join(f"<span style='color:{COLORS[r]}'>■</span> "
+        out.append("<h2>Evidence graph</h2><p class='meta'>Left to right, as the walk went: seeds, the passages "
+                   "they lead to, and, where a name bridges further, that name and those passages. " + " · ".join(f"<span style='color:{COLORS[r]}'>■</span> "
                                                               f"{html.escape(ROLE_WORDS[r])}" for r in COLORS
                                                               if r in present) + "</p>")
         height = page_height(walk, titles, gold, view.without_entities)
