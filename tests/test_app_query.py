@@ -284,8 +284,8 @@ def test_a_page_of_figures_whose_columns_cannot_be_named_says_so_and_shows_the_i
     page = _pages(at)["See the page: CALDER_2021_10K.pdf page 1"]
     said = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("No header row of years above")]
     assert said == ["No header row of years above rows of values was found, so the columns cannot be named; read the "
-                    "numbers off the page itself. Its text is not shown beside it: its figures would stand there "
-                    "without their columns."], [c.value for c in at.caption]
+                    "numbers off the page itself. Its text is not shown: its figures would stand there without their "
+                    "columns."], [c.value for c in at.caption]
     assert "Image" in _kinds(page) and not any("page-text" in h for h in _html(page))  # the image alone
 
 
