@@ -57,3 +57,26 @@ def test_the_text_marks_the_seed_names_everywhere_and_the_questions_words_in_the
     assert "<mark>net</mark>" in region and "<mark>2022</mark>" in region and "<mark>Americas</mark>" in americas
     unknown = SimpleNamespace(lines=lines, row_at=(), passage_at=())
     assert _text_html(unknown, "net sales in fiscal 2022", ()).count("<mark>net</mark>") == 2  # no passage: all
+
+
+def test_the_close_up_cuts_to_the_passage_and_keeps_a_statements_column_headers():
+    """The passage close up, across the ink's width; on a page of figures from the page's head down, so the column
+    headers stand above the figures they name (#63 walk-through: Costco's capex close-up began under its header)."""
+    import io
+
+    from PIL import Image, ImageDraw
+
+    from ui.page_view import CLOSE_PX, MARGIN_PX, _cut_and_thumbnail
+
+    image = Image.new("RGB", (1400, 1800), "white")
+    draw = ImageDraw.Draw(image)
+    for y in range(200, 1700, 40):  # lines of ink down the page
+        draw.rectangle((150, y, 1250, y + 10), fill="black")
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    passage = (150, 1000, 1250, 1200)
+    _, (x0, y0), _, close, (cx, cy) = _cut_and_thumbnail(out.getvalue(), passage)
+    assert (x0, y0) == (150 - MARGIN_PX, 200 - MARGIN_PX) and (cx, cy) == (x0, 1000 - CLOSE_PX)
+    assert Image.open(io.BytesIO(close)).size == (1100 + 2 * MARGIN_PX + 1, 200 + 2 * CLOSE_PX)
+    _, _, _, close, (cx, cy) = _cut_and_thumbnail(out.getvalue(), passage, tabular=True)
+    assert cy == y0 and Image.open(io.BytesIO(close)).height == 1200 + CLOSE_PX - y0

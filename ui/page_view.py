@@ -100,12 +100,13 @@ def _png(image) -> bytes:
     return out.getvalue()
 
 
-def _cut_and_thumbnail(png: bytes, passage: tuple[int, int, int, int] | None = None
+def _cut_and_thumbnail(png: bytes, passage: tuple[int, int, int, int] | None = None, tabular: bool = False
                        ) -> tuple[bytes, tuple[int, int], bytes, bytes, tuple[int, int]]:
     """The page cut to its ink and a margin (a 10-K's margins are a fifth of its width), where it starts, a
     thumbnail of the whole page (its box the page's shape), and the passage's box (`passage`, in the page's pixels)
     with CLOSE_PX of context above and below, across the ink's width, and where that starts (the ink cut when no
-    passage is outlined)."""
+    passage is outlined). On a page of figures (`tabular`) the close-up starts at the page's head, so the column
+    headers that name its figures' years stand above them."""
     from PIL import Image
 
     image = Image.open(io.BytesIO(png)).convert("RGB")
@@ -117,7 +118,7 @@ def _cut_and_thumbnail(png: bytes, passage: tuple[int, int, int, int] | None = N
     whole = _png(image.crop((x0, y0, x1, y1)))
     if passage is None:
         return whole, (x0, y0), _png(small), whole, (x0, y0)
-    c0, c1 = max(y0, passage[1] - CLOSE_PX), min(y1, passage[3] + CLOSE_PX)
+    c0, c1 = (y0 if tabular else max(y0, passage[1] - CLOSE_PX)), min(y1, passage[3] + CLOSE_PX)
     return whole, (x0, y0), _png(small), _png(image.crop((x0, c0, x1, c1))), (x0, c0)
 
 
@@ -130,7 +131,7 @@ def _passage_box(page: HitPage) -> tuple[int, int, int, int] | None:
 
 def _draw(spec: str, doc: str, passage_id: str, text: str, question: str, entities: tuple[str, ...]) -> ShownPage:
     page = hit_page(pdf_source(spec, doc), passage_id, text, question, entities, DEFAULT_WIDTH)
-    return ShownPage(page, *_cut_and_thumbnail(page.marked.png, _passage_box(page)))
+    return ShownPage(page, *_cut_and_thumbnail(page.marked.png, _passage_box(page), page.tabular))
 
 
 def _not_failed(future: Future) -> bool:
