@@ -147,7 +147,7 @@ def test_each_hit_opens_on_its_page_with_the_passage_outlined_and_the_matches_ma
     assert cited, now
     label = f"See the page: APPLE_2022_10K.pdf page {cited.group(1)}"
     page.locator("[data-testid=stExpander]").filter(has_text=label).first.locator(
-        "[data-testid=stImage] img").wait_for(timeout=120_000)
+        "[data-testid=stImage] img").first.wait_for(timeout=120_000)  # the close-up (the whole page is a tab)
     pages_at = time.perf_counter() - started
     wait_idle(page, since)
     no_exception(page)
