@@ -253,7 +253,9 @@ def cmd_train_ranker(args) -> None:
     from dataclasses import replace as with_about
 
     from ..evaluate.evaluate import select_questions
-    from ..evaluate.page_ranker_training import dev_rooms, measured, train_page_ranker
+    import dataclasses
+
+    from ..evaluate.page_ranker_training import PARAMS, dev_rooms, measured, train_page_ranker
     from ..retrieve.page_ranker import MODEL
 
     tune, test = [], []
@@ -267,7 +269,8 @@ def cmd_train_ranker(args) -> None:
     def progress(done: int, total: int) -> None:
         if done % 25 == 0 or done == total:
             print(f"  {done}/{total} tuning questions", file=sys.stderr)
-    ranker = train_page_ranker(tune, on_question=progress)
+    params = PARAMS if args.kind == "lambdarank" else dataclasses.replace(PARAMS, kind=args.kind)
+    ranker = train_page_ranker(tune, params, on_question=progress)
     ranker = with_about(ranker, about={**ranker.about, "test halves": measured(test, ranker)})
     out = Path(args.out) if args.out else MODEL
     text = ranker.to_json()

@@ -299,6 +299,9 @@ SUBCOMMANDS: Mapping[str, Command] = MappingProxyType({
         arg("--out", default=None, help="the model file to write (default: the engine's own, "
                                         "engine/retrieve/page_ranker.json)"),
         arg("--check", action="store_true", help="write nothing; say whether retraining gives the saved file"),
+        arg("--kind", default="lambdarank", choices=("lambdarank", "linear"),
+            help="lambdarank (the shipped model: LightGBM's trees) or linear (a logistic regression over the same "
+                 "features, to compare on the test halves; write it elsewhere with --out)"),
     )),
     "precedents": Command("past deals like the one a question describes, ranked, each score split into named parts",
                           AS_JSON + (
