@@ -78,7 +78,8 @@ with tab_d:
                    "and form are matched against these (`python -m engine filings` prints the same).")
         identities = [identity_row(f) for _, f in sorted(index.structure().filings.items())]
         show_table(pd.DataFrame([{"document": r["doc"], "company": r["company"] or "unknown", "form": r["form"] or "unknown",
-                                  "fiscal year": r["fiscal_year"], "quarter": r["quarter"],
+                                  # a 10-K has no quarter: a dash, not the word None
+                                  "fiscal year": r["fiscal_year"], "quarter": f"Q{r['quarter']}" if r["quarter"] else "—",
                                   "period end": r["period_end"], "names it answers to": ", ".join(r["names"] + r["symbols"])}
                                  for r in identities]),
                    hide_index=True, width="stretch")

@@ -1258,8 +1258,8 @@ def test_the_corpus_page_says_who_filed_each_filing_and_where_it_read_it(tmp_pat
     frames = [getattr(d.value, "data", d.value) for d in at.dataframe]
     who = next(f for f in frames if "names it answers to" in getattr(f, "columns", []))
     row = who[who["document"] == "ACME_2019_10K.pdf"].iloc[0]
-    assert (row["company"], row["form"], row["fiscal year"], row["period end"]) == ("Acme Widgets", "10-K", 2019,
-                                                                                    "2019-05-31")
+    assert (row["company"], row["form"], row["fiscal year"], row["period end"], row["quarter"]) == (
+        "Acme Widgets", "10-K", 2019, "2019-05-31", "—")  # no quarter: a dash, not "None" (#63 walk-through)
     # where each field was read, a row a field: nothing cut off in a column a sentence wide (#63 walk-through)
     where = next(f for f in frames if list(getattr(f, "columns", [])) == ["document", "field", "page", "rule"])
     form = where[(where["document"] == "ACME_2019_10K.pdf") & (where["field"] == "form")].iloc[0]
