@@ -110,6 +110,7 @@ if run:
             *args, on_progress=progress, should_stop=stop)).start()
         st.session_state.pop("bench_result", None)
         st.session_state["bench_file"] = linkable if upload is None else None
+        st.session_state["bench_sample"] = sample_n
     except PathLensError as e:
         st.error(str(e))
         cancel.idle()  # nothing started
@@ -128,6 +129,9 @@ if result is not None:
     if not result.complete:
         st.warning(f"Benchmark cancelled after {result.n_questions} of {result.n_asked} questions; "
                    f"the table covers those {result.n_questions}.")
+    elif st.session_state.get("bench_sample", 0) > result.n_questions:  # asked for more than the file holds
+        st.info(f"Sample size {st.session_state['bench_sample']:,} is more than the file's {result.n_questions:,} "
+                f"questions: all {result.n_questions:,} were asked.")
     metrics = result.metrics()
     hidden = [m for m in metric_names(result.eval.ks) if m not in metrics]
     table = pd.DataFrame([{"retriever": n, **{m: r.means[m] for m in metrics}, "no seed": len(r.no_seed)}

@@ -504,11 +504,14 @@ def test_benchmarks_page_with_fixture_file():
     at = start("pages/benchmarks.py")
     assert at.button(key="bm_cancel").disabled  # nothing runs: nothing to cancel
     at.text_input(key="bm_path").set_value(str(FIX / "musique.jsonl")).run()
+    at.number_input(key="bm_sample").set_value(99_999).run()  # more than the file holds: said, not silent
     at.multiselect(key="bm_retrievers").set_value(["bm25", "ppr-regex"]).run()
     at.button(key="bm_run").click().run()
     assert not at.exception
     cancels = [b for b in at.button if b.label == "Cancel"]
     assert len(cancels) == 1 and cancels[0].disabled  # greyed out again when the benchmark ends
+    said = [i.value for i in at.info if i.value.startswith("Sample size 99,999 is more than the file's ")]
+    assert said and said[0].endswith("were asked."), [i.value for i in at.info]
     table = at.dataframe[0].value
     assert list(table["retriever"]) == ["bm25", "ppr-regex"] and table.loc[0, "hr@1"] == 1.0
     # each column's best value is in bold, as on Compare
