@@ -1123,12 +1123,7 @@ def test_each_hit_leads_with_its_reason_and_ends_with_its_source_and_id():
 def test_an_uploaded_room_of_filings_offers_three_questions_and_forgets_one_the_user_types_over(tmp_path):
     from tests.filingmaker import write_pdfs
 
-    folder = write_pdfs(tmp_path / "room")  # no queries.jsonl: nothing labeled
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.query_params["corpus"] = "your own files"
-    at.session_state["uploaded_corpus"] = (str(folder), "acme-offers", "acme room", None)
-    at.run()
-    assert not at.exception, at.exception
+    at = uploaded(write_pdfs(tmp_path / "room"), "acme-offers", "acme room")  # no queries.jsonl: nothing labeled
     menu = at.selectbox(key="example")
     assert menu.label == "Questions to start with"
     # the room opens on a prompt, not on a warning that the question is empty
@@ -1158,11 +1153,7 @@ def test_a_file_read_only_in_part_is_not_offered_from(tmp_path):
     folder = write_pdfs(tmp_path / "room")
     pages = [text_page(*page.replace("—", "-").split("\n")) for page in filing_pages(2020, 1_119)]
     (folder / "ACME_2020_10K.pdf").write_bytes(make_pdf(pages[:3] + [[]] + pages[3:]))  # page 4 has no text
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.query_params["corpus"] = "your own files"
-    at.session_state["uploaded_corpus"] = (str(folder), "acme-damaged-offers", "acme room", None)
-    at.run()
-    assert not at.exception, at.exception
+    at = uploaded(folder, "acme-damaged-offers", "acme room")
     offered = at.selectbox(key="example").options[1:]
     assert offered and all("FY2019" in o for o in offered), offered
     # and the page the files were brought on says what was left out, and why (#63 walk-through)
@@ -1210,19 +1201,24 @@ def test_choosing_to_upload_in_ones_own_session_asks_for_documents_not_for_anoth
     assert said.startswith("Upload documents in the sidebar") and "another session" not in said, said
 
 
+def uploaded(folder, key: str, name: str, timeout: int = 240, **params) -> AppTest:
+    """The app over `folder` as this session's uploaded files (`key` their digest, `name` the room's), with these
+    link parameters, run once."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    at.query_params["corpus"] = "your own files"
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.session_state["uploaded_corpus"] = (str(folder), key, name, None)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def acme_room(tmp_path, key: str, **params) -> AppTest:
     """The app over an uploaded room of two hand-made filings (tests.filingmaker), run once."""
     from tests.filingmaker import write_pdfs
 
-    folder = write_pdfs(tmp_path / "room")
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.query_params["corpus"] = "your own files"
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.session_state["uploaded_corpus"] = (str(folder), key, "acme room", None)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return uploaded(write_pdfs(tmp_path / "room"), key, "acme room", **params)
 
 
 def test_the_sidebar_names_the_uploaded_files_whole(tmp_path):
@@ -1241,12 +1237,7 @@ def test_the_scope_names_an_earnings_release_as_a_form_and_mcdonalds_by_its_name
     room.mkdir()
     for name in ("MCDONALDS_2023Q1_EARNINGS.pdf", "APPLE_2022_10K.pdf"):
         shutil.copy(shared / name, room / name)
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.query_params["corpus"] = "your own files"
-    at.query_params["q"] = "What was McDonald's revenue in Q1 2023?"
-    at.session_state["uploaded_corpus"] = (str(room), "mcd-apple", "2 uploaded files", None)
-    at.run()
-    assert not at.exception, at.exception
+    at = uploaded(room, "mcd-apple", "2 uploaded files", timeout=300, q="What was McDonald's revenue in Q1 2023?")
     assert "earnings release" in at.selectbox(key="scope_form").options  # a release is a form the scope names
     scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
     assert scope and scope[0].startswith("**Scope as understood:** McDonald's · Q1 FY2023"), scope

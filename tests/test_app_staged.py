@@ -173,8 +173,7 @@ def test_a_room_built_in_the_moment_waited_says_it_is_ready_not_that_a_stand_in_
     chosen retriever under a box saying the stand-in "answers while the rest is built" (#63 walk-through)."""
     import streamlit as st
 
-    from tests.test_app import APP
-    from streamlit.testing.v1 import AppTest
+    from tests.test_app import uploaded
 
     st.cache_resource.clear()
     monkeypatch.setenv("PATHLENS_CACHE_DIR", str(tmp_path / "cache"))
@@ -184,12 +183,7 @@ def test_a_room_built_in_the_moment_waited_says_it_is_ready_not_that_a_stand_in_
     (room / "notes.txt").write_text("Calder Bank lends to Brightwater Logistics under a Credit Agreement.\n\n"
                                     "Brightwater Logistics reported growth. Its CFO is Elliot Park.\n\n"
                                     "The weather was fine and nothing else happened.")
-    at = AppTest.from_file(APP, default_timeout=600)
-    at.query_params["corpus"] = "your own files"
-    at.query_params["q"] = "Who is the CFO of Brightwater Logistics?"
-    at.session_state["uploaded_corpus"] = (str(room), "notes-room", "notes room", None)
-    at.run()
-    assert not at.exception, at.exception
+    at = uploaded(room, "notes-room", "notes room", timeout=600, q="Who is the CFO of Brightwater Logistics?")
     assert [h.value for h in at.subheader if h.value.startswith("Top ")] == ["Top 1 passage · hybrid-ner"]
     assert not [i.value for i in at.info if i.value.startswith("Answered by ")]
     assert [s.label for s in at.status] == ["Index of notes room ready"]
@@ -197,11 +191,11 @@ def test_a_room_built_in_the_moment_waited_says_it_is_ready_not_that_a_stand_in_
 
 def test_a_build_box_says_where_the_passages_its_count_leaves_out_went():
     """The NER step counted 1,942 passages of a 1,955-passage room, and nothing said why (#63 walk-through)."""
-    from ui.builds import _progress_text
+    from ui.builds import step_words
 
     s = JobStatus("extraction:ner", 1200, 1942, 12.0, False, False, None, steps=("tokens", "extraction:ner"),
                   finished=("tokens",))
-    assert _progress_text(s, 1955).startswith(
-        "step 2 of 2: entity extraction (spaCy NER): 1,200 of 1,942 passages (13 more repeat a text or were kept from "
-        "earlier builds)")
-    assert "more repeat" not in _progress_text(s, 1942)
+    assert step_words(s, 1955).startswith(
+        "step 2 of 2, entity extraction (spaCy NER): 1,200 of 1,942 passages (13 more repeat a text or were kept from "
+        "earlier builds), ")
+    assert "more repeat" not in step_words(s, 1942)

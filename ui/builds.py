@@ -144,7 +144,7 @@ def _show_build(index: Index, missing: list[str], s, purpose: str = "") -> bool:
         if w.stage not in s.finished and not s.over:
             box.write(f"Still to come: {component_label(w.stage)} — {w.words()}")
     if not s.over:
-        box.progress(s.fraction(), text=_progress_text(s, len(index.corpus)))
+        box.progress(s.fraction(), text=step_words(s, len(index.corpus)))
         return False
     if s.error is not None:
         stage = s.step or (s.steps[len(s.finished)] if len(s.finished) < len(s.steps) else "")
@@ -159,20 +159,28 @@ def _show_build(index: Index, missing: list[str], s, purpose: str = "") -> bool:
     return True
 
 
-def _progress_text(s, room: int = 0) -> str:
-    """"step 2 of 3: entity extraction (spaCy NER): 1,200 of 1,942 passages (13 more repeat a text or were kept
-    from earlier builds) · about 40 s left in this step": a count short of the room's says where the rest went."""
+def time_left_words(seconds: float) -> str:
+    """"about 4 min left", "about 40 s left"."""
+    return f"about {seconds / 60:.0f} min left" if seconds >= 90 else f"about {seconds:.0f} s left"
+
+
+def step_words(s: JobStatus, room: int = 0) -> str:
+    """A build's step in flight, counted in its own passages: "step 2 of 3, entity extraction (spaCy NER): 1,200 of
+    1,942 passages (13 more repeat a text or were kept from earlier builds), about 40 s left in this step". Not a
+    share of the whole build: the steps differ in cost by orders of magnitude, so a share of steps stood still, and
+    its time left jumped between steps. Given the `room`'s passages, a count short of them says where the rest went.
+    The build's box and the answer-while-building sentence both say it."""
     if not s.step:
-        return "finishing…" if len(s.finished) == len(s.steps) else "starting…"
-    label = component_label(s.step)
-    step = f"step {len(s.finished) + 1} of {len(s.steps)}: {label}"
+        return "finishing" if len(s.finished) == len(s.steps) else "starting"
+    at = f"step {len(s.finished) + 1} of {len(s.steps)}, {component_label(s.step)}"
     if not s.total:
-        return f"{step}…"
+        return at
     left = s.seconds_left()
-    eta = f" · about {left:.0f} s left in this step" if left is not None else " · estimating the time left…"
+    more = len(s.finished) + 1 < len(s.steps)  # later steps' time is not known yet: the estimate is this one's
+    eta = "estimating the time left" if left is None else time_left_words(left) + (" in this step" if more else "")
     rest = (f" ({room - s.total:,} more repeat a text or were kept from earlier builds)"
             if s.step in ("embeddings", "extraction:ner") and 0 < s.total < room else "")
-    return f"{step}: {s.done:,} of {s.total:,} passages{rest}{eta}"
+    return f"{at}: {s.done:,} of {s.total:,} passages{rest}, {eta}"
 
 
 def job_text(s: JobStatus) -> str:

@@ -69,8 +69,8 @@ class ShownPage:
     png: bytes
     offset: tuple[int, int]
     thumbnail: bytes
-    close: bytes = b""
-    close_offset: tuple[int, int] = (0, 0)
+    close: bytes
+    close_offset: tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -263,7 +263,7 @@ def _show(shown: ShownPage, question: str, entities: tuple[str, ...]) -> None:
     for what in page.marked.missing:
         st.caption(f"Not marked: {escape_markdown(what)}")  # seeds and quotes are corpus text
     alt = f"{page.doc} page {page.page}, the passage outlined and what matched marked"
-    st.image(shown.close or shown.png, caption=f"{page.doc} page {page.page}: the passage close up, outlined, and what "
+    st.image(shown.close, caption=f"{page.doc} page {page.page}: the passage close up, outlined, and what "
              "matched marked", width="stretch", output_format="PNG")
     if page.headers_unread:
         st.caption(f"{escape_markdown(_sentence(page.table_note))} Its text is not shown: its figures would stand "

@@ -18,7 +18,8 @@ from engine.jobs import JobStatus
 from engine.indexing.index import Index, SearchConfig
 from engine.retrieve.retrievers import Retriever
 from engine.retrieve.rrf_retriever import RRFConfig
-from ui.builds import BUILD_LEASE_S, FOLLOW_EVERY_S, SMALL_ROOM_PASSAGES, ensure, over_soon, show_built, stages_for
+from ui.builds import (BUILD_LEASE_S, FOLLOW_EVERY_S, SMALL_ROOM_PASSAGES, ensure, over_soon, show_built, stages_for,
+                       step_words, time_left_words)
 from ui.render import show_table
 from engine.indexing.factory import Retrievers
 from engine.ingest.corpus import bundled_names
@@ -103,25 +104,10 @@ def retriever_for(index: Index, view: Index, choice: Choice, config: SearchConfi
     return view.retriever(choice.answerer.name if choice.early else choice.name, config)
 
 
-def time_left_words(seconds: float) -> str:
-    """"about 4 min left", "about 40 s left"."""
-    return f"about {seconds / 60:.0f} min left" if seconds >= 90 else f"about {seconds:.0f} s left"
-
-
 def progress_words(s: JobStatus) -> str:
     """"now at step 2 of 3, dense embeddings (all-MiniLM-L6-v2): 600 of 1,000 passages, about 4 min left in this
-    step" of a build still under way. Counted in the step's own passages, not as a share of the whole build: the
-    steps differ in cost by orders of magnitude, so a share of steps stood still, and its time left jumped between
-    steps."""
-    if not s.step:
-        return "now finishing"
-    at = f"now at step {len(s.finished) + 1} of {len(s.steps)}, {label(s.step)}" if s.steps else f"now {s.step}"
-    if not s.total:
-        return at
-    left = s.seconds_left()
-    more = len(s.finished) + 1 < len(s.steps)  # later steps' time is not known yet: the estimate is this one's
-    return f"{at}: {s.done:,} of {s.total:,} passages, " + (
-        "estimating the time left" if left is None else time_left_words(left) + (" in this step" if more else ""))
+    step" of a build still under way (`step_words`, as its box says it)."""
+    return f"now at {step_words(s)}" if s.step else "now finishing"
 
 
 def sentence(choice: Choice, s: JobStatus, filings_named: str = "") -> str:

@@ -250,11 +250,9 @@ def cmd_demo(args) -> None:
 def cmd_train_ranker(args) -> None:
     """Train on the tuning halves, write the model, then measure it on the test halves (which choose nothing) and
     write their figures into the model's `about`, for the Compare page."""
-    from dataclasses import replace as with_about
+    from dataclasses import replace
 
     from ..evaluate.evaluate import select_questions
-    import dataclasses
-
     from ..evaluate.page_ranker_training import PARAMS, dev_rooms, measured, train_page_ranker
     from ..retrieve.page_ranker import MODEL
 
@@ -269,9 +267,8 @@ def cmd_train_ranker(args) -> None:
     def progress(done: int, total: int) -> None:
         if done % 25 == 0 or done == total:
             print(f"  {done}/{total} tuning questions", file=sys.stderr)
-    params = PARAMS if args.kind == "lambdarank" else dataclasses.replace(PARAMS, kind=args.kind)
-    ranker = train_page_ranker(tune, params, on_question=progress)
-    ranker = with_about(ranker, about={**ranker.about, "test halves": measured(test, ranker)})
+    ranker = train_page_ranker(tune, replace(PARAMS, kind=args.kind), on_question=progress)
+    ranker = replace(ranker, about={**ranker.about, "test halves": measured(test, ranker)})
     out = Path(args.out) if args.out else MODEL
     text = ranker.to_json()
     if args.check:

@@ -357,10 +357,10 @@ def build_report(index: Index, view: ReportView, generated: str, pdfs: str | Non
                  pages.get(h.passage_id, "")) for h in hits]
     if walk is not None:
         present = {n.kind for n in walk.nodes}  # the key names only what this graph draws, as the frame's does
+        key = " · ".join(f"<span style='color:{COLORS[r]}'>■</span> {html.escape(ROLE_WORDS[r])}"
+                         for r in COLORS if r in present)
         out.append("<h2>Evidence graph</h2><p class='meta'>Left to right, as the walk went: seeds, the passages "
-                   "they lead to, and, where a name bridges further, that name and those passages. " + " · ".join(f"<span style='color:{COLORS[r]}'>■</span> "
-                                                              f"{html.escape(ROLE_WORDS[r])}" for r in COLORS
-                                                              if r in present) + "</p>")
+                   f"they lead to, and, where a name bridges further, that name and those passages. {key}</p>")
         height = page_height(walk, titles, gold, view.without_entities)
         page = subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=height,
                              removed=view.without_entities)
