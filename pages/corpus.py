@@ -84,7 +84,7 @@ with tab_d:
                                  for r in identities]),
                    hide_index=True, width="stretch")
         # one row a field, so no rule is cut off in a narrow column (a sentence a filing was, even in full screen)
-        st.caption("Where each field was read: the page (0: the file name, or a default) and the rule that read it.")
+        st.caption("Where each field was read: the page (blank: the file name, or a default) and the rule that read it.")
         show_table(pd.DataFrame([{"document": r["doc"], "field": x["field"].replace("_", " "),
                                   "page": x["page"] or None, "rule": x["rule"]}
                                  for r in identities for x in r["read_from"]]).astype({"page": "Int64"}),
