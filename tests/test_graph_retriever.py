@@ -526,3 +526,35 @@ def test_a_name_no_passage_holds_seeds_nothing_and_divides_by_no_zero():
         warnings.simplefilter("error")
         seeds = seeder.seeding("Calder Bank and Orphan").seeds
     assert [(s.entity, s.weight) for s in seeds] == [("calder bank", 1.0)]
+
+
+def test_what_a_what_if_makes_again_is_read_from_the_parts_registry():
+    """#63.19: every part an index keeps is registered with what it is made from, and a what-if makes again exactly
+    the parts made from a graph (hand list below), sharing the rest; an unregistered part is refused, never kept."""
+    from engine.components import made_from_any
+    from engine.filings.graph import EdgeWeights
+    from engine.ingest.corpus import Corpus
+    from tests.filingmaker import filing_pages
+    from tests.test_filings import passages_of
+
+    idx = Index(Corpus("acme", tuple(passages_of("ACME_2019_10K.pdf", filing_pages(2019, 1_028))
+                                     + passages_of("ACME_2020_10K.pdf", filing_pages(2020, 1_119)))))
+    idx.bm25(), idx.tfidf(), idx.aliases("regex"), idx.subject_graph("regex", 0.5), idx.page_facts()
+    idx.filing_graph(EdgeWeights()), idx.passage_titles()
+    assert made_from_any({"graph"}) == {"aliases", "subjects", "about-graph", "filing-graph"}
+    gone = idx.graph("regex").entities[0]
+    sub = without(idx, entities=[gone])
+    kept = sub.memo.snapshot()
+    for key, value in idx.memo.snapshot().items():
+        kind = key.partition(":")[0]
+        if kind in made_from_any({"graph"}):
+            assert key not in kept, key  # made again from the graph without the entity
+        elif kind != "graph":
+            assert kept[key] is value, key  # shared: nothing recounted
+    assert gone not in sub.graph("regex").entity_index and sub.removed_entities == {gone}
+    assert gone in idx.filing_graph(EdgeWeights()).graph.entity_index  # the kept one still walks through it…
+    assert gone not in sub.filing_graph(EdgeWeights()).graph.entity_index  # …the what-if's never does
+    assert sub.aliases("regex") is not idx.aliases("regex")
+    with pytest.raises(KeyError, match="'stale-part' is no part of engine.components"):
+        idx.memo.get("stale-part", lambda: 1)
+    assert Index(idx.corpus, removed_entities=frozenset({gone})).graph("regex").entities == sub.graph("regex").entities

@@ -46,7 +46,9 @@ def _graph_text(title: str, text: str) -> str:
 
 
 class Index:
-    def __init__(self, corpus: Corpus, cache: DiskCache | None = None, compute: Compute = LocalCompute()):
+    def __init__(self, corpus: Corpus, cache: DiskCache | None = None, compute: Compute = LocalCompute(),
+                 removed_entities: frozenset[str] = frozenset()):
+        """`removed_entities`: what-if keys taken out of every graph this index builds (engine.indexing.views)."""
         self.corpus = corpus
         self.cache = cache
         self.compute = compute
@@ -58,7 +60,7 @@ class Index:
         # what the entity graph reads: a filing's identity title ("Apple Inc. · Form 10-K · fiscal year ended …")
         # keeps its lead, the company; its form and period on every page made hubs of "Form" and "Ended"
         self.graph_texts = tuple(_graph_text(p.title, p.text) for p in corpus.passages)
-        self.removed_entities: frozenset[str] = frozenset()  # what-if: keys taken out of every graph
+        self.removed_entities = frozenset(removed_entities)
         # per-passage results of earlier builds, any corpus's (engine.store.parts): a grown room computes its new
         # passages only
         self.parts = None if cache is None else PartStore(

@@ -14,7 +14,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from ..components import PERSISTED
+from ..components import PERSISTED, check_part
 from ..store.cache import DiskCache
 
 Progress = Callable[[str, int, int], None]  # (component, done, total)
@@ -34,9 +34,11 @@ class Memo:
 
     def get(self, key: str, build: Callable[[], object]):
         """The component `key`: built, loaded from the cache, or built now by `build()` and kept (and stored on disk
-        when it is a persisted kind). Arrays are made read-only: every reader shares them."""
+        when it is a persisted kind). Arrays are made read-only: every reader shares them. A key of a kind
+        engine.components does not name is refused."""
         if key in self._values:  # built: no lock (a dict read is atomic, and values are never replaced)
             return self._values[key]
+        check_part(key)
         with self._lock_for(key):
             if key not in self._values:
                 t0 = time.perf_counter()
@@ -53,6 +55,7 @@ class Memo:
 
     def put(self, key: str, value: object) -> None:
         """Keep a component made elsewhere (a slice of a bigger index's): what `get` will return."""
+        check_part(key)
         self._values[key] = value
 
     def has(self, key: str) -> bool:
