@@ -387,3 +387,31 @@ def test_pickles_of_the_old_layout_are_deleted_unread(tmp_path):
     Index(make_corpus(TEXTS), cache=DiskCache(tmp_path)).tokens()
     assert not old.exists() and other.exists()
     assert [p.suffix for p in tmp_path.glob("tokens-*")] == [".cache"]
+
+
+def test_a_cache_key_reads_the_functions_that_make_a_passages_text_not_the_whole_index(monkeypatch):
+    """Another change to the index (a constructor's new parameter) leaves every cache file readable; a change to what
+    a stage reads of a passage makes them all again."""
+    from engine.indexing import index
+    from engine.store import cache
+
+    def fresh(component: str) -> str:
+        cache.code_fingerprint.cache_clear()
+        return cache.code_fingerprint(component)
+
+    before = {c: fresh(c) for c in ("tokens", "embeddings", "graph")}
+    original = index.Index.__init__
+
+    def other_init(self, *args, **kwargs):  # another constructor
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(index.Index, "__init__", other_init)
+    assert {c: fresh(c) for c in before} == before
+
+    def other_text(title: str, text: str) -> str:  # another reading of a passage
+        return text
+
+    monkeypatch.setattr(index, "_passage_text", other_text)
+    assert all(fresh(c) != before[c] for c in before)
+    monkeypatch.undo()
+    assert {c: fresh(c) for c in before} == before

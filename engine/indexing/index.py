@@ -40,6 +40,12 @@ def _lead(title: str) -> str:
     return title.split(" · ")[0]
 
 
+def _passage_text(title: str, text: str) -> str:
+    """What the encoder and the tokenizer read of a passage: its title, unless its text already holds it, then the
+    text."""
+    return f"{title}\n{text}" if title and title not in text else text
+
+
 def _graph_text(title: str, text: str) -> str:
     lead = _lead(title)
     return f"{lead}\n{text}" if lead and lead not in text else text
@@ -55,8 +61,7 @@ class Index:
         self.memo = Memo(corpus.fingerprint, cache)
         self.ids = tuple(p.id for p in corpus.passages)
         self.doc_of = {p.id: p.doc_id for p in corpus.passages}
-        self.texts = tuple(f"{p.title}\n{p.text}" if p.title and p.title not in p.text else p.text
-                           for p in corpus.passages)
+        self.texts = tuple(_passage_text(p.title, p.text) for p in corpus.passages)
         # what the entity graph reads: a filing's identity title ("Apple Inc. · Form 10-K · fiscal year ended …")
         # keeps its lead, the company; its form and period on every page made hubs of "Form" and "Ended"
         self.graph_texts = tuple(_graph_text(p.title, p.text) for p in corpus.passages)

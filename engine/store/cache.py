@@ -38,8 +38,9 @@ SUFFIX = ".cache"
 _PICKLED = re.compile(r"[a-z]+(-[a-z]+)?-[0-9a-f]{32}\.pkl")  # a file of version 2: deleted unread
 # The code that makes each kept component: modules, whose source and that of every engine module they import (found
 # by following their names to the modules that define them) goes into the component's key, and functions
-# ("module:qualname"), whose own source does: the index's reading of a passage's text into what each stage reads.
-_TEXTS = ("engine.indexing.index:Index.__init__", "engine.indexing.index:_graph_text", "engine.indexing.index:_lead")
+# ("module:qualname"), whose own source does: the index's reading of a passage's text into what each stage reads
+# (functions of their own, so that another change to the index leaves every cache file readable).
+_TEXTS = ("engine.indexing.index:_passage_text", "engine.indexing.index:_graph_text", "engine.indexing.index:_lead")
 PRODUCERS = {"tokens": ("engine.text", *_TEXTS), "extraction": ("engine.graph.entities", *_TEXTS),
              "graph": ("engine.graph.entity_graph", "engine.graph.entities", *_TEXTS),
              "embeddings": ("engine.store.dense", "engine.store.precision", *_TEXTS), "encoder": ("engine.store.dense",),
