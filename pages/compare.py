@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Mapping
 from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
 
 from engine.errors import PathLensError
+from engine.ingest.passage import PageRef
 from engine.evaluate.evaluate import compare_by_kind, doc_clusters, evaluate, leads, verdict
 from engine.catalog import CATALOG, PARAMS
 from engine.indexing.config import corpus_defaults, search_config
@@ -94,7 +96,7 @@ def why_they_disagree(index, config, question: str, k: int, rankings: dict[str, 
     st.subheader("Why they disagree")
     pick = st.selectbox("Passage ranked by some and not others", disagree, key="cmp_why",
                         format_func=lambda pid: passage_name(pid, titles, IN_TEXT))
-    page_of = index.corpus.page_of  # a cached property: passage id → its page
+    pages = index.corpus.pages  # a cached property: passage id → its page
     explained: dict[tuple[str, str], object] = {}  # one walk a retriever and passage, however often it is read
 
     def why_of(name: str, pid: str):
@@ -107,7 +109,7 @@ def why_they_disagree(index, config, question: str, k: int, rankings: dict[str, 
         # every retriever says why in its own terms: term shares, nearest sentences, votes, seeds and paths
         why = why_of(name, pick)
         if why is None:
-            reason = unreached(index.retriever(name, config), question, pick, ranking, page_of, titles)
+            reason = unreached(index.retriever(name, config), question, pick, ranking, pages, titles)
         elif isinstance(why, HitExplanation):  # a walk's: its passages named as the rest of the page names them
             reason = walk_words(why, titles)
         else:
@@ -160,14 +162,15 @@ def about_page_ranker() -> None:
                            f"model's own score within {figures['parts']['largest gap']:.0e}.")
 
 
-def unreached(retriever, question: str, pid: str, ranking: list[str], page_of: dict[str, str],
+def unreached(retriever, question: str, pid: str, ranking: list[str], pages: Mapping[str, PageRef],
               titles: dict[str, str]) -> str:
     """Why a retriever has nothing to say of a passage: outside the question's scope, another passage of its page
     ranking for the page, or no word or path reaching it."""
     if outside := getattr(retriever, "outside_scope", lambda q, p: "")(question, pid):
         return outside
-    page = page_of.get(pid)
-    stand_in = next((other for other in ranking if page and other != pid and page_of.get(other) == page), None)
+    page = at.key if (at := pages.get(pid)) else None
+    stand_in = next((other for other in ranking if page and other != pid and (o := pages.get(other)) and o.key == page),
+                    None)
     if stand_in is not None:
         return (f"another passage of its page ranks in its place ({passage_name(stand_in, titles, IN_TEXT)}): "
                 "a page ranks once, as its best passage")

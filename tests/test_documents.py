@@ -276,3 +276,33 @@ def test_a_page_without_text_cannot_be_gold(tmp_path):
     with pytest.raises(PathLensError, match="field 'gold\\[0\\].page': page 2 of two.pdf has no text"):
         parse_queries(json.dumps({"id": "q", "text": "t", "gold": [{"doc": "two.pdf", "page": 2}]}), "q.jsonl",
                       corpus.passages)
+
+
+def test_a_passage_s_page_is_one_typed_reference_read_one_way():
+    """#63.18: a passage's page was found five ways, two of them named page_of with different types. One PageRef now:
+    from the passage (its metadata's page, its id's part) or from an id alone, and no other module reads a page id."""
+    import re
+    from pathlib import Path
+
+    from engine.explain.figures import cited_page
+    from engine.explain.reasons import passage_name, passage_place
+    from engine.ingest.corpus import Corpus
+    from engine.ingest.documents import Document
+    from engine.ingest.passage import PageRef, Passage, page_ref
+
+    doc = Document("ACME_2019_10K.pdf", "Acme 2019 10-K", ("cover", "one\n\ntwo " * 200), True)
+    passages = document_passages(doc, max_chars=300, overlap_chars=0)
+    refs = [page_ref(p) for p in passages]
+    assert refs[0] == PageRef("ACME_2019_10K.pdf", 1, 0) and refs[-1].page == 2 and refs[-1].part == len(passages) - 2
+    assert all(r.passage_id == p.id and PageRef.from_id(p.id) == r for r, p in zip(refs, passages))
+    assert {r.key for r in refs} == {"ACME_2019_10K.pdf#p1", "ACME_2019_10K.pdf#p2"}
+    memo = Passage("memo.md#0003", "memo.md", "Memo", "text")
+    assert page_ref(memo) is None and PageRef.from_id(memo.id) is None
+    assert Corpus("c", (*passages, memo)).pages == {p.id: r for p, r in zip(passages, refs)}
+    assert cited_page(passages[-1].id) == refs[-1] and cited_page("notes.docx#p3.0") is None  # only a PDF is drawn
+    assert passage_place(passages[-1].id) == f"page 2 of ACME_2019_10K.pdf, part {refs[-1].part + 1}"
+    assert passage_name(passages[0].id, {}).endswith(" p.1")
+    engine = Path(__file__).resolve().parents[1] / "engine"
+    readers = sorted(str(f.relative_to(engine)) for f in engine.rglob("*.py")
+                     if re.search(r"#p\(\?P<page>|#p\(\\d", f.read_text("utf-8")))
+    assert readers == ["ingest/passage.py"], readers

@@ -111,7 +111,7 @@ def test_every_hits_score_is_the_exact_sum_of_its_named_parts(learned):
         assert {p.feature for p in why.parts} == set(FEATURES)
         assert why.walk is not None and abs(sum(c for _, c in why.walk.contributions) - why.walk.score) < 1e-9
     assert answer.hits[0].passage_id.startswith("ACME_2020_10K.pdf")  # the scope still bounds the pool
-    assert "MD&A" in learned.pool.facts[learned.pool.page_of(answer.hits[0].passage_id)].kinds  # it learned
+    assert "MD&A" in learned.pool.facts[learned.pool.page_key(answer.hits[0].passage_id)].kinds  # it learned
 
 
 def test_parts_reach_json_and_the_report_as_bars_with_labels_escaped(learned):

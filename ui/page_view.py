@@ -158,9 +158,9 @@ def start(index: Index, answer, question: str, texts: dict[str, str]) -> dict[st
         where = cited_page(h.passage_id)
         if where is None:
             continue
-        future = _future(spec, where[0], h.passage_id, texts[h.passage_id], question.strip(),
+        future = _future(spec, where.doc, h.passage_id, texts[h.passage_id], question.strip(),
                          hit_entities(answer, h.passage_id))
-        out[h.passage_id] = Pending(h.rank, h.passage_id, where[0], where[1], future)
+        out[h.passage_id] = Pending(h.rank, h.passage_id, where.doc, where.page, future)
     return out
 
 
@@ -348,12 +348,13 @@ def side_by_side(index: Index, question: str, rankings: dict[str, list[str]], en
     drawn = []
     for column, name in zip((c1, c2), chosen):
         top = rankings[name][0]
-        doc, number = cited_page(top)
+        first_page = cited_page(top)
+        doc, number = first_page.doc, first_page.page
         future = _future(spec, doc, top, texts[top], question.strip(), tuple(entities_of(name, top)))
         later: dict[tuple[str, int], list[int]] = {}  # a page two passages cite is named once, with both ranks
         for i, pid in enumerate(rankings[name][1:], start=2):
-            if (where := cited_page(pid)) and where != (doc, number):
-                later.setdefault(where, []).append(i)
+            if (where := cited_page(pid)) and where.key != first_page.key:
+                later.setdefault((where.doc, where.page), []).append(i)
         rest = [" ".join(f"#{i}" for i in ranks) + f" p.{where[1]}" + ("" if where[0] == doc else f" of {where[0]}")
                 for where, ranks in later.items()]
         with column:

@@ -40,7 +40,7 @@ from typing import Sequence
 
 from ..filings.identity import Filing, bare_name, read_filing, unify
 from ..filings.structure import page_texts
-from ..ingest.passage import Passage, page_number
+from ..ingest.passage import Passage, page_ref
 from ..text import normalize_name
 from .acquisition_text import FilingText, deal_sections, filing_text, sections_of
 from .acquisition_words import (AGREED, COMPLETED, COUNTED_LIST, FOLLOW_CUE, INCLUDING_LIST, NOUN_PHRASE,
@@ -281,7 +281,7 @@ def corpus_acquisitions(passages: Sequence[Passage]) -> tuple[Acquisition, ...]:
     filing's pages and identity as the filing graph reads them (`engine.filings.structure`)."""
     by_doc: dict[str, list[int]] = {}
     for i, p in enumerate(passages):
-        if page_number(p) is not None:
+        if page_ref(p) is not None:
             by_doc.setdefault(p.doc_id, []).append(i)
     pages = {doc: page_texts(passages, rows) for doc, rows in by_doc.items()}
     filings = unify({doc: read_filing(doc, texts) for doc, texts in pages.items()})

@@ -7,7 +7,6 @@ from typing import Callable, Mapping, Sequence
 
 from ..ingest.corpus import Corpus
 from ..ingest.questions import LabeledQuery
-from ..ingest.passage import page_key
 from ..errors import PathLensError
 from ..indexing.index import Index, SearchConfig, check_retriever
 from ..retrieve.retrievers import Retriever
@@ -219,7 +218,7 @@ def judged(corpus: Corpus, queries: Sequence[LabeledQuery],
     passage (a later passage of the same page takes its rank but earns nothing). The ranks are
     still the passage ranks: Recall@5 reads the top five passages, not the top five pages.
     """
-    page_of = {p.id: page_key(p) for p in corpus.passages}
+    page_of = {pid: at.key for pid, at in corpus.pages.items()}
     units_run, qrels = {}, {}
     for q in queries:
         pages = set(q.gold_pages)
@@ -240,11 +239,11 @@ PAGE_DEPTH = 8  # ranking by pages reads this many times deeper in passages, so 
 def by_pages(corpus: Corpus, ranking: dict[str, float], depth: int) -> dict[str, float]:
     """A passage ranking as a page ranking: each page ranks once, at its best passage, which stands for
     it; passages of unpaged documents rank as themselves. Cut to `depth`."""
-    page_of = corpus.page_of
+    pages = corpus.pages
     out: dict[str, float] = {}
     seen: set[str] = set()
     for pid, score in ranking.items():
-        unit = page_of.get(pid) or pid
+        unit = at.key if (at := pages.get(pid)) else pid
         if unit not in seen:
             seen.add(unit)
             out[pid] = score

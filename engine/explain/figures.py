@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..ingest.documents import SourceFile
+from ..ingest.passage import PageRef
 from ..retrieve.graph_explain import GraphAnswer
-from .page_evidence import page_of
 from .page_image import Box, PageCache, PageLayout, Renderer, render_isolated, rendered_page
 from .page_marks import MarkedPage, marked_page
 from .page_table import cells, page_lines, read_tables
@@ -32,10 +32,10 @@ TABULAR_LINES = 3  # lines of two or more figures that make a page a table, whos
 _FIGURE = re.compile(r"^[($-]*\$?\(?-?\d[\d,]*(?:\.\d+)?\)?%?$")
 
 
-def cited_page(passage_id: str) -> tuple[str, int] | None:
-    """(document, page) when the passage is a page of a PDF, which can be drawn; None for any other passage."""
-    where = page_of(passage_id)
-    return where if where is not None and where[0].lower().endswith(".pdf") else None
+def cited_page(passage_id: str) -> PageRef | None:
+    """The passage's page when it is a page of a PDF, which can be drawn; None for any other passage."""
+    where = PageRef.from_id(passage_id)
+    return where if where is not None and where.doc.lower().endswith(".pdf") else None
 
 
 def hit_entities(answer, passage_id: str) -> tuple[str, ...]:
@@ -99,11 +99,11 @@ def hit_page(source: SourceFile, passage_id: str, passage: str, question: str, e
     where = cited_page(passage_id)
     if where is None:
         raise ValueError(f"{passage_id} is not a page of a PDF")
-    drawn = rendered_page(source, where[1], width, cache, render)
+    drawn = rendered_page(source, where.page, width, cache, render)
     marked = marked_page(drawn, passage=passage, question=question, entities=entities, with_legend=False)
     outlines = [m.box_pt for m in marked.marks if m.kind == "passage"]
     lines, row_at, passage_at, note, tabular = page_text(drawn.layout, outlines)
-    return HitPage(passage_id, where[0], where[1], marked, lines, row_at, passage_at, note, tabular, drawn.cached)
+    return HitPage(passage_id, where.doc, where.page, marked, lines, row_at, passage_at, note, tabular, drawn.cached)
 
 
 def legend_html(page: HitPage) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Mapping
 
-from ..ingest.passage import citation, page_number, Passage
+from ..ingest.passage import Passage, citation, page_ref
 from ..retrieve.page_ranker import PageExplanation
 from ..retrieve.graph_explain import GraphAnswer, HitExplanation
 from ..retrieve.retrievers import Answer, Hit
@@ -30,7 +30,7 @@ def hit_json(hit: Hit, passage: Passage | None = None) -> dict:
     """A hit with where it comes from (document, title, page for a paged document, citation) and its text."""
     out = {"rank": hit.rank, "passage_id": hit.passage_id, "score": hit.score, "retriever": hit.retriever}
     if passage is not None:
-        out.update({"document": passage.doc_id, "title": passage.title, "page": page_number(passage),
+        out.update({"document": passage.doc_id, "title": passage.title, "page": at.page if (at := page_ref(passage)) else None,
                     "citation": citation(passage), "text": passage.text})
     return out
 

@@ -13,7 +13,6 @@ stand on it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Mapping, NoReturn
@@ -21,7 +20,7 @@ from typing import Mapping, NoReturn
 from ..errors import PathLensError
 from ..ingest.corpus import CORPORA_DIR, bundled_manifest, bundled_names
 from ..ingest.documents import SourceFile
-from ..ingest.passage import Passage
+from ..ingest.passage import PageRef, Passage
 from ..ingest.textfiles import source_file
 from ..ingest.zips import zip_members
 
@@ -99,15 +98,6 @@ def _from_zips(folder: Path, zips: list[str], doc: str) -> SourceFile:
     raise PathLensError(f"{doc} is not in {folder} nor in its zips ({', '.join(zips)})")
 
 
-_PAGE_ID = re.compile(r"^(?P<doc>.+)#p(?P<page>\d+)\.\d+$")
-
-
-def page_of(passage_id: str) -> tuple[str, int] | None:
-    """("APPLE_2022_10K.pdf", 32) for "APPLE_2022_10K.pdf#p32.0"; None for a passage of no page."""
-    m = _PAGE_ID.match(passage_id)
-    return (m["doc"], int(m["page"])) if m else None
-
-
 @dataclass(frozen=True)
 class PageEvidence:
     """What of an answer to mark on one page: the best-ranked hit there (its id, text and rank; "" and 0 when no
@@ -126,7 +116,7 @@ def evidence_on_page(answer, passages: Mapping[str, Passage], doc: str, page: in
     on that page with the seed entities that hit mentions (graph retrievers; none for the others), else the
     walk's seeds, to be marked wherever they stand on the page."""
     for hit in answer.hits:
-        if page_of(hit.passage_id) == (doc, page):
+        if (at := PageRef.from_id(hit.passage_id)) and (at.doc, at.page) == (doc, page):
             why = answer.why.get(hit.passage_id)
             entities = tuple(getattr(why, "matched_entities", ()) or ())
             return PageEvidence(hit.passage_id, passages[hit.passage_id].text, hit.rank, entities, answer.question)
@@ -136,4 +126,4 @@ def evidence_on_page(answer, passages: Mapping[str, Passage], doc: str, page: in
                         "and the walk's seeds are marked wherever they stand on the page")
 
 
-__all__ = ["PageEvidence", "evidence_on_page", "page_of", "pdf_source"]
+__all__ = ["PageEvidence", "evidence_on_page", "pdf_source"]

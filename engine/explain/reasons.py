@@ -5,15 +5,14 @@ The Query page, the evidence report and the demo question's choice all read it, 
 
 from __future__ import annotations
 
-import re
 from typing import Mapping
 
 import numpy as np
 
 from ..graph.push import PROVEN_TOP
+from ..ingest.passage import PageRef
 from ..retrieve.graph_explain import EvidencePath, GraphAnswer, HitExplanation
 
-_PAGE_ID = re.compile(r"^(?P<doc>.+)#p(?P<page>\d+)\.(?P<part>\d+)$")  # a document page's passage: FILE#p12.0
 SHOWN_SHARE = 0.005  # a part of a score below this is left out of a sentence (it would read "0%")
 MAX_LABEL = 30  # characters of a title in a graph label
 IN_TEXT = 120  # in running text or a heading: room for a document's whole title
@@ -39,11 +38,10 @@ def passage_name(pid: str, titles: Mapping[str, str], width: int = MAX_LABEL) ->
     """A passage as a reader tells it from the others: a PDF page leads with the document and page ("Apple 2022
     10-K p.32"); another passage is its document's title (cut to `width`: a graph's label is short, a page's
     heading has room) and which part of the document it is."""
-    paged = _PAGE_ID.match(pid)
+    paged = PageRef.from_id(pid)
     if paged:
-        part = int(paged["part"])
-        return short_document(titles.get(pid, ""), paged["doc"]) + f" p.{paged['page']}" + (
-            f", part {part + 1}" if part else "")
+        return short_document(titles.get(pid, ""), paged.doc) + f" p.{paged.page}" + (
+            f", part {paged.part + 1}" if paged.part else "")
     doc, _, part = pid.rpartition("#")
     name = short(titles.get(pid) or doc or pid, width)
     return name + (f" · part {int(part) + 1}" if doc and part.isdigit() else "")
@@ -66,10 +64,9 @@ def field_words(value: str, titles: Mapping[str, str]) -> str:
 def passage_place(pid: str) -> str:
     """Where a passage is, in words: "page 32 of APPLE_2022_10K.pdf" (", part 2" past a page's first passage),
     "part 2 of 06-juniper-peak-ii-q3-2024-lp-report.md"; an id of no known form as it is."""
-    paged = _PAGE_ID.match(pid)
+    paged = PageRef.from_id(pid)
     if paged:
-        part = int(paged["part"])
-        return f"page {paged['page']} of {paged['doc']}" + (f", part {part + 1}" if part else "")
+        return f"page {paged.page} of {paged.doc}" + (f", part {paged.part + 1}" if paged.part else "")
     doc, _, part = pid.rpartition("#")
     return f"part {int(part) + 1} of {doc}" if doc and part.isdigit() else pid
 

@@ -276,17 +276,17 @@ def _pages(answer, texts: dict[str, str], pdfs: str, width: int) -> dict[str, st
             continue
         if len(out) == MAX_REPORT_PAGES:
             out[h.passage_id] = page_failure(f"this report draws the pages of its first {MAX_REPORT_PAGES} answers "
-                                             f"only; this one cites {where[0]} page {where[1]}")
+                                             f"only; this one cites {where.doc} page {where.page}")
             continue
         try:
-            if where[0] not in sources:  # a file is read once, and a file not found is said once per hit
+            if where.doc not in sources:  # a file is read once, and a file not found is said once per hit
                 try:
-                    sources[where[0]] = pdf_source(pdfs, where[0])
+                    sources[where.doc] = pdf_source(pdfs, where.doc)
                 except PathLensError as e:
-                    sources[where[0]] = e
-            if isinstance(sources[where[0]], PathLensError):
-                raise sources[where[0]]
-            page = hit_page(sources[where[0]], h.passage_id, texts[h.passage_id], answer.question,
+                    sources[where.doc] = e
+            if isinstance(sources[where.doc], PathLensError):
+                raise sources[where.doc]
+            page = hit_page(sources[where.doc], h.passage_id, texts[h.passage_id], answer.question,
                             hit_entities(answer, h.passage_id), width)
             out[h.passage_id] = page_figure(page, h.rank)
         except PathLensError as e:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..ingest.passage import Passage, page_number
+from ..ingest.passage import Passage, page_ref
 from ..text import STOPWORDS, normalize_name
 from .identity import Filing, read_filing, unify
 from .names import Room, room_of
@@ -151,10 +151,10 @@ def cross_references(text: str) -> list[tuple[str, str]]:
 
 
 def page_texts(passages: Sequence[Passage], rows: Sequence[int]) -> list[str]:
-    """The text of each page of one document, from its passages (in page order; a missing page is "")."""
+    """The text of each page of one document, from its passages of pages (in page order; a missing page is "")."""
     pages: dict[int, list[str]] = {}
     for i in rows:
-        pages.setdefault(page_number(passages[i]), []).append(passages[i].text)
+        pages.setdefault(page_ref(passages[i]).page, []).append(passages[i].text)
     last = max(pages, default=0)
     return ["\n".join(pages.get(n, [])) for n in range(1, last + 1)]
 
@@ -168,7 +168,7 @@ def read_structure(passages: Sequence[Passage]) -> FilingStructure:
     """The structure of every paged document among `passages` (in corpus order; rows index them)."""
     by_doc: dict[str, list[int]] = {}
     for i, p in enumerate(passages):
-        if page_number(p) is not None:
+        if page_ref(p) is not None:
             by_doc.setdefault(p.doc_id, []).append(i)
     nodes: list[Node] = []
     index: dict[str, int] = {}
@@ -191,7 +191,7 @@ def read_structure(passages: Sequence[Passage]) -> FilingStructure:
         filing = node(f"§filing {doc}", "filing", f.label, doc, doc)
         pages: dict[int, list[int]] = {}
         for i in rows:
-            pages.setdefault(page_number(passages[i]), []).append(i)
+            pages.setdefault(page_ref(passages[i]).page, []).append(i)
         item: int | None = None
         note: int | None = None
         labels: dict[str, int] = {}

@@ -17,7 +17,7 @@ from .zips import zip_members
 from .isolated import READER, ReadLimits, read_many
 from ..jobs import Progress
 from ..errors import PathLensError
-from .passage import ChunkConfig, Passage, chunk_text, page_key
+from .passage import ChunkConfig, PageRef, Passage, chunk_text, page_ref
 from .questions import LabeledQuery, load_queries, parse_queries
 from .textfiles import decode_text, json_field, read_json_lines, read_text, source_file
 from .worldgen import generate_passages
@@ -79,12 +79,12 @@ class Corpus:
     @cached_property
     def paged(self) -> bool:
         """Whether any passage comes from a paged document (a PDF): such a corpus opens on the filings retriever."""
-        return any(page_key(p) for p in self.passages)
+        return any(page_ref(p) for p in self.passages)
 
     @cached_property
-    def page_of(self) -> dict[str, str]:
-        """passage id → `doc#pN` for the passages of paged documents; computed once."""
-        return {p.id: key for p in self.passages if (key := page_key(p))}
+    def pages(self) -> dict[str, PageRef]:
+        """passage id → its page, for the passages of paged documents; computed once."""
+        return {p.id: at for p in self.passages if (at := page_ref(p))}
 
     def qrels(self) -> dict[str, dict[str, int]]:
         return {q.id: {g: 1 for g in q.gold} for q in self.queries}

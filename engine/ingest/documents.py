@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ..errors import PathLensError
-from .passage import ChunkConfig, Passage, chunk_text
+from .passage import ChunkConfig, PageRef, Passage, chunk_text
 from .running_lines import DroppedLine, strip_running_lines
 
 DOCUMENT_SUFFIXES = (".pdf", ".docx", ".html", ".htm")
@@ -314,7 +314,7 @@ def document_passages(doc: Document, max_chars: int = PASSAGE_CHARS, overlap_cha
     for number, page in enumerate(doc.pages, start=1):
         if doc.paged:
             for k, chunk in enumerate(page_lines_chunks(page, max_chars, overlap_chars)):
-                out.append(Passage(f"{doc.name}#p{number}.{k}", doc.name, doc.title, chunk,
+                out.append(Passage(PageRef(doc.name, number, k).passage_id, doc.name, doc.title, chunk,
                                    {"page": str(number), "pages": str(n)}))
         else:
             for k, chunk in enumerate(chunk_text(page, ChunkConfig(max_chars, overlap_chars))):

@@ -77,22 +77,50 @@ def chunk_text(text: str, config: ChunkConfig = ChunkConfig()) -> list[str]:
     return out
 
 
-def page_key(p: Passage) -> str | None:
-    """`doc#pN` for a passage of a paged document (a PDF), else None."""
-    page = p.metadata.get("page")
-    return f"{p.doc_id}#p{page}" if page else None
+@dataclass(frozen=True)
+class PageRef:
+    """Where a passage of a paged document (a PDF) lies: its document, its page (from 1) and which of the page's
+    passages it is (from 0). The one reading of a passage's page: from the passage (`page_ref`), or from an id alone
+    (`PageRef.from_id`) where only an id travels (a run, a link, a report)."""
+
+    doc: str
+    page: int
+    part: int = 0
+
+    @property
+    def key(self) -> str:
+        """`doc#pN`: the page, the unit page gold and page runs are keyed by."""
+        return f"{self.doc}#p{self.page}"
+
+    @property
+    def passage_id(self) -> str:
+        """`doc#pN.k`: the id the document readers give this passage."""
+        return f"{self.key}.{self.part}"
+
+    @classmethod
+    def from_id(cls, passage_id: str) -> "PageRef | None":
+        """The page of "APPLE_2022_10K.pdf#p32.1" (document, 32, 1); None for an id of no page."""
+        m = _PAGE_ID.match(passage_id)
+        return cls(m["doc"], int(m["page"]), int(m["part"])) if m else None
 
 
-def page_number(p: Passage) -> int | None:
+_PAGE_ID = re.compile(r"^(?P<doc>.+)#p(?P<page>\d+)\.(?P<part>\d+)$")
+
+
+def page_ref(p: Passage) -> PageRef | None:
+    """A passage's page, read off its metadata (its part off its id); None for a passage of no page."""
     page = p.metadata.get("page")
-    return int(page) if page else None
+    if not page:
+        return None
+    at = PageRef.from_id(p.id)
+    return PageRef(p.doc_id, int(page), at.part if at is not None else 0)
 
 
 def citation(p: Passage) -> str:
     """How a passage is cited: its document's title, and the page for a paged document."""
-    page = page_number(p)
+    at = page_ref(p)
     where = p.title or p.doc_id
-    return f"{where}, page {page} of {p.doc_id}" if page else where
+    return f"{where}, page {at.page} of {p.doc_id}" if at else where
 
 
-__all__ = ["ChunkConfig", "Passage", "chunk_text", "citation", "page_key", "page_number"]
+__all__ = ["ChunkConfig", "PageRef", "Passage", "chunk_text", "citation", "page_ref"]

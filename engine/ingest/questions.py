@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import Mapping, Sequence
 
 from ..errors import PathLensError
-from .passage import Passage, page_key
+from .passage import Passage, page_ref
 from .textfiles import json_field, read_json_lines, read_text
 
 
@@ -41,7 +41,7 @@ def parse_queries(text: str, where: str, passages: Sequence[Passage]) -> tuple[L
     for p in passages:
         docs.setdefault(p.doc_id, p.doc_id)
         docs.setdefault(PurePosixPath(p.doc_id).name, p.doc_id)
-        key = page_key(p)
+        key = at.key if (at := page_ref(p)) else None
         if key:
             on_page.setdefault(key, []).append(p.id)
             pages_of[p.doc_id] = int(p.metadata.get("pages", p.metadata["page"]))

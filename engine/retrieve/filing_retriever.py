@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from ..filings.scope import Scope
-from ..ingest.passage import page_key, page_number, Passage
+from ..ingest.passage import Passage, page_ref
 from .graph_explain import EvidencePath, GraphAnswer, HitExplanation, explain_walk_hits
 from .filing_seeding import FilingSeeder
 from ..errors import NoSeedError
@@ -57,9 +57,10 @@ class FilingRetriever(GraphRetriever):
         super().__init__(name, seeder, params, passage_seeder)
         self.corpus_passages = corpus_passages
         self._docs = np.array([p.doc_id for p in corpus_passages], dtype=object)
-        self._page = [page_key(p) or p.id for p in corpus_passages]
-        self._page_number = [page_number(p) for p in corpus_passages]
-        self._rank_pages = any(page_number(p) is not None for p in corpus_passages)
+        at = [page_ref(p) for p in corpus_passages]
+        self._page = [a.key if a else p.id for a, p in zip(at, corpus_passages)]
+        self._page_number = [a.page if a else None for a in at]
+        self._rank_pages = any(a is not None for a in at)
         self._rows_of_page: dict[str, list[int]] = {}
         for i, page in enumerate(self._page):
             self._rows_of_page.setdefault(page, []).append(i)

@@ -25,7 +25,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..filings.structure import FilingStructure
-from ..ingest.passage import Passage, page_key, page_number
+from ..ingest.passage import Passage, page_ref
 from ..text import normalize_name
 
 # What a question asks for, by its words. A question may ask for several (a figure and its drivers).
@@ -126,7 +126,7 @@ def page_facts(passages: Sequence[Passage], structure: FilingStructure) -> dict[
     """Every page of the room's filings (by `doc#pN` key), read off its passages and the filings' structure."""
     rows_of: dict[str, list[int]] = {}
     for i, p in enumerate(passages):
-        key = page_key(p)
+        key = at.key if (at := page_ref(p)) else None
         if key is not None and p.doc_id in structure.filings:
             rows_of.setdefault(key, []).append(i)
     touched: dict[int, set[int]] = {}
@@ -136,7 +136,7 @@ def page_facts(passages: Sequence[Passage], structure: FilingStructure) -> dict[
     last_page: dict[str, int] = {}
     for key, rows in rows_of.items():
         doc = passages[rows[0]].doc_id
-        last_page[doc] = max(last_page.get(doc, 0), page_number(passages[rows[0]]) or 0)
+        last_page[doc] = max(last_page.get(doc, 0), page_ref(passages[rows[0]]).page)
     out = {}
     for key, rows in rows_of.items():
         doc = passages[rows[0]].doc_id
@@ -158,7 +158,7 @@ def page_facts(passages: Sequence[Passage], structure: FilingStructure) -> dict[
                 if node.ref in table:
                     kinds.add(table[node.ref])
                 section_labels.append(node.label)
-        page = page_number(passages[rows[0]]) or 0
+        page = page_ref(passages[rows[0]]).page
         if filing.form == "earnings release":
             kinds.add("earnings release")
         if page <= 3 and _COVER.search(text):

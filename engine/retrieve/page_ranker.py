@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..errors import NoSeedError, PathLensError
-from ..ingest.passage import page_key
+from ..ingest.passage import page_ref
 from ..rank.learned import Ranker, load
 from ..text import STOPWORDS, normalize_name
 from .filing_retriever import FilingRetriever
@@ -72,13 +72,15 @@ class PagePool:
         self.walker = walker
         self.facts = facts
         self._n = walker.graph.n_passages
-        self._page_of_row = [page_key(p) for p in walker.corpus_passages]
+        self._page_of_row = [at.key if (at := page_ref(p)) else None for p in walker.corpus_passages]
         self._rows_of_page: dict[str, list[int]] = {}
         for i, key in enumerate(self._page_of_row):
             if key is not None:
                 self._rows_of_page.setdefault(key, []).append(i)
 
-    def page_of(self, passage_id: str) -> str | None:
+    def page_key(self, passage_id: str) -> str | None:
+        """The pool's unit a passage ranks as: its page's key (`PageRef.key`), its own id when it has no page, None
+        when the room has no such passage."""
         row = self.walker.graph.passage_index.get(passage_id)
         return None if row is None else self._page_of_row[row] or passage_id
 
@@ -189,7 +191,7 @@ class LearnedPageRetriever(Answers):
         except NoSeedError:
             return {}
         by_page = {p: j for j, p in enumerate(cands.pages)}
-        found = {pid: by_page.get(self.pool.page_of(pid)) for pid in passage_ids}
+        found = {pid: by_page.get(self.pool.page_key(pid)) for pid in passage_ids}
         return {pid: _explanation(pid, cands, parts, j) for pid, j in found.items() if j is not None}
 
 
