@@ -122,6 +122,13 @@ def test_scope_reads_company_year_form_statement_and_terms(room):
     assert read_scope("what is capex?", s.filings, lex).filings == ()
     # "CFO" is a person here, not cash from operations: no statement is implied
     assert read_scope("Who is Acme's CFO?", s.filings, lex).statements == ()
+    # a region's or a segment's part of a line item is printed in MD&A and the segment note, not on the statement the
+    # line item implies (#63 walk-through: "Nike's EMEA revenue" was scoped to the income statement)
+    for part in ("EMEA revenue", "revenue by segment", "Greater China sales", "international revenue"):
+        assert read_scope(f"What was Acme's {part} in FY2019?", s.filings, lex).statements == (), part
+    assert read_scope("What was Acme's revenue in FY2019?", s.filings, lex).statements == ("income",)
+    assert read_scope("What was Acme's EMEA revenue? Use the income statement.", s.filings, lex).statements == (
+        "income",)  # a statement the question names still holds
     # a user's correction wins
     scope = read_scope(q, s.filings, lex, ScopeCorrection(year=2020, statement="balance sheet"))
     assert scope.filings == ("ACME_2020_10K.pdf",) and scope.statements == ("balance sheet",) and scope.corrected
@@ -342,6 +349,9 @@ def test_a_concept_maps_to_the_sections_that_answer_it():
     assert "legal proceedings" in lexicon.expansion(terms)
     said = {p for p, _ in lexicon.terms_in("Is Acme a capital-intensive business, and who are its largest customers?")}
     assert {"capital intensive", "largest customers"} <= said
+    # a 10-K's Item 1 names the competitors under "Competition" (#63 walk-through: Nike's p.9 was missed)
+    terms = lexicon.terms_in("Who are Acme's main competitors?")
+    assert [said for said, _ in terms] == ["main competitors"] and "competition" in terms[0][1].sections
 
 
 def test_a_room_without_labeled_questions_is_offered_three_it_can_answer(room):

@@ -43,6 +43,7 @@ def _room() -> Corpus:
     ("What guidance did Acme give for next year?", {"guidance"}),
     ("What was Acme's book value per share?", {"per share"}),
     ("On which exchange is Acme's stock listed, and under what trading symbol?", {"cover"}),
+    ("What was Acme's EMEA revenue in FY2020?", {"figure", "a part"}),
 ])
 def test_what_a_question_asks_for(question, expected):
     assert asks(question) == expected

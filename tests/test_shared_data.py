@@ -238,6 +238,7 @@ def test_the_filings_retriever_holds_its_tuned_level_on_nikes_four_10ks(tmp_path
     import json
 
     from engine.evaluate.evaluate import evaluate
+    from engine.indexing.config import SearchConfig
     from engine.indexing.index import Index
     from engine.ingest.corpus import load_corpus
 
@@ -250,7 +251,17 @@ def test_the_filings_retriever_holds_its_tuned_level_on_nikes_four_10ks(tmp_path
     nike = [r for r in rows if all(g["doc"].startswith("NIKE_") for g in r["gold"])]
     questions = tmp_path / "nike.queries.jsonl"
     questions.write_text("".join(json.dumps(r) + "\n" for r in nike))
-    result = evaluate(Index(load_corpus(str(room), queries=str(questions))), ["filing"], (5,), unit="page")
+    index = Index(load_corpus(str(room), queries=str(questions)))
+    result = evaluate(index, ["filing"], (5,), unit="page")
     hits = round(result.results["filing"].means["hr@5"] * result.n_queries)
     assert result.n_queries == 20 and hits >= 18 - 2, (hits, sorted(
         q for q, v in result.results["filing"].per_query.items() if not v["hr@5"]))
+    # the walk-through's two misses (#63), on the room's default retriever: a region's revenue is read where the
+    # regions are (MD&A), not off the income statement; the competitors where Item 1 names them
+    learned = index.retriever("filing-learned", SearchConfig())
+    texts = {p.id: p.text for p in index.corpus.passages}
+    emea = learned.search("What was Nike's EMEA revenue in FY2023?", 5)[0]
+    text = texts[emea.passage_id]
+    assert emea.passage_id.startswith("NIKE_2023_10K.pdf#") and "EMEA" in text and "STATEMENTS OF INCOME" not in text
+    top = [texts[h.passage_id] for h in learned.search("Who are Nike's main competitors?", 5)]
+    assert any("COMPETITION" in t and "adidas" in t for t in top[:3]), [t[:80] for t in top]

@@ -35,6 +35,12 @@ _FORMS = {"10-K": re.compile(r"\b10-?ks?\b|\bannual reports?\b", re.IGNORECASE),
 _RELEASE_MEASURES = re.compile(r"\bnon-?gaap\b|\badjusted\b|\borganic\b|\bguidance\b|\boutlook\b|\bexcluding (?:charges|items)"
                                r"|\bcore eps\b", re.IGNORECASE)
 _GUIDANCE = re.compile(r"\bguidance\b|\boutlook\b|\bforecast\b", re.IGNORECASE)
+# a part of a line item (a segment's, a region's, a channel's): filings print it in MD&A and the segment note, not on
+# a statement, so its term implies no statement ("Nike's EMEA revenue" is not read off the income statement)
+BREAKDOWN = re.compile(r"\b(?:segments?|segmental|regions?|regional|geograph\w*|divisions?|business (?:units?|lines?)"
+                        r"|by (?:product|brand|channel|category|country|market|customer)|emea|apac|apj|apla|latam|"
+                        r"americas|north america|latin america|europe|asia(?:[- ]pacific)?|greater china|"
+                        r"international|domestic|wholesale|direct[- ]to[- ]consumer)\b", re.IGNORECASE)
 
 
 def form_named(text: str) -> str:
@@ -126,8 +132,8 @@ def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexico
     release = bool(_RELEASE_MEASURES.search(question))
     terms = tuple(lexicon.terms_in(question))
     statements = lexicon.statements_named(question)
-    if not statements:  # a term implies its statement only when the question names none
-        statements = [t.statement for _, t in terms if t.statement]
+    if not statements and not BREAKDOWN.search(text):  # a term implies its statement when the question names
+        statements = [t.statement for _, t in terms if t.statement]  # none and asks for no part of a line item
     statements = list(dict.fromkeys(statements))
     corrected = False
     if correction.company is not None:

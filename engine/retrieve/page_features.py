@@ -24,6 +24,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from ..filings.scope import BREAKDOWN
 from ..filings.structure import FilingStructure
 from ..ingest.passage import Passage, page_ref
 from ..text import normalize_name
@@ -47,6 +48,7 @@ ASKS: dict[str, re.Pattern] = {
                             r"|shares outstanding|diluted)\b", re.IGNORECASE),
     "cover": re.compile(r"\b(?:trading symbols?|ticker|stock exchange|exchange|listed|registered|debt securities"
                         r"|filer|par value)\b", re.IGNORECASE),
+    "a part": BREAKDOWN,  # a segment's, a region's or a channel's share of a line item: MD&A and the segment note
 }
 
 # What a page is, from the filing's structure (Items by Regulation S-K's numbering) and its form.
@@ -62,7 +64,8 @@ PAIRS = (("figure", "statement"), ("figure", "note"), ("figure", "MD&A"), ("figu
          ("drivers", "MD&A"), ("drivers", "earnings release"), ("drivers", "statement"),
          ("risk", "Item 1A risk factors"), ("business", "Item 1 business"), ("business", "note"),
          ("legal", "note"), ("legal", "Item 3 legal proceedings"), ("guidance", "earnings release"),
-         ("guidance", "MD&A"), ("per share", "statement"), ("per share", "Item 5 market"), ("cover", "cover"))
+         ("guidance", "MD&A"), ("per share", "statement"), ("per share", "Item 5 market"), ("cover", "cover"),
+         ("a part", "statement"), ("a part", "MD&A"), ("a part", "note"))
 
 # Boilerplate by its own words: pages a filing must carry that answer no analyst's question.
 _BOILERPLATE = (
@@ -98,7 +101,7 @@ KIND_WORDS = {"statement": "statement page", "note": "note page", "MD&A": "MD&A 
               "cover": "cover page", "earnings release": "earnings-release page", "boilerplate": "boilerplate page"}
 ASK_WORDS = {"figure": "a figure", "drivers": "drivers", "risk": "risks", "business": "the business",
              "legal": "legal matters", "guidance": "guidance", "per share": "a per-share figure",
-             "cover": "cover facts"}
+             "cover": "cover facts", "a part": "a segment's or region's part"}
 FEATURES = (WALK_FEATURES + MATCH_FEATURES + tuple(KIND_WORDS[k] for k in PAGE_KINDS)
             + tuple(f"asks for {ASK_WORDS[a]} × {KIND_WORDS[k]}" for a, k in PAIRS) + PAGE_FEATURES)
 
