@@ -91,7 +91,7 @@ def test_the_page_opens_on_the_example_with_each_deal_s_parts_and_the_first_deal
         assert score == pytest.approx(r.score, abs=0.005)
         assert sum(values) == pytest.approx(score, abs=0.005 * (len(values) + 1))  # bars drawn to two decimals
     assert "meets 100% of the asked cues" in at.get("html")[0].proto.body
-    assert "base (every deal starts here)" in at.get("html")[0].proto.body
+    assert "base: where every deal of the question starts" in at.get("html")[0].proto.body
     facts = [c.value.replace("\\", "") for c in at.caption if " · US · " in c.value]
     assert facts[0].startswith(f"{p.deals[0].deal.subsector} (healthcare) · US · {p.deals[0].deal.year} · platform, "
                                f"{p.deals[0].add_ons} add-ons · ")

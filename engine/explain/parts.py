@@ -22,18 +22,20 @@ def part_rows(parts: Sequence[tuple[str, float]], base: float, shown: int = SHOW
     rest = ranked[shown:]
     if rest:
         rows.append((f"{len(rest)} smaller part{'s' if len(rest) != 1 else ''} together", sum(v for _, v in rest)))
-    rows.append((f"base (every {item} starts here)", base))
+    rows.append((f"base: where every {item} of the question starts", base))
     return rows
 
 
 def parts_html(parts: Sequence[tuple[str, float]], base: float, score: float, title: str = "Why this page",
                item: str = "page") -> str:
-    """A small horizontal bar chart of the parts: green adds to the score, red takes from it."""
+    """A small horizontal bar chart of the parts: green adds to the score, red takes from it. The base closes the
+    list with its value but no bar: the same for every item of a question, it is no reason for one item's rank, and
+    drawn it was often the longest bar (#63 walk-through)."""
     rows = part_rows(parts, base, item=item)
-    top = max((abs(v) for _, v in rows), default=0.0) or 1.0
+    top = max((abs(v) for _, v in rows[:-1]), default=0.0) or 1.0
     bars = []
-    for label, value in rows:
-        width = 100 * abs(value) / top
+    for i, (label, value) in enumerate(rows):
+        width = 0.0 if i == len(rows) - 1 else 100 * abs(value) / top
         colour = "#2e7d32" if value >= 0 else "#c62828"
         bars.append(
             "<div class='part-row' style='display:flex;align-items:center;gap:8px;margin:2px 0;font-size:13px'>"
