@@ -9,7 +9,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # models come from installed packa
 
 import streamlit as st  # noqa: E402
 
-from ui.frame import FAVICON, PAGES
+from ui.builds import FOLLOWED, renewing_leases  # noqa: E402
+from ui.frame import FAVICON, PAGES  # noqa: E402
 
 st.set_page_config(page_title="PathLens", page_icon=FAVICON, layout="wide")
 
@@ -22,6 +23,8 @@ def _to_query() -> None:
 
 
 # each page draws its frame (menu, corpus picker, glossary; ui.frame), so Streamlit's own menu is hidden
-st.navigation([st.Page(path, title=title, icon=icon, url_path="home" if url == "query" else url, default=url == "query")
-               for path, title, icon, url in PAGES]
-              + [st.Page(_to_query, title="Query", url_path="query", visibility="hidden")], position="hidden").run()
+page = st.navigation([st.Page(path, title=title, icon=icon, url_path="home" if url == "query" else url,
+                              default=url == "query") for path, title, icon, url in PAGES]
+                     + [st.Page(_to_query, title="Query", url_path="query", visibility="hidden")], position="hidden")
+with renewing_leases(st.session_state.setdefault(FOLLOWED, [])):  # the builds this tab waits on live while it runs
+    page.run()

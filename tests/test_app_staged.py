@@ -40,6 +40,9 @@ def test_a_question_asked_while_the_room_builds_is_answered_by_a_ready_retriever
     assert len(hit_lines(at)) == 5
     (job,) = running(index)  # the chosen retriever's stages, building in the background
     assert job.stages[-2:] == ("extraction:ner", "graph:ner") and "embeddings" in job.stages
+    # the tab follows it: each of its script runs renews the build's lease while it lasts (app.py), so a question
+    # whose answer takes longer than the lease no longer stops the build (#63 walk-through)
+    assert job in at.session_state["followed_builds"]
     watched(job)
     at.run()  # asked again once built: the chosen retriever answers, and nothing stands in
     assert [h.value for h in at.subheader if h.value.startswith("Top ")] == ["Top 5 passages · hybrid-ner"]

@@ -279,6 +279,26 @@ def test_a_build_nobody_watches_stops_once_its_lease_lapses_and_is_started_again
     assert again is not job and again.wait(10) and again.status().error is None
 
 
+def test_a_script_run_longer_than_the_lease_keeps_the_build_it_waits_on():
+    """#63 walk-through: each question's rerun (an answer computed on a loaded server) outlasted the 3 s lease, so
+    asking stopped the very build the tab waited on. A run renews its tab's builds while it lasts; once no run
+    renews them, the lease lapses as a closed tab's does."""
+    import time
+
+    from ui.builds import renewing_leases
+
+    compute = _HeldCompute()
+    LEASE = 1.0
+    index = Index(make_corpus(["alpha beta", "gamma delta"]), compute=compute)
+    job = build_in_background(index, ["tokens", "embeddings"], lease=LEASE)
+    assert compute.started.wait(10)
+    with renewing_leases([job], every=0.2):
+        time.sleep(3 * LEASE)  # a long script run: nobody asks for the build meanwhile
+        assert not job.wait(0) and not job.status().cancelled
+    assert job.wait(10) and job.status().cancelled  # no run renews it now: it lapses
+    compute.release.set()
+
+
 def test_a_stopped_pool_stage_kills_its_workers_at_once():
     import os
     import time

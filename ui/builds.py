@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
-from typing import Callable, Iterable
+from contextlib import contextmanager
+from typing import Callable, Iterable, Iterator, Sequence
 
 import streamlit as st
 
 from engine.catalog import spec, stages_for as catalog_stages
 from engine.components import label as component_label
-from engine.indexing.background import build_in_background
+from engine.indexing.background import BuildJob, build_in_background
 from engine.indexing.compute import Work
 from engine.indexing.index import Index
 from engine.errors import PathLensError
@@ -37,6 +39,41 @@ def fresh_area(index: Index, stages: Iterable[str], key: str):
 # report (engine.indexing.background): within BUILD_LEASE_S plus a fraction of a second.
 BUILD_LEASE_S = 3.0
 FOLLOW_EVERY_S = 1.0
+FOLLOWED = "followed_builds"  # session key: the builds this tab waits on, whose leases its script runs renew
+
+
+def follow_build(index: Index, stages: Sequence[str], first: Sequence[str] = ()) -> BuildJob:
+    """The build of `stages` this tab waits on (engine.indexing.background: started if none runs), its lease renewed
+    by every script run of this tab while the run lasts (`renewing_leases`)."""
+    job = build_in_background(index, stages, lease=BUILD_LEASE_S, first=first)
+    followed = st.session_state.setdefault(FOLLOWED, [])
+    if job not in followed:
+        followed[:] = [j for j in followed if not j.status().over] + [job]
+    return job
+
+
+@contextmanager
+def renewing_leases(jobs: Sequence[BuildJob], every: float = FOLLOW_EVERY_S) -> Iterator[None]:
+    """While the block runs, renew the leases of `jobs` every `every` seconds from a thread of its own. A script run
+    longer than a lease (an answer computed on a loaded server, after a question) left the tab's build unwatched,
+    and every question stopped it: the walk-through saw "0 of 2,123 passages" for minutes. A closed tab runs no
+    script, so its builds still lapse."""
+    done = threading.Event()
+
+    def renew() -> None:
+        while not done.wait(every):
+            for job in list(jobs):
+                job.touch()
+
+    for job in list(jobs):
+        job.touch()
+    ticker = threading.Thread(target=renew, name="pathlens-lease", daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        done.set()
+        ticker.join()
 
 
 def ensure(index: Index, stages: Iterable[str], purpose: str = "") -> bool:
@@ -56,7 +93,7 @@ def ensure(index: Index, stages: Iterable[str], purpose: str = "") -> bool:
             _show_build(index, followed[1], followed[2].status(), purpose)
         return True
     planned_work(index, missing)  # what the build will compute, counted before it starts
-    job = build_in_background(index, missing, lease=BUILD_LEASE_S)
+    job = follow_build(index, missing)
     if over_soon(job, renew=job.touch):  # this run is watching: the lease holds
         return _show_build(index, missing, job.status(), purpose)
 
@@ -64,7 +101,7 @@ def ensure(index: Index, stages: Iterable[str], purpose: str = "") -> bool:
     def follow() -> None:
         # asking renews the lease; a build stopped while this tab still followed it (its reruns held up past the
         # lease on a loaded server) is started again from the stages on disk, not reported as given up
-        current = build_in_background(index, missing, lease=BUILD_LEASE_S) if job.status().cancelled else job
+        current = follow_build(index, missing) if job.status().cancelled else job
         current.touch()
         s = current.status()
         if s.over and s.error is None:

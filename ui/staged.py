@@ -13,12 +13,12 @@ import pandas as pd
 from engine.catalog import CATALOG, spec
 from engine.components import label
 from engine.indexing.availability import Answerer, answerer, cost_order, ready, room_stages
-from engine.indexing.background import BuildJob, build_in_background, running
+from engine.indexing.background import BuildJob, running
 from engine.jobs import JobStatus
 from engine.indexing.index import Index, SearchConfig
 from engine.retrieve.retrievers import Retriever
 from engine.retrieve.rrf_retriever import RRFConfig
-from ui.builds import (BUILD_LEASE_S, FOLLOW_EVERY_S, SMALL_ROOM_PASSAGES, ensure, over_soon, show_built, stages_for,
+from ui.builds import (FOLLOW_EVERY_S, SMALL_ROOM_PASSAGES, ensure, follow_build, over_soon, show_built, stages_for,
                        step_words, time_left_words)
 from ui.render import show_table
 from engine.indexing.factory import Retrievers
@@ -55,7 +55,7 @@ def who_answers(index: Index, name: str, config: SearchConfig, question: str) ->
     first: tuple[str, ...] = ()
     if spec(name).stand_in == "filing-graph":  # the filings retriever reads dense seeds from the scoped filings only
         first = tuple(stand_in.scope(question).filings)
-    job = build_in_background(index, stages_for([name], config.rrf.members), lease=BUILD_LEASE_S, first=first)
+    job = follow_build(index, stages_for([name], config.rrf.members), first=first)
     if _first_look(job) and over_soon(job, renew=job.touch) and job.status().error is None:
         # built within the moment waited (from kept parts, or a small room): the chosen retriever answers, nothing
         # stands in, and the one box says the room is ready, not that a stand-in answers meanwhile
@@ -74,7 +74,7 @@ def _built_whole(index: Index, name: str, a: Answerer, config: SearchConfig) -> 
     """A small bundled room's first look: wait for everything `name` needs, under a spinner saying what is built, and
     show the finished build in one box (the stand-in's would say that it answers meanwhile). False when the build
     is not over within the wait, or failed, or this session has already waited for it: the stand-in then answers."""
-    job = build_in_background(index, stages_for([name], config.rrf.members), lease=BUILD_LEASE_S)
+    job = follow_build(index, stages_for([name], config.rrf.members))
     if not _first_look(job):
         return False
     if not job.wait(0):
@@ -200,7 +200,7 @@ def show_room_build(index: Index) -> None:
     if left and not jobs and st.button("Build the rest now", key="build_rest",
                                        help="Encode and read names for the whole room in the background, so every "
                                             "retriever is ready; you can go on asking meanwhile."):
-        jobs = (build_in_background(index, left, lease=BUILD_LEASE_S),)
+        jobs = (follow_build(index, left),)
 
     @st.fragment(run_every=FOLLOW_EVERY_S if jobs else None)
     def panel() -> None:
