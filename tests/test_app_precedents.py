@@ -55,13 +55,13 @@ def understood(at) -> str:
 
 
 def bars(at) -> list[tuple[str, float, list[float]]]:
-    """Each parts chart on the page: (its title, the score it says, the value of each bar)."""
+    """Each parts chart on the page: (its title, the score it says, the base its sum names and each bar's value)."""
     out = []
     for h in at.get("html"):
         body = h.proto.body
-        if m := re.search(r"font-size:13px'>(.*?): score ([+-]\d+\.\d+) = the parts below", body):
+        if m := re.search(r"font-size:13px'>(.*?): score ([+-]\d+\.\d+) = ([+-]\d+\.\d+), where every deal", body):
             values = [float(v) for v in re.findall(r"tabular-nums'>([+-]\d+\.\d+)</span>", body)]
-            out.append((html.unescape(m.group(1)), float(m.group(2)), values))
+            out.append((html.unescape(m.group(1)), float(m.group(2)), [float(m.group(3)), *values]))
     return out
 
 
@@ -91,7 +91,7 @@ def test_the_page_opens_on_the_example_with_each_deal_s_parts_and_the_first_deal
         assert score == pytest.approx(r.score, abs=0.005)
         assert sum(values) == pytest.approx(score, abs=0.005 * (len(values) + 1))  # bars drawn to two decimals
     assert "meets 100% of the asked cues" in at.get("html")[0].proto.body
-    assert "base: where every deal of the question starts" in at.get("html")[0].proto.body
+    assert ", where every deal of the question starts, " in at.get("html")[0].proto.body  # the base, said not drawn
     facts = [c.value.replace("\\", "") for c in at.caption if " · US · " in c.value]
     assert facts[0].startswith(f"{p.deals[0].deal.subsector} (healthcare) · US · {p.deals[0].deal.year} · platform, "
                                f"{p.deals[0].add_ons} add-ons · ")

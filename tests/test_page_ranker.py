@@ -128,10 +128,10 @@ def test_parts_reach_json_and_the_report_as_bars_with_labels_escaped(learned):
     json.dumps(out)
     drawn = parts_html([("<script>x</script>", 0.5), ("b", -0.25)], 0.1, 0.35)
     assert "<script>" not in drawn and "&lt;script&gt;" in drawn and "+0.50" in drawn and "−" not in drawn
-    # the base is listed with its value, but drawn as no bar: the longest bar is a part (#63 walk-through)
+    # the base is said in the heading's sum, never drawn: the longest bar is a part (#63 walk-through)
     big_base = parts_html([("a", 0.5), ("b", -0.25)], 3.0, 3.25)
-    assert "width:100.0%" in big_base and "width:0.0%" in big_base and "+3.00" in big_base
-    assert big_base.count("width:100.0%") == 1 and big_base.index("width:100.0%") < big_base.index("+0.50")
+    assert "score +3.25 = +3.00, where every page of the question starts, +0.25 from the parts below" in big_base
+    assert big_base.count("part-row") == 2 and "width:100.0%" in big_base and "width:50.0%" in big_base
 
 
 def test_explain_hits_gives_parts_for_any_page_of_the_pool(learned):

@@ -39,8 +39,8 @@ def score_words(score: float, ranker: str) -> str:
 
 
 def deal_parts_html(r: RankedDeal, ranker: str, title: str = "Why it ranks here") -> str:
-    """A ranked deal's parts as bars that sum to its score: the ranker's parts, then its base (0 but for the
-    learned ranker); the walk's in ‰ of its time."""
+    """A ranked deal's parts as bars that, with its base (0 but for the learned ranker, said in the heading's sum), add
+    up to its score; the walk's in ‰ of its time."""
     scale = PER_MILLE.get(ranker, 1.0)
     base = sum(p.value for p in r.parts if p.feature == "base")
     drawn = parts_html([(p.words, p.value * scale) for p in r.parts if p.feature != "base"], base * scale,

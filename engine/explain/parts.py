@@ -13,29 +13,27 @@ from ..retrieve.page_ranker import PageExplanation
 SHOWN = 6  # bars drawn by name; the rest are summed in one
 
 
-def part_rows(parts: Sequence[tuple[str, float]], base: float, shown: int = SHOWN,
-              item: str = "page") -> list[tuple[str, float]]:
-    """(label, part): the `shown` largest parts by size, then the others summed, then the base; they sum to the
-    score. `item`: what is ranked ("page", "deal"), for the base's label."""
+def part_rows(parts: Sequence[tuple[str, float]], shown: int = SHOWN) -> list[tuple[str, float]]:
+    """(label, part): the `shown` largest parts by size, then the others summed; with the base, they sum to the
+    score."""
     ranked = sorted(parts, key=lambda p: -abs(p[1]))
     rows = [(name, value) for name, value in ranked[:shown]]
     rest = ranked[shown:]
     if rest:
         rows.append((f"{len(rest)} smaller part{'s' if len(rest) != 1 else ''} together", sum(v for _, v in rest)))
-    rows.append((f"base: where every {item} of the question starts", base))
     return rows
 
 
 def parts_html(parts: Sequence[tuple[str, float]], base: float, score: float, title: str = "Why this page",
                item: str = "page") -> str:
-    """A small horizontal bar chart of the parts: green adds to the score, red takes from it. The base closes the
-    list with its value but no bar: the same for every item of a question, it is no reason for one item's rank, and
-    drawn it was often the longest bar (#63 walk-through)."""
-    rows = part_rows(parts, base, item=item)
-    top = max((abs(v) for _, v in rows[:-1]), default=0.0) or 1.0
+    """A small horizontal bar chart of the parts: green adds to the score, red takes from it. The base, where every
+    `item` ("page", "deal") of the question starts, is said in the heading's sum, not drawn: the same for every item,
+    it is no reason for one item's rank, and drawn it was often the longest bar (#63 walk-through)."""
+    rows = part_rows(parts)
+    top = max((abs(v) for _, v in rows), default=0.0) or 1.0
     bars = []
-    for i, (label, value) in enumerate(rows):
-        width = 0.0 if i == len(rows) - 1 else 100 * abs(value) / top
+    for label, value in rows:
+        width = 100 * abs(value) / top
         colour = "#2e7d32" if value >= 0 else "#c62828"
         bars.append(
             "<div class='part-row' style='display:flex;align-items:center;gap:8px;margin:2px 0;font-size:13px'>"
@@ -45,7 +43,8 @@ def parts_html(parts: Sequence[tuple[str, float]], base: float, score: float, ti
             f"<span class='part-value' style='flex:0 0 64px;text-align:right;font-variant-numeric:tabular-nums'>"
             f"{value:+.2f}</span></div>")
     return (f"<div class='parts' role='figure' aria-label='{html.escape(title)}'>"
-            f"<div style='font-weight:600;font-size:13px'>{html.escape(title)}: score {score:+.2f} = the parts below</div>"
+            f"<div style='font-weight:600;font-size:13px'>{html.escape(title)}: score {score:+.2f} = {base:+.2f}, where "
+            f"every {item} of the question starts, {score - base:+.2f} from the parts below</div>"
             + "".join(bars) + "</div>")
 
 
