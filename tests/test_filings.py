@@ -537,3 +537,9 @@ def test_the_words_the_scope_read_are_not_said_to_steer_nothing(room):
     assert walk.extra.scope.year == 2019 and walk.extra.scope.quarter == 2
     assert not {"acme", "fy2019", "q2", "2019"} & set(walk.uncovered_words()), walk.uncovered_words()
     assert "revenue" not in walk.extra.read_words()  # only what the scope read
+
+
+def test_a_shouted_heading_reads_in_title_case_word_by_word(room):
+    """Second walk-through: "Management’S Discussion And Analysis" (str.title capitalises after an apostrophe)."""
+    labels = {n.label for n in read_structure(room.passages).nodes if n.kind == "item"}
+    assert "Item 7. Management's Discussion and Analysis" in labels, sorted(labels)

@@ -159,9 +159,17 @@ def page_texts(passages: Sequence[Passage], rows: Sequence[int]) -> list[str]:
     return ["\n".join(pages.get(n, [])) for n in range(1, last + 1)]
 
 
+_SMALL_WORDS = frozenset("a an and as at by for in of on or the to with".split())
+
+
 def _title(text: str) -> str:
-    text = " ".join(text.split())
-    return text if not text.isupper() else text.title()
+    """A shouted heading in title case, word by word: "MANAGEMENT’S DISCUSSION AND ANALYSIS" is "Management’s
+    Discussion and Analysis" (str.title capitalises after an apostrophe: "Management’S")."""
+    words = text.split()
+    if not " ".join(words).isupper():
+        return " ".join(words)
+    return " ".join(w.lower() if i and w.lower() in _SMALL_WORDS else "-".join(p[:1] + p[1:].lower() for p in w.split("-"))
+                    for i, w in enumerate(words))
 
 
 def read_structure(passages: Sequence[Passage]) -> FilingStructure:

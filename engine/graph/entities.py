@@ -292,8 +292,8 @@ class Extraction:
         if kept_names > self.kept:
             more = kept_names - self.kept
             return (f"{head} and {kept_names:,} kept, as {self.kept:,} entities: {more:,} "
-                    f"{'is another spelling' if more == 1 else 'are other spellings'} of a kept one (“the Fund” and "
-                    "“Fund”, “NIKE's” and “NIKE”).")
+                    f"{'is another spelling' if more == 1 else 'are other spellings'} of a kept one (a name with or "
+                    "without its article or possessive, as “the Fund” and “Fund”).")
         return (f"{head} and {self.kept:,} entities kept; some names were dropped in one place and kept in "
                 "another, so they are counted in both.")
 
