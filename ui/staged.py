@@ -131,6 +131,14 @@ def sentence(choice: Choice, s: JobStatus, filings_named: str = "") -> str:
             f"full {a.wanted} retriever.")
 
 
+def stand_in_words(choice: Choice) -> str:
+    """What a stand-in's answer is worth, for a reader who knows no retriever by name (second walk-through: its
+    pages were often worse, and nothing said so)."""
+    return (f"A quicker retriever ({choice.name}) answers while the room is still being read: it does not yet weigh "
+            f"what each passage means, so its answers can be less apt than those of {choice.answerer.wanted}, the one "
+            "you chose.")
+
+
 def follow(choice: Choice, filings_named: str = "") -> None:
     """The sentence, kept current every second while the build runs (which renews its lease); once the chosen
     retriever is ready, a button asks again with it."""
@@ -146,6 +154,8 @@ def follow(choice: Choice, filings_named: str = "") -> None:
         done = s.over and s.error is None
         box = st.success if done and not choice.early else st.info
         box(sentence(choice, s, filings_named))
+        if not choice.early and not s.over:
+            st.caption(stand_in_words(choice))
         if done and not choice.early:
             if st.button(f"Ask again with {choice.answerer.wanted}", key="ask_again", type="primary",
                          help="The same question, answered by the retriever you chose, now that it is built."):
