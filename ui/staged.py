@@ -134,9 +134,9 @@ def sentence(choice: Choice, s: JobStatus, filings_named: str = "") -> str:
 def stand_in_words(choice: Choice) -> str:
     """What a stand-in's answer is worth, for a reader who knows no retriever by name (second walk-through: its
     pages were often worse, and nothing said so)."""
-    return (f"A quicker retriever ({choice.name}) answers while the room is still being read: it does not yet weigh "
-            f"what each passage means, so its answers can be less apt than those of {choice.answerer.wanted}, the one "
-            "you chose.")
+    return (f"A quicker retriever ({choice.name}) answers while the room's {choice.answerer.words()} "
+            f"{'are' if ' and ' in choice.answerer.words() else 'is'} still being computed, without them, so its answers "
+            f"can be less apt than those of {choice.answerer.wanted}, the one you chose.")
 
 
 def follow(choice: Choice, filings_named: str = "") -> None:
