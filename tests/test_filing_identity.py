@@ -222,3 +222,21 @@ def test_no_question_naming_a_company_of_the_room_gets_zero_hits_from_its_scope(
         if q["expect"] and q["expect"] != "*":
             scope = read_scope(q["text"], rooms[q["room"]], bundled())
             assert not scope.stop, (q["id"], scope.stop)
+
+
+def test_a_release_is_dated_by_its_statements_and_its_ticker_read_from_its_about_paragraph():
+    """#63 walk-through: Intel's Q4 release showed no period end and no ticker. It dates no quarter in its opening
+    pages, so its statements' first column does ("Three Months Ended … Dec 31, 2022 Dec 25, 2021"); its ticker stands
+    in "About Intel: Intel (Nasdaq: INTC) is …" at its end."""
+    from engine.filings.periods import _date
+
+    intel = _filings("filings")["INTEL_2022Q4_EARNINGS.pdf"]
+    assert intel.period_end == "2022-12-31" and intel.symbols == ("INTC",)
+    assert ("period_end", 8, "release: its statements' first column") in intel.read_from
+    assert _date("Dec", "31", "2022") == (2022, 12, 31) and _date("Sept.", "30", "2023") == (2023, 9, 30)
+    assert _date("De", "31", "2022") is None and _date("Decem", "31", "2022") is None
+    costco = _filings("filings_dev")["COSTCO_2023Q3_EARNINGS.pdf"]  # "12 Weeks Ended 36 Weeks Ended May 7, 2023"
+    assert costco.period_end == "2023-05-07"
+    # every release with text is dated (MCDONALDS_2022Q4_EARNINGS's fonts map to no characters)
+    releases = [f for room in BY_HAND for f in _filings(room).values() if f.form == ER]
+    assert len(releases) >= 8 and [f.doc_id for f in releases if not f.period_end] == ["MCDONALDS_2022Q4_EARNINGS.pdf"]

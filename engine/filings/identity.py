@@ -259,6 +259,10 @@ def read_filing(doc_id: str, pages: Sequence[str]) -> Filing:
         released, release_ticker = release_company(cover)
     if not registrants and not released:
         released = frequent_company(body, file_key)
+    if released and not release_ticker:  # a release's ticker may stand in its "About Intel" paragraph, at its end
+        named, release_ticker = release_company("\n".join(pages[first:first + 20]))
+        ours = normalize_name(bare_name(released)).split()  # "About Intel\nIntel (Nasdaq: INTC)" ends in Intel's name
+        release_ticker = release_ticker if ours and normalize_name(named).split()[-len(ours):] == ours else ""
     symbols = ([release_ticker] if release_ticker else []) + _TICKER_ROW.findall(cover)
     opening = "\n".join(pages[:10])
     if registrants:

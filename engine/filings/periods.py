@@ -35,6 +35,12 @@ _YEAR_TO_DATE = re.compile(r"\b(three|six|nine|twelve|thirteen|twenty-four|twent
                            r"[- ](months|weeks)\s+ended\b", re.IGNORECASE)
 _FY_ENDS = re.compile(r"\bfiscal year (?:ends?|ending|ended)(?: on)?\s+(?:the\s+)?(?:last \w+ (?:of|in)\s+)?"
                       r"([A-Z][a-z]+)(?:\s+(\d{1,2}))?", re.IGNORECASE)
+# a release that names no date in its opening pages dates its quarter in its statements' first column
+# ("Three Months Ended … Dec 31, 2022 Dec 25, 2021", "12 Weeks Ended 36 Weeks Ended May 7, 2023": the first date is
+# the quarter it reports)
+_STATEMENT_QUARTER = re.compile(r"\b(?:three months|quarter|1[2-6] weeks|(?:twelve|thirteen|sixteen) weeks) ended\b"
+                                r"[\s\S]{0,200}?"
+                                r"\b([A-Z][a-z]{2,8})\.?\s+(\d{1,2}),?\s+(\d{4})", re.IGNORECASE)
 _RELEASE_END = re.compile(r"\b(?:quarters?|three months|period)\b[^.\n]{0,30}?\bended\s+([A-Z][a-z]+)\.?\s+(\d{1,2}),?\s+(\d{4})",
                           re.IGNORECASE)
 EARLY_JANUARY_DAYS = 7  # a 52/53-week year that ends by January 7 is named for the year it mostly covers
@@ -52,7 +58,10 @@ class FilingPeriod:
 
 
 def _date(month: str, day: str, year: str) -> tuple[int, int, int] | None:
-    m = _MONTHS.get(month.lower().rstrip("."))
+    """(year, month, day) of "December 31 2022" or "Dec. 31 2022" ("Sept" too); None for no month's name."""
+    word = month.lower().rstrip(".")
+    m = _MONTHS.get(word) or next((n for name, n in _MONTHS.items() if len(word) >= 3 and name.startswith(word)
+                                   and (len(word) == 3 or word == "sept")), None)
     return (int(year), m, int(day)) if m and 1 <= int(day) <= 31 else None
 
 
@@ -158,9 +167,13 @@ def filing_period(pages: Sequence[str], first: int, stem: str) -> FilingPeriod:
             quarter = _ORDINALS[m.group(1).lower()] if m.group(1) else int(m.group(2))
             ends = [_date(*e.groups()) for page in pages[first:first + 2] for e in _RELEASE_END.finditer(page[:4000])]
             end = max((e for e in ends if e), default=None)  # the period it reports, not the comparative's
-            return FilingPeriod("earnings release", int(m.group(3)), quarter, end,
-                          (("form", first + 1, "release words"), ("fiscal_year", page, "release: " + m.group(0)),
-                           ("quarter", page, "release: " + m.group(0))))
+            read = (("form", first + 1, "release words"), ("fiscal_year", page, "release: " + m.group(0)),
+                    ("quarter", page, "release: " + m.group(0)))
+            if end is None:
+                column, at = _first(_STATEMENT_QUARTER, pages, first, first + 20)
+                end = _date(*column.groups()) if column else None
+                read += (("period_end", at, "release: its statements' first column"),) if end else ()
+            return FilingPeriod("earnings release", int(m.group(3)), quarter, end, read)
         return FilingPeriod("earnings release", None, None, None, (("form", first + 1, "release words"),))
     y = YEAR_IN_NAME.search(stem)  # the document says nothing: the file name, last
     q = QUARTER_IN_NAME.search(stem)
