@@ -240,3 +240,16 @@ def test_a_release_is_dated_by_its_statements_and_its_ticker_read_from_its_about
     # every release with text is dated (MCDONALDS_2022Q4_EARNINGS's fonts map to no characters)
     releases = [f for room in BY_HAND for f in _filings(room).values() if f.form == ER]
     assert len(releases) >= 8 and [f.doc_id for f in releases if not f.period_end] == ["MCDONALDS_2022Q4_EARNINGS.pdf"]
+
+
+def test_a_question_naming_no_company_of_a_room_of_several_says_any_may_answer():
+    """Second walk-through: "What was net income for the quarter?" over three companies' filings was answered from one
+    of them, and nothing said that the question named none."""
+    from engine.filings.lexicon import bundled
+    from engine.filings.scope import read_scope
+
+    filings = _filings("filings")
+    scope = read_scope("What was net income for the quarter?", filings, bundled())
+    assert scope.notes == ("It names no company, so pages of any of the room's Apple, eBay, Intel, McDonald's, "
+                           "salesforce may answer; name one, or choose it under Scope",)  # as its cover styles its name
+    assert read_scope("What was Intel's net income for the quarter?", filings, bundled()).notes == ()

@@ -163,7 +163,7 @@ def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexico
     form_why = "earnings release (a non-GAAP measure or guidance)" if release and not form and any(
         filings[d].form == "earnings release" for d in docs) else ""
     stop = ""
-    held = sorted({f.company for f in filings.values() if f.company})
+    held = sorted({f.company for f in filings.values() if f.company}, key=str.casefold)
     if not held:  # a room of no filings (memos, articles): no name can be checked against a filer
         named = Names(tuple(keys), (), named.ambiguous, named.unplaced)
     if named.unknown and not keys and not correction.everywhere:
@@ -176,6 +176,9 @@ def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexico
     lead += [f"“{n}” names no company of this data room" for n in named.unknown if keys]
     lead += [f"“{said}” could be {' or '.join(which)}; both are kept" for said, which in named.ambiguous]
     lead += [f"“{w}” is not printed on this data room's pages; answered without it" for w in named.unplaced]
+    if not keys and not named.unknown and len(held) > 1:  # an answer from any filer: say so (second walk-through)
+        lead.append("It names no company, so pages of any of the room's " + ", ".join(held) + " may answer; name one, "
+                    "or choose it under Scope")
     if keys and not periods and len(docs) == len(filings):
         docs = []
     scoped = () if stop or len(docs) >= len(filings) else tuple(docs)
