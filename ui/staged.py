@@ -134,9 +134,11 @@ def sentence(choice: Choice, s: JobStatus, filings_named: str = "") -> str:
 def stand_in_words(choice: Choice) -> str:
     """What a stand-in's answer is worth, for a reader who knows no retriever by name (second walk-through: its
     pages were often worse, and nothing said so)."""
-    return (f"A quicker retriever ({choice.name}) answers while the room's {choice.answerer.words()} "
-            f"{'are' if ' and ' in choice.answerer.words() else 'is'} still being computed, without them, so its answers "
-            f"can be less apt than those of {choice.answerer.wanted}, the one you chose.")
+    a = choice.answerer
+    they = len(a.waiting_on) > 1
+    return (f"A quicker retriever ({choice.name}) answers while the room's {a.words()} {'are' if they else 'is'} still "
+            f"being computed, without {'them' if they else 'it'}, so its answers can be less apt than those of "
+            f"{a.wanted}, the one you chose.")
 
 
 def follow(choice: Choice, filings_named: str = "") -> None:

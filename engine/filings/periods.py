@@ -28,6 +28,7 @@ YEAR_IN_NAME = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 QUARTER_IN_NAME = re.compile(r"(?<![A-Za-z])Q([1-4])(?![0-9])")
 _MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
                                          "september", "october", "november", "december"), start=1)}
+_MONTH_ABBREVIATIONS = {**{name[:3]: n for name, n in _MONTHS.items()}, "sept": 9}
 _COUNTS = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "thirteen": 13, "twenty-four": 24, "twenty-six": 26,
            "thirty-six": 36, "thirty-nine": 39}
 # the year to date a 10-Q's statements cover: "Nine Months Ended", "Thirty-nine weeks ended", "36 Weeks Ended"
@@ -60,8 +61,7 @@ class FilingPeriod:
 def _date(month: str, day: str, year: str) -> tuple[int, int, int] | None:
     """(year, month, day) of "December 31 2022" or "Dec. 31 2022" ("Sept" too); None for no month's name."""
     word = month.lower().rstrip(".")
-    m = _MONTHS.get(word) or next((n for name, n in _MONTHS.items() if len(word) >= 3 and name.startswith(word)
-                                   and (len(word) == 3 or word == "sept")), None)
+    m = _MONTHS.get(word) or _MONTH_ABBREVIATIONS.get(word)
     return (int(year), m, int(day)) if m and 1 <= int(day) <= 31 else None
 
 
