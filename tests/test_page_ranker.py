@@ -72,12 +72,12 @@ def test_a_feature_row_by_hand():
                      shares=np.array([[0.5, 0.0, 0.5], [1.0, 0.0, 0.0]]), bm25_best=np.array([1.0, 0.25]),
                      dense_best=np.array([0.6, 0.1]), context_bm25=np.array([0.0, 0.0]), lexicon_rows=frozenset())
     row = dict(zip(FEATURES, x[0]))
-    assert row["the walk's score, against the pool's best"] == 1.0 and x[1][0] == 0.5
-    assert row["its rank in the walk"] == 1.0 and x[1][1] == 0.5
-    assert row["asks for drivers × MD&A page"] == 1.0 and row["MD&A page"] == 1.0
-    assert row["asks for a figure × MD&A page"] == 1.0  # "gross margin" is a figure too
+    assert row["how strongly the graph search reached it (1: the best page)"] == 1.0 and x[1][0] == 0.5
+    assert row["its rank in the graph search"] == 1.0 and x[1][1] == 0.5
+    assert row["asks for drivers, on an MD&A page"] == 1.0 and row["MD&A page"] == 1.0
+    assert row["asks for a figure, on an MD&A page"] == 1.0  # "gross margin" is a figure too
     other = dict(zip(FEATURES, x[1]))
-    assert other["asks for drivers × MD&A page"] == 0.0 and other["a boilerplate page (signatures, exhibit list, …)"] == 1.0
+    assert other["asks for drivers, on an MD&A page"] == 0.0 and other["a boilerplate page (signatures, exhibit list, …)"] == 1.0
     assert len(FEATURES) == 8 + len(PAGE_KINDS) + len(PAIRS) + 6
 
 

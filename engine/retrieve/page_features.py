@@ -86,14 +86,16 @@ _FIGURE = re.compile(r"(?<![\w.])\(?\$?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?|(?<![\w.,
 _COVER = re.compile(r"securities registered pursuant to section 12|commission file number|exact name of registrant",
                     re.IGNORECASE)
 
-WALK_FEATURES = ("the walk's score, against the pool's best", "its rank in the walk",
-                 "share of its walk score from the question's company and period",
-                 "share from the names in the question", "share from passages like the question")
-MATCH_FEATURES = ("its best passage's words match the question (BM25)", "its best passage's meaning matches the question",
-                  "the question's words in its section titles")
+# Each feature in words a reader who never heard of PageRank or BM25 reads (the parts chart's labels); "the graph
+# search" is the walk over the filings' structure, "passages worded like the question" its dense passage seeds.
+WALK_FEATURES = ("how strongly the graph search reached it (1: the best page)", "its rank in the graph search",
+                 "reached from the question's company and period", "reached from the names in the question",
+                 "reached from passages worded like the question")
+MATCH_FEATURES = ("its words match the question's", "its meaning is close to the question's",
+                  "the question's words in its headings")
 PAGE_FEATURES = ("a boilerplate page (signatures, exhibit list, …)", "a page that only points elsewhere",
-                 "a parent-only statement", "figures per word", "rows the question's terms name",
-                 "its place in the filing (0 cover, 1 end)")
+                 "the parent company's own statement, not the group's", "how much of it is figures",
+                 "table rows the question names", "how far into the filing (0 start, 1 end)")
 # how a bar of the chart names a page kind and an ask
 KIND_WORDS = {"statement": "statement page", "note": "note page", "MD&A": "MD&A page",
               "Item 1 business": "Item 1 (business) page", "Item 1A risk factors": "Item 1A (risk factors) page",
@@ -102,8 +104,15 @@ KIND_WORDS = {"statement": "statement page", "note": "note page", "MD&A": "MD&A 
 ASK_WORDS = {"figure": "a figure", "drivers": "drivers", "risk": "risks", "business": "the business",
              "legal": "legal matters", "guidance": "guidance", "per share": "a per-share figure",
              "cover": "cover facts", "a part": "a segment's or region's part"}
+
+
+def _on(kind: str) -> str:
+    words = KIND_WORDS[kind]
+    return ("an " if words[0] in "AEIOUM" else "a ") + words  # "an MD&A page", "an Item 1 … page"
+
+
 FEATURES = (WALK_FEATURES + MATCH_FEATURES + tuple(KIND_WORDS[k] for k in PAGE_KINDS)
-            + tuple(f"asks for {ASK_WORDS[a]} × {KIND_WORDS[k]}" for a, k in PAIRS) + PAGE_FEATURES)
+            + tuple(f"asks for {ASK_WORDS[a]}, on {_on(k)}" for a, k in PAIRS) + PAGE_FEATURES)
 
 
 def asks(question: str) -> frozenset[str]:

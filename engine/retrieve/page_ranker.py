@@ -1,6 +1,6 @@
 """The learned page ranker: the filings retriever's walk finds the filing and a pool of its pages, and a learned
 ranker (`engine.rank.learned`) orders the pool by what an analyst would name about each page
-(`engine.retrieve.page_features`). Every hit's score is the exact sum of named parts ("asks for drivers × MD&A
+(`engine.retrieve.page_features`). Every hit's score is the exact sum of named parts ("asks for drivers, on an MD&A
 page +0.31, boilerplate −0.40, …"), and the walk that found the page is still explained as the filings
 retriever explains it (seeds, shares, the typed path), so nothing the walk said is lost.
 """
