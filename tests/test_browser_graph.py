@@ -8,12 +8,13 @@ from urllib.parse import urlencode
 
 import pytest
 
+from engine.explain.render import TRACE_COLOR
 from tests.test_browser import (MULTI_HOP, SHOTS, app_url, browser, graph_frame, graph_nodes, hits,  # noqa: F401
                                 mark, no_exception, open_page, overlapping_labels, wait_idle)
 
 
 # the selectNode handler (engine/explain/render.py) has recoloured the edges: the click's effect, waited on
-TRACED_JS = "() => edges.get().some(e => e.color === '#d62728')"
+TRACED_JS = f"() => edges.get().some(e => e.color === '{TRACE_COLOR}')"
 
 LAYOUT_JS = """() => {
   const ids = network.body.data.nodes.getIds();
@@ -78,7 +79,7 @@ def test_clicking_a_hit_highlights_its_paths_and_dims_the_rest(app_url, browser)
     frame.wait_for_function(TRACED_JS, timeout=10_000)
     colors = frame.evaluate("() => Object.fromEntries(edges.get().map(e => [e.id, e.color]))")
     on = set(target["on"])
-    assert on and all(colors[e] == "#d62728" for e in on)
+    assert on and all(colors[e] == TRACE_COLOR for e in on)
     assert all(c == "#eeeeee" for e, c in colors.items() if e not in on)
     # the nodes off its paths fade; those on them and the clicked one stay whole; no hover box covers the click
     opacity = frame.evaluate("() => Object.fromEntries(nodes.get().map(n => [n.id, n.opacity]))")
@@ -219,7 +220,7 @@ def test_the_readme_demo_script(fresh_app_url, browser, tmp_path):
     page.mouse.click(box["x"] + target["x"], box["y"] + target["y"])
     frame.wait_for_function(TRACED_JS, timeout=10_000)
     colors = frame.evaluate("() => Object.fromEntries(edges.get().map(e => [e.id, e.color]))")
-    assert target["on"] and all(colors[e] == "#d62728" for e in target["on"])
+    assert target["on"] and all(colors[e] == TRACE_COLOR for e in target["on"])
     page.locator("[data-testid=stMain] iframe").first.screenshot(path=str(SHOTS / "demo-3-traced.png"))
     # 4. what if the bridge were not in the graph: arrows against the original ranking, and it is crossed out
     page.get_by_text("What if… take out an entity or a passage").click()

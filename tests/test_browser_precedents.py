@@ -79,6 +79,10 @@ def test_clicking_a_deal_draws_its_graph_with_its_add_ons(app_url, browser, inde
     assert overlapping_labels(frame) == []
     scale = frame.evaluate("network.getScale()")
     assert scale >= 0.6, scale  # drawn large enough to read
+    # the legend's last line inside its frame (a walk-through saw it clipped)
+    bottom, inner = frame.evaluate("() => [document.getElementById('pathlens-legend').getBoundingClientRect().bottom,"
+                                   " window.innerHeight]")
+    assert bottom <= inner, (bottom, inner)
     assert parse_qs(urlparse(page.url).query)["deal"] == [second.id]
     page.get_by_text(f"2. {second.name}", exact=False).first.scroll_into_view_if_needed()
     page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollBy(0, -20)")

@@ -38,7 +38,7 @@ def test_hover_text_and_gold_marks_are_the_renderers():
     ans, texts = hostile_answer()
     nodes = {n.id: n for n in ans.nodes}
     seed = nodes["e:calder bank"]
-    assert re.match(r"question entity \(seed\) · the walk spends (\d+%|<1%) of its time here\n",
+    assert re.match(r"named in the question: the search starts here · the walk spends (\d+%|<1%) of its time here\n",
                     hover_text(seed, ans, texts))  # a percentage, not a raw mass
     assert "Calder Bank — query seed (" in hover_text(seed, ans, texts)
     hit = nodes["p:p0"]

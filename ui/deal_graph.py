@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from engine.deals.graph import seed_groups
 from engine.deals.index import DealIndex
 from engine.deals.model import Criteria, Deal
-from engine.explain.render import (COLORS, FAINT, LAYER_GAP, LEGEND_PX, PATH_COLOR, ROW_GAP, TOOLTIP_CSS, label_height,
+from engine.explain.render import (COLORS, FAINT, LAYER_GAP, PATH_COLOR, ROW_GAP, TOOLTIP_CSS, label_height,
                                    label_width, offline_page, wrap)
 
 # each role's colour is the evidence graph's colour for the role it plays there
 ROLES = {"chosen": (COLORS["hit"], "the chosen deal"),
          "family": (COLORS["bridge-passage"], "its platform and add-ons"),
-         "cue": (COLORS["seed"], "asked for by the question: the walk starts here"),
+         "cue": (COLORS["seed"], "asked for by the question: the search starts here"),
          "attribute": (COLORS["bridge"], "its sector, region, origin or exit, not asked for"),
-         "description": (COLORS["passage-seed"], "its description: what dense and BM25 read")}
+         "description": (COLORS["passage-seed"], "its description, matched against the question's words")}
 # each typed edge in words, on hover
 EDGE_WORDS = {"IN_SECTOR": "{a} is in {b}", "IN_SUBSECTOR": "{a} is in {b}", "IN_REGION": "{a} is in {b}",
               "ORIGINATED_AS": "{a} was bought as a {b} deal", "ADDON_TO": "{a} is an add-on of {b}",
@@ -125,7 +125,7 @@ def deal_subgraph(index: DealIndex, row: int, asked: Criteria, ranks: dict[int, 
             what = f"{KIND_WORDS[node.kind]}: {node.label}"
             nodes[f"n:{v}"] = Node(f"n:{v}", node.label, what, "cue" if v in seeds else "attribute",
                                    what + (f" · {deals:,} deals of {u.name} link here" if node.kind != "event" else "")
-                                   + ("\nAsked for by the question: the walk starts here" if v in seeds else ""))
+                                   + ("\nAsked for by the question: the search starts here" if v in seeds else ""))
         attributes.append(f"n:{v}")
         edges.append((f"d:{row}", f"n:{v}", kind, v in seeds))
     columns.append(tuple(attributes))
@@ -158,6 +158,9 @@ def layout(sub: DealSubgraph) -> dict[str, tuple[int, int]]:
 
 
 FRAME_WIDTH = 900  # the deal's box in a 1400 px window
+# the legend strip under the canvas: its five roles and its line of words wrap onto three lines at FRAME_WIDTH and
+# four in a narrower window (the evidence graph's 60 px clipped the last)
+DEAL_LEGEND_PX = 90
 
 
 def graph_height(sub: DealSubgraph, low: int = 300, high: int = 680) -> int:
@@ -170,7 +173,7 @@ def graph_height(sub: DealSubgraph, low: int = 300, high: int = 680) -> int:
     width = max(b[2] for b in boxes) - min(b[0] for b in boxes)
     tall = max(b[3] for b in boxes) - min(b[1] for b in boxes)
     scale = min(1.0, FRAME_WIDTH / width)
-    return int(min(high, max(low, tall * scale * 1.1 + 40 + LEGEND_PX)))
+    return int(min(high, max(low, tall * scale * 1.1 + 40 + DEAL_LEGEND_PX)))
 
 
 def _legend(roles: set[str]) -> str:
@@ -179,15 +182,15 @@ def _legend(roles: set[str]) -> str:
                    for role, (colour, words) in ROLES.items() if role in roles)
     return ('<div id="pathlens-legend" style="display:flex;flex-wrap:wrap;gap:4px 14px;padding:6px 8px;'
             f'font:12px sans-serif;color:#333;border-top:1px solid #ddd">{rows}'
-            '<div>dark lines: links the walk takes from the question\'s cues and between a platform and its add-ons'
-            ' · hover a node for its record</div></div>')
+            '<div>dark lines: links the search follows from what was asked, and between a platform and its '
+            'add-ons · hover a node for its record</div></div>')
 
 
 def deal_graph_html(sub: DealSubgraph, height: int) -> str:
     """The page: `height` covers the canvas and the legend strip under it."""
     from pyvis.network import Network
 
-    net = Network(height=f"{height - LEGEND_PX}px", width="100%", directed=False, cdn_resources="in_line")
+    net = Network(height=f"{height - DEAL_LEGEND_PX}px", width="100%", directed=False, cdn_resources="in_line")
     pos = layout(sub)
     for n in sub.nodes.values():
         colour = ROLES[n.role][0]
