@@ -92,6 +92,10 @@ def test_clicking_a_hit_highlights_its_paths_and_dims_the_rest(app_url, browser)
         page.wait_for_timeout(600)
     assert frame.evaluate(TIPS_SHOWN_JS) == 0
     page.screenshot(path=str(SHOTS / "evidence-graph-traced.png"), full_page=True)
+    # the legend, teal named in it, whole inside its frame
+    bottom, inner, legend = frame.evaluate("() => { const l = document.getElementById('pathlens-legend');"
+                                           " return [l.getBoundingClientRect().bottom, window.innerHeight, l.innerText]; }")
+    assert bottom <= inner and "trace its paths in teal" in legend, (bottom, inner, legend)
     # once the pointer has left it, a hover shows the box again
     other = frame.evaluate("""(id) => {
       const o = nodes.getIds().find(n => n !== id);
