@@ -28,14 +28,13 @@ from .reasons import IN_TEXT, MAX_LABEL, passage_name, passage_place, percent, s
 COLORS = {"seed": "#d62728", "alias": "#ff9896", "hop-seed": "#9467bd", "passage-seed": "#ff7f0e", "hit": "#1f77b4",
           "bridge": "#2ca02c", "bridge-passage": "#aec7e8"}
 # each role in words a stakeholder who never heard of PageRank reads (the legend, and the hover boxes)
-ROLE_WORDS = {"seed": "named in the question: the search starts here",
-              "alias": "another name of one in the question (alias seeding)",
-              "hop-seed": "second hop: a name the first answers hold, where a second search starts",
+ROLE_WORDS = {"seed": "named in the question: the search starts here", "alias": "another name of one in the question "
+              "(alias seeding)", "hop-seed": "second hop: a name the first answers hold, where a second search starts",
               "passage-seed": "passage worded like the question: a start too", "hit": "ranked passage",
               "bridge": "a name linking the question to a passage", "bridge-passage": "passage on a path"}
-# about-edges (the passage's own title names the entity) in purple, on a path and off it; mentions dark or grey
-ABOUT_COLOR, ABOUT_FAINT, PATH_COLOR, FAINT = "#7b4fa6", "#c9b3dd", "#444444", "#cccccc"
-TRACE_COLOR = "#17becf"  # a clicked hit's paths: a colour no node has (the seeds' red read as "seed")
+# about-edges (the passage's own title names the entity) in purple, on a path and off it; mentions dark or grey; a
+# clicked hit's paths in a colour no node has (in the seeds' red they read as seeds)
+ABOUT_COLOR, ABOUT_FAINT, PATH_COLOR, FAINT, TRACE_COLOR = "#7b4fa6", "#c9b3dd", "#444444", "#cccccc", "#17becf"
 _REMOTE = re.compile(r'<(?:link|script)[^>]*(?:href|src)="https?://[^"]*"[^>]*>(?:\s*</script>)?', re.IGNORECASE)
 # Label sizes, estimated from their text: vis-network fits the whole graph to its frame, so the graph's width in
 # label-widths sets how large the text is drawn. Passage labels wrap onto two lines of at most LINE characters,
@@ -316,8 +315,7 @@ def _legend(kinds: set[str], about: bool = False) -> str:
     return ('<div id="pathlens-legend" style="display:flex;flex-wrap:wrap;gap:4px 14px;padding:6px 8px;'
             f'font:12px sans-serif;color:#333;border-top:1px solid #ddd">{rows}'
             '<div>dark arrows: evidence paths, the thicker the more of the search went along them · click a ranked '
-            f'passage to trace its paths in <span style="color:{TRACE_COLOR};font-weight:600">teal</span></div>'
-            '</div>')
+            f'passage to trace its paths in <span style="color:{TRACE_COLOR};font-weight:600">teal</span></div></div>')
 
 
 def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str] | None = None,
