@@ -13,6 +13,7 @@ from engine.ingest.documents import (Problem, SourceFile, document_passages, ide
                                      page_lines_chunks, read_document)
 from engine.ingest.running_lines import strip_running_lines
 from engine.ingest.zips import zip_members
+from tests.conftest import ROOT
 from engine.errors import PathLensError
 from engine.evaluate.evaluate import judged
 from pdfmaker import encrypt, make_pdf, text_page
@@ -75,6 +76,26 @@ def test_strip_running_lines_by_hand():
     numbered = ["Cover\nbody a"] + [f"body {c}\nPage {i} of 9" for i, c in enumerate("bcd", start=1)]
     kept, dropped = strip_running_lines(numbered, "x")
     assert kept == ["Cover\nbody a", "body b", "body c", "body d"] and dropped[0].pages == 3
+
+
+def test_each_page_keeps_the_number_it_prints_and_a_citation_gives_both():
+    """Kraft Heinz's "page 45" prints 40 (#63 walk-through): a citation gives the PDF's page, as a viewer finds it,
+    and the number printed on it, read off the running line that numbers the pages (the slot that goes up with the
+    page; the year and the form's "10" stay)."""
+    from engine.ingest.documents import Document
+    from engine.ingest.passage import printed_page
+    from engine.ingest.running_lines import printed_numbers
+
+    pages = ["ACME 10-K\nCover", "Contents\nItem 1 Business 3"] + [
+        f"Body {c}\nRevenue was 1,{i}00 in 2022\nAcme Inc. | 2022 Form 10-K | {i}" for i, c in enumerate("abcde", 1)]
+    assert printed_numbers(pages) == (None, None, 1, 2, 3, 4, 5)
+    assert printed_numbers(pages[:2]) == (None, None)  # too few pages to tell a running line
+    assert printed_numbers(["Total 10", "Total 20", "Total 30"]) == (None, None, None)  # not one a page apart
+    doc = Document("ACME_2022_10K.pdf", "Acme FY2022 10-K", tuple(pages), True, (), printed_numbers(pages))
+    by_page = {p.metadata["page"]: p for p in document_passages(doc)}
+    assert citation(by_page["4"]) == "Acme FY2022 10-K, page 4 (printed 2) of ACME_2022_10K.pdf"
+    assert printed_page(by_page["4"]) == 2 and printed_page(by_page["1"]) is None
+    assert citation(by_page["1"]) == "Acme FY2022 10-K, page 1 of ACME_2022_10K.pdf"
 
 
 def test_page_lines_chunks_pack_whole_lines_with_an_overlap():
@@ -306,3 +327,30 @@ def test_a_passage_s_page_is_one_typed_reference_read_one_way():
     readers = sorted(str(f.relative_to(engine)) for f in engine.rglob("*.py")
                      if re.search(r"#p\(\?P<page>|#p\(\\d", f.read_text("utf-8")))
     assert readers == ["ingest/passage.py"], readers
+
+
+@pytest.mark.parametrize("raw, read", [
+    ("bene\ufffets", "benefits"), ("\ufffescal year", "fiscal year"), ("con\ufffeict", "conflict"),
+    ("a\ufffeecting", "affecting"), ("tari\ufffes", "tariffs"),  # ligature glyphs PDFium could not map
+    ("non\ufffecurrent", "non-current"), ("write\ufffeoffs", "write-offs"), ("13a\ufffe15", "13a-15"),
+    ("non\ufffeGAAP", "non-GAAP"), ("e\ufffemobility", "e-mobility"),  # hyphens inside a line
+    ("hyphen\ufffe\r\nated", "hyphenated"),  # a word hyphenated across a line break
+])
+def test_pdfiums_marks_are_read_as_the_ligature_or_hyphen_the_page_shows(raw, read):
+    """Costco's release read "benets", "rst" and "scal"; Apple's 10-K "noncurrent" (#63 walk-through): PDFium writes
+    U+FFFE for a glyph it cannot map, as for a line-end hyphen, and both were dropped."""
+    from engine.ingest.glyphs import read_marks
+
+    assert read_marks(raw) == read
+
+
+@pytest.mark.skipif(not (ROOT.parent / "shared" / "data" / "filings_dev").is_dir(),
+                    reason="../shared/data/filings_dev is not here (CI and sessions have it)")
+def test_costcos_release_reads_its_ligatures():
+    from engine.ingest.documents import pdf_pages
+
+    pages, _ = pdf_pages((ROOT.parent / "shared" / "data" / "filings_dev" / "COSTCO_2023Q3_EARNINGS.pdf").read_bytes(),
+                         "COSTCO_2023Q3_EARNINGS.pdf")
+    text = " ".join(" ".join(pages).split())
+    assert "for incremental employee benefits" in text and "for the first 36 weeks" in text
+    assert "\ufffe" not in text and "benets" not in text

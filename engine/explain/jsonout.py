@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Mapping
 
-from ..ingest.passage import Passage, citation, page_ref
+from ..ingest.passage import Passage, citation, page_ref, printed_page
 from ..retrieve.page_ranker import PageExplanation
 from ..retrieve.graph_explain import GraphAnswer, HitExplanation
 from ..retrieve.retrievers import Answer, Hit
@@ -31,7 +31,7 @@ def hit_json(hit: Hit, passage: Passage | None = None) -> dict:
     out = {"rank": hit.rank, "passage_id": hit.passage_id, "score": hit.score, "retriever": hit.retriever}
     if passage is not None:
         out.update({"document": passage.doc_id, "title": passage.title, "page": at.page if (at := page_ref(passage)) else None,
-                    "citation": citation(passage), "text": passage.text})
+                    "printed_page": printed_page(passage), "citation": citation(passage), "text": passage.text})
     return out
 
 

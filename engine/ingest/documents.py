@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ..errors import PathLensError
+from .glyphs import read_marks
 from .passage import ChunkConfig, PageRef, Passage, chunk_text
-from .running_lines import DroppedLine, strip_running_lines
+from .running_lines import DroppedLine, printed_numbers, strip_running_lines
 
 DOCUMENT_SUFFIXES = (".pdf", ".docx", ".html", ".htm")
 # A document's passages are at most this long: MiniLM reads 256 word pieces, and at 700 characters 19 of
@@ -64,6 +65,7 @@ class Document:
     pages: tuple[str, ...]  # text of each page after running lines are dropped; pages[0] is page 1
     paged: bool  # True for PDFs: passages cite page numbers
     dropped: tuple[DroppedLine, ...] = ()
+    printed: tuple[int | None, ...] = ()  # the number each page prints, where a running line numbers the pages
 
 
 @dataclass(frozen=True)
@@ -125,10 +127,10 @@ def pdf_pages(data: bytes, name: str) -> tuple[list[str], list[Problem]]:
     if long:
         problems.append(Problem(name, f"{_page_list(long)} ran past {MAX_PAGE_CHARS:,} characters and "
                                       "were cut there (the limit on characters per page)"))
-    # PDFium ends a line with \r\n and marks a word hyphenated across a line break with U+FFFE. A bare
-    # \n is a character of the file's own text stream, not a line end: the Salesforce 8-K puts one
+    # PDFium ends a line with \r\n, and writes U+FFFE for a line-end hyphen and for glyphs it cannot map (`glyphs`).
+    # A bare \n is a character of the file's own text stream, not a line end: the Salesforce 8-K puts one
     # between every two words of a justified paragraph, so it reads as a space.
-    return [re.sub(r"(?<!\r)\n", " ", re.sub(r"\ufffe\r?\n?", "", p[:MAX_PAGE_CHARS])).replace("\r\n", "\n")
+    return [re.sub(r"(?<!\r)\n", " ", read_marks(p[:MAX_PAGE_CHARS])).replace("\r\n", "\n")
             .replace("\r", "\n") for p in pages], problems
 
 
@@ -248,7 +250,7 @@ def read_document(source: SourceFile) -> tuple[Document, tuple[Problem, ...]]:
                                        "(scanned or image-only pages are skipped)"),)
         first = next(p for p in pages if p.strip())
         kept, dropped = strip_running_lines(pages, name)
-        return Document(name, identity(name, first), tuple(kept), True, dropped), problems
+        return Document(name, identity(name, first), tuple(kept), True, dropped, printed_numbers(pages)), problems
     if suffix == ".docx":
         text = docx_text(source.data, name)
     elif suffix in (".html", ".htm"):
@@ -313,9 +315,10 @@ def document_passages(doc: Document, max_chars: int = PASSAGE_CHARS, overlap_cha
     n = len(doc.pages)
     for number, page in enumerate(doc.pages, start=1):
         if doc.paged:
+            printed = doc.printed[number - 1] if number <= len(doc.printed) else None
+            meta = {"page": str(number), "pages": str(n), **({"printed": str(printed)} if printed is not None else {})}
             for k, chunk in enumerate(page_lines_chunks(page, max_chars, overlap_chars)):
-                out.append(Passage(PageRef(doc.name, number, k).passage_id, doc.name, doc.title, chunk,
-                                   {"page": str(number), "pages": str(n)}))
+                out.append(Passage(PageRef(doc.name, number, k).passage_id, doc.name, doc.title, chunk, dict(meta)))
         else:
             for k, chunk in enumerate(chunk_text(page, ChunkConfig(max_chars, overlap_chars))):
                 out.append(Passage(f"{doc.name}#{k:04d}", doc.name, doc.title, chunk))

@@ -63,7 +63,7 @@ def _size(n: int) -> str:
 def _decode(reply: dict) -> tuple[Document, tuple[Problem, ...]]:
     d = reply["document"]
     doc = Document(d["name"], d["title"], tuple(d["pages"]), bool(d["paged"]),
-                   tuple(DroppedLine(**x) for x in d["dropped"]))
+                   tuple(DroppedLine(**x) for x in d["dropped"]), tuple(d["printed"]))
     return doc, tuple(Problem(**p) for p in reply["problems"])
 
 

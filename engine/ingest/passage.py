@@ -116,11 +116,23 @@ def page_ref(p: Passage) -> PageRef | None:
     return PageRef(p.doc_id, int(page), at.part if at is not None else 0)
 
 
+def printed_page(p: Passage) -> int | None:
+    """The page number the passage's page prints, when the document numbers its pages and it differs from the PDF's
+    own page index (the cover and contents come first): what an analyst holding the paper cites."""
+    printed = (p.metadata or {}).get("printed", "")
+    at = page_ref(p)
+    return int(printed) if printed.isdigit() and at is not None and int(printed) != at.page else None
+
+
 def citation(p: Passage) -> str:
-    """How a passage is cited: its document's title, and the page for a paged document."""
+    """How a passage is cited: its document's title, and the page for a paged document ("page 45 (printed 40) of
+    KRAFTHEINZ_2022_10K.pdf": the PDF's page, as a viewer finds it, then the number on the page)."""
     at = page_ref(p)
     where = p.title or p.doc_id
-    return f"{where}, page {at.page} of {p.doc_id}" if at else where
+    if at is None:
+        return where
+    printed = printed_page(p)
+    return f"{where}, page {at.page}{f' (printed {printed})' if printed else ''} of {p.doc_id}"
 
 
-__all__ = ["ChunkConfig", "PageRef", "Passage", "chunk_text", "citation", "page_ref"]
+__all__ = ["ChunkConfig", "PageRef", "Passage", "chunk_text", "citation", "page_ref", "printed_page"]

@@ -53,16 +53,9 @@ def _running_pages(occurrences: list[tuple[int, tuple[int, ...]]]) -> set[int]:
 
 
 
-def strip_running_lines(pages: list[str], name: str, edge: int = 3,
-                        share: float = 0.25) -> tuple[list[str], tuple[DroppedLine, ...]]:
-    """Drop running headers, footers and page numbers: lines near a page's top or bottom that recur there
-    on at least `share` of the pages (see `_running_pages` for what "recur" means with numbers in them).
-
-    Only the first and last `edge` non-empty lines of a page are candidates, so a phrase that
-    recurs in body text stays. Needs three pages or more: on fewer, nothing is "running".
-    """
-    if len(pages) < 3:
-        return pages, ()
+def _edge_lines(pages: list[str], edge: int):
+    """Each page's lines, the indexes of its first and last `edge` non-empty ones, and per shape of those lines
+    the pages it is on with the numbers it holds there (a shape counts once a page)."""
     split = [page.split("\n") for page in pages]
     edges = []
     for lines in split:
@@ -73,9 +66,43 @@ def strip_running_lines(pages: list[str], name: str, edge: int = 3,
         seen = set()
         for i in idx:
             shape = _shape(lines[i])
-            if shape and shape not in seen:  # a shape counts once per page
+            if shape and shape not in seen:
                 seen.add(shape)
                 occurrences.setdefault(shape, []).append((page_index, _numbers(lines[i])))
+    return split, edges, occurrences
+
+
+def printed_numbers(pages: list[str], edge: int = 3, share: float = 0.25) -> tuple[int | None, ...]:
+    """The page number each page prints, where a running line numbers the pages (one number that goes up with the
+    page: "40", "Page 40", "Apple Inc. | 2022 Form 10-K | 40"), else None: what an analyst cites, which differs from
+    the PDF's own page index by the cover and contents ("page 45" of Kraft Heinz's 10-K prints 40)."""
+    out: list[int | None] = [None] * len(pages)
+    if len(pages) < 3:
+        return tuple(out)
+    need = max(3, int(share * len(pages) + 0.999))
+    best: dict[int, int] = {}
+    for occ in _edge_lines(pages, edge)[2].values():
+        for slot in range(len(occ[0][1])):  # a shape's lines hold as many numbers each
+            offsets = Counter(nums[slot] - i for i, nums in occ)
+            offset, count = offsets.most_common(1)[0]
+            if count >= need and count > len(best):
+                best = {i: nums[slot] for i, nums in occ if nums[slot] - i == offset}
+    for i, n in best.items():
+        out[i] = n
+    return tuple(out)
+
+
+def strip_running_lines(pages: list[str], name: str, edge: int = 3,
+                        share: float = 0.25) -> tuple[list[str], tuple[DroppedLine, ...]]:
+    """Drop running headers, footers and page numbers: lines near a page's top or bottom that recur there
+    on at least `share` of the pages (see `_running_pages` for what "recur" means with numbers in them).
+
+    Only the first and last `edge` non-empty lines of a page are candidates, so a phrase that
+    recurs in body text stays. Needs three pages or more: on fewer, nothing is "running".
+    """
+    if len(pages) < 3:
+        return pages, ()
+    split, edges, occurrences = _edge_lines(pages, edge)
     need = max(3, int(share * len(pages) + 0.999))
     running: dict[str, set[int]] = {}
     for shape, occ in occurrences.items():
