@@ -178,3 +178,15 @@ def test_the_filter_counts_add_up_in_words_by_hand():
     assert ex(10, {}, 10).count_words() == ("Of the 10 distinct raw names, 0 were dropped and 10 kept, each an "
                                             "entity of its own.")
     assert ex(10, {"numeric": 3}, 9).count_words().endswith("counted in both.")
+
+
+def test_a_shouted_three_letter_word_the_corpus_writes_in_lower_case_is_no_acronym():
+    """An upload's table headers shout "NET" and "DUE"; its graph made them two of its largest entities (#63). A
+    three-letter word in capitals is an acronym only where the corpus never writes it in lower case ("AMD"); two
+    letters stay acronyms whatever ("US", "IT": "us" and "it" are everywhere)."""
+    texts = ["NET SALES BY SEGMENT\nNET\n2,400 1,900", "AMOUNTS DUE\nDUE\n400 300",
+             "Net sales rose; the net amount due to suppliers fell.", "AMD sells chips. IBM sells to the US market.",
+             "We told us about it."]
+    found = {m.text for ms in extract_regex(texts) for m in ms}
+    assert {"AMD", "IBM", "US"} <= found, found
+    assert not {"NET", "DUE"} & found, found

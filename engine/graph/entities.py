@@ -42,7 +42,7 @@ STOP_PHRASES = frozenset(
 _DETERMINER = re.compile(r"^(?:the|a|an)\s+")
 # bump a builder's number when its extractor or the shared filter changes what it finds: its cached
 # extraction and graph then rebuild
-EXTRACTOR_VERSIONS = {"regex": 6, "ner": 5}
+EXTRACTOR_VERSIONS = {"regex": 7, "ner": 5}
 # builders whose mentions of a passage depend on that passage alone, so they can be kept per passage and a grown
 # corpus extracts its new passages only (regex is not one: which words it takes for names reads the corpus's casing)
 PER_PASSAGE = frozenset({"ner"})
@@ -85,9 +85,6 @@ def entity_key(surface: str) -> str:
     return _DETERMINER.sub("", normalize_name(surface))
 
 
-# ---------------------------------------------------------------- extractors
-
-
 def defined_terms(text: str) -> list[Mention]:
     return [Mention(m.group(1).strip(), "DEFINED") for m in DEFINED_RE.finditer(text)]
 
@@ -125,14 +122,15 @@ def _regex_mentions(text: str, casing: Casing | None) -> list[Mention]:
 
 def _common_words(words: list[str], casing: "Casing") -> bool:
     """Words the corpus also writes in lower case, capitalised by a heading or shouted by a cover:
-    - a run of capitals whose every word the corpus writes in lower case ("CONSOLIDATED STATEMENTS OF
-      OPERATIONS", "RESULTS"); an acronym of three letters or fewer ("US", "IT") and a company's shouted name
-      ("APPLE", never written "apple") stay names;
+    - a run of capitals whose every word the corpus writes in lower case ("CONSOLIDATED STATEMENTS OF OPERATIONS");
+      two-letter acronyms ("US", "IT"), three-letter ones never written in lower case ("AMD", not a table's "NET"
+      or "DUE") and a company's shouted name ("APPLE", never written "apple") stay names;
     - a lone Title-case word the corpus writes in lower case more often than capitalised inside a sentence
       ("Financial", "Income" in a filing's headings). Most lone capitalised words that are also written in lower
       case are names in encyclopedic text ("Bush"); dropping every one of them cost ppr-regex 0.065 of HR@5 on
       MuSiQue (docs/filings.md, "Entities on filings"), so the counts decide."""
-    if all(w.isupper() for w in words) and not (len(words) == 1 and _acronym(words[0])):
+    lone = words[0] if len(words) == 1 else ""
+    if all(w.isupper() for w in words) and not (_acronym(lone) and (len(lone) == 2 or not casing.written_lower(lone.lower()))):
         return all(casing.written_lower(w.lower().strip(".,")) for w in words)
     word = words[0]
     return len(words) == 1 and word[:1].isupper() and word[1:].islower() and casing.mostly_lower(word.lower())
