@@ -543,3 +543,31 @@ def test_a_shouted_heading_reads_in_title_case_word_by_word(room):
     """Second walk-through: "Management’S Discussion And Analysis" (str.title capitalises after an apostrophe)."""
     labels = {n.label for n in read_structure(room.passages).nodes if n.kind == "item"}
     assert "Item 7. Management's Discussion and Analysis" in labels, sorted(labels)
+
+
+def test_a_row_is_named_in_the_plural_or_singular_but_never_by_the_filers_own_name():
+    """Two walk-through misses (#63). "membership fee income" names the row "Membership fees" (the release's first page
+    was cited, its statement's row unseeded); a reconciliation's total row labelled with the filer's name ("Kraft
+    Heinz") was seeded by every question about the filer, and won most of them."""
+    from engine.retrieve.filing_seeding import singular
+
+    assert singular("membership fees") == singular("membership fee") == "membership fee"
+    assert singular("total liabilities") == "total liability" and singular("operating expenses") == "operating expense"
+    assert singular("gross margin") == "gross margin" and singular("loss on business") == "loss on business"
+    income = ("ACME WIDGETS, INC.\nCONSOLIDATED STATEMENTS OF INCOME\n(In millions) 2022 2021\n"
+              "Net sales 52,604 51,612\nMembership fees 1,044 984\nTotal revenue 53,648 52,596\n"
+              "Operating income 1,679 1,791\nNet income 1,300 1,353")
+    reconciliation = ("RECONCILIATION OF ADJUSTED EBITDA\n(In millions) 2022 2021\nNorth America 4,100 4,000\n"
+                      "International 1,200 1,150\nAcme Widgets 5,300 5,150\nDepreciation (900) (880)")
+    mdna = "ITEM 7. MANAGEMENT'S DISCUSSION AND ANALYSIS\nAcme Widgets grew. Revenue rose with prices."
+    title = "ACME WIDGETS, INC. · Form 10-K · fiscal year ended May 31, 2022 · ACME 2022 10-K"
+    passages = [Passage(f"ACME_2022_10K.pdf#p{n}.0", "ACME_2022_10K.pdf", title, text,
+                        MappingProxyType({"page": str(n), "pages": "4"}))
+                for n, text in enumerate([cover(2022), mdna, income, reconciliation], start=1)]
+    retriever = Index(Corpus("acme", tuple(passages))).retriever("filing-graph", SearchConfig())
+    fees = retriever.answer("What was Acme Widgets' membership fee income in FY2022?", 3)
+    assert ("Membership fees", "line item") in {(s.label, s.rule) for s in fees.walk.seeds}
+    assert fees.hits[0].passage_id == "ACME_2022_10K.pdf#p3.0"
+    named = retriever.answer("How did Acme Widgets' international business do in FY2022?", 3)
+    rows = {s.label for s in named.walk.seeds if s.rule == "line item"}
+    assert not any(label.lower() == "acme widgets" for label in rows), rows

@@ -21,6 +21,21 @@ from .seeding import EntitySeeder, Seed, Seeding
 STRUCTURE_RULES = ("scope", "statement", "lexicon", "line item", "note", "reference")
 
 
+def singular(folded: str) -> str:
+    """Each word of a folded phrase without its plural ending, so that a question's "membership fee income" names
+    the row "Membership fees" (a walk-through's miss: the release's statement row went unseeded, and its first page
+    was cited). Crude, and the same on both sides: "liabilities" → "liability", "expenses" → "expense"; "ss", "us"
+    and "is" endings and words of three letters or fewer stay."""
+    out = []
+    for w in folded.split():
+        if len(w) > 4 and w.endswith("ies"):
+            w = w[:-3] + "y"
+        elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+            w = w[:-1]
+        out.append(w)
+    return " ".join(out)
+
+
 class FilingSeeder:
     """A question's seeds on the filing graph: its scope's structure, then the entity seeds of its
     words without their instruction text. A `seeding.Seeder` (what the walk reads: `graph`, `seeding`,
@@ -55,17 +70,21 @@ class FilingSeeder:
         for i in self._nodes(docs, "statement"):
             if nodes[i].ref in scope.statements:
                 out.append((i, "statement", nodes[i].label))
-        folded = f" {normalize_name(scope.text)} "
+        folded = f" {singular(normalize_name(scope.text))} "
         rows: dict[str, list[str]] = {}  # a row two of the question's phrases name says both ("liquidity; cash …")
         for said, term in scope.terms:
             for row in term.rows:
                 rows.setdefault(row, []).append(said)
         sections = [(word, said) for said, term in scope.terms for word in term.sections]
+        # a row labelled with a filer's name (a reconciliation's total "Kraft Heinz") is named by every question
+        # about that filer, so the line-item rule would seed it for all of them (a walk-through's miss)
+        companies = {n for f in self.structure.filings.values() for n in f.names}
         for i in self._nodes(docs, "line item"):
             key = nodes[i].ref
             if key in rows:
                 out.append((i, "lexicon", "; ".join(dict.fromkeys(rows[key]))))
-            elif len(key.split()) > 1 and f" {key} " in folded:
+            elif (len(key.split()) > 1 and f" {singular(key)} " in folded
+                  and key.replace(" ", "") not in companies):
                 out.append((i, "line item", key))
         for i in self._nodes(docs, "note") + self._nodes(docs, "item"):
             title = normalize_name(nodes[i].label.split(" — ", 1)[-1].split(". ", 1)[-1])
@@ -73,7 +92,7 @@ class FilingSeeder:
             said = next((s for w, s in sections if f" {w} " in f" {title} "), None)  # an Item's title or a note's
             if said is not None:
                 out.append((i, "lexicon", said))
-            elif nodes[i].kind == "note" and len(title.split()) > 1 and f" {title} " in folded:
+            elif nodes[i].kind == "note" and len(title.split()) > 1 and f" {singular(title)} " in folded:
                 out.append((i, "note", title))
             elif f" {nodes[i].kind} {number} " in folded:
                 out.append((i, "reference", f"{nodes[i].kind} {number}"))
