@@ -333,7 +333,8 @@ def test_a_passage_s_page_is_one_typed_reference_read_one_way():
     ("bene\ufffets", "benefits"), ("\ufffescal year", "fiscal year"), ("con\ufffeict", "conflict"),
     ("a\ufffeecting", "affecting"), ("tari\ufffes", "tariffs"),  # ligature glyphs PDFium could not map
     ("non\ufffecurrent", "non-current"), ("write\ufffeoffs", "write-offs"), ("13a\ufffe15", "13a-15"),
-    ("non\ufffeGAAP", "non-GAAP"), ("e\ufffemobility", "e-mobility"),  # hyphens inside a line
+    ("non\ufffeGAAP", "non-GAAP"), ("e\ufffemobility", "e-mobility"), ("non\ufffehydrological", "non-hydrological"),
+    ("Reclassi\ufffecation", "Reclassification"),  # hyphens inside a line; a ligature no vocabulary word shows
     ("hyphen\ufffe\r\nated", "hyphenated"),  # a word hyphenated across a line break
 ])
 def test_pdfiums_marks_are_read_as_the_ligature_or_hyphen_the_page_shows(raw, read):

@@ -40,10 +40,10 @@ def _word(candidate: str, words: frozenset[str]) -> bool:
     return any(low.endswith(e) and low[: len(low) - len(e)] in words for e in _ENDINGS if len(low) - len(e) > 2)
 
 
-def _half(part: str, words: frozenset[str]) -> bool:
-    """A part of a hyphenated compound: a word, a name, a number, or a short word or prefix ("e-mobility",
-    "13a-15", "of-service", "non-current")."""
-    return len(part) <= 3 or not part.isalpha() or part[0].isupper() or _word(part, words)
+def _first_half(part: str, words: frozenset[str]) -> bool:
+    """What may open a hyphenated compound: a word, a number, or a short word or prefix ("e-mobility", "13a-15",
+    "of-service", "non-recourse"); "Reclassi" of "Reclassi?cation" may not."""
+    return len(part) <= 3 or not part.isalpha() or _word(part, words)
 
 
 def _between(m: re.Match) -> str:
@@ -53,8 +53,8 @@ def _between(m: re.Match) -> str:
         for letters in LIGATURES:
             if _word(before + letters + after, words):
                 return before + letters + after
-    if before and _half(before, words) and _half(after, words):
-        return f"{before}-{after}"  # "non-current", "write-offs"
+    if before and _first_half(before, words):
+        return f"{before}-{after}"  # "non-current", "write-offs", "non-recourse"
     # no word either way: a ligature glyph, most likely the commonest ("Reclassi?cation")
     return before + LIGATURES[0] + after if (before + after).isalpha() else f"{before}-{after}"
 
