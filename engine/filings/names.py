@@ -192,7 +192,10 @@ def company_names(question: str, room: Room | Mapping[str, Filing]) -> Names:
     unplaced = [w for w in re.findall(r"(?<![\w&])[A-Z][A-Z&]{1,6}\d?s?(?![\w&])", question)
                 if normalize_name(w).replace(" ", "") not in room.printed | placed and w not in symbols
                 and w not in unknown and w.lower() not in periods and not re.fullmatch(r"FY|Q[1-4]|H[12]|CY", w)]
-    unplaced += [n for n in maybe if n not in unknown and not any(w in placed for w in normalize_name(n).split())]
+    # a run whose every word the pages print ("North America") is printed, whole or not: said missing, it contradicted
+    # the seeds table under it (a walk-through)
+    unplaced += [n for n in maybe if n not in unknown and not any(w in placed for w in normalize_name(n).split())
+                 and not all(w in room.printed for w in normalize_name(n).split())]
     return Names(tuple(found), tuple(dict.fromkeys(unknown)), tuple(ambiguous.items()), tuple(dict.fromkeys(unplaced)),
                  tuple(how))
 
