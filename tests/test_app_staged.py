@@ -38,8 +38,8 @@ def test_a_question_asked_while_the_room_builds_is_answered_by_a_ready_retriever
         r"left( in this step)?))?)\. Ask again then for the full hybrid-ner retriever\.", said[0]), said
     assert [h.value for h in at.subheader if h.value.startswith("Top ")] == ["Top 5 passages · bm25"]
     assert len(hit_lines(at)) == 5
-    assert ("A quicker retriever (bm25) answers while the room's dense embeddings (all-MiniLM-L6-v2) and entity "
-            "extraction (spaCy NER) are still being computed, without them, so its answers can be less apt than those "
+    assert ("A quicker retriever (bm25) answers now, without dense embeddings (all-MiniLM-L6-v2) and entity "
+            "extraction (spaCy NER), which the room is still computing, so its answers can be less apt than those "
             "of hybrid-ner, the one you chose.") in [
         c.value for c in at.caption]  # what the stand-in's answer is worth, in words (second walk-through)
     (job,) = running(index)  # the chosen retriever's stages, building in the background

@@ -119,8 +119,10 @@ def test_dev_filings_show_the_scope_the_typed_path_and_the_cited_page(app_url, b
     assert "Scope as understood: Nike · FY2018 · Statement of cash flows → Nike FY2018 10-K" in main, main[:1500]
     assert re.search(r"Where this page sits: Nike › Nike FY2018 10-K › .*Statement of cash flows › “Additions to "
                      r"property, plant and equipment” › page 49", main), main[:3000]
-    cites = re.findall(r"From NIKE[^\n]*fiscal year ended May 31, 2018[^\n]*, page (\d+) of NIKE_2018_10K\.pdf", main)
-    assert cites and cites[0] == "49", main[:3000]  # the statement of cash flows, cited first
+    cites = re.findall(r"From NIKE[^\n]*fiscal year ended May 31, 2018[^\n]*, page (\d+)( \(printed \d+\))? of "
+                       r"NIKE_2018_10K\.pdf", main)
+    # the statement of cash flows, cited first, with the number its footer prints
+    assert cites and cites[0] == ("49", " (printed 47)"), main[:3000]
     # the evidence graph's pages lead with what tells them apart: document, year, form and page
     labels = graph_nodes(page)
     assert any(re.fullmatch(r"(★ )?#1 Nike FY2018 10-K[ \n]p\.49(, part \d+)?", label) for label in labels), [

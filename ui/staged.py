@@ -135,10 +135,10 @@ def stand_in_words(choice: Choice) -> str:
     """What a stand-in's answer is worth, for a reader who knows no retriever by name (second walk-through: its
     pages were often worse, and nothing said so)."""
     a = choice.answerer
-    they = len(a.waiting_on) > 1
-    return (f"A quicker retriever ({choice.name}) answers while the room's {a.words()} {'are' if they else 'is'} still "
-            f"being computed, without {'them' if they else 'it'}, so its answers can be less apt than those of "
-            f"{a.wanted}, the one you chose.")
+    # no verb agrees with the stages' words: "dense embeddings" is one stage, and plural (a walk-through read "dense
+    # embeddings … is still being computed")
+    return (f"A quicker retriever ({choice.name}) answers now, without {a.words()}, which the room is still computing, "
+            f"so its answers can be less apt than those of {a.wanted}, the one you chose.")
 
 
 def follow(choice: Choice, filings_named: str = "") -> None:
