@@ -1378,3 +1378,18 @@ def test_compare_keeps_its_choices_across_pages_and_takes_another_corpuss_own_de
     assert at.multiselect(key="cmp_retrievers").value == ["bm25", "dense", "ppr-ner", "hybrid-ner", "rrf"]
     assert at.text_input(key="cmp_question").value != "Who lends to Brightwater Logistics?"
     assert at.number_input(key="cmp_k").value == 5
+
+
+def test_uploads_none_of_which_can_be_read_are_named_as_the_users_files(tmp_path):
+    """A text file renamed .pdf, uploaded alone: the error named the upload folder ("docs-b0bf6cb4…: nothing to build
+    from"), a name the user never gave (third walk-through)."""
+    from engine.errors import PathLensError
+    from ui.corpora import _read_upload
+
+    folder = tmp_path / "docs-0123456789abcdef"
+    folder.mkdir()
+    (folder / "notes.pdf").write_text("These are plain notes, not a PDF.", "utf-8")
+    with pytest.raises(PathLensError) as raised:
+        _read_upload(str(folder), "your own files", None, lambda *a: None)
+    said = str(raised.value)
+    assert said.startswith("The uploaded files: nothing to build from (notes.pdf") and "docs-" not in said, said
