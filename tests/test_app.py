@@ -1382,7 +1382,7 @@ def test_compare_keeps_its_choices_across_pages_and_takes_another_corpuss_own_de
 
 def test_uploads_none_of_which_can_be_read_are_named_as_the_users_files(tmp_path):
     """A text file renamed .pdf, uploaded alone: the error named the upload folder ("docs-b0bf6cb4…: nothing to build
-    from"), a name the user never gave (third walk-through)."""
+    from"), a name the user never gave (third walk-through); it names the upload as the sidebar does (its stem)."""
     from engine.errors import PathLensError
     from ui.corpora import _read_upload
 
@@ -1390,6 +1390,6 @@ def test_uploads_none_of_which_can_be_read_are_named_as_the_users_files(tmp_path
     folder.mkdir()
     (folder / "notes.pdf").write_text("These are plain notes, not a PDF.", "utf-8")
     with pytest.raises(PathLensError) as raised:
-        _read_upload(str(folder), "your own files", None, lambda *a: None)
+        _read_upload(str(folder), "notes", None, lambda *a: None)
     said = str(raised.value)
-    assert said.startswith("The uploaded files: nothing to build from (notes.pdf") and "docs-" not in said, said
+    assert said.startswith("notes: nothing to build from (notes.pdf") and "docs-" not in said, said

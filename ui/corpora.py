@@ -44,11 +44,8 @@ def _file_index(kind: str, path: str, digest: str, name: str) -> Index:
 def _read_upload(folder: str, name: str, queries: str | None, progress: Progress) -> tuple[Index, str]:
     """An index over uploaded files (one folder, named by their content), and what was wrong with the
     labeled questions if anything: bad gold is named, and the documents still build without them."""
-    try:
-        loaded = load_folder(Path(folder), progress=progress)
-    except PathLensError as e:  # the folder is named by the files' content ("docs-b0bf6cb4…"): no name of the user's
-        raise PathLensError(str(e).replace(Path(folder).name, "The uploaded files")) from None
-    corpus = dataclasses.replace(loaded, name=name)
+    # named as the user knows the files, not by the folder their content names ("docs-b0bf6cb4…"), errors included
+    corpus = load_folder(Path(folder), name=name, progress=progress)
     problem = ""
     if queries:
         try:

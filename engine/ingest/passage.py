@@ -119,7 +119,7 @@ def page_ref(p: Passage) -> PageRef | None:
 def printed_page(p: Passage) -> int | None:
     """The page number the passage's page prints, when the document numbers its pages and it differs from the PDF's
     own page index (the cover and contents come first): what an analyst holding the paper cites."""
-    printed = (p.metadata or {}).get("printed", "")
+    printed = p.metadata.get("printed", "")
     at = page_ref(p)
     return int(printed) if printed.isdigit() and at is not None and int(printed) != at.page else None
 

@@ -36,6 +36,11 @@ def singular(folded: str) -> str:
     return " ".join(out)
 
 
+def _title(node) -> str:
+    """An Item's or a note's title, folded, without its number ("Note 8 — Long-Term Debt" → "long term debt")."""
+    return normalize_name(node.label.split(" — ", 1)[-1].split(". ", 1)[-1])
+
+
 class FilingSeeder:
     """A question's seeds on the filing graph: its scope's structure, then the entity seeds of its
     words without their instruction text. A `seeding.Seeder` (what the walk reads: `graph`, `seeding`,
@@ -53,6 +58,16 @@ class FilingSeeder:
         self._by_doc: dict[tuple[str, str], list[int]] = {}  # (doc, kind) → structure node indices
         for i, node in enumerate(structure.nodes):
             self._by_doc.setdefault((node.doc_id, node.kind), []).append(i)
+        # what a question holds when it names a row or a note in its own words, each word in the singular, read once
+        # a room, not once a question; a row labelled with a filer's name (a reconciliation's total "Kraft Heinz") is
+        # named by every question about that filer, so it has none (a walk-through's miss)
+        companies = {n for f in structure.filings.values() for n in f.names}
+        self._named_by: dict[int, str] = {}
+        for i, node in enumerate(structure.nodes):
+            if node.kind == "line item" and node.ref.replace(" ", "") not in companies or node.kind == "note":
+                words = node.ref if node.kind == "line item" else _title(node)
+                if len(words.split()) > 1:
+                    self._named_by[i] = f" {singular(words)} "
 
     def scope(self, question: str) -> Scope:
         return read_scope(question, self.structure.room or self.structure.filings, self.lexicon, self.correction)
@@ -76,23 +91,19 @@ class FilingSeeder:
             for row in term.rows:
                 rows.setdefault(row, []).append(said)
         sections = [(word, said) for said, term in scope.terms for word in term.sections]
-        # a row labelled with a filer's name (a reconciliation's total "Kraft Heinz") is named by every question
-        # about that filer, so the line-item rule would seed it for all of them (a walk-through's miss)
-        companies = {n for f in self.structure.filings.values() for n in f.names}
         for i in self._nodes(docs, "line item"):
             key = nodes[i].ref
             if key in rows:
                 out.append((i, "lexicon", "; ".join(dict.fromkeys(rows[key]))))
-            elif (len(key.split()) > 1 and f" {singular(key)} " in folded
-                  and key.replace(" ", "") not in companies):
+            elif i in self._named_by and self._named_by[i] in folded:
                 out.append((i, "line item", key))
         for i in self._nodes(docs, "note") + self._nodes(docs, "item"):
-            title = normalize_name(nodes[i].label.split(" — ", 1)[-1].split(". ", 1)[-1])
+            title = _title(nodes[i])
             number = nodes[i].ref.lower()
             said = next((s for w, s in sections if f" {w} " in f" {title} "), None)  # an Item's title or a note's
             if said is not None:
                 out.append((i, "lexicon", said))
-            elif nodes[i].kind == "note" and len(title.split()) > 1 and f" {singular(title)} " in folded:
+            elif nodes[i].kind == "note" and i in self._named_by and self._named_by[i] in folded:
                 out.append((i, "note", title))
             elif f" {nodes[i].kind} {number} " in folded:
                 out.append((i, "reference", f"{nodes[i].kind} {number}"))
