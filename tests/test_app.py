@@ -171,7 +171,10 @@ def test_query_page_bct_lexical_and_k():
     assert at.query_params["retriever"] == "bm25" and at.query_params["k"] == "3"
     table = at.dataframe[-1].value
     assert list(table["rank"]) == [1, 2, 3]
-    assert len(at.get("download_button")) == 3  # the table as CSV and JSON, and the evidence report
+    buttons = at.get("download_button")
+    assert len(buttons) == 3  # the table as CSV and JSON, and the evidence report
+    # each made when pressed: a file stored with the page is fetched as the button appears, a 404 once a rerun replaced it
+    assert all(b.proto.deferred_file_id and not b.proto.url for b in buttons)
     at.number_input(key="k").set_value(1).run()
     assert any(h.value == "Top 1 passage · bm25" for h in at.subheader)
 

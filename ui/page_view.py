@@ -239,7 +239,7 @@ def _image(shown: ShownPage, alt: str) -> None:
     full 1400 pixels to save and zoom into."""
     page = shown.page
     st.image(shown.png, caption=alt, width="stretch", output_format="PNG")
-    st.download_button("Save the page at full size (PNG)", page.marked.png, mime="image/png", on_click="ignore",
+    st.download_button("Save the page at full size (PNG)", lambda: page.marked.png, mime="image/png", on_click="ignore",
                        file_name=f"{page.doc.rsplit('.', 1)[0].replace('/', '-')}-p{page.page}.png",
                        key=f"page_png_{page.passage_id}", icon=":material/zoom_in:",
                        help=f"The page {page.marked.width} pixels wide with its marks, to open in an image viewer "

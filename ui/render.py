@@ -70,12 +70,15 @@ def glossary_sidebar() -> None:
 
 def downloads(df: pd.DataFrame, stem: str, key: str) -> None:
     """CSV and JSON downloads of a result table. A download does not rerun the page (`on_click="ignore"`):
-    a rerun would only redo the page's work, and for a deferred file it raced the file's own request."""
+    a rerun would only redo the page's work, and for a deferred file it raced the file's own request. Each file is
+    made when its button is pressed: a file stored with the page is checked by the browser when the button appears,
+    and a rerun that replaced it meanwhile (another session's build, a fragment) left a 404 in the console."""
     row = st.container(horizontal=True)  # side by side at the left, not one at each half's start
-    row.download_button("Download CSV", df.to_csv(index=False).encode("utf-8"), f"{stem}.csv", "text/csv",
-                       key=f"{key}_csv", on_click="ignore")
-    row.download_button("Download JSON", json.dumps(json.loads(df.to_json(orient="records")), indent=2).encode("utf-8"),
-                       f"{stem}.json", "application/json", key=f"{key}_json", on_click="ignore")
+    row.download_button("Download CSV", lambda: df.to_csv(index=False).encode("utf-8"), f"{stem}.csv", "text/csv",
+                        key=f"{key}_csv", on_click="ignore")
+    row.download_button("Download JSON", lambda: json.dumps(json.loads(df.to_json(orient="records")),
+                                                            indent=2).encode("utf-8"),
+                        f"{stem}.json", "application/json", key=f"{key}_json", on_click="ignore")
 
 
 def escape_markdown(text: str) -> str:
