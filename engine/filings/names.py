@@ -72,24 +72,30 @@ class Room:
 
 
 NICKNAME_USES = 5
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9&'’\-]*")
 
 
 def room_of(filings: Mapping[str, Filing], doc_texts: Mapping[str, Sequence[str]]) -> Room:
     """A room's reader context from its filings and each filing's page texts."""
-    lower: Counter = Counter()
-    upper: Counter = Counter()
-    by_company: dict[str, Counter] = {}
+    raw_lower: Counter = Counter()
+    raw_by_company: dict[str, Counter] = {}  # words as printed, counted first: a room prints ~2M, ~60k distinct
     for doc, texts in doc_texts.items():
         key = filings[doc].names[0] if doc in filings and filings[doc].names else ""
-        own = by_company.setdefault(key, Counter())
+        own = raw_by_company.setdefault(key, Counter())
         for text in texts:
-            for w in re.findall(r"[A-Za-z][A-Za-z0-9&'’\-]*", text):
-                folded = normalize_name(w).replace(" ", "")
-                if w.islower():
-                    lower[folded] += 1
-                else:
-                    upper[folded] += 1
-                    own[folded] += 1
+            for w, n in Counter(_WORD.findall(text)).items():
+                (raw_lower if w.islower() else own)[w] += n
+    folded = {w: normalize_name(w).replace(" ", "") for c in (raw_lower, *raw_by_company.values()) for w in c}
+    lower: Counter = Counter()
+    for w, n in raw_lower.items():
+        lower[folded[w]] += n
+    upper: Counter = Counter()
+    by_company: dict[str, Counter] = {}
+    for key, raw in raw_by_company.items():
+        own = by_company[key] = Counter()
+        for w, n in raw.items():
+            own[folded[w]] += n
+        upper.update(own)
     common = frozenset(w for w, n in lower.items() if n >= 2 and 2 * n >= upper.get(w, 0))
     printed_by = {k: frozenset(w for w, n in c.items() if n >= NICKNAME_USES) for k, c in by_company.items() if k}
     return Room(filings, common, frozenset(lower) | frozenset(upper), year_ends(filings), printed_by)
