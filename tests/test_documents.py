@@ -108,6 +108,19 @@ def test_page_lines_chunks_pack_whole_lines_with_an_overlap():
     assert page_lines_chunks("word " * 60, 100, 0) == ["word " * 19 + "word"] * 3  # a long line cut at words
 
 
+def test_a_pages_last_chunk_starts_as_early_as_its_size_allows():
+    """Packed, the ten lines end in [8, 9], 75 characters; the last chunk takes line 7 too (113 ≤ 120), never a
+    page's tail of a few words alone."""
+    lines = [f"line {i} " + "x" * 30 for i in range(10)]
+    chunks = page_lines_chunks("\n".join(lines), max_chars=120, overlap_chars=40)
+    assert [c.split("\n") for c in chunks] == [lines[0:3], lines[2:5], lines[4:7], lines[6:9], lines[7:10]]
+    tail = "shipping activities. Last year's third quarter net income was"
+    text = "\n".join(["a" * 50, "b" * 50, "c" * 50, tail])
+    assert page_lines_chunks(text, 170, 0) == ["\n".join(["a" * 50, "b" * 50, "c" * 50]),
+                                              "\n".join(["b" * 50, "c" * 50, tail])]
+    assert page_lines_chunks("one line", 170, 0) == ["one line"]  # a page of one chunk is as it was
+
+
 def test_identity_from_a_10k_cover_and_the_file_name():
     cover = ("UNITED STATES\nFORM 10-K\nFor the fiscal year ended September\u00a024, 2022\nApple Inc.\n"
              "(Exact name of Registrant as specified in its charter)\n")
