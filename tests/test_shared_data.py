@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from engine.evaluate.benchmarks import run_bench
@@ -232,10 +234,10 @@ def test_the_split_dev_set_has_the_real_mix_halves_by_company_and_its_evidence_o
 
 
 @pytest.mark.skipif(not DEV.is_dir(), reason="../shared/data/financebench_dev is not here (CI and sessions have it)")
-def test_the_filings_retriever_holds_its_tuned_level_on_nikes_four_10ks(tmp_path):
-    """A regression floor for `filing`: the older dev set's questions about Nike's four 10-Ks (FY2018, 2019, 2021, 2023: the
-    right year among four of one company), over those four filings alone so the suite encodes 2,641 passages, not
-    18,094. Tuned HR@5 there is 18 of 20; the floor is that minus two questions."""
+def test_the_filings_retriever_holds_its_tuned_level_on_nikes_10ks(tmp_path):
+    """A regression floor for `filing`: the older dev set's questions about Nike's FY2021 and FY2023 10-Ks (the right
+    year of one company, whose FY2023 10-K prints FY2021's figures again), over those two filings alone so the suite
+    encodes 1,318 passages, not 18,094. HR@5 there is 10 of 11; the floor is that minus one question."""
     import json
 
     from engine.evaluate.evaluate import evaluate
@@ -243,26 +245,29 @@ def test_the_filings_retriever_holds_its_tuned_level_on_nikes_four_10ks(tmp_path
     from engine.indexing.index import Index
     from engine.ingest.corpus import load_corpus
 
+    docs = ("NIKE_2021_10K.pdf", "NIKE_2023_10K.pdf")
     room = tmp_path / "nike"
     room.mkdir()
-    for pdf in sorted(DEV.glob("NIKE_*_10K.pdf")):
-        (room / pdf.name).symlink_to(pdf)
+    for name in docs:
+        (room / name).symlink_to(DEV / name)
     rows = [json.loads(line) for path in (DEV / "queries.jsonl", DEV_QUESTIONS)
             for line in path.read_text("utf-8").splitlines() if line.strip()]
-    nike = [r for r in rows if all(g["doc"].startswith("NIKE_") for g in r["gold"])]
+    nike = [r for r in rows if all(g["doc"] in docs for g in r["gold"])]
     questions = tmp_path / "nike.queries.jsonl"
     questions.write_text("".join(json.dumps(r) + "\n" for r in nike))
     index = Index(load_corpus(str(room), queries=str(questions)))
     result = evaluate(index, ["filing"], (5,), unit="page")
     hits = round(result.results["filing"].means["hr@5"] * result.n_queries)
-    assert result.n_queries == 20 and hits >= 18 - 2, (hits, sorted(
+    assert result.n_queries == 11 and hits >= 10 - 1, (hits, sorted(
         q for q, v in result.results["filing"].per_query.items() if not v["hr@5"]))
     # the walk-through's two misses (#63), on the room's default retriever: a region's revenue is read where the
-    # regions are (MD&A), not off the income statement; the competitors where Item 1 names them
+    # regions are (MD&A, or the revenue note's table by region), not off the income statement; the competitors
+    # where Item 1 names them
     learned = index.retriever("filing-learned", SearchConfig())
     texts = {p.id: p.text for p in index.corpus.passages}
     emea = learned.search("What was Nike's EMEA revenue in FY2023?", 5)[0]
     text = texts[emea.passage_id]
-    assert emea.passage_id.startswith("NIKE_2023_10K.pdf#") and "EMEA" in text and "STATEMENTS OF INCOME" not in text
+    assert emea.passage_id.startswith("NIKE_2023_10K.pdf#") and "STATEMENTS OF INCOME" not in text
+    assert re.search(r"EMEA|EUROPE,\s+MIDDLE\s+EAST\s+&\s+AFRICA", text, re.I), text[:300]
     top = [texts[h.passage_id] for h in learned.search("Who are Nike's main competitors?", 5)]
     assert any("COMPETITION" in t and "adidas" in t for t in top[:3]), [t[:80] for t in top]
