@@ -177,3 +177,15 @@ def test_a_share_is_called_the_name_only_when_the_hit_holds_it_listed_route_or_n
     # the demo's #3 after the what-if: Solano Foods reached through another bridge, said so
     assert any(after and pid.endswith("juniper-peak-ii-q3-2024-lp-report.md#0001") and words.startswith(
         "from Solano Foods by way of other passages (strongest route through ") for after, pid, words in told), told
+
+
+def test_whole_percents_add_up_as_the_shares_do():
+    from engine.explain.reasons import whole_percents
+
+    assert whole_percents([0.335, 0.335, 0.33]) == [34, 33, 33]  # one by one: 34 + 34 + 33 = 101
+    assert whole_percents([0.446, 0.334, 0.22]) == [45, 33, 22]  # one by one: 45 + 33 + 22 = 100 already
+    assert whole_percents([0.5, 0.25]) == [50, 25]  # a part of a score: its own 75
+    assert whole_percents([0.994, 0.006]) == [99, 1]
+    # 0.66, 0.66 and 98.68 floor to 98: the two spare go to the largest remainders, .68 then the first .66 (in order)
+    assert whole_percents([0.0066, 0.0066, 0.9868]) == [1, 0, 99]
+    assert whole_percents([]) == []

@@ -5,7 +5,8 @@ The Query page, the evidence report and the demo question's choice all read it, 
 
 from __future__ import annotations
 
-from typing import Mapping
+import math
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -157,11 +158,24 @@ def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
     return sorted(((share, words, through) for (words, through), share in merged.items()), key=lambda p: (-p[0], p[1]))
 
 
+def whole_percents(shares: Sequence[float]) -> list[int]:
+    """Shares as whole percents that add up to their sum's own percent (largest remainders first, ties in order):
+    rounded one by one, 0.335, 0.335 and 0.33 read 34 + 34 + 33 = 101 of a whole score; here 34, 33, 33."""
+    exact = [100 * s for s in shares]
+    out = [math.floor(x) for x in exact]
+    spare = round(sum(exact)) - sum(out)
+    for i in sorted(range(len(exact)), key=lambda i: (out[i] - exact[i], i))[:max(spare, 0)]:
+        out[i] += 1
+    return out
+
+
 def reason(e: HitExplanation) -> str:
     """One plain sentence of a hit's shares: "61% its similarity to the question, 36% the name “Agent”, 3% from
     Elliot Park by way of other passages (strongest route through Brightwater)." Shares under half a percent are
-    left out."""
-    shown = [f"{percent(share)} {words}" for share, words, _ in parts(e) if share >= SHOWN_SHARE]
+    left out; those shown add up as the score does (`whole_percents`)."""
+    kept = [(share, words) for share, words, _ in parts(e) if share >= SHOWN_SHARE]
+    shown = [f"{n}% {words}" if n else f"<1% {words}"
+             for n, (_, words) in zip(whole_percents([share for share, _ in kept]), kept)]
     return "Its score: " + (", ".join(shown) if shown else "spread thinly over many seeds") + "."
 
 
