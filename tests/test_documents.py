@@ -96,6 +96,9 @@ def test_each_page_keeps_the_number_it_prints_and_a_citation_gives_both():
     assert citation(by_page["4"]) == "Acme FY2022 10-K, page 4 (printed 2) of ACME_2022_10K.pdf"
     assert printed_page(by_page["4"]) == 2 and printed_page(by_page["1"]) is None
     assert citation(by_page["1"]) == "Acme FY2022 10-K, page 1 of ACME_2022_10K.pdf"
+    # where the index read the filing's identity (a release's cover names no registrant), the citation says it
+    assert citation(by_page["4"], "Acme Q4 FY2022 earnings release") == \
+        "Acme Q4 FY2022 earnings release, page 4 (printed 2) of ACME_2022_10K.pdf"
 
 
 def test_page_lines_chunks_pack_whole_lines_with_an_overlap():

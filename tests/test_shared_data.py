@@ -91,7 +91,9 @@ def test_the_default_query_on_the_filings_cites_the_income_statement_page():
     statement = [h for h in hits if h["document"] == "APPLE_2022_10K.pdf" and h["page"] == 32]
     assert statement, [h["passage_id"] for h in hits]
     assert "Total net sales 394,328" in statement[0]["text"]
-    assert statement[0]["citation"].endswith("page 32 (printed 29) of APPLE_2022_10K.pdf")  # its footer's "| 29"
+    # cited by the filing's identity, as the pages name it, and both page numbers (its footer's "| 29")
+    assert statement[0]["citation"] == "Apple FY2022 10-K, page 32 (printed 29) of APPLE_2022_10K.pdf"
+    assert statement[0]["title"] == "Apple FY2022 10-K"
     assert statement[0]["printed_page"] == 29
     assert "note: skipped EBAY_2016_10K.pdf: no extractable text on page 108" in out.stderr
 

@@ -153,7 +153,7 @@ def draw(index: Index, request: Request, ran: Ran) -> None:
     strip = page_view.strip_slot(pages)
     rows = []
     for h in hits:
-        source = citation(passage_of[h.passage_id])
+        source = citation(passage_of[h.passage_id], titles.get(h.passage_id, ""))
         rows.append(hit_row(h, answer, titles, source, ran.gold))
         box = show_hit(h, answer, titles, texts[h.passage_id], source, request.question, ran.gold,
                        move_words(earlier, h.passage_id, h.rank, h.score), anchored=bool(pages))

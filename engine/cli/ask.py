@@ -63,7 +63,7 @@ def cmd_query(args) -> None:
     if answer.no_seed:
         raise NoSeedError(answer.notes[0])
     if args.json:
-        print(json.dumps({"corpus": corpus.name, "config": config_json(config), **answer_json(answer, by_id)},
+        print(json.dumps({"corpus": corpus.name, "config": config_json(config), **answer_json(answer, by_id, titles)},
                          indent=2))
         return
     for n in answer.notes:
@@ -78,7 +78,7 @@ def cmd_query(args) -> None:
         print("no passage shares a term with the query")
     for h in answer.hits:
         print(f"{h.rank:>2}. {h.score:.5f}  {h.passage_id}  {snippet(texts[h.passage_id])}")
-        print(f"      from {citation(by_id[h.passage_id])}")
+        print(f"      from {citation(by_id[h.passage_id], titles.get(h.passage_id, ''))}")
         why = answer.why.get(h.passage_id)
         if answer.walk is not None:  # a walk says why in one sentence, then by its routes and their shares
             print(f"      {reason(why)}")

@@ -26,12 +26,14 @@ def config_json(config) -> dict:
             "scope": asdict(config.scope)}
 
 
-def hit_json(hit: Hit, passage: Passage | None = None) -> dict:
-    """A hit with where it comes from (document, title, page for a paged document, citation) and its text."""
+def hit_json(hit: Hit, passage: Passage | None = None, title: str = "") -> dict:
+    """A hit with where it comes from (document, title, page for a paged document, citation) and its text; `title`
+    is the one the pages cite it by (a filing's identity), where known."""
     out = {"rank": hit.rank, "passage_id": hit.passage_id, "score": hit.score, "retriever": hit.retriever}
     if passage is not None:
-        out.update({"document": passage.doc_id, "title": passage.title, "page": at.page if (at := page_ref(passage)) else None,
-                    "printed_page": printed_page(passage), "citation": citation(passage), "text": passage.text})
+        out.update({"document": passage.doc_id, "title": title or passage.title,
+                    "page": at.page if (at := page_ref(passage)) else None, "printed_page": printed_page(passage),
+                    "citation": citation(passage, title), "text": passage.text})
     return out
 
 
@@ -87,15 +89,15 @@ def scope_json(extra) -> dict:
             "notes": list(s.notes)}
 
 
-def answer_json(answer: Answer, passages: Mapping[str, Passage]) -> dict:
-    """Any retriever's answer in one shape: hits with their citation, text and explanation, the
-    answer's notes, and (graph retrievers) the walk's fields beside them."""
+def answer_json(answer: Answer, passages: Mapping[str, Passage], titles: Mapping[str, str] | None = None) -> dict:
+    """Any retriever's answer in one shape: hits with their citation (by `titles`, `Index.passage_titles`, where
+    given), text and explanation, the answer's notes, and (graph retrievers) the walk's fields beside them."""
     out = {
         "retriever": answer.retriever,
         "query": answer.question,
         "notes": list(answer.notes),
         "no_seed": answer.no_seed,
-        "hits": [{**hit_json(h, passages.get(h.passage_id)), "explanation": explanation_json(answer.why.get(h.passage_id))}
+        "hits": [{**hit_json(h, passages.get(h.passage_id), (titles or {}).get(h.passage_id, "")), "explanation": explanation_json(answer.why.get(h.passage_id))}
                  for h in answer.hits],
     }
     if answer.walk is not None:

@@ -124,11 +124,12 @@ def printed_page(p: Passage) -> int | None:
     return int(printed) if printed.isdigit() and at is not None and int(printed) != at.page else None
 
 
-def citation(p: Passage) -> str:
-    """How a passage is cited: its document's title, and the page for a paged document ("page 45 (printed 40) of
-    KRAFTHEINZ_2022_10K.pdf": the PDF's page, as a viewer finds it, then the number on the page)."""
+def citation(p: Passage, title: str = "") -> str:
+    """How a passage is cited: `title` (a filing's identity, where the index read one: `Index.passage_titles`), else
+    its document's title, and the page for a paged document ("page 45 (printed 40) of KRAFTHEINZ_2022_10K.pdf": the
+    PDF's page, as a viewer finds it, then the number on the page)."""
     at = page_ref(p)
-    where = p.title or p.doc_id
+    where = title or p.title or p.doc_id
     if at is None:
         return where
     printed = printed_page(p)
