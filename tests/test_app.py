@@ -880,9 +880,14 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     assert {pid.split("#")[0] for pid in hit_ids(at)} == {"ACME_2020_10K.pdf"}
     assert "ACME_2020_10K.pdf#p5.0" in hit_ids(at)[:2]
     assert at.query_params["fiscal_year"] == "2020"
+    # a correction is for the question it corrected: a new question is read as written, and the page says so
+    # (a walk-through's correction to PayPal answered the next questions, about FedEx and Walmart, from PayPal)
+    at.selectbox(key="scope_company").set_value("Acme Widgets").run()
     # a period the room lacks, and a company it does not hold, are said where the scope is shown
-    at.selectbox(key="scope_year").set_value("as read from the question").run()
     at.text_input(key="question").set_value("What was Acme's revenue in FY2018?").run()
+    assert at.selectbox(key="scope_year").value == at.selectbox(key="scope_company").value == "as read from the question"
+    assert "fiscal_year" not in at.query_params and "company" not in at.query_params
+    assert any(c.value.startswith("Your scope corrections were for the last question") for c in at.caption)
     scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
     assert "No Acme Widgets filing for FY2018; showing Acme Widgets FY2019 10\\-K, the nearest" in scope[0], scope
     at.text_input(key="question").set_value("What was Nike's capex in FY2019?").run()  # a company it lacks stops
@@ -892,6 +897,8 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     assert at.checkbox(key="scope_everywhere").value
     scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]
     assert "“Nike” names no company of this data room; searching every filing" in scope[0], scope
+    at.text_input(key="question").set_value("What was Acme's revenue in FY2019?").run()  # nor does "every filing" stay
+    assert not at.checkbox(key="scope_everywhere").value and "everywhere" not in at.query_params
 
 
 def watched(job):

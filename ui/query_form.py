@@ -127,14 +127,26 @@ def read_link(corpus: Corpus) -> None:
         st.warning(note)
 
 
+SCOPE_KEYS = ("scope_company", "scope_year", "scope_quarter", "scope_form", "scope_statement")
+
+
+def _new_question() -> None:
+    """A scope correction is for the question it corrected: a new question is read as written (a correction to one
+    company, kept, answered the next questions about others from it), and the page says the corrections went."""
+    if any(st.session_state.get(k, AS_READ) != AS_READ for k in SCOPE_KEYS) or st.session_state.get("scope_everywhere"):
+        st.session_state.update({k: AS_READ for k in SCOPE_KEYS}, scope_everywhere=False, scope_cleared=True)
+
+
 def _use_example() -> None:
     choice = st.session_state.get("example")
     if choice and choice != "—":
         st.session_state["question"] = choice.split(" · ", 1)[1]
+        _new_question()
 
 
 def _forget_example() -> None:
     """A question the user typed is not the example the menu names: the menu goes back to "—"."""
+    _new_question()
     choice = st.session_state.get("example")
     if choice and choice != "—" and choice.split(" · ", 1)[1] != st.session_state.get("question", ""):
         st.session_state["example"] = "—"
@@ -229,6 +241,8 @@ def _settings(corpus: Corpus) -> tuple[str, bool, bool, int, str, list[str], lis
 def _scope(index: Index) -> ScopeCorrection:
     """The filings retriever's scope, as read from the question unless the user corrects it here."""
     filings = index.structure().filings
+    if st.session_state.pop("scope_cleared", False):
+        st.caption("Your scope corrections were for the last question: this one is read as written.")
     with st.expander("Scope: which filings, period and statement the question is about", expanded=False):
         st.caption("Read off the question: its company (name or ticker), fiscal year, form and statement. If the "
                    "reading below the answer is wrong, correct it here; “none” clears it.")
