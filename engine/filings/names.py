@@ -51,11 +51,14 @@ _CAPITALS = re.compile(r"(?<![\w&'’.-])(?:[A-Z][A-Z&.]{1,5}|\d[A-Z]{1,3})(?![\
 _SECTION = re.compile(r"\b(?:item|note|part|section|schedule|exhibit|rule|form|article)\s+$", re.IGNORECASE)  # "Item 1A"
 # analysts' shorthand: a name, then a colon or a dash, at the start ("Kraft: net sales for 2022?", "AWK — customers")
 _LEADING = re.compile(r"^\s*" + _RUN + r"\s*(?::|\s[—–-])\s")
+# analysts' shorthand with no mark at all: a name first, then what of it ("Costco net income FY22")
+_LEADING_BARE = re.compile(r"^\s*" + _RUN + r"\s+(?=[a-z])")
 _CAMEL = re.compile(r"(?<![\w&'’.-])[A-Z][a-z]+[A-Z][A-Za-z]*(?![\w&-])")  # "AmEx", "AmWater", "PayPal"
 _COMMON_STARTS = frozenset("""what which who whom whose how why when where is are was were does do did has have had can
 could should would will the a an compare compared list name give show tell find summarize describe explain calculate
 provide using use based per across for in on of at by from to and or vs versus please assume you your i we our
-according given""".split())
+according given summarise outline quantify estimate identify assess evaluate analyze analyse discuss detail review
+break walk tabulate contrast report state rank plot chart extract get pull""".split())
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,6 +128,9 @@ class Names:
     ambiguous: tuple[tuple[str, tuple[str, ...]], ...] = ()  # a name and the companies it could mean
     unplaced: tuple[str, ...] = ()  # capitalised words it reads as neither a company nor a word of the room
     how: tuple[tuple[str, str, str], ...] = ()  # (as written, company key, rule): how each company was found
+    # a bare run opening the question, matching no company and printed nowhere ("Costco net income FY22"): a company
+    # the room lacks when a figure's name follows it, which the lexicon says (`scope.read_scope`)
+    leading: str = ""
 
 
 def company_names(question: str, room: Room | Mapping[str, Filing]) -> Names:
@@ -194,6 +200,19 @@ def company_names(question: str, room: Room | Mapping[str, Filing]) -> Names:
         if _a_term(name, room, strong):
             continue
         unknown.append(name)
+    lead = _LEADING_BARE.match(question)
+    words = normalize_name(lead["name"]).split() if lead else []
+    leading = ""
+    # bare, it may be a company only when nothing else may: no word of it a question's opening, a company's (matched
+    # or named above), a term or any word the room prints ("Revenue growth …", "Capex FY23 …")
+    if words and words[0] not in _COMMON_STARTS and not any(w in placed or w in room.printed for w in words) \
+            and lead["name"] not in unknown and lead["name"] not in symbols:
+        match = _match(lead["name"], companies, words_of, room)
+        if match:
+            take(lead["name"], {match[0]}, match[1])
+            placed.update(words)
+        elif not _a_term(lead["name"], room, False):
+            leading = lead["name"]
     periods = {w.lower() for p in read_periods(question).periods for w in p.said.split()}
     unplaced = [w for w in re.findall(r"(?<![\w&])[A-Z][A-Z&]{1,6}\d?s?(?![\w&])", question)
                 if normalize_name(w).replace(" ", "") not in room.printed | placed and w not in symbols
@@ -202,8 +221,9 @@ def company_names(question: str, room: Room | Mapping[str, Filing]) -> Names:
     # the seeds table under it (a walk-through)
     unplaced += [n for n in maybe if n not in unknown and not any(w in placed for w in normalize_name(n).split())
                  and not all(w in room.printed for w in normalize_name(n).split())]
+    unplaced = [w for w in unplaced if w != leading]
     return Names(tuple(found), tuple(dict.fromkeys(unknown)), tuple(ambiguous.items()), tuple(dict.fromkeys(unplaced)),
-                 tuple(how))
+                 tuple(how), leading)
 
 
 _TITLE_RUN = re.compile(r"(?<![\w&'’.-])[A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,3}(?![\w&'’-])")

@@ -10,12 +10,13 @@ correct any of it (`ScopeCorrection`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
 from datetime import date, timedelta
 
 from ..errors import PathLensError
+from ..text import normalize_name
 from .asked import AskedPeriods, Period, read_periods
 from .identity import Filing
 from .lexicon import Lexicon, Term
@@ -118,6 +119,13 @@ class Scope:
         return " · ".join(parts) + f" → {scoped}" + "".join(f". {n}" for n in self.notes)
 
 
+def _figure_follows(question: str, name: str, lexicon: Lexicon) -> bool:
+    """Whether the question goes on from `name` with a figure's name ("Costco net income FY22", not "Summarise each
+    8-K …"): what makes a bare opening word a company."""
+    rest = normalize_name(question[question.index(name) + len(name):])
+    return any(rest == said or rest.startswith(said + " ") for said, _ in lexicon.terms_in(rest))
+
+
 def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexicon,
                correction: ScopeCorrection = ScopeCorrection()) -> Scope:
     """The scope of a question over a room's filings, with a user's correction applied: each company it names with
@@ -126,6 +134,8 @@ def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexico
     filings = room.filings
     text = lexicon.strip_instructions(question)
     named = company_names(question, room)
+    if named.leading and _figure_follows(question, named.leading, lexicon):
+        named = replace(named, unknown=(*named.unknown, named.leading))
     asked = read_periods(question)
     periods = list(asked.asked)
     form = next((f for f, pattern in _FORMS.items() if pattern.search(question)), "")
