@@ -189,3 +189,18 @@ def test_whole_percents_add_up_as_the_shares_do():
     # 0.66, 0.66 and 98.68 floor to 98: the two spare go to the largest remainders, .68 then the first .66 (in order)
     assert whole_percents([0.0066, 0.0066, 0.9868]) == [1, 0, 99]
     assert whole_percents([]) == []
+
+
+def test_each_phrase_a_hits_sentence_uses_is_in_the_glossary():
+    """A stakeholder reads "passages like the question that share a name with it" and "by way of other passages"
+    under every hit: the glossary says what each means (a walk-through found neither)."""
+    import inspect
+
+    from engine.explain import reasons
+    from engine.explain.glossary import definition, lookup
+
+    said = definition(lookup("Its score"))
+    source = inspect.getsource(reasons.parts)
+    for phrase in ("its similarity to the question", "passages like the question that share a name with it",
+                   "by way of other passages", "the second hop", "the name “"):
+        assert phrase in source and phrase.rstrip("“") in said, phrase

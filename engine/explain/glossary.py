@@ -30,6 +30,13 @@ TERMS: dict[str, str] = {
                    "seeds.",
     "evidence paths": "The heaviest routes the walk took from a seed to the passage (seed → passage → shared entity "
                       "→ passage), with the probability mass each carries.",
+    "its score": "The sentence under a hit: where its score comes from, in shares that add up to 100%. “its "
+                 "similarity to the question”: the hit is itself one of the passages closest in meaning, where the "
+                 "walk restarts; “the name X”: the walk restarts at X, which the hit holds; “passages like the "
+                 "question that share a name with it”: the walk restarts at passages close to the question and "
+                 "crosses to the hit through a name both hold; “from X by way of other passages”: the walk starts "
+                 "at X, which the hit does not hold, and reaches it through other passages (the strongest route "
+                 "is named); “the second hop”: the names the first walk's best passages held seed a second walk.",
     "path mass": "The probability that the walk, starting at the seed, follows exactly that path.",
     "BCT": "Coreference-aware alias seeding (the Aethel paper's name): a seed also seeds its aliases — defined "
            "terms such as “the Fund”, nested names, acronyms — at weight β.",
