@@ -58,7 +58,8 @@ DERIVED: dict[str, Derived] = {d.kind: d for d in (
     Derived("about-graph", ("graph", "subjects")),  # the graph stepping along them at a weight
     Derived("filing-graph", ("structure", "graph")),  # the regex graph with the filings' structure, at edge weights
     Derived("page-facts", ("structure",)),  # what each page is: the page ranker's features
-    Derived("passage-titles", ("structure",)),  # each passage named as the pages name it
+    Derived("filing-labels", ("structure",)),  # each filing named as the pages name it
+    Derived("passage-titles", ("filing-labels",)),  # each passage named as the pages name it
 )}
 MADE_FROM: dict[str, tuple[str, ...]] = {**{parse(k)[0]: c.made_from for k, c in COMPONENTS.items()},
                                          **{k: d.made_from for k, d in DERIVED.items()}}

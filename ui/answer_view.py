@@ -3,6 +3,9 @@ came back (engine.explain.reasons), so the page reads the same as the evidence r
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import Mapping
+
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -29,12 +32,15 @@ def show_scope(walk: GraphAnswer) -> None:
                 "Correct it under “Scope” above.")
 
 
-def show_seeds(walk: GraphAnswer, name: str, titles: dict[str, str]) -> None:
+def show_seeds(walk: GraphAnswer, name: str, titles: dict[str, str], filing_of: Mapping[str, str]) -> None:
     """Where the walk restarts: entity seeds with their rule and weight, the hybrid's passage seeds, and the words
-    of the question no seed covers."""
+    of the question no seed covers. A seed of a filing's structure whose name another seed shares (each filing's
+    "Income statement") says whose it is (`filing_of`: a structure node's key → its filing's label)."""
     st.subheader("Seeds: where the walk restarts")
     if walk.seeds:
-        seeds_df = pd.DataFrame([{"entity": s.label, "rule": s.rule if s.source in ("query", "bridge")
+        shared = {label for label, n in Counter(s.label for s in walk.seeds).items() if n > 1}
+        seeds_df = pd.DataFrame([{"entity": f"{s.label} ({filing_of[s.entity]})" if s.label in shared
+                                  and filing_of.get(s.entity) else s.label, "rule": s.rule if s.source in ("query", "bridge")
                                   else f"alias ({s.rule})", "weight": round(s.weight, 4), "passages": s.passage_count,
                                   "from": f"#{s.named_at} of the first walk: {passage_name(s.via, titles, IN_TEXT)}"
                                   if s.named_at else s.via}

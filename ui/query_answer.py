@@ -129,7 +129,11 @@ def draw(index: Index, request: Request, ran: Ran) -> None:
     walk = answer.walk
     if walk is not None:
         show_scope(walk)
-        show_seeds(walk, answering, titles)
+        seeded = {s.entity for s in walk.seeds}
+        labels = index.filing_labels()
+        filing_of = {n.key: labels.get(n.doc_id, "") for n in index.structure().nodes
+                     if n.key in seeded} if corpus.paged else {}
+        show_seeds(walk, answering, titles, filing_of)
         show_graph(walk, titles, texts, ran.gold, request.config.graph.alpha, list(ran.removed_entities))
     labels = [s.label for s in walk.seeds] + [n.label for n in walk.nodes if n.kind == "bridge"] if walk else []
     what_if_widgets(labels, [h.passage_id for h in hits])

@@ -235,15 +235,21 @@ class Index:
         """The regex entity graph with the filings' structure added, at these edge weights."""
         return self.memo.get(f"filing-graph:{weights}", lambda: filing_graph(self.structure(), self.graph("regex"), weights))
 
-    def passage_titles(self) -> dict[str, str]:
-        """Each passage's title as the pages and reports name it: a filing's page by the filing's identity
-        ("McDonald's Q1 FY2023 earnings release"; two filings of one identity told apart by their file), any other
-        passage by its own title."""
+    def filing_labels(self) -> dict[str, str]:
+        """Each filing's name as the pages say it, by document: its identity ("McDonald's Q1 FY2023 earnings
+        release"), two filings of one identity told apart by their file; none in a room of no PDFs."""
         def build() -> dict[str, str]:
             filings = self.structure().filings if self.corpus.paged else {}
             counts = Counter(f.label for f in filings.values())
-            labels = {doc: f.label if counts[f.label] == 1 else f"{f.label} ({doc.rsplit('.', 1)[0]})"
-                      for doc, f in filings.items()}
+            return {doc: f.label if counts[f.label] == 1 else f"{f.label} ({doc.rsplit('.', 1)[0]})"
+                    for doc, f in filings.items()}
+        return self.memo.get("filing-labels", build)
+
+    def passage_titles(self) -> dict[str, str]:
+        """Each passage's title as the pages and reports name it: a filing's page by its filing's label
+        (`filing_labels`), any other passage by its own title."""
+        def build() -> dict[str, str]:
+            labels = self.filing_labels()
             return {p.id: labels.get(p.doc_id) or p.title for p in self.corpus.passages}
         return self.memo.get("passage-titles", build)  # read on every rerun of a page: made once
 
