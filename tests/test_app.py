@@ -869,6 +869,9 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     typed = [m.value for m in at.markdown if m.value.startswith("**Where this page sits:**")]
     assert typed[i].startswith("**Where this page sits:** Acme Widgets › Acme Widgets FY2019 10\\-K › Statement of cash flows › "
                                "“Additions to property, plant and equipment” › page 5")
+    # under each page's parts, which score orders the pages and what the walk's shares are of
+    assert sum(c.value.startswith("The score above orders the pages. The graph search that found this page ranked it ")
+               for c in at.caption) == len(hit_ids(at))
     cited = [c.value for c in at.caption if c.value.startswith("From ")]
     assert cited[i].startswith("From Acme Widgets FY2019 10\\-K, page 5 of ACME")  # by the filing, as the hit line
     # the user corrects the year: the other filing's statement answers, and the link keeps the correction

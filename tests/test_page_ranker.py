@@ -150,3 +150,11 @@ def test_the_parts_check_compares_treeshap_with_the_models_own_score(learned):
     pages, gap = parts_gap(learned, "What drove Acme's gross margin in FY2020?")
     _, _, cands, _, _ = learned.ranked("What drove Acme's gross margin in FY2020?", 40)
     assert pages == len(cands.pages) > 3 and 0 <= gap < PARTS_TOLERANCE
+
+
+def test_a_ranked_page_says_which_score_orders_the_pages():
+    """An analyst met the ranker's score and the walk's shares under one hit and could not tell which ranked it."""
+    from engine.explain.parts import walk_rank_words
+
+    assert walk_rank_words(3) == ("The score above orders the pages. The graph search that found this page ranked "
+                                  "it 3; the shares below are of that search's own score.")

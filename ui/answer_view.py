@@ -10,7 +10,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from engine.explain.parts import explained, page_parts_html
+from engine.explain.parts import explained, page_parts_html, walk_rank_words
 from engine.explain.reasons import (IN_TEXT, WHERE_IT_SITS, exactness_words, explanation_lines, passage_name, path_words, percent,
                                     reason)
 from engine.explain.render import page_height, passage_seed_summary, second_hop_summary, subgraph_html
@@ -138,7 +138,7 @@ def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question
                     f"{mark}{moved}")
         if ranked is not None:
             st.html(page_parts_html(ranked))
-            st.caption(f"The walk alone ranked this page {ranked.walk_rank}; what the walk saw follows.")
+            st.caption(walk_rank_words(ranked.walk_rank))
         if e is not None:
             for kind, line in explanation_lines(e, titles):
                 if kind == "path":

@@ -48,6 +48,13 @@ def parts_html(parts: Sequence[tuple[str, float]], base: float, score: float, ti
             + "".join(bars) + "</div>")
 
 
+def walk_rank_words(walk_rank: int) -> str:
+    """What follows a ranked page's parts: which score orders the pages, and what the walk's shares below are of
+    (an analyst met two scores under one hit and could not tell which ranked it)."""
+    return (f"The score above orders the pages. The graph search that found this page ranked it {walk_rank}; the "
+            "shares below are of that search's own score.")
+
+
 def explained(answer, passage_id: str) -> tuple[HitExplanation | None, PageExplanation | None]:
     """(the walk's explanation of a hit, a learned ranker's parts of its score): a walk's retriever gives the first,
     the page ranker both (its parts, and the walk that found the page), any other retriever neither."""

@@ -30,7 +30,7 @@ from ..catalog import EDGE_PARAMS, PARAMS, spec
 from .figures import REPORT_PAGE_WIDTH, cited_page, graph_svg, hit_entities, hit_page, page_failure, page_figure
 from ..ingest.documents import SourceFile
 from .page_evidence import pdf_source
-from .parts import explained, page_parts_html
+from .parts import explained, page_parts_html, walk_rank_words
 from .reasons import IN_TEXT, exactness_words, explanation_lines, move_words, passage_name
 from .render import COLORS, MARKDOWN_HEADING, ROLE_WORDS, page_height, passage_seed_summary, second_hop_summary, subgraph_html
 from ..retrieve.retrievers import check_k, check_query
@@ -305,7 +305,7 @@ def _hit(h, answer, titles: dict[str, str], texts: dict[str, str], question: str
     out = [f"<div class='hit'><div><strong>{h.rank}. {html.escape(passage_name(h.passage_id, titles, IN_TEXT))}</strong> · "
            f"{html.escape(source)} · score {h.score:.5g}{mark}{html.escape(moved)}</div>"]
     if ranked is not None:
-        out.append(page_parts_html(ranked) + f"<div class='meta'>The walk alone ranked it {ranked.walk_rank}.</div>")
+        out.append(page_parts_html(ranked) + f"<div class='meta'>{html.escape(walk_rank_words(ranked.walk_rank))}</div>")
     if e is not None:
         form = {"reason": "<p>{}</p>", "typed path": "<div><strong>Where this page sits:</strong> {}</div>",
                 "path": "<div class='meta'>{}</div>"}
