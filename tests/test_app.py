@@ -888,7 +888,7 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     at.selectbox(key="scope_company").set_value("Acme Widgets").run()
     # a period the room lacks, and a company it does not hold, are said where the scope is shown
     at.text_input(key="question").set_value("What was Acme's revenue in FY2018?").run()
-    assert at.selectbox(key="scope_year").value == at.selectbox(key="scope_company").value == "as read from the question"
+    assert at.selectbox(key="scope_year").value == at.selectbox(key="scope_company").value == "as asked"
     assert "fiscal_year" not in at.query_params and "company" not in at.query_params
     assert any(c.value.startswith("Your scope corrections were for the last question") for c in at.caption)
     scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]

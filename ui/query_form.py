@@ -28,7 +28,7 @@ RRF_DEFAULT = RRFConfig().members
 LAID_OUT = {"alpha", "passage_weight", "filing_passage_weight", "iterations", "beta", "tau", "passage_seeds",
             "lexical_share", "hop_share"}
 TOLERANCES = {"none (run the cap)": None, "1e-4": 1e-4, "1e-6": 1e-6, "1e-8": 1e-8}
-AS_READ = "as read from the question"
+AS_READ = "as asked"  # short: five menus share a row, and a longer word was cut ("as read from the que")
 NONE = "none"
 
 
@@ -245,7 +245,8 @@ def _scope(index: Index) -> ScopeCorrection:
         st.caption("Your scope corrections were for the last question: this one is read as written.")
     with st.expander("Scope: which filings, period and statement the question is about", expanded=False):
         st.caption("Read off the question: its company (name or ticker), fiscal year, form and statement. If the "
-                   "reading below the answer is wrong, correct it here; “none” clears it.")
+                   "reading below the answer is wrong, correct it here; “as asked” keeps the question's reading, "
+                   "“none” clears it. A new question starts from “as asked” again.")
         s1, s2, s3, s4, s5 = st.columns(5)
         companies = sorted({f.company for f in filings.values() if f.company})
         years = sorted({str(f.fiscal_year) for f in filings.values() if f.fiscal_year})
