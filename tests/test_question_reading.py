@@ -103,6 +103,7 @@ def test_a_company_the_room_lacks_stops_the_answer_wherever_it_stands(room, ques
     ("Revenue by region in 2022", None),  # first, bare, but a word the room prints
     ("Capex in 2018 at 3M", None),  # first, bare, never printed, but a finance term
     ("Netflix revenue Q2 2023", None),  # first, bare: a company of the room
+    ("Kindly summarize the 10-K for 2022", None),  # first, bare, never printed, but no figure's name follows
 ])
 def test_a_finance_term_never_stops_an_answer(room, question, absent):
     scope = _scope(question, room)

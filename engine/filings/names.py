@@ -221,7 +221,6 @@ def company_names(question: str, room: Room | Mapping[str, Filing]) -> Names:
     # the seeds table under it (a walk-through)
     unplaced += [n for n in maybe if n not in unknown and not any(w in placed for w in normalize_name(n).split())
                  and not all(w in room.printed for w in normalize_name(n).split())]
-    unplaced = [w for w in unplaced if w != leading]
     return Names(tuple(found), tuple(dict.fromkeys(unknown)), tuple(ambiguous.items()), tuple(dict.fromkeys(unplaced)),
                  tuple(how), leading)
 

@@ -135,7 +135,8 @@ def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexico
     text = lexicon.strip_instructions(question)
     named = company_names(question, room)
     if named.leading and _figure_follows(question, named.leading, lexicon):
-        named = replace(named, unknown=(*named.unknown, named.leading))
+        named = replace(named, unknown=(*named.unknown, named.leading),
+                        unplaced=tuple(w for w in named.unplaced if w != named.leading))
     asked = read_periods(question)
     periods = list(asked.asked)
     form = next((f for f, pattern in _FORMS.items() if pattern.search(question)), "")
