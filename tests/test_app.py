@@ -171,6 +171,8 @@ def test_query_page_bct_lexical_and_k():
     assert at.query_params["retriever"] == "bm25" and at.query_params["k"] == "3"
     table = at.dataframe[-1].value
     assert list(table["rank"]) == [1, 2, 3]
+    widths = {name: c.get("width") for name, c in json.loads(at.dataframe[-1].proto.columns).items()}
+    assert widths["passage"] == widths["source"] == "large", widths  # titles drawn whole, not cut
     buttons = at.get("download_button")
     assert len(buttons) == 3  # the table as CSV and JSON, and the evidence report
     # each made when pressed: a file stored with the page is fetched as the button appears, a 404 once a rerun replaced it

@@ -165,7 +165,7 @@ def draw(index: Index, request: Request, ran: Ran) -> None:
             with box:
                 pages[h.passage_id] = page_view.slot(pages[h.passage_id])
     table = pd.DataFrame(rows)
-    show_table(table, hide_index=True, width="stretch")
+    show_table(table, hide_index=True, width="stretch", wide=("passage", "source"))  # a walk-through saw titles cut
     downloads(table, f"pathlens-{answering}-hits", key="hits")
 
     files = session_upload_files() if st.session_state.get("corpus_selected") == UPLOAD else ()

@@ -51,14 +51,16 @@ def best_in_bold(table: pd.DataFrame, metrics: list[str], group: str | None = No
     return table.style.format({m: "{:.3f}" for m in metrics}).apply(bold, subset=metrics)
 
 
-def show_table(data, column_config: dict | None = None, **kwargs) -> None:
-    """st.dataframe with a glossary tooltip on every column that has no config of its own."""
+def show_table(data, column_config: dict | None = None, wide: tuple[str, ...] = (), **kwargs) -> None:
+    """st.dataframe with a glossary tooltip on every column that has no config of its own; the `wide` columns
+    (names that run long) drawn wide, so a name is not cut where a narrow number needs no room."""
     frame = data.data if hasattr(data, "data") and isinstance(data.data, pd.DataFrame) else data
     config = dict(column_config or {})
     for col in getattr(frame, "columns", []):
         term = lookup(str(col))
-        if str(col) not in config and term is not None:
-            config[str(col)] = st.column_config.Column(help=definition(term))
+        if str(col) not in config and (term is not None or str(col) in wide):
+            config[str(col)] = st.column_config.Column(help=definition(term) if term else None,
+                                                       width="large" if str(col) in wide else None)
     st.dataframe(data, column_config=config, **kwargs)
 
 
