@@ -129,10 +129,10 @@ def draw(index: Index, request: Request, ran: Ran) -> None:
     walk = answer.walk
     if walk is not None:
         show_scope(walk)
-        seeded = {s.entity for s in walk.seeds}
-        labels = index.filing_labels()
-        filing_of = {n.key: labels.get(n.doc_id, "") for n in index.structure().nodes
-                     if n.key in seeded} if corpus.paged else {}
+        filing_of: dict[str, str] = {}
+        if corpus.paged and len({s.label for s in walk.seeds}) < len(walk.seeds):  # only when two seeds share a name
+            seeded, labels = {s.entity for s in walk.seeds}, index.filing_labels()
+            filing_of = {n.key: labels.get(n.doc_id, "") for n in index.structure().nodes if n.key in seeded}
         show_seeds(walk, answering, titles, filing_of)
         show_graph(walk, titles, texts, ran.gold, request.config.graph.alpha, list(ran.removed_entities))
     labels = [s.label for s in walk.seeds] + [n.label for n in walk.nodes if n.kind == "bridge"] if walk else []

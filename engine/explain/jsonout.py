@@ -92,13 +92,14 @@ def scope_json(extra) -> dict:
 def answer_json(answer: Answer, passages: Mapping[str, Passage], titles: Mapping[str, str] | None = None) -> dict:
     """Any retriever's answer in one shape: hits with their citation (by `titles`, `Index.passage_titles`, where
     given), text and explanation, the answer's notes, and (graph retrievers) the walk's fields beside them."""
+    titles = titles or {}
     out = {
         "retriever": answer.retriever,
         "query": answer.question,
         "notes": list(answer.notes),
         "no_seed": answer.no_seed,
-        "hits": [{**hit_json(h, passages.get(h.passage_id), (titles or {}).get(h.passage_id, "")), "explanation": explanation_json(answer.why.get(h.passage_id))}
-                 for h in answer.hits],
+        "hits": [{**hit_json(h, passages.get(h.passage_id), titles.get(h.passage_id, "")),
+                  "explanation": explanation_json(answer.why.get(h.passage_id))} for h in answer.hits],
     }
     if answer.walk is not None:
         out.update(walk_json(answer.walk))

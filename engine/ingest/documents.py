@@ -309,12 +309,11 @@ def page_lines_chunks(text: str, max_chars: int, overlap_chars: int) -> list[str
     if cur:
         chunks.append(cur)
     if len(chunks) > 1:
-        last: list[str] = []
-        for line in reversed(lines):
-            if last and sum(len(x) + 1 for x in last) + len(line) > max_chars:
-                break
-            last.insert(0, line)
-        chunks[-1] = last
+        start, size = len(lines) - 1, len(lines[-1])
+        while start > 0 and size + 1 + len(lines[start - 1]) <= max_chars:
+            start -= 1
+            size += 1 + len(lines[start])
+        chunks[-1] = lines[start:]
     return ["\n".join(c) for c in chunks]
 
 
