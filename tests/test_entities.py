@@ -190,3 +190,32 @@ def test_a_shouted_three_letter_word_the_corpus_writes_in_lower_case_is_no_acron
     found = {m.text for ms in extract_regex(texts) for m in ms}
     assert {"AMD", "IBM", "US"} <= found, found
     assert not {"NET", "DUE"} & found, found
+
+
+def test_a_legal_form_names_the_same_entity_and_nothing_else_is_cut():
+    """#63 item 6: "GENERAL MILLS" and "General Mills, Inc." were two nodes of an upload's graph, and the data room's
+    "Juniper Peak Growth Fund II" and "…, L.P." two nodes of the demo's bridge."""
+    for short, legal in [("GENERAL MILLS", "General Mills, Inc."), ("Juniper Peak Growth Fund II",
+                                                                     "Juniper Peak Growth Fund II, L.P."),
+                         ("Walmart", "Walmart Inc."), ("Oracle", "Oracle Corporation"), ("Intel", "Intel Corp."),
+                         ("Barclays Bank", "Barclays Bank PLC"), ("Brightwater Logistics Holdings",
+                                                                  "Brightwater Logistics Holdings LLC")]:
+        assert entity_key(short) == entity_key(legal) == normalize_name(short), (short, legal)
+    # not legal forms, or not alone: a company word that is part of a name, a region, a lone suffix
+    assert entity_key("East India Company") == "east india company"
+    assert entity_key("U.S.A.") == "u s a" and entity_key("Inc.") == "inc" and entity_key("L.P.") == "l p"
+    # a holding company is a party of its own, and a short name an alias (BCT seeding reads it), not a legal form
+    assert entity_key("Brightwater Logistics Holdings LLC") != entity_key("Brightwater Logistics")
+    text = ("GENERAL MILLS reported net sales. General Mills, Inc. (the registrant) is based in Minneapolis. "
+            "General Mills, Inc. paid dividends.")
+    ex = filter_mentions("regex", extract_regex([text]))
+    assert "general mills" in ex.entities and "general mills inc" not in ex.entities
+
+
+def test_a_period_header_is_not_a_name_and_a_number_word_beside_one_is():
+    """#63 walk: "Three Months Ended June" was a seed of a 10-Q question."""
+    text = ("Revenue for the Three Months Ended June 30, 2023 rose. Fifty-Two Weeks Ended May 28, 2023.\n"
+            "Three Rivers Bank lent to One Liberty Plaza.")
+    kept = {m.text for m in extract_regex([text])[0] if drop_reason(m) is None}
+    assert not any("Ended" in k for k in kept), kept
+    assert {"Three Rivers Bank", "One Liberty Plaza"} <= kept

@@ -25,8 +25,8 @@ from ..text import name_tokens
 
 RULES = ("defined term", "nested name", "acronym", "corporate suffix")
 _SKIP_IN_ACRONYM = frozenset(CONNECTORS) | {"the"}
-_SUFFIXES = ("l p", "lp", "llc", "l l c", "inc", "ltd", "limited", "corp", "corporation", "plc", "n a",
-             "s a", "gmbh", "co")
+# the legal forms an entity's key keeps (`entity_key` folds "Inc.", "L.P.", "LLC" and the like into the name)
+_SUFFIXES = ("limited", "n a", "s a", "co")
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def build_alias_table(graph: EntityGraph, texts: Sequence[str]) -> AliasTable:
                 continue
             before = name_tokens(text[max(0, m.start() - 200):m.start()])
             for n in range(min(len(before), 10), 0, -1):
-                name = " ".join(before[-n:])
+                name = entity_key(" ".join(before[-n:]))  # "Fund II, L.P. (the “Fund”)" names Fund II
                 if name in index and name != term:
                     add(name, term, "defined term", pid)
                     definitions.setdefault(term, {})[(name, pid)] = None

@@ -21,8 +21,7 @@ from ..text import STOPWORDS, char_class, normalize_name
 NUMERIC_LABELS = frozenset({"CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "DATE", "TIME"})
 MAX_NAME_TOKENS = 8
 
-# Capitalised words that start sentences or table rows but name nothing on their own.
-COMMON_CAPS = frozenset(
+COMMON_CAPS = frozenset(  # capitalised words that start sentences or table rows but name nothing on their own
     """a an the this that these those there their they we our us it its in on at of for to from by
     with as and or but if when while during after before since until per each every all any no not
     is are was were be been has have had will would shall may might can could should must do does
@@ -33,16 +32,19 @@ COMMON_CAPS = frozenset(
     name date period quarter year years balance beginning ending
     ended months weeks form""".split()  # a filing's period headers ("Three Months Ended") and "this Form 10-K"
 )
+# with the words above, a period header ("Three Months Ended June"); beside a name, part of it ("Three Rivers Bank")
+NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve thirteen sixteen twenty "
+                         "thirty forty fifty".split())
 STOP_PHRASES = frozenset(
     {"page", "table", "exhibit", "section", "the company", "company", "inc", "llc", "lp", "l p", "ltd",
-     "quarter", "year", "annex", "schedule", "item", "the", "confidential", "draft", "continued",
-     # SEC form names, as a filing refers to itself ("this Form 10-K")
+     "quarter", "year", "annex", "schedule", "item", "the", "confidential", "draft", "continued",  # and SEC forms:
      "form 10 k", "form 10 q", "form 8 k", "form 20 f", "form 40 f", "form 6 k", "10 k", "10 q", "8 k"}
 )
 _DETERMINER = re.compile(r"^(?:the|a|an)\s+")
-# bump a builder's number when its extractor or the shared filter changes what it finds: its cached
-# extraction and graph then rebuild
-EXTRACTOR_VERSIONS = {"regex": 7, "ner": 5}
+# a legal form names nothing new ("General Mills, Inc." is GENERAL MILLS); not "Company" ("East India Company"), "S.A."
+_LEGAL_FORM = re.compile(r"(?<=\w) (?:inc|incorporated|corp|corporation|llc|l l c|lp|l p|llp|l l p|ltd|plc|gmbh)$")
+# bump a builder's number when its extractor or the shared filter changes what it finds (cache then rebuilds)
+EXTRACTOR_VERSIONS = {"regex": 8, "ner": 6}
 # builders whose mentions of a passage depend on that passage alone, so they can be kept per passage and a grown
 # corpus extracts its new passages only (regex is not one: which words it takes for names reads the corpus's casing)
 PER_PASSAGE = frozenset({"ner"})
@@ -81,8 +83,8 @@ def _acronym(word: str) -> bool:
 
 
 def entity_key(surface: str) -> str:
-    """The normalised name that identifies an entity: `normalize_name` minus a leading article."""
-    return _DETERMINER.sub("", normalize_name(surface))
+    """The normalised name that identifies an entity: `normalize_name` minus a leading article and a legal form."""
+    return _LEGAL_FORM.sub("", _DETERMINER.sub("", normalize_name(surface)))
 
 
 def defined_terms(text: str) -> list[Mention]:
@@ -256,7 +258,7 @@ def drop_reason(m: Mention) -> str | None:
         return "OCR fragment: broken tokens"
     if len(tokens) > MAX_NAME_TOKENS:
         return "too long"
-    if key in STOP_PHRASES or (all(t in COMMON_CAPS for t in tokens) and not _acronym(raw)):
+    if key in STOP_PHRASES or (all(t in COMMON_CAPS or t in NUMBER_WORDS for t in tokens) and not _acronym(raw)):
         return "stop phrase"
     return None
 
