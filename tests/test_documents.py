@@ -352,6 +352,11 @@ def test_a_passage_s_page_is_one_typed_reference_read_one_way():
     ("non\ufffeGAAP", "non-GAAP"), ("e\ufffemobility", "e-mobility"), ("non\ufffehydrological", "non-hydrological"),
     ("Reclassi\ufffecation", "Reclassification"),  # hyphens inside a line; a ligature no vocabulary word shows
     ("hyphen\ufffe\r\nated", "hyphenated"),  # a word hyphenated across a line break
+    # an "ff" some PDFs map to "f" and a space (FedEx's "af ected", 13 of the shared filings): joined when that makes a
+    # word and the part after the space is none
+    ("materially af ected by", "materially affected by"), ("could suf er", "could suffer"),
+    ("“Ef ective Date”", "“Effective Date”"), ("Chief Financial Of icer", "Chief Financial Officer"),
+    ("sheets of ice", "sheets of ice"), ("if ever", "if ever"), ("chief executive", "chief executive"),
 ])
 def test_pdfiums_marks_are_read_as_the_ligature_or_hyphen_the_page_shows(raw, read):
     """Costco's release read "benets", "rst" and "scal"; Apple's 10-K "noncurrent" (#63 walk-through): PDFium writes

@@ -59,9 +59,23 @@ def _between(m: re.Match) -> str:
     return before + LIGATURES[0] + after if (before + after).isalpha() else f"{before}-{after}"
 
 
+# an "ff" glyph some PDFs map to "f" and a space: "af ected", "suf er", "Ef ective" (FedEx's 10-K, all through)
+_SPLIT_FF = re.compile(r"\b([^\W\d_]*f) ([a-z]+)\b")
+
+
+def _split_ff(m: re.Match) -> str:
+    before, after = m.group(1), m.group(2)
+    words = vocabulary()
+    joined = f"{before}f{after}"
+    # joined only when it makes a word and the part after the space is none: "of ice" stays, "sheets of ice"
+    return joined if _word(joined, words) and not _word(after, words) and not _word(before, words) else m.group(0)
+
+
 def read_marks(page: str) -> str:
     """The page's text with every U+FFFE read: at a line's end the word joins the next line's; between letters the
-    ligature that makes a word, else a hyphen; anywhere else dropped."""
+    ligature that makes a word, else a hyphen; anywhere else dropped. An "ff" read as "f " is joined."""
+    if "f " in page:
+        page = _SPLIT_FF.sub(_split_ff, page)
     if "\ufffe" not in page:
         return page
     page = re.sub(r"\ufffe\r?\n", "", page)  # a word hyphenated across a line break, joined
