@@ -112,6 +112,36 @@ def test_a_finance_term_never_stops_an_answer(room, question, absent):
         assert f"“{absent}”" in scope.stop and "CET1" not in scope.stop
 
 
+# A Microsoft-like filer's pages: its own products told of, its competitors named where it competes (#63 walk: "Apple
+# iPhone revenue FY2022" was answered with Microsoft's income statement, "Azure FY22 revenue" stopped as a company)
+OWN = ("Azure grew 40%. Xbox content and services revenue rose. Azure consumption increased. Xbox Game Pass grew. "
+       "Our Azure regions expanded, and Xbox hardware revenue fell. ") * 3
+RIVALS = ("Competition. Windows faces competition from Apple and Google. Our cloud competes with Oracle, Amazon, "
+          "Google and Apple, and the market is competitive.")
+MSFT = {"MSFT_2022_10K.pdf": _f("MSFT_2022_10K.pdf", "Microsoft", ["microsoft"], "10-K", 2022, end="2022-06-30",
+                                symbols=["MSFT"])}
+
+
+@pytest.mark.parametrize("question, absent", [
+    ("Apple iPhone revenue FY2022", "Apple"),  # first, bare, a figure's name among its next three words
+    ("Oracle cloud revenue FY2023", "Oracle"),
+    ("Google 2022 revenue", "Google"),
+    ("Coca-Cola net operating revenues 2020", "Coca-Cola"),  # a hyphenated name the pages never print
+    ("What did Coca-Cola report as net operating revenues?", "Coca-Cola"),  # the subject of the question's verb
+    ("Azure FY22 revenue", None),  # printed by the filer's pages as its own: a part of the company, not another
+    ("Xbox revenue growth in fiscal 2022", None),
+    ("How much did Azure grow in FY22?", None),
+    ("Does Apple compete with Microsoft?", None),  # a company of the room named: answered from its filing
+])
+def test_a_name_the_pages_print_among_competitors_is_another_company_and_their_own_product_is_not(question, absent):
+    room = room_of(MSFT, {"MSFT_2022_10K.pdf": [OWN, RIVALS]})
+    assert {"apple", "google", "oracle"} <= room.rivals and not {"azure", "xbox"} & room.rivals
+    scope = _scope(question, room)
+    assert bool(scope.stop) == bool(absent), scope.words(MSFT)
+    if absent:
+        assert f"“{absent}” names no company of this data room" in scope.stop
+
+
 def test_a_word_not_understood_is_said_and_the_question_answered(room):
     scope = _scope("What was McDonald's ARPU in FY2022?", room)
     assert scope.filings == ("MCD_2022_10K.pdf",)

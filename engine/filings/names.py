@@ -53,6 +53,8 @@ _SECTION = re.compile(r"\b(?:item|note|part|section|schedule|exhibit|rule|form|a
 _LEADING = re.compile(r"^\s*" + _RUN + r"\s*(?::|\s[—–-])\s")
 # analysts' shorthand with no mark at all: a name first, then what of it ("Costco net income FY22")
 _LEADING_BARE = re.compile(r"^\s*" + _RUN + r"\s+(?=[a-z])")
+# the subject of a question's verb: "What did Coca-Cola report …", "How much does Pepsi spend …"
+_SUBJECT = re.compile(r"\b(?:did|does|do|has|have|had|will|would)\s+" + _RUN + r"\s+(?=[a-z])")
 _CAMEL = re.compile(r"(?<![\w&'’.-])[A-Z][a-z]+[A-Z][A-Za-z]*(?![\w&-])")  # "AmEx", "AmWater", "PayPal"
 _COMMON_STARTS = frozenset("""what which who whom whose how why when where is are was were does do did has have had can
 could should would will the a an compare compared list name give show tell find summarize describe explain calculate
@@ -72,22 +74,34 @@ class Room:
     year_ends: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # company key → (month, day) its year ends
     # company key → the capitalised words its own pages print at least NICKNAME_USES times
     printed_by: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # folded capitalised words its pages print mostly within NEAR characters of a word of competition: other companies
+    # ("compete with Apple, Google…"), where a filer's own products are not ("Azure": 3 of 44 in Microsoft's 10-K)
+    rivals: frozenset[str] = frozenset()
 
 
 NICKNAME_USES = 5
+NEAR = 300
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9&'’\-]*")
+_CAPITALISED = re.compile(r"(?<![A-Za-z0-9&'’\-])[A-Z][A-Za-z0-9&'’\-]*")
+_COMPETITION = re.compile(r"\b(?:[Cc]ompet\w*|[Rr]ivals?)\b")
 
 
 def room_of(filings: Mapping[str, Filing], doc_texts: Mapping[str, Sequence[str]]) -> Room:
     """A room's reader context from its filings and each filing's page texts."""
     raw_lower: Counter = Counter()
     raw_by_company: dict[str, Counter] = {}  # words as printed, counted first: a room prints ~2M, ~60k distinct
+    raw_near: Counter = Counter()  # capitalised words within NEAR characters of a word of competition
     for doc, texts in doc_texts.items():
         key = filings[doc].names[0] if doc in filings and filings[doc].names else ""
         own = raw_by_company.setdefault(key, Counter())
         for text in texts:
             for w, n in Counter(_WORD.findall(text)).items():
                 (raw_lower if w.islower() else own)[w] += n
+            done = 0  # windows overlap: each word counted once, from the end of the last window on
+            for m in _COMPETITION.finditer(text):
+                start = max(done, text.rfind(" ", 0, max(0, m.start() - NEAR)) + 1)
+                done = max(done, m.end() + NEAR)
+                raw_near.update(_CAPITALISED.findall(text, start, done))
     folded = {w: normalize_name(w).replace(" ", "") for c in (raw_lower, *raw_by_company.values()) for w in c}
     lower: Counter = Counter()
     for w, n in raw_lower.items():
@@ -101,7 +115,11 @@ def room_of(filings: Mapping[str, Filing], doc_texts: Mapping[str, Sequence[str]
         upper.update(own)
     common = frozenset(w for w, n in lower.items() if n >= 2 and 2 * n >= upper.get(w, 0))
     printed_by = {k: frozenset(w for w, n in c.items() if n >= NICKNAME_USES) for k, c in by_company.items() if k}
-    return Room(filings, common, frozenset(lower) | frozenset(upper), year_ends(filings), printed_by)
+    near: Counter = Counter()
+    for w, n in raw_near.items():
+        near[folded.get(w) or normalize_name(w).replace(" ", "")] += n
+    rivals = frozenset(w for w, n in near.items() if 2 * n >= upper.get(w, 0) and w not in common)
+    return Room(filings, common, frozenset(lower) | frozenset(upper), year_ends(filings), printed_by, rivals)
 
 
 def year_ends(filings: Mapping[str, Filing]) -> dict[str, tuple[int, int]]:
@@ -205,7 +223,8 @@ def company_names(question: str, room: Room | Mapping[str, Filing]) -> Names:
     leading = ""
     # bare, it may be a company only when nothing else may: no word of it a question's opening, a company's (matched
     # or named above), a term or any word the room prints ("Revenue growth …", "Capex FY23 …")
-    if words and words[0] not in _COMMON_STARTS and not any(w in placed or w in room.printed for w in words) \
+    if words and words[0] not in _COMMON_STARTS and not any(w in placed or w in room.printed and w not in room.rivals
+                                                            for w in words) \
             and lead["name"] not in unknown and lead["name"] not in symbols:
         match = _match(lead["name"], companies, words_of, room)
         if match:
@@ -258,6 +277,8 @@ def _company_like(question: str) -> list[tuple[str, bool]]:
         add(m.group("name"), False)
     for m in _COMPARED.finditer(question):
         add(m.group("name") or m.group("name2"), False)
+    for m in _SUBJECT.finditer(question):
+        add(m.group("name"), False)
     for m in _CAMEL.finditer(question):
         add(m.group(0), False)
     for m in _CAPITALS.finditer(question):
@@ -282,6 +303,8 @@ def _a_term(name: str, room: Room, strong: bool) -> bool:
         return True
     if name.isupper():  # a ticker-like word in capitals: a metric when the room's pages print it
         return "".join(folded) in room.printed
+    if all(w in room.printed and w not in room.rivals for w in folded) and not all(w in room.lower_words for w in folded):
+        return True  # a name the pages print as their own ("Azure", "Xbox"), not among competitors ("Apple")
     return all(w in room.lower_words for w in folded)  # "Target", "Revenue": the room's common words
 
 

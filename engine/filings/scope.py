@@ -122,8 +122,10 @@ class Scope:
 def _figure_follows(question: str, name: str, lexicon: Lexicon) -> bool:
     """Whether the question goes on from `name` with a figure's name ("Costco net income FY22", not "Summarise each
     8-K …"): what makes a bare opening word a company."""
-    rest = normalize_name(question[question.index(name) + len(name):])
-    return any(rest == said or rest.startswith(said + " ") for said, _ in lexicon.terms_in(rest))
+    rest = normalize_name(question[question.index(name) + len(name):]).split()
+    # within its first three words: "Apple iPhone revenue", "Coca-Cola net operating revenues"
+    heads = {" ".join(rest[i:]) for i in range(min(3, len(rest)))}
+    return any(h == said or h.startswith(said + " ") for said, _ in lexicon.terms_in(" ".join(rest)) for h in heads)
 
 
 def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexicon,
