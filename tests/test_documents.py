@@ -170,7 +170,7 @@ def _good_txt() -> SourceFile:
      "locked.pdf: is encrypted (it needs a password to open)"),
     (SourceFile("scan.pdf", make_pdf([[], []])),
      "scan.pdf: has no extractable text on any of its 2 pages (a scan without a text layer?"),
-    (SourceFile("broken.pdf", b"%PDF-1.4\nthis is not a PDF body"), "broken.pdf: is not a readable PDF"),
+    (SourceFile("broken.pdf", b"%PDF-1.4\nthis is not a PDF body"), "broken.pdf: is not a readable PDF: the file is damaged or incomplete"),
     (SourceFile("memo.docx", b"just some plain text pretending to be Word"),
      "memo.docx: is not a Word document (.docx)"),
 ])

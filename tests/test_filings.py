@@ -537,6 +537,10 @@ def test_the_words_the_scope_read_are_not_said_to_steer_nothing(room):
     assert walk.extra.scope.year == 2019 and walk.extra.scope.quarter == 2
     assert not {"acme", "fy2019", "q2", "2019"} & set(walk.uncovered_words()), walk.uncovered_words()
     assert "revenue" not in walk.extra.read_words()  # only what the scope read
+    # a period as analysts shorten it, read into the scope, is not said to steer nothing either (#63 walk: "fy22")
+    short = r.answer("Acme revenue FY19 and 2Q19", 3).walk
+    assert short.extra.scope.year == 2019
+    assert not {"fy19", "2q19"} & set(short.uncovered_words()), short.uncovered_words()
 
 
 def test_a_shouted_heading_reads_in_title_case_word_by_word(room):

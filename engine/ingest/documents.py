@@ -97,7 +97,8 @@ def pdf_pages(data: bytes, name: str) -> tuple[list[str], list[Problem]]:
             if "password" in str(e).lower():
                 raise PathLensError(f"{name} is encrypted (it needs a password to open); "
                                     "remove the password and add it again") from None
-            raise PathLensError(f"{name} is not a readable PDF ({_why(e)})") from None
+            raise PathLensError(f"{name} is not a readable PDF: the file is damaged or incomplete (cut off in a download "
+                                f"or a copy), or not a PDF; the PDF reader said: {_why(e)}") from None
         try:
             count = len(pdf)
             if count > MAX_PDF_PAGES:

@@ -48,7 +48,8 @@ class FilingWalk:
         """The question's words the scope read (its company, period and form: "apple", "fy2022", "q1", "2023"):
         they steer the walk through the filings they choose, so they are not words that steer nothing."""
         years = {str(y) for y in (self.scope.year, *self.scope.span) if y}
-        return frozenset(normalize_name(self.scope_words).split()) | years
+        said = {w for p in self.scope.periods for w in normalize_name(p.said).split()}  # "FY22", "2Q23" as written
+        return frozenset(normalize_name(self.scope_words).split()) | years | said
 
 
 class FilingRetriever(GraphRetriever):
