@@ -142,6 +142,16 @@ def test_a_name_the_pages_print_among_competitors_is_another_company_and_their_o
         assert f"“{absent}” names no company of this data room" in scope.stop
 
 
+@pytest.mark.parametrize("question, row", [
+    ("McDonald's SG&A FY2022", "sales and marketing"),  # #63 walk: answered "without it", its rows never seeded
+    ("McDonald's FCF FY2022", "free cash flow"),
+])
+def test_an_acronym_the_lexicon_reads_is_searched_by_its_rows_not_said_missing(room, question, row):
+    scope = _scope(question, room)
+    assert any(row in term.rows for _, term in scope.terms), scope.terms
+    assert not any("is not printed" in n for n in scope.notes), scope.notes
+
+
 def test_a_word_not_understood_is_said_and_the_question_answered(room):
     scope = _scope("What was McDonald's ARPU in FY2022?", room)
     assert scope.filings == ("MCD_2022_10K.pdf",)

@@ -188,7 +188,9 @@ def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexico
             if not keys and correction.everywhere]
     lead += [f"“{n}” names no company of this data room" for n in named.unknown if keys]
     lead += [f"“{said}” could be {' or '.join(which)}; both are kept" for said, which in named.ambiguous]
-    lead += [f"“{w}” is not printed on this data room's pages; answered without it" for w in named.unplaced]
+    read = {said for said, _ in terms}  # a word the lexicon reads ("SG&A", "FCF") is searched by what filings print
+    lead += [f"“{w}” is not printed on this data room's pages; answered without it" for w in named.unplaced
+             if normalize_name(w) not in read]
     if not keys and not named.unknown and len(held) > 1:  # an answer from any filer: say so (second walk-through)
         lead.append("It names no company, so pages of any of the room's " + ", ".join(held) + " may answer; name one, "
                     "or choose it under Scope")
