@@ -543,6 +543,17 @@ def test_the_words_the_scope_read_are_not_said_to_steer_nothing(room):
     assert not {"fy19", "2q19"} & set(short.uncovered_words()), short.uncovered_words()
 
 
+def test_a_seed_read_from_the_scope_is_drawn_as_read_not_as_named(room):
+    """#63 walk (F10): "Acme FY2019 10-K" was drawn in the red of "named in the question", which never named it."""
+    from engine.explain.render import ROLE_WORDS, _legend
+
+    walk = Index(room).retriever("filing-graph", SearchConfig()).answer("Acme revenue FY2019", 3).walk
+    kinds = {n.label: n.kind for n in walk.nodes}
+    read = [s.label for s in walk.seeds if s.rule == "scope"]
+    assert read and all(kinds.get(label) == "read-seed" for label in read), kinds
+    assert ROLE_WORDS["read-seed"] in _legend({n.kind for n in walk.nodes})
+
+
 def test_a_shouted_heading_reads_in_title_case_word_by_word(room):
     """Second walk-through: "Management’S Discussion And Analysis" (str.title capitalises after an apostrophe)."""
     labels = {n.label for n in read_structure(room.passages).nodes if n.kind == "item"}

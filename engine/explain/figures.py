@@ -178,7 +178,7 @@ def graph_svg(answer: GraphAnswer, titles: dict[str, str], gold: frozenset[str],
         w, h = half[n.id], 13 + 7.5 * (len(lines) - 1)  # half the box: a line of 12 px text is 15 px
         shape = (f'<rect x="{x - w:g}" y="{y - h:g}" width="{2 * w:g}" height="{2 * h:g}" rx="4" fill="{color}"/>'
                  if n.id.startswith("p:") else f'<ellipse cx="{x}" cy="{y}" rx="{w:g}" ry="{h + 1:g}" fill="{color}"/>')
-        ink = "#fff" if n.kind in ("seed", "hit", "bridge") else "#222"
+        ink = "#fff" if n.kind in ("seed", "read-seed", "hit", "bridge") else "#222"
         text = "".join(f'<tspan x="{x}" y="{y + 4 - 7.5 * (len(lines) - 1) + 15 * i:g}">{html.escape(line)}</tspan>'
                        for i, line in enumerate(lines))
         parts.append(f'{shape}<text text-anchor="middle" font-size="12" fill="{ink}" font-family="sans-serif">'

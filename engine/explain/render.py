@@ -25,20 +25,21 @@ from typing import Sequence
 from ..retrieve.graph_explain import GraphAnswer, SubgraphNode
 from .reasons import IN_TEXT, MAX_LABEL, passage_name, passage_place, percent, short
 
-COLORS = {"seed": "#d62728", "alias": "#ff9896", "hop-seed": "#9467bd", "passage-seed": "#ff7f0e", "hit": "#1f77b4",
-          "bridge": "#2ca02c", "bridge-passage": "#aec7e8"}
+COLORS = {"seed": "#d62728", "read-seed": "#8c564b", "alias": "#ff9896", "hop-seed": "#9467bd",
+          "passage-seed": "#ff7f0e", "hit": "#1f77b4", "bridge": "#2ca02c", "bridge-passage": "#aec7e8"}
+ORDER = {"seed": 0, "read-seed": 0, "alias": 1, "hop-seed": 2, "passage-seed": 3, "hit": 4, "bridge-passage": 5,
+         "bridge": 6}  # seeds first, then hits
 # each role in words a stakeholder who never heard of PageRank reads (the legend, and the hover boxes)
-ROLE_WORDS = {"seed": "named in the question: the search starts here", "alias": "another name of one in the question "
+ROLE_WORDS = {"seed": "named in the question: the search starts here", "read-seed": "read from the question (its "
+              "filing, statement or line item): the search starts here", "alias": "another name of one in the question "
               "(alias seeding)", "hop-seed": "second hop: a name the first answers hold, where a second search starts",
               "passage-seed": "passage worded like the question: a start too", "hit": "ranked passage",
               "bridge": "a name linking the question to a passage", "bridge-passage": "passage on a path"}
-# about-edges (the passage's own title names the entity) in purple, on a path and off it; mentions dark or grey; a
-# clicked hit's paths in a colour no node has (in the seeds' red they read as seeds)
+# about-edges in purple (on a path, off it); mentions dark or grey; a clicked hit's paths in a colour no node has
 ABOUT_COLOR, ABOUT_FAINT, PATH_COLOR, FAINT, TRACE_COLOR = "#7b4fa6", "#c9b3dd", "#444444", "#cccccc", "#17becf"
 _REMOTE = re.compile(r'<(?:link|script)[^>]*(?:href|src)="https?://[^"]*"[^>]*>(?:\s*</script>)?', re.IGNORECASE)
-# Label sizes, estimated from their text: vis-network fits the whole graph to its frame, so the graph's width in
-# label-widths sets how large the text is drawn. Passage labels wrap onto two lines of at most LINE characters,
-# which halves the widest layer for one more line of height, a trade the frame (wider than tall) has room for.
+# Label sizes from their text: vis-network fits the graph to its frame, so its width in label-widths sets the text's
+# size. Passage labels wrap onto two lines of LINE characters: half the widest layer for one more line of height.
 LINE = 26  # characters on one line of a passage's label
 # Measured in Chromium for vis-network's 14 px labels: 6.7-7.3 px a character in labels of 30 or more (short ones
 # more, which the margins below cover), boxes 22 px tall plus 14 a line, ellipses 28
@@ -113,14 +114,13 @@ def layout(answer: GraphAnswer, labels: dict[str, str]) -> dict[str, tuple[int, 
     layer.update(ends)
     rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
     for n in answer.nodes:  # nodes on no path: seeds first, hits next to them
-        layer.setdefault(n.id, 0 if n.kind in ("seed", "alias", "hop-seed", "passage-seed") else 1 if n.kind == "hit" else 2)
-    order = {"seed": 0, "alias": 1, "hop-seed": 2, "passage-seed": 3, "hit": 4, "bridge-passage": 5, "bridge": 6}
+        layer.setdefault(n.id, 0 if n.kind in ORDER and ORDER[n.kind] < 4 else 1 if n.kind == "hit" else 2)
     columns: dict[int, list] = {}
     for n in answer.nodes:
         columns.setdefault(layer[n.id], []).append(n)
     pos, x, last = {}, 0.0, None
     for col in sorted(columns):
-        nodes = sorted(columns[col], key=lambda n: (order[n.kind], rank.get(n.id, 10**6), -n.mass, n.id))
+        nodes = sorted(columns[col], key=lambda n: (ORDER[n.kind], rank.get(n.id, 10**6), -n.mass, n.id))
         half = max(label_width(labels[n.id], n.id) for n in nodes) / 2
         x = 0.0 if last is None else x + last + LAYER_GAP + half
         last = half
@@ -336,7 +336,7 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
         net.add_node(n.id, label=labels[n.id], title=hover_text(n, answer, texts, titles), shape=shape,
                      x=pos[n.id][0], y=pos[n.id][1], color=COLORS.get(n.kind, "#999999"),
                      borderWidth=3 if n.id[2:] in gold and n.id.startswith("p:") else 1,
-                     font={"color": "#ffffff" if n.kind in ("seed", "hit", "bridge") else "#222222"})
+                     font={"color": "#ffffff" if n.kind in ("seed", "read-seed", "hit", "bridge") else "#222222"})
     bottom = max((y for _, y in pos.values()), default=0)
     for i, label in enumerate(removed):
         net.add_node(f"x:{i}", label=f"✕ {short(label)}", shape="ellipse", x=0, y=bottom + (i + 1) * (ELLIPSE_PX + ROW_GAP),

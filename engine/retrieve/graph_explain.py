@@ -16,6 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from .retrievers import Hit, check_k
+from .filing_seeding import STRUCTURE_RULES
 from .seeding import HybridParams, PassageSeed, Seed
 from ..text import normalize_name, tokenize
 
@@ -113,7 +114,7 @@ class HitExplanation:
 class SubgraphNode:
     id: str
     label: str
-    kind: str  # "seed", "alias", "hop-seed", "passage-seed", "hit", "bridge-passage", "bridge"
+    kind: str  # "seed", "read-seed", "alias", "hop-seed", "passage-seed", "hit", "bridge-passage", "bridge"
     mass: float  # its PPR mass in the walk
 
 
@@ -300,6 +301,7 @@ def _subgraph(g, pers, hits, bridges, on_path, walk) -> tuple[tuple[SubgraphNode
     for s in pers.seeds:
         nid = f"e:{s.entity}"
         kind = {"query": "seed", "bridge": "hop-seed"}.get(s.source, "alias")  # a second hop's start is no alias
+        kind = "read-seed" if kind == "seed" and s.rule in STRUCTURE_RULES else kind  # its filing, not a name it wrote
         nodes[nid] = SubgraphNode(nid, s.label, kind, score(n + index[s.entity]))
     hit_ids = {h.passage_id for h in hits}
     seeded = {p.passage_id: p for p in pers.passage_seeds}
