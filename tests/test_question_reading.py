@@ -115,7 +115,7 @@ def test_a_finance_term_never_stops_an_answer(room, question, absent):
 # A Microsoft-like filer's pages: its own products told of, its competitors named where it competes (#63 walk: "Apple
 # iPhone revenue FY2022" was answered with Microsoft's income statement, "Azure FY22 revenue" stopped as a company)
 OWN = ("Azure grew 40%. Xbox content and services revenue rose. Azure consumption increased. Xbox Game Pass grew. "
-       "Our Azure regions expanded, and Xbox hardware revenue fell. ") * 3
+       "Our Azure regions expanded, and Xbox hardware revenue fell. A pilot ran with Tesla. ") * 3
 RIVALS = ("Competition. Windows faces competition from Apple and Google. Our cloud competes with Oracle, Amazon, "
           "Google and Apple, and the market is competitive.")
 MSFT = {"MSFT_2022_10K.pdf": _f("MSFT_2022_10K.pdf", "Microsoft", ["microsoft"], "10-K", 2022, end="2022-06-30",
@@ -132,6 +132,7 @@ MSFT = {"MSFT_2022_10K.pdf": _f("MSFT_2022_10K.pdf", "Microsoft", ["microsoft"],
     ("Xbox revenue growth in fiscal 2022", None),
     ("How much did Azure grow in FY22?", None),
     ("Does Apple compete with Microsoft?", None),  # a company of the room named: answered from its filing
+    ("Tesla 2022 10-K revenue?", "Tesla"),  # printed in passing, three times: not the filer's own
 ])
 def test_a_name_the_pages_print_among_competitors_is_another_company_and_their_own_product_is_not(question, absent):
     room = room_of(MSFT, {"MSFT_2022_10K.pdf": [OWN, RIVALS]})

@@ -114,7 +114,7 @@ def layout(answer: GraphAnswer, labels: dict[str, str]) -> dict[str, tuple[int, 
     layer.update(ends)
     rank = {f"p:{h.passage_id}": h.rank for h in answer.hits}
     for n in answer.nodes:  # nodes on no path: seeds first, hits next to them
-        layer.setdefault(n.id, 0 if n.kind in ORDER and ORDER[n.kind] < 4 else 1 if n.kind == "hit" else 2)
+        layer.setdefault(n.id, 0 if ORDER[n.kind] < ORDER["hit"] else 1 if n.kind == "hit" else 2)
     columns: dict[int, list] = {}
     for n in answer.nodes:
         columns.setdefault(layer[n.id], []).append(n)

@@ -303,9 +303,9 @@ def _a_term(name: str, room: Room, strong: bool) -> bool:
         return True
     if name.isupper():  # a ticker-like word in capitals: a metric when the room's pages print it
         return "".join(folded) in room.printed
-    if all(w in room.printed and w not in room.rivals for w in folded) and not all(w in room.lower_words for w in folded):
-        return True  # a name the pages print as their own ("Azure", "Xbox"), not among competitors ("Apple")
-    return all(w in room.lower_words for w in folded)  # "Target", "Revenue": the room's common words
+    own = frozenset().union(*room.printed_by.values())  # what a filer's pages print often: its products, segments
+    # "Target", "Revenue": the room's common words; "Azure", "Xbox": a filer's own, not among competitors ("Apple")
+    return all(w in room.lower_words for w in folded) or all(w in own and w not in room.rivals for w in folded)
 
 
 def _match(name: str, companies: Mapping[str, set[str]], words_of: Mapping[str, list[list[str]]],
