@@ -874,6 +874,11 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     # under each page's parts, which score orders the pages and what the walk's shares are of
     assert sum(c.value.startswith("The score above orders the pages. The graph search that found this page ranked it ")
                for c in at.caption) == len(hit_ids(at))
+    # one verdict shown a page (#63 walk F6): the ranker's parts; the walk that found it in a fold of its own
+    folds = [e for e in at.expander if e.label == "How the graph search found this page"]
+    assert len(folds) == len(hit_ids(at))
+    assert all(any(c.value.startswith("The score above orders the pages.") for c in f.caption) for f in folds)
+    assert all(any(m.value.startswith("**Where this page sits:**") for m in f.markdown) for f in folds)
     cited = [c.value for c in at.caption if c.value.startswith("From ")]
     assert cited[i].startswith("From Acme Widgets FY2019 10\\-K, page 5 of ACME")  # by the filing, as the hit line
     # the user corrects the year: the other filing's statement answers, and the link keeps the correction

@@ -75,6 +75,27 @@ def test_the_widgets_make_the_request_and_refuse_an_empty_question(core_index):
     assert not at.warning and [i.value for i in at.info] == ["Type a question, or pick a labeled example."]
 
 
+def test_a_stakeholder_meets_the_method_in_plain_words_and_the_walks_settings_folded(core_index):
+    """#63 walk F6: the question, a search method in plain words and how many passages show; α, w, BCT and the
+    seeding switches sit in one "Advanced settings" fold, and still drive the request from there."""
+    from ui.query_form import PLAIN, base_retrievers, method_words
+
+    at = _app(_ask, core_index, q=QUESTION, retriever="hybrid-regex")
+    method = at.selectbox(key="base_retriever")
+    assert method.label == "Search method" and at.number_input(key="k").label == "Passages to show"
+    assert method.format_func("hybrid-regex") == "graph of names + meaning (hybrid-regex)"
+    assert set(base_retrievers()) <= set(PLAIN), "every method on the menu has plain words"
+    assert method_words("a-new-one") == "a-new-one"
+    (advanced,) = [e for e in at.expander if e.label.startswith("Advanced settings")]
+    inside = {w.key for kind in ("slider", "toggle", "number_input", "selectbox", "multiselect")
+              for w in getattr(advanced, kind)}
+    assert {"alpha", "passage_weight", "bct", "vocabulary", "iterations", "tol", "rrf_members"} <= inside
+    outside = [w.label for kind in ("slider", "toggle") for w in getattr(at, kind) if w.key not in inside]
+    assert outside == [], "no walk setting outside the fold"
+    at.slider(key="alpha").set_value(0.4).run()  # still the request's, from inside the fold
+    assert "asked hybrid-regex k=5 alpha=0.4" in [m.value for m in at.markdown]
+
+
 def test_the_answer_is_run_then_drawn_with_its_evidence(core_index):
     at = _app(_answer, core_index, False, q=QUESTION, retriever="ppr-regex")
     (line,) = [m.value for m in at.markdown if m.value.startswith("answered by ")]
@@ -87,9 +108,9 @@ def test_the_answer_is_run_then_drawn_with_its_evidence(core_index):
     assert hits[0] not in again and again.split(": ", 1)[1].split(", ")[0] == hits[1]  # the what-if's view
 
     drawn = _app(_answer, core_index, True, q=QUESTION, retriever="ppr-regex")
-    assert [s.value for s in drawn.subheader] == ["Seeds: where the walk restarts", "Evidence graph",
-                                                  "Top 5 passages · ppr-regex"]
+    assert [s.value for s in drawn.subheader] == ["Evidence graph", "Top 5 passages · ppr-regex"]
     assert drawn.expander and any("What if" in e.label for e in drawn.expander)
+    assert any(e.label.startswith("Seeds: where the walk restarts (") for e in drawn.expander)
     assert not drawn.exception
 
 
@@ -149,7 +170,7 @@ def test_an_evidence_path_along_an_about_edge_says_so(core_index):
     assert any("→ Quarry Lane → Quarry Lane Packaging — Refinancing Summary · part 1 (about it) (walks" in p
                for p in paths)
     assert not any("(about it)" in p for p in paths if "Quarry Lane Packaging — Refinancing" not in p)
-    assert at.number_input(key="subject_weight").value == 2.0  # under More parameters, read from the link
+    assert at.number_input(key="subject_weight").value == 2.0  # under Advanced settings, read from the link
     assert not at.exception
 
 

@@ -12,8 +12,8 @@ from urllib.parse import urlencode
 
 import pytest
 
-from engine.evaluate.perf.click_to_idle import (CHROMIUM, CHROMIUM_ARGS, choose, seconds_to_idle, start_app,
-                                              stop_app, wait_for_first_answer)
+from engine.evaluate.perf.click_to_idle import (CHROMIUM, CHROMIUM_ARGS, choose, choose_method, open_advanced,
+                                              seconds_to_idle, start_app, stop_app, wait_for_first_answer)
 from tests.conftest import ROOT
 
 SHOTS = ROOT / "test-output" / "screenshots"
@@ -188,6 +188,7 @@ def test_multi_hop_query_renders_evidence_graph_and_alpha_reranks(app_url, brows
     # fresh-clone rehearsal's reruns outlasted Playwright's default 30 s)
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+    open_advanced(page)  # α sits in the "Advanced settings" fold
     slider = page.get_by_role("slider").first
     for _ in range(6):
         steps = round((0.55 - float(slider.input_value())) / 0.01)  # a range input, 0.01 a step
@@ -208,7 +209,7 @@ def test_multi_hop_query_renders_evidence_graph_and_alpha_reranks(app_url, brows
     page.context.close()
 
 
-def test_about_edges_are_purple_in_the_evidence_graph_and_their_weight_sits_under_more_parameters(app_url, browser):
+def test_about_edges_are_purple_in_the_evidence_graph_and_their_weight_sits_under_advanced_settings(app_url, browser):
     from engine.explain.render import ABOUT_COLOR
 
     q = "How much was Capital Call No. 9 of NorthRiver Capital Partners IV?"
@@ -227,13 +228,13 @@ def test_about_edges_are_purple_in_the_evidence_graph_and_their_weight_sits_unde
     colors = frame.evaluate("network.body.data.edges.get().map(e => (e.color && e.color.color) || e.color)")
     assert ABOUT_COLOR in colors, colors  # the step to "Quarry Lane Packaging — Refinancing Summary"
     assert "about-edge: the passage's own title names the entity" in frame.locator("#pathlens-legend").inner_text()
-    page.get_by_text("More parameters").first.click()
+    open_advanced(page)
     box = page.get_by_label("t (about-edge weight)", exact=True)
     box.wait_for(timeout=30_000)
     assert float(box.input_value()) == 2.0
     box.scroll_into_view_if_needed()
     # an element's screenshot waits for it to stand still: the expander opens with an animation
-    page.locator("[data-testid=stExpander]").filter(has_text="More parameters").screenshot(
+    page.locator("[data-testid=stExpander]").filter(has_text="Advanced settings").screenshot(
         path=str(SHOTS / "query-more-parameters.png"))
     frame.locator("body").screenshot(path=str(SHOTS / "query-about-edges.png"))
     page.context.close()
@@ -246,7 +247,7 @@ def test_click_to_idle_times_an_action_until_the_page_settles(app_url, browser):
     wait_for_first_answer(page, 10_000)  # what the perf section waits for before its first action
     assert len(hits(page)) == 5
     t0 = time.monotonic()
-    seconds = seconds_to_idle(page, lambda: choose(page, "Retriever", "ppr-regex"), "retriever=ppr-regex")
+    seconds = seconds_to_idle(page, lambda: choose_method(page, "ppr-regex"), "retriever=ppr-regex")
     assert 0 < seconds < time.monotonic() - t0  # the page's last change, before the 800 ms of quiet that ended it
     assert "retriever=ppr-regex" in page.url and len(hits(page)) == 5
     no_exception(page)

@@ -9,8 +9,8 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.conftest import ROOT
-from tests.test_browser import (SHOTS, _start_app, _stop_app, app_url, browser, choose, graph_frame,  # noqa: F401
-                                graph_nodes, hits, mark, new_context, no_exception, open_page, overlapping_labels,
+from tests.test_browser import (SHOTS, _start_app, _stop_app, app_url, browser, choose, choose_method,  # noqa: F401
+                                graph_frame, graph_nodes, hits, mark, new_context, no_exception, open_page, overlapping_labels,
                                 wait_idle)
 
 
@@ -188,7 +188,7 @@ def test_a_retriever_still_building_is_stood_in_for_and_never_shows_the_last_vie
         page = open_page(browser, url + "/?" + urlencode({"corpus": "dataroom", "retriever": "ppr-regex"}))
         page.get_by_text("Top 5 passages · ppr-regex").wait_for(timeout=120_000)
         wait_idle(page)
-        choose(page, "Retriever", "ppr-ner")  # spaCy NER over the corpus: a build of a few seconds
+        choose_method(page, "ppr-ner")  # spaCy NER over the corpus: a build of a few seconds
         said = page.get_by_text(re.compile(r"^Answered by ppr-regex(, still computing| while computing) entity "
                                            r"extraction \(spaCy NER\)"))
         said.wait_for(timeout=120_000)

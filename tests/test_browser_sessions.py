@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 import pytest
 
+from engine.evaluate.perf.click_to_idle import open_advanced
 from tests.test_browser import (SHOTS, _start_app, _stop_app, browser, no_exception, open_page,  # noqa: F401
                                 start_page, wait_idle)
 
@@ -154,6 +155,7 @@ def test_documents_uploaded_on_the_query_page_start_from_their_own_defaults_with
                                                                                                  tmp_path):
     """The data room's question and tuned w must not carry over to documents the user brings."""
     page = open_page(browser, server[1] + "/")
+    open_advanced(page)
     main = page.locator("[data-testid=stMain]").inner_text()
     assert "tuned defaults (w (dense passage-seed share) = 0.5" in main  # the data room opens on its own
     page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.click()
@@ -165,6 +167,7 @@ def test_documents_uploaded_on_the_query_page_start_from_their_own_defaults_with
     page.wait_for_selector("[data-testid=stMain] >> text=Type a question.", timeout=120_000)
     wait_idle(page)
     no_exception(page)
+    open_advanced(page)  # the fold closes with the corpus's new widgets
     main = page.locator("[data-testid=stMain]").inner_text()
     assert "The rest start from the catalog's defaults." in main and "tuned defaults" not in main  # its own, no other's
     assert page.get_by_label("Question", exact=True).input_value() == ""

@@ -36,47 +36,48 @@ def show_seeds(walk: GraphAnswer, name: str, titles: dict[str, str], filing_of: 
     """Where the walk restarts: entity seeds with their rule and weight, the hybrid's passage seeds, and the words
     of the question no seed covers. A seed of a filing's structure whose name another seed shares (each filing's
     "Income statement") says whose it is (`filing_of`: a structure node's key → its filing's label)."""
-    st.subheader("Seeds: where the walk restarts")
-    if walk.seeds:
-        shared = {label for label, n in Counter(s.label for s in walk.seeds).items() if n > 1}
-        seeds_df = pd.DataFrame([{"entity": f"{s.label} ({filing_of[s.entity]})" if s.label in shared
-                                  and filing_of.get(s.entity) else s.label, "rule": s.rule if s.source in ("query", "bridge")
-                                  else f"alias ({s.rule})", "weight": round(s.weight, 4), "passages": s.passage_count,
-                                  "from": f"#{s.named_at} of the first walk: {passage_name(s.via, titles, IN_TEXT)}"
-                                  if s.named_at else s.via}
-                                 for s in walk.seeds])
-        show_table(seeds_df, hide_index=True, width="stretch", column_config={
-            "entity": st.column_config.TextColumn("entity", width="large"),  # row labels and filings run long
-            "from": st.column_config.TextColumn("from", width="large"),  # a second hop's passage, by its name
-            "rule": st.column_config.TextColumn("rule", help=RULE_HELP),
-            "weight": st.column_config.NumberColumn("weight", help="share of the restart mass", format="%.4f"),
-            "passages": st.column_config.NumberColumn("passages", help="passages the entity occurs in; seeds weigh "
-                                                      "1 / this (specificity), so generic names weigh little")})
-    if hop := second_hop_summary(walk, titles):
-        st.caption(escape_markdown(hop))  # names and titles are corpus text
-    if walk.passage_seeds:
-        st.caption(passage_seed_summary(walk))
-        # each passage by its whole name (a cut one beside its title repeated the title and lost the part)
-        show_table(pd.DataFrame([{"passage": passage_name(p.passage_id, titles, IN_TEXT), "cosine": p.cosine,
-                                  "weight": p.weight} for p in walk.passage_seeds]),
-                   hide_index=True, width="stretch", height=200, column_config={
-                       "passage": st.column_config.TextColumn("passage", width="large"),
-                       "cosine": st.column_config.NumberColumn(
-                           "similarity", format="%.4f", help="cosine similarity of the passage's and the question's "
-                                                             "dense embeddings (1: same meaning; near 0: unrelated)"),
-                       "weight": st.column_config.NumberColumn("weight", help="share of the restart mass",
-                                                               format="%.4f")})
+    # folded: the graph and each hit's sentence say the same in plain words; the weights are for who checks them
     ignored = walk.uncovered_words()
-    unsaid = [n for n in walk.unmatched if n not in ignored]  # a name the sentence below lists is said there once
+    with st.expander(f"Seeds: where the walk restarts ({seed_count_words(walk, len(ignored))})", expanded=False):
+        if walk.seeds:
+            shared = {label for label, n in Counter(s.label for s in walk.seeds).items() if n > 1}
+            seeds_df = pd.DataFrame([{"entity": f"{s.label} ({filing_of[s.entity]})" if s.label in shared
+                                      and filing_of.get(s.entity) else s.label, "rule": s.rule if s.source in ("query", "bridge")
+                                      else f"alias ({s.rule})", "weight": round(s.weight, 4), "passages": s.passage_count,
+                                      "from": f"#{s.named_at} of the first walk: {passage_name(s.via, titles, IN_TEXT)}"
+                                      if s.named_at else s.via}
+                                     for s in walk.seeds])
+            show_table(seeds_df, hide_index=True, width="stretch", column_config={
+                "entity": st.column_config.TextColumn("entity", width="large"),  # row labels and filings run long
+                "from": st.column_config.TextColumn("from", width="large"),  # a second hop's passage, by its name
+                "rule": st.column_config.TextColumn("rule", help=RULE_HELP),
+                "weight": st.column_config.NumberColumn("weight", help="share of the restart mass", format="%.4f"),
+                "passages": st.column_config.NumberColumn("passages", help="passages the entity occurs in; seeds weigh "
+                                                          "1 / this (specificity), so generic names weigh little")})
+        if hop := second_hop_summary(walk, titles):
+            st.caption(escape_markdown(hop))  # names and titles are corpus text
+        if walk.passage_seeds:
+            st.caption(passage_seed_summary(walk))
+            # each passage by its whole name (a cut one beside its title repeated the title and lost the part)
+            show_table(pd.DataFrame([{"passage": passage_name(p.passage_id, titles, IN_TEXT), "cosine": p.cosine,
+                                      "weight": p.weight} for p in walk.passage_seeds]),
+                       hide_index=True, width="stretch", height=200, column_config={
+                           "passage": st.column_config.TextColumn("passage", width="large"),
+                           "cosine": st.column_config.NumberColumn(
+                               "similarity", format="%.4f", help="cosine similarity of the passage's and the question's "
+                                                                 "dense embeddings (1: same meaning; near 0: unrelated)"),
+                           "weight": st.column_config.NumberColumn("weight", help="share of the restart mass",
+                                                                   format="%.4f")})
+        if ignored:  # in the fold: what a reader checking the seeds asks next
+            reader = ("the passage seeds read them, through dense similarity" if walk.passage_seeds else
+                      "bm25 and dense read every word, and a hybrid graph retriever seeds passages from them")
+            steer = (f"they steer {name}'s walk only through its passage seeds" if walk.passage_seeds else
+                     f"they do not steer {name}'s walk at all")
+            st.info(f"Words of the question that no entity seed covers, so {steer}: {', '.join(ignored)}. "
+                    f"Here {reader}.")
+    unsaid = [n for n in walk.unmatched if n not in ignored]  # a name the sentence above lists is said there once
     if unsaid:
         st.caption("Names in the question that are not in the graph: " + ", ".join(unsaid))
-    if ignored:
-        reader = ("the passage seeds read them, through dense similarity" if walk.passage_seeds else
-                  "bm25 and dense read every word, and a hybrid graph retriever seeds passages from them")
-        steer = (f"they steer {name}'s walk only through its passage seeds" if walk.passage_seeds else
-                 f"they do not steer {name}'s walk at all")
-        st.info(f"Words of the question that no entity seed covers, so {steer}: {', '.join(ignored)}. "
-                f"Here {reader}.")
     for amb in walk.ambiguous:
         docs = sorted({d for d, _ in amb.meanings})
         listing = "; ".join(f"{doc} → {nm}" for doc, nm in amb.meanings[:12])
@@ -84,6 +85,13 @@ def show_seeds(walk: GraphAnswer, name: str, titles: dict[str, str], filing_of: 
         names = {nm for _, nm in amb.meanings}
         st.warning(f"“{amb.term}” is ambiguous: {len(docs)} documents define it, as {len(names)} different names, "
                    f"so none of them was seeded for it. Name the one you mean. Definitions: {listing}{more}.")
+
+
+def seed_count_words(walk: GraphAnswer, ignored: int) -> str:
+    """"4 names and 20 passages; 7 words seed nothing": the fold's label says what is in it."""
+    named = f"{len(walk.seeds)} name{'s' if len(walk.seeds) != 1 else ''}"
+    named += f" and {len(walk.passage_seeds)} passages" if walk.passage_seeds else ""
+    return named + (f"; {ignored} word{'s' if ignored != 1 else ''} of the question seed nothing" if ignored else "")
 
 
 def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str], gold: frozenset[str],
@@ -98,7 +106,7 @@ def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str],
               height=height + 20)
     if walk.pushed:
         st.caption(exactness_words(walk))
-    with st.expander("How the walk converged: the PPR residual per iteration"):
+    with st.expander("For specialists: how the walk converged (the PPR residual per step)"):
         # Vega-Lite (ui.render.metric_bars says why not plotly): the browser draws this chart on every Query page
         # load, even while its expander stays shut
         residuals = residual_rows(walk.residuals)
@@ -136,21 +144,30 @@ def show_hit(h, answer, titles: dict[str, str], text: str, source: str, question
             st.html(f"<span id='hit-{h.rank}'></span>")
         st.markdown(f"**{h.rank}. {escape_markdown(passage_name(h.passage_id, titles, IN_TEXT))}** · score {h.score:.5g}"
                     f"{mark}{moved}")
-        if ranked is not None:
+        if ranked is not None:  # one verdict shown: the ranker's parts; the walk that found the page, folded
             st.html(page_parts_html(ranked))
-            st.caption(walk_rank_words(ranked.walk_rank))
-        if e is not None:
-            for kind, line in explanation_lines(e, titles):
-                if kind == "path":
-                    st.caption(escape_markdown(line))
-                else:
-                    st.markdown((f"**{WHERE_IT_SITS}:** " if kind == "typed path" else "") + escape_markdown(line))
+            if e is not None:
+                with st.expander("How the graph search found this page"):
+                    st.caption(walk_rank_words(ranked.walk_rank))
+                    _walk_lines(e, titles)
+            else:
+                st.caption(walk_rank_words(ranked.walk_rank))
+        elif e is not None:
+            _walk_lines(e, titles)
         elif h.passage_id in answer.why and ranked is None:
             st.caption(f"Why: {escape_markdown(answer.why[h.passage_id].words())}")
         terms = marked_terms(e.matched_entities if e is not None else None, text, question)
         st.html(f"<div class='passage'>{highlight(text, terms)}</div>")
         st.caption(f"From {escape_markdown(source)} · passage `{h.passage_id}`")  # the id last, for who needs it
     return box
+
+
+def _walk_lines(e, titles: dict[str, str]) -> None:
+    for kind, line in explanation_lines(e, titles):
+        if kind == "path":
+            st.caption(escape_markdown(line))
+        else:
+            st.markdown((f"**{WHERE_IT_SITS}:** " if kind == "typed path" else "") + escape_markdown(line))
 
 
 def hit_row(h, answer, titles: dict[str, str], source: str, gold: frozenset[str]) -> dict:

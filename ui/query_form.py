@@ -24,7 +24,7 @@ from ui.render import escape_markdown
 from ui.url_state import param, param_in_range, set_params
 
 RRF_DEFAULT = RRFConfig().members
-# parameters with a place of their own on the page; any other one the retriever reads goes under "More parameters"
+# parameters with a place of their own in "Advanced settings"; any other one the retriever reads goes in its last column
 LAID_OUT = {"alpha", "passage_weight", "filing_passage_weight", "iterations", "beta", "tau", "passage_seeds",
             "lexical_share", "hop_share"}
 TOLERANCES = {"none (run the cap)": None, "1e-4": 1e-4, "1e-6": 1e-6, "1e-8": 1e-8}
@@ -183,59 +183,77 @@ def _question(index: Index) -> tuple[str, LabeledQuery | None, tuple[str, ...]]:
     return question, labeled, offered
 
 
-def _settings(corpus: Corpus) -> tuple[str, bool, bool, int, str, list[str], list[float]]:
-    """The retriever and its parameters: (base retriever, BCT, vocabulary seeding, k, tolerance, RRF members and
-    their weights); every catalog parameter's value stays in the session under its name."""
-    c1, c2, c3 = st.columns([3, 3, 1])
-    bases, bcts = base_retrievers(), bct_of()
-    base = c1.selectbox("Retriever", bases, key="base_retriever",
-                        help="\n\n".join(f"**{n}**: {CATALOG[n].description}" for n in bases))
-    graph_like = CATALOG[base].family in ("graph", "hybrid")
-    bct = c1.toggle("BCT alias seeding", key="bct", disabled=base not in bcts,
-                    help="Coreference-aware alias seeding (BCT, for the ppr retrievers): the question's entities "
-                         "also seed their aliases — defined terms such as “the Fund”, nested names and acronyms.")
-    vocabulary = c1.toggle("Vocabulary seeding", key="vocabulary", disabled=not graph_like,
-                           help="Also seed every graph entity named anywhere in the question (any case, accents "
-                                "folded), each weighted by how specific it is (1 / passages it occurs in). Off: only "
-                                "the names the extractor finds, weighted equally, as in the Aethel paper.")
-    # which parameters the chosen retriever reads, from its catalog entry
-    reads = set(CATALOG[bcts[base] if base in bcts and bct else base].params)
-    if "hop_share" in reads:
-        hop_widgets(c1)
-    param_widget(c2, "alpha", disabled="alpha" not in reads)
-    if "filing_passage_weight" in reads:  # the filings retriever's own w
-        param_widget(c2, "filing_passage_weight")
-    else:
-        param_widget(c2, "passage_weight", disabled="passage_weight" not in reads)
-    k = c3.number_input("k", 1, 50, step=1, key="k", help="How many passages to show.")
+# Each method in a few words a stakeholder reads; the menu shows them beside the catalog's name, which links and
+# the evidence report use. A method added to the catalog shows its name alone until it has words here.
+PLAIN = {"bm25": "word match", "tfidf": "word match, weighted", "dense": "meaning match",
+         "ppr-regex": "graph of names", "ppr-ner": "graph of names (NER)",
+         "hybrid-regex": "graph of names + meaning", "hybrid-ner": "graph of names (NER) + meaning",
+         "filing": "filings: their structure + meaning", "filing-learned": "filings: pages ranked by a learned model",
+         "filing-graph": "filings: their structure only", "rrf": "several methods' votes combined"}
 
-    with st.expander("More parameters"):
-        m1, m2, m3 = st.columns(3)
-        param_widget(m1, "iterations", disabled="iterations" not in reads)
-        tol_label = m1.selectbox("Tolerance (early stop)", list(TOLERANCES), key="tol",
+
+def method_words(name: str) -> str:
+    return f"{PLAIN[name]} ({name})" if name in PLAIN else name
+
+
+def _settings(corpus: Corpus) -> tuple[str, bool, bool, int, str, list[str], list[float]]:
+    """The search method and how many passages to show, then everything else under one "Advanced settings" fold (a
+    stakeholder meets the question and its answer, not α): (base retriever, BCT, vocabulary seeding, k, tolerance,
+    RRF members and their weights); every catalog parameter's value stays in the session under its name."""
+    c1, c2 = st.columns([5, 1])
+    bases, bcts = base_retrievers(), bct_of()
+    base = c1.selectbox("Search method", bases, key="base_retriever", format_func=method_words,
+                        help="\n\n".join(f"**{n}**: {CATALOG[n].description}" for n in bases))
+    k = c2.number_input("Passages to show", 1, 50, step=1, key="k", help="How many passages to show (k).")
+    graph_like = CATALOG[base].family in ("graph", "hybrid")
+    # which parameters the chosen retriever reads, from its catalog entry
+    reads = set(CATALOG[bcts[base] if base in bcts and bct_on() else base].params)
+    with st.expander("Advanced settings: how the search walks"):
+        a1, a2, a3 = st.columns(3)
+        bct = a1.toggle("Also seed aliases (BCT)", key="bct", disabled=base not in bcts,
+                        help="Coreference-aware alias seeding (BCT, for the ppr retrievers): the question's names "
+                             "also seed their aliases — defined terms such as “the Fund”, nested names and acronyms.")
+        vocabulary = a1.toggle("Seed every known name", key="vocabulary", disabled=not graph_like,
+                               help="Vocabulary seeding: also seed every graph entity named anywhere in the question "
+                                    "(any case, accents folded), each weighted by how specific it is (1 / passages "
+                                    "it occurs in). Off: only the names the extractor finds, weighted equally, as in "
+                                    "the Aethel paper.")
+        if "hop_share" in reads:
+            hop_widgets(a1)
+        param_widget(a2, "alpha", disabled="alpha" not in reads)
+        if "filing_passage_weight" in reads:  # the filings retriever's own w
+            param_widget(a2, "filing_passage_weight")
+        else:
+            param_widget(a2, "passage_weight", disabled="passage_weight" not in reads)
+        param_widget(a2, "iterations", disabled="iterations" not in reads)
+        tol_label = a2.selectbox("Tolerance (early stop)", list(TOLERANCES), key="tol",
                                  help="Stop the walk once an iteration changes the scores by less than this (L1).")
-        param_widget(m1, "beta", disabled="beta" not in reads)
+        param_widget(a2, "beta", disabled="beta" not in reads)
         for name in ("tau", "passage_seeds", "lexical_share"):
-            param_widget(m2, name, disabled=name not in reads)
+            param_widget(a3, name, disabled=name not in reads)
         # any other parameter the retriever reads (RRF's k, the filing graph's edge weights, one added later)
         for name in [n for n in PARAMS if n in reads and n not in LAID_OUT]:
-            param_widget(m2, name)
-        members = m3.multiselect("RRF members", fusable(), key="rrf_members", disabled=base != "rrf",
+            param_widget(a3, name)
+        members = a3.multiselect("RRF members", fusable(), key="rrf_members", disabled=base != "rrf",
                                  help="The retrievers whose rankings RRF fuses.")
         for m in members:
             st.session_state.setdefault(f"rrf_w_{m}", 1.0)  # a member just added votes once
-        weights = [m3.number_input(f"weight of {m}", 0.0, 10.0, step=0.25, key=f"rrf_w_{m}", disabled=base != "rrf",
+        weights = [a3.number_input(f"weight of {m}", 0.0, 10.0, step=0.25, key=f"rrf_w_{m}", disabled=base != "rrf",
                                    help="Weighted RRF: this member's votes count this many times.")
                    for m in members]
-    tuned = ", ".join(f"{PARAMS[n].label} = {v:g}" for n, v in corpus.defaults.items())
-    shaped = ", ".join(f"{PARAMS[n].label} = {v:g}" for n, v in shape_defaults(corpus).items())
-    st.caption(" ".join(
-        ([f"Parameters start from this corpus's tuned defaults ({tuned}, from its manifest.json)."] if tuned else []) +
-        ([f"Its passages are mostly about one thing each (most have a title of their own), so the second hop starts "
-          f"on ({shaped})."] if shaped else []) +
-        ["The rest start from the catalog's defaults." if tuned or shaped else
-         "Parameters start from the catalog's defaults: this corpus has no tuned ones."]))
+        tuned = ", ".join(f"{PARAMS[n].label} = {v:g}" for n, v in corpus.defaults.items())
+        shaped = ", ".join(f"{PARAMS[n].label} = {v:g}" for n, v in shape_defaults(corpus).items())
+        st.caption(" ".join(
+            ([f"Settings start from this corpus's tuned defaults ({tuned}, from its manifest.json)."] if tuned else []) +
+            ([f"Its passages are mostly about one thing each (most have a title of their own), so the second hop "
+              f"starts on ({shaped})."] if shaped else []) +
+            ["The rest start from the catalog's defaults." if tuned or shaped else
+             "Settings start from the catalog's defaults: this corpus has no tuned ones."]))
     return base, bct, vocabulary, int(k), tol_label, members, weights
+
+
+def bct_on() -> bool:
+    return bool(st.session_state.get("bct", False))
 
 
 def _scope(index: Index) -> ScopeCorrection:
@@ -307,7 +325,7 @@ def ask(index: Index) -> Request | None:
         st.error(str(e))
         return None
     if base == "rrf" and not members:
-        st.warning("Choose at least one RRF member under “More parameters”.")
+        st.warning("Choose at least one RRF member under “Advanced settings”.")
         return None
     try:
         config = search_config(values, corpus, tol=TOLERANCES[tol_label], vocabulary=vocabulary,
@@ -320,4 +338,5 @@ def ask(index: Index) -> Request | None:
     return Request(question, name, k, config, labeled, story_slot)
 
 
-__all__ = ["AS_READ", "NONE", "Request", "TOLERANCES", "ask", "base_retrievers", "bct_of", "fusable", "read_link"]
+__all__ = ["AS_READ", "NONE", "PLAIN", "Request", "TOLERANCES", "ask", "base_retrievers", "bct_of", "fusable", "method_words",
+           "read_link"]
