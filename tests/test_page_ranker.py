@@ -4,6 +4,7 @@ ranker whose every hit's score is the exact sum of its named parts, in the answe
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -14,8 +15,10 @@ from engine.indexing.index import Index
 from engine.ingest.corpus import Corpus
 from engine.ingest.passage import Passage
 from engine.rank.learned import RankerParams, TrainingTable, train
-from engine.retrieve.page_features import (FEATURES, PAGE_KINDS, PAIRS, asks, feature_rows, page_facts)
+from engine.retrieve.page_features import (FEATURES, PAGE_KINDS, PAIRS, asks, content_words, feature_rows, page_facts,
+                                          rare_word_shares)
 from engine.retrieve.page_ranker import LearnedPageRetriever, PageExplanation, PagePool
+from tests.conftest import ROOT
 from tests.filingmaker import filing_pages
 
 SIGNATURES = ("SIGNATURES\nPursuant to the requirements of Section 13 or 15(d) of the Securities Exchange Act of 1934, "
@@ -70,7 +73,8 @@ def test_a_feature_row_by_hand():
     pages = [f"ACME_2019_10K.pdf#p{n + 1}", f"ACME_2019_10K.pdf#p{n + 3}"]
     x = feature_rows("What drove Acme's gross margin?", pages, facts, walk_scores=np.array([0.02, 0.01]),
                      shares=np.array([[0.5, 0.0, 0.5], [1.0, 0.0, 0.0]]), bm25_best=np.array([1.0, 0.25]),
-                     dense_best=np.array([0.6, 0.1]), context_bm25=np.array([0.0, 0.0]), lexicon_rows=frozenset())
+                     dense_best=np.array([0.6, 0.1]), context_bm25=np.array([0.0, 0.0]),
+                     rare_words=np.array([0.75, 0.0]), lexicon_rows=frozenset())
     row = dict(zip(FEATURES, x[0]))
     assert row["how strongly the graph search reached it (1: the best page)"] == 1.0 and x[1][0] == 0.5
     assert row["its rank in the graph search"] == 1.0 and x[1][1] == 0.5
@@ -78,7 +82,22 @@ def test_a_feature_row_by_hand():
     assert row["asks for a figure, on an MD&A page"] == 1.0  # "gross margin" is a figure too
     other = dict(zip(FEATURES, x[1]))
     assert other["asks for drivers, on an MD&A page"] == 0.0 and other["a boilerplate page (signatures, exhibit list, …)"] == 1.0
-    assert len(FEATURES) == 8 + len(PAGE_KINDS) + len(PAIRS) + 6
+    assert row["the question's rarer words on it"] == 0.75 and other["the question's rarer words on it"] == 0.0
+    assert len(FEATURES) == 9 + len(PAGE_KINDS) + len(PAIRS) + 6
+
+
+def test_the_rarer_words_share_by_hand():
+    """"operating margin": three pages print "operating", one of them "margin". Weights log(1 + 3/3) = ln 2 and
+    log(1 + 3/1) = ln 4 = 2 ln 2: the page with both has 1, the two with "operating" alone 1/3 each. A word is its
+    first seven letters ("competitors" meets "competition"); a figure or a period is no word."""
+    q = content_words("Netflix operating margin of its competitors 2Q23 2023")
+    assert q == {"netflix", "operati", "margin", "competi"}
+    assert content_words("COMPETITION and competitive") == {"competi"}
+    pages = [frozenset({"operati", "margin", "revenue"}), frozenset({"operati", "income"}), frozenset({"operati"})]
+    shares = rare_word_shares(q - {"netflix", "competi"}, pages)
+    np.testing.assert_allclose(shares, [1.0, 1 / 3, 1 / 3])
+    assert not rare_word_shares(frozenset({"absent"}), pages).any()  # a word no page prints weighs nothing
+    assert rare_word_shares(frozenset(), []).shape == (0,)
 
 
 @pytest.fixture(scope="module")
@@ -158,3 +177,19 @@ def test_a_ranked_page_says_which_score_orders_the_pages():
 
     assert walk_rank_words(3) == ("The score above orders the pages. The graph search that found this page ranked "
                                   "it 3; the shares below are of that search's own score.")
+
+
+def test_the_rarer_words_share_is_the_same_bits_whatever_the_hash_seed():
+    """A set's order follows PYTHONHASHSEED and a float sum follows its order: the shares are summed in sorted order,
+    so two processes with different seeds give the same bits (the shipped model is remade byte for byte)."""
+    import subprocess
+    import sys
+
+    code = ("from engine.retrieve.page_features import content_words, rare_word_shares\n"
+            "q = content_words('operating margin segment revenue growth drivers emea americas asia pacific latin')\n"
+            "pages = [content_words(t) for t in ('operating margin emea', 'segment revenue growth americas asia',"
+            " 'drivers latin pacific margin', 'revenue')]\n"
+            "print([v.hex() for v in rare_word_shares(q, pages)])")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3", "4")}
+    assert len(outs) == 1, outs

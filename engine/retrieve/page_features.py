@@ -5,8 +5,9 @@ what the walk is worst at (docs/filings.md): statements and boilerplate outrank 
 drivers, the risk factors, or the note. The features say, for each candidate page:
 - how the walk reached it: its score against the pool's best, and each seed kind's share (the scope's structure,
   the question's names, the passages like the question);
-- how its words and meaning match the question: BM25 and dense similarity of its best passage, and BM25 over its
-  context (the filing, its Item, note or statement);
+- how its words and meaning match the question: BM25 and dense similarity of its best passage, BM25 over its
+  context (the filing, its Item, note or statement), and the share of the question's words it prints, each weighed
+  by how few pool pages print it ("Intelligent Cloud", "margin", "EMEA": what a statement page lacks);
 - what the question asks for against what the page is: drivers × an MD&A page, risk × Item 1A, a figure × a
   statement, …: each pair its own named feature, so a part of a score reads as a reason;
 - boilerplate (signatures, subsidiary lists, exhibit indexes, certifications, the stock-performance graph, a page
@@ -27,7 +28,7 @@ import numpy as np
 from ..filings.scope import BREAKDOWN
 from ..filings.structure import FilingStructure
 from ..ingest.passage import Passage, page_ref
-from ..text import normalize_name
+from ..text import STOPWORDS, normalize_name
 
 # What a question asks for, by its words. A question may ask for several (a figure and its drivers).
 ASKS: dict[str, re.Pattern] = {
@@ -92,7 +93,7 @@ WALK_FEATURES = ("how strongly the graph search reached it (1: the best page)", 
                  "reached from the question's company and period", "reached from the names in the question",
                  "reached from passages worded like the question")
 MATCH_FEATURES = ("its words match the question's", "its meaning is close to the question's",
-                  "the question's words in its headings")
+                  "the question's words in its headings", "the question's rarer words on it")
 PAGE_FEATURES = ("a boilerplate page (signatures, exhibit list, …)", "a page that only points elsewhere",
                  "the parent company's own statement, not the group's", "how much of it is figures",
                  "table rows the question names", "how far into the filing (0 start, 1 end)")
@@ -199,10 +200,11 @@ class Candidates:
 
 def feature_rows(question: str, pages: Sequence[str], facts: Mapping[str, PageFacts], walk_scores: np.ndarray,
                  shares: np.ndarray, bm25_best: np.ndarray, dense_best: np.ndarray, context_bm25: np.ndarray,
-                 lexicon_rows: frozenset[int]) -> np.ndarray:
+                 rare_words: np.ndarray, lexicon_rows: frozenset[int]) -> np.ndarray:
     """The feature matrix of a question's candidate pages. `shares` (pages, 3) is each seed kind's part of the walk
     score over that score; `bm25_best` and `context_bm25` are scaled to the pool's best (1 the best, 0 none);
-    `dense_best` is a cosine; `lexicon_rows` the structure nodes the question's lexicon terms seed."""
+    `dense_best` is a cosine; `rare_words` is `rare_word_shares`; `lexicon_rows` the structure nodes the question's
+    lexicon terms seed."""
     asked = asks(question)
     top = float(walk_scores.max()) if walk_scores.size else 0.0
     x = np.zeros((len(pages), len(FEATURES)))
@@ -210,7 +212,7 @@ def feature_rows(question: str, pages: Sequence[str], facts: Mapping[str, PageFa
         f = facts.get(key)
         kinds = f.kinds if f else frozenset()
         row = [walk_scores[r] / top if top > 0 else 0.0, 1.0 / (r + 1), *shares[r],
-               bm25_best[r], dense_best[r], context_bm25[r]]
+               bm25_best[r], dense_best[r], context_bm25[r], rare_words[r]]
         row += [1.0 if k in kinds else 0.0 for k in PAGE_KINDS]
         row += [1.0 if a in asked and k in kinds else 0.0 for a, k in PAIRS]
         row += [float(f.boilerplate) if f else 0.0, float(f.pointer_only) if f else 0.0,
@@ -224,5 +226,35 @@ def context_words(text: str) -> list[str]:
     return normalize_name(text).split()
 
 
+# a word's first letters stand for it: "competitors" meets "competition" and "competitive", "memberships"
+# "membership" (truncation stemming); 7 read best of 6, 7 and a plural's s dropped, by cross-validation on the
+# tuning halves (docs/filings.md)
+PREFIX = 7
+
+
+def content_words(text: str) -> frozenset[str]:
+    """A text's words as the rarer-words feature compares them: folded, no stop word, no figure or period ("2022",
+    "fy22"), each cut to its first PREFIX letters."""
+    words = set()
+    for t in normalize_name(text).split():
+        if len(t) >= 3 and t not in STOPWORDS and not any(c.isdigit() for c in t):
+            words.add(t[:PREFIX])
+    return frozenset(words)
+
+
+def rare_word_shares(question_words: frozenset[str], page_words: Sequence[frozenset[str]]) -> np.ndarray:
+    """Each page's share of the question's words, each word weighed by how few of these pages print it:
+    log(1 + pages / pages printing it), so a word every candidate prints ("revenue" in a revenue question) weighs
+    least and the one only the answering pages print ("margin", "EMEA") most. Words no page prints weigh nothing."""
+    n = len(page_words)
+    # in sorted order: a set's order follows the process's hash seed, and float sums follow their order
+    df = {t: sum(t in words for words in page_words) for t in sorted(question_words)}
+    weight = {t: float(np.log1p(n / d)) for t, d in df.items() if d}
+    total = sum(weight.values())
+    if not total:
+        return np.zeros(n)
+    return np.array([sum(w for t, w in weight.items() if t in words) / total for words in page_words])
+
+
 __all__ = ["ASKS", "ASK_WORDS", "KIND_WORDS", "Candidates", "FEATURES", "PAGE_KINDS", "PAIRS", "PageFacts", "asks", "context_words",
-           "feature_rows", "page_facts"]
+           "content_words", "feature_rows", "page_facts", "rare_word_shares"]

@@ -23,7 +23,7 @@ from .filing_retriever import FilingRetriever
 from .filing_seeding import STRUCTURE_RULES
 from .graph_explain import HitExplanation
 from .graph_retriever import Personalization, Walk, scored
-from .page_features import FEATURES, Candidates, PageFacts, feature_rows
+from .page_features import FEATURES, Candidates, PageFacts, content_words, feature_rows, rare_word_shares
 from .retrievers import Answer, Answers, Hit, check_k, check_query
 
 POOL = 40  # pages of the walk's ranking the ranker reorders: the tuning halves' gold is within it for most questions
@@ -77,6 +77,13 @@ class PagePool:
         for i, key in enumerate(self._page_of_row):
             if key is not None:
                 self._rows_of_page.setdefault(key, []).append(i)
+        self._words: dict[str, frozenset[str]] = {}  # a page's (or a page-less passage's) content words, once read
+
+    def _page_words(self, page: str, rows: Sequence[int]) -> frozenset[str]:
+        if page not in self._words:
+            passages = self.walker.corpus_passages
+            self._words[page] = frozenset().union(*(content_words(passages[r].text) for r in rows))
+        return self._words[page]
 
     def page_key(self, passage_id: str) -> str | None:
         """The pool's unit a passage ranks as: its page's key (`PageRef.key`), its own id when it has no page, None
@@ -104,10 +111,14 @@ class PagePool:
         bm25_best = np.array([bm25[r].max() for r in page_rows])
         dense_best = np.array([dense[r].max() for r in page_rows])
         context = self._context_match(scope.text, pages)
+        filings = w.filing_seeder.structure.filings
+        named = content_words(" ".join([*scope.companies, *(filings[d].label for d in scope.filings if d in filings)]))
+        rare = rare_word_shares(content_words(scope.text) - named,
+                                [self._page_words(p, r) for p, r in zip(pages, page_rows)])
         lexicon_rows = frozenset(i for i, rule, _ in w.filing_seeder.structure_matches(scope)
                                  if rule in ("lexicon", "line item"))
         x = feature_rows(question, pages, self.facts, walk_scores, shares, _scaled(bm25_best), dense_best,
-                         context, lexicon_rows)
+                         context, rare, lexicon_rows)
         return pers, walk, Candidates(pages, tuple(h.passage_id for h in pool), walk_scores, x)
 
     def _shares(self, pers: Personalization, rows: Sequence[int], scores: np.ndarray) -> np.ndarray:
