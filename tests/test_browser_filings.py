@@ -339,3 +339,14 @@ def test_an_upload_on_the_corpus_page_becomes_the_corpus_without_a_session_state
     assert main.get_by_text("add or replace them in the sidebar").count() == 1
     log = (ROOT / "test-output" / "streamlit.log").read_text("utf-8", errors="replace")
     assert "Session State API" not in log, log[-2000:]
+    # the sidebar's uploader is empty on this page though the room is in use: a file added there joins the room,
+    # never replaces it without a word (#63 walk: "one more filing" had left the room only that filing)
+    more = tmp_path / "note.md"
+    more.write_text("# Note\nCalder Mills leases a plant in Ohio.\n")
+    since = mark(page)
+    page.locator('[data-testid="stSidebar"] [data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(
+        str(more))
+    wait_idle(page, since, timeout=300)
+    page.locator('[data-testid="stSidebar"]').get_by_text(re.compile(r"^Files: memo\.md .*; note\.md ")).wait_for(
+        timeout=120_000)
+    no_exception(page)

@@ -110,19 +110,25 @@ def _name_files(linked: tuple[UploadedFile, ...]) -> None:
                            + (f" Not in the link: {', '.join(extra)}." if extra else ""))
 
 
-def save_uploads(uploads, questions=None) -> tuple[Path, str, Path | None]:
-    """Keep uploaded files, under their own base names, in one folder named by their content.
+def save_uploads(uploads, questions=None, base: Path | None = None) -> tuple[Path, str, Path | None]:
+    """Keep uploaded files, under their own base names, in one folder named by their content; with `base` (the
+    folder of the room in use), its files too, an upload of the same name replacing one of them.
 
     Returns the folder, its content digest and where the labeled questions were kept (or None)."""
     h = hashlib.sha256()
     files: dict[str, bytes] = {}
+    given: set[str] = set()
+    for f in sorted(base.iterdir()) if base is not None and base.is_dir() else ():
+        if f.is_file():
+            files[f.name] = f.read_bytes()
     for up in uploads:
         name = Path(up.name).name  # a base name only: an upload never writes outside its folder
         data = up.getvalue()
         if len(data) > MAX_FILE_BYTES:
             raise PathLensError(f"{name} is {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit")
-        if name in files:
-            raise PathLensError(f"two uploads are named {name}; rename one")
+        if name in given and files[name] != data:  # the same file twice is one file
+            raise PathLensError(f"two different uploads are named {name}; rename one")
+        given.add(name)
         files[name] = data
     for name in sorted(files):
         h.update(name.encode() + b"\x00" + hashlib.sha256(files[name]).digest())
@@ -192,18 +198,30 @@ def _upload_notes(index: Index, problem: str) -> Index:
     return index
 
 
-def keep_uploads(ups, qs=None) -> tuple:
-    """Save uploaded files as the session's uploaded corpus; the same uploads on a rerun reuse what was saved
-    instead of reading and hashing them again. Returns (folder, digest, name, questions path or None)."""
-    upload_ids = tuple(u.file_id for u in ups) + ((qs.file_id,) if qs is not None else ())
+def keep_uploads(ups, qs=None, base: tuple | None = None) -> tuple:
+    """Save uploaded files as the session's uploaded corpus, joining the files of `base` (the room in use when
+    the uploader was empty); the same uploads on a rerun reuse what was saved instead of reading and hashing them
+    again. Returns (folder, digest, name, questions path or None)."""
+    upload_ids = (tuple(u.file_id for u in ups) + ((qs.file_id,) if qs is not None else ())
+                  + ((base[1],) if base else ()))
     kept = st.session_state.get("uploaded_corpus")
     if kept is None or st.session_state.get("uploaded_ids") != upload_ids:
-        folder, digest, qpath = save_uploads(ups, qs)
-        name = Path(ups[0].name).stem if len(ups) == 1 else f"{len(ups)} uploaded files"
+        folder, digest, qpath = save_uploads(ups, qs, base=Path(base[0]) if base else None)
+        names = sorted(f.name for f in folder.iterdir() if f.is_file())
+        name = Path(names[0]).stem if len(names) == 1 else f"{len(names)} uploaded files"
+        qpath = qpath or (base[3] if base else None)  # the room's labeled questions stay with it
         kept = (str(folder), digest, name, str(qpath) if qpath else None)
         st.session_state["uploaded_corpus"] = kept
         st.session_state["uploaded_ids"] = upload_ids
     return kept
+
+
+def forget_uploads() -> None:
+    """The "Start a new room" button: the session's uploaded files go, and the next upload is a room of its own."""
+    for key in ("uploaded_corpus", "uploaded_ids", "upload_base"):
+        st.session_state.pop(key, None)
+    if "files" in st.query_params:  # the link named the room's files: it no longer shows them
+        del st.query_params["files"]
 
 
 def use_uploaded(key: str) -> None:
@@ -258,10 +276,13 @@ def sidebar_corpus() -> Index | None:
                                           help='One JSON object a line: id, text, gold (passage ids or '
                                                '{"doc": "FILE.pdf", "page": 12}), optional kind.')
             kept = st.session_state.get("uploaded_corpus")
-            if not ups and kept is not None:  # uploaded on another page of this session
+            if not ups and kept is not None:  # uploaded on another page of this session: files added here join it
+                st.session_state["upload_base"] = kept
                 index, problem = _upload_index(*kept)
-                st.sidebar.caption(f"Using the files uploaded earlier in this session ({index.corpus.name}); "
-                                   "upload files here to replace them.")
+                st.sidebar.caption(f"Using the files uploaded earlier in this session ({index.corpus.name}). Files "
+                                   "you upload here join them; a file of the same name replaces its namesake.")
+                st.sidebar.button("Start a new room", key="new_room", on_click=forget_uploads,
+                                  help="Forget this session's uploaded files, to upload others in their place.")
                 _name_files(linked)
                 return _upload_notes(index, problem)
             if not ups:
@@ -275,7 +296,7 @@ def sidebar_corpus() -> Index | None:
                             "(.docx), HTML, .txt or .md files, a .zip of them, or JSON Lines passages with `id` and "
                             "`text`.")
                 return None
-            index = _upload_notes(*_upload_index(*keep_uploads(ups, qs)))
+            index = _upload_notes(*_upload_index(*keep_uploads(ups, qs, st.session_state.get("upload_base"))))
             _name_files(linked)
             return index
         fmt = st.sidebar.selectbox("Benchmark format", FORMATS, key="bench_fmt_sidebar")
