@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -84,6 +85,8 @@ def test_a_feature_row_by_hand():
     assert other["asks for drivers, on an MD&A page"] == 0.0 and other["a boilerplate page (signatures, exhibit list, …)"] == 1.0
     assert row["the question's rarer words on it"] == 0.75 and other["the question's rarer words on it"] == 0.0
     assert len(FEATURES) == 9 + len(PAGE_KINDS) + len(PAIRS) + 6
+    assert "asks for a figure, on an earnings-release page" in FEATURES  # the parts chart's words read as English
+    assert not [f for f in FEATURES if re.search(r"\ba [aeiou]", f, re.IGNORECASE)]
 
 
 def test_the_rarer_words_share_by_hand():
@@ -193,3 +196,4 @@ def test_the_rarer_words_share_is_the_same_bits_whatever_the_hash_seed():
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3", "4")}
     assert len(outs) == 1, outs
+

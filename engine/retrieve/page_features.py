@@ -109,7 +109,7 @@ ASK_WORDS = {"figure": "a figure", "drivers": "drivers", "risk": "risks", "busin
 
 def _on(kind: str) -> str:
     words = KIND_WORDS[kind]
-    return ("an " if words[0] in "AEIOUM" else "a ") + words  # "an MD&A page", "an Item 1 … page"
+    return ("an " if words[0].upper() in "AEIOU" or words.startswith("MD&A") else "a ") + words  # "an MD&A page"
 
 
 FEATURES = (WALK_FEATURES + MATCH_FEATURES + tuple(KIND_WORDS[k] for k in PAGE_KINDS)
