@@ -1,4 +1,4 @@
-"""The session's uploaded room across pages (#63 walk, round 7): files uploaded after visiting another page join the
+"""The session's uploaded room across pages (#63 walk): files uploaded after visiting another page join the
 room in use, never silently replace it; the same file twice is one file; "Start a new room" forgets the room."""
 
 from __future__ import annotations
