@@ -164,6 +164,14 @@ TERMS: dict[str, str] = {
     "retrievers": "The retrievers to run; see each retriever's name.",
     "BCT alias seeding": "Coreference-aware alias seeding (BCT): the question's entities also seed their aliases — "
                          "defined terms such as “the Fund”, nested names and acronyms — at weight β.",
+    "Also seed aliases": "The switch for BCT alias seeding (Advanced settings): the question's entities also seed "
+                         "their aliases — defined terms such as “the Fund”, nested names and acronyms — at weight β.",
+    "Seed every known name": "The switch for vocabulary seeding (Advanced settings): every graph entity named "
+                             "anywhere in the question seeds the walk, weighted by how specific it is. Off: only "
+                             "the names the extractor finds, weighted equally, as in the Aethel paper.",
+    "Search method": "How the passages are ranked: plain words for the method, then its name in brackets, which "
+                     "links, the CLI and the evidence report use (see each retriever's name).",
+    "Passages to show": "How many passages are shown (k).",
     "entities": "Names found in the corpus that the graph links to the passages mentioning them.",
     "shared passages": "How many passages mention both entities.",
     "documents": "Files in the corpus.",
