@@ -234,7 +234,7 @@ def test_about_edges_are_purple_in_the_evidence_graph_and_their_weight_sits_unde
     assert float(box.input_value()) == 2.0
     box.scroll_into_view_if_needed()
     # an element's screenshot waits for it to stand still: the expander opens with an animation
-    page.locator("[data-testid=stExpander]").filter(has_text="Advanced settings").screenshot(
+    page.locator("[data-testid=stMain] [data-testid=stExpander]").filter(has_text="Advanced settings").screenshot(
         path=str(SHOTS / "query-more-parameters.png"))
     frame.locator("body").screenshot(path=str(SHOTS / "query-about-edges.png"))
     page.context.close()

@@ -106,7 +106,9 @@ def choose_method(page, name: str) -> None:
 
 def open_advanced(page) -> None:
     """Open the Query page's "Advanced settings" fold, where α, w and the seeding switches sit."""
-    page.get_by_text("Advanced settings", exact=False).first.click()
+    # the fold's own summary in the page's body: the sidebar's glossary names "Advanced settings" too
+    page.locator('[data-testid="stMain"] [data-testid="stExpander"] summary').filter(
+        has_text="Advanced settings").first.click()
     page.get_by_role("slider").first.wait_for()
 
 
