@@ -307,6 +307,19 @@ def test_bad_gold_is_named_by_line_and_field(tmp_path, gold, message):
     assert message in str(err.value)
 
 
+def test_gold_in_a_file_that_was_not_read_says_why(tmp_path):
+    """A reader's time limit on a busy machine left a dev set's filing out, and its questions then failed on an
+    "unknown document" alone."""
+    good = SourceFile("good.pdf", make_pdf([text_page("Page one text.")]))
+    broken = SourceFile("broken.pdf", b"%PDF-1.4\n" + b"\x00garbage" * 50)
+    queries = SourceFile("queries.jsonl", json.dumps({"id": "q", "text": "t", "gold": [{"doc": "broken.pdf",
+                                                                                         "page": 1}]}).encode())
+    with pytest.raises(PathLensError) as err:
+        load_sources([good, broken], "r", queries=queries)
+    assert str(err.value).startswith("queries.jsonl, line 1: field 'gold[0].doc': unknown document 'broken.pdf': "
+                                     "it was not read (")
+
+
 def test_a_page_without_text_cannot_be_gold(tmp_path):
     pdf = make_pdf([text_page("Page one text."), []])
     corpus = load_sources([SourceFile("two.pdf", pdf)], "r")

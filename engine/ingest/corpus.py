@@ -147,7 +147,8 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
         if p.id in seen:
             raise PathLensError(f"corpus {name!r}: duplicate passage id {p.id!r}")
         seen.add(p.id)
-    labeled = parse_queries(decode_text(queries), queries.name, passages) if queries else ()
+    unread = {p.file: p.message for p in problems}
+    labeled = parse_queries(decode_text(queries), queries.name, passages, unread) if queries else ()
     return Corpus(name=name, passages=tuple(passages), queries=labeled,
                   report=IngestReport(tuple(problems), tuple(reading.dropped)), lexicon=lexicon)
 

@@ -26,13 +26,15 @@ class LabeledQuery:
 
 
 
-def parse_queries(text: str, where: str, passages: Sequence[Passage]) -> tuple[LabeledQuery, ...]:
+def parse_queries(text: str, where: str, passages: Sequence[Passage],
+                  unread: Mapping[str, str] | None = None) -> tuple[LabeledQuery, ...]:
     """Labeled questions, one JSON object a line: `id`, `text`, `gold`, optional `kind` (any label).
     Other fields (an answer, the evidence text) are kept in `LabeledQuery.extra`.
 
     A gold entry is a passage id, or `{"doc": "APPLE_2022_10K.pdf", "page": 28}`: any passage on
     that page counts as a hit (evaluation scores such a question by pages; see engine.evaluate.evaluate).
-    Bad gold is named by line and field.
+    Bad gold is named by line and field; gold in a file that was not read says why (`unread`: file → what
+    happened, e.g. a reader's time limit on a busy machine).
     """
     ids = {p.id for p in passages}
     on_page: dict[str, list[str]] = {}
@@ -70,7 +72,9 @@ def parse_queries(text: str, where: str, passages: Sequence[Passage]) -> tuple[L
                                     "exactly 'doc' and 'page'")
             doc = docs.get(str(g["doc"]))
             if doc is None:
-                raise PathLensError(f"{at}: field '{field_name}.doc': unknown document {g['doc']!r}")
+                why = (unread or {}).get(str(g["doc"]))
+                raise PathLensError(f"{at}: field '{field_name}.doc': unknown document {g['doc']!r}"
+                                    + (f": it was not read ({why})" if why else ""))
             page = g["page"]
             if doc not in pages_of:
                 raise PathLensError(f"{at}: field '{field_name}.page': {doc} has no pages (only PDFs do); "
