@@ -333,6 +333,9 @@ def _ends(filing: Filing, end: tuple[int, int, int]) -> bool:
     return abs((date(y, m, d) - target).days) <= SAME_PERIOD_DAYS
 
 
+FILED_WITHIN_DAYS = {"10-Q": 45, "10-K": 90}  # the SEC's deadlines after a period's end, the longest of each form
+
+
 def _for_date(room: Room, key: str, docs: list[str], period: Period, fallback: bool) -> tuple[list[str], str]:
     filings = room.filings
     end = period.end
@@ -349,6 +352,15 @@ def _for_date(room: Room, key: str, docs: list[str], period: Period, fallback: b
     day = date(end[0], end[1], end[2] or 28)
     after = sorted((filings[d].period_end, d) for d in docs if filings[d].form == "10-K" and filings[d].period_end
                    and day < date.fromisoformat(filings[d].period_end) <= day + timedelta(days=366 * COMPARATIVE_YEARS))
+    # a day shortly after a period's end is on that filing's cover or among its later events ("shares outstanding as
+    # of July 21, 2023" is the June quarter's 10-Q): within the days a 10-Q or 10-K is filed in
+    since = sorted((filings[d].period_end, d) for d in docs if filings[d].form in FILED_WITHIN_DAYS
+                   and filings[d].period_end and 0 < (day - date.fromisoformat(filings[d].period_end)).days
+                   <= FILED_WITHIN_DAYS[filings[d].form])
+    if since:
+        last = [d for p, d in since if p == since[-1][0]]
+        return last, (f"No {{who}} filing ends on {period.words()}; showing " + ", ".join(filings[d].label for d in last)
+                      + ", whose cover and later events are dated after its period's end")
     if after:
         first = [d for p, d in after if p == after[0][0]]
         return first, (f"No {{who}} filing ends on {period.words()}; showing " + ", ".join(filings[d].label for d in first)
