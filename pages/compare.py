@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Mapping
 from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
 
 from engine.errors import PathLensError
-from engine.ingest.passage import PageRef
 from engine.evaluate.evaluate import compare_by_kind, doc_clusters, evaluate, leads, verdict
 from engine.catalog import CATALOG, PARAMS
 from engine.indexing.config import corpus_defaults, search_config
 from engine.evaluate.metrics import leader_against_each, metric_names
-from engine.explain.reasons import IN_TEXT, field_words, passage_name, walk_words
+from engine.explain.reasons import IN_TEXT, field_words, passage_name, unreached, walk_words
 from engine.retrieve.graph_explain import HitExplanation
 from engine.jobs import Cancelled, Job
 from engine.retrieve.page_ranker import page_ranker_model
@@ -160,21 +158,6 @@ def about_page_ranker() -> None:
             if "parts" in figures:
                 st.caption(f"On every one of their {figures['parts']['pages']:,} pool pages, the parts sum to the "
                            f"model's own score within {figures['parts']['largest gap']:.0e}.")
-
-
-def unreached(retriever, question: str, pid: str, ranking: list[str], pages: Mapping[str, PageRef],
-              titles: dict[str, str]) -> str:
-    """Why a retriever has nothing to say of a passage: outside the question's scope, another passage of its page
-    ranking for the page, or no word or path reaching it."""
-    if outside := getattr(retriever, "outside_scope", lambda q, p: "")(question, pid):
-        return outside
-    page = at.key if (at := pages.get(pid)) else None
-    stand_in = next((other for other in ranking if page and other != pid and (o := pages.get(other)) and o.key == page),
-                    None)
-    if stand_in is not None:
-        return (f"another passage of its page ranks in its place ({passage_name(stand_in, titles, IN_TEXT)}): "
-                "a page ranks once, as its best passage")
-    return "it does not reach this passage at all (no shared word, no path from the question's seeds)"
 
 
 def evaluation_job(index, names: list[str], ks, config) -> Job:

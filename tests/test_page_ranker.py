@@ -197,3 +197,16 @@ def test_the_rarer_words_share_is_the_same_bits_whatever_the_hash_seed():
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3", "4")}
     assert len(outs) == 1, outs
 
+
+
+def test_a_page_the_ranker_never_scored_is_said_to_be_outside_its_pool_not_to_share_no_word(learned):
+    """Compare's "Why they disagree" said "no shared word" of a page whose words the question shares (#63 walk)."""
+    from engine.explain.reasons import unreached
+
+    q = "What drove Acme's gross margin in FY2020?"
+    ids = [p.id for p in _room().passages]
+    unscored = [pid for pid in ids if pid not in learned.explain_hits(q, ids)]
+    assert unscored
+    said = {unreached(learned, q, pid, [], {}, {}) for pid in unscored}
+    assert said == {"its page is not among the 40 pages the graph search gathers for this ranker to order, so the "
+                    "ranker never scores it"}

@@ -183,6 +183,12 @@ def strip_slot(pages: dict[str, Pending]):
     return st.empty()
 
 
+def ranks_words(ranks: list[int]) -> str:
+    """"#3", "#3 and #4", "#2, #3 and #5": the hits that cite one page."""
+    named = [f"#{r}" for r in ranks]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + f" and {named[-1]}"
+
+
 def _strip(drawn: list[tuple[Pending, ShownPage | None]]) -> str:
     """The thumbnails of the pages drawn so far, in rank order; a page several hits cite is shown once, labelled
     with each of their ranks, and links to the first (its thumbnail marks that hit's passage)."""
@@ -355,7 +361,7 @@ def side_by_side(index: Index, question: str, rankings: dict[str, list[str]], en
         for i, pid in enumerate(rankings[name][1:], start=2):
             if (where := cited_page(pid)) and where.key != first_page.key:
                 later.setdefault((where.doc, where.page), []).append(i)
-        rest = [" ".join(f"#{i}" for i in ranks) + f" p.{where[1]}" + ("" if where[0] == doc else f" of {where[0]}")
+        rest = [f"p.{where[1]}" + ("" if where[0] == doc else f" of {where[0]}") + f" ({ranks_words(ranks)})"
                 for where, ranks in later.items()]
         with column:
             st.caption(escape_markdown(f"{name}'s first hit cites {doc} page {number}"

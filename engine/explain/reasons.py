@@ -13,6 +13,7 @@ import numpy as np
 from ..graph.push import PROVEN_TOP
 from ..ingest.passage import PageRef
 from ..retrieve.graph_explain import EvidencePath, GraphAnswer, HitExplanation
+from ..retrieve.page_ranker import POOL, LearnedPageRetriever
 
 SHOWN_SHARE = 0.005  # a part of a score below this is left out of a sentence (it would read "0%")
 MAX_LABEL = 30  # characters of a title in a graph label
@@ -263,4 +264,22 @@ def plain(x: float) -> str:
     return np.format_float_positional(x, precision=2, unique=False, fractional=False, trim="-")
 
 
-__all__ = ["IN_TEXT", "MAX_LABEL", "bridged_parts", "bridged_words", "WHERE_IT_SITS", "where_it_sits", "bridged_share", "exactness_words", "explanation_lines", "field_words", "k_past_corpus", "move_words", "parts", "passage_name", "passage_place", "path_words", "percent", "plain", "reason", "short", "short_document", "walk_words"]
+def unreached(retriever, question: str, pid: str, ranking: list[str], pages: Mapping[str, PageRef],
+              titles: dict[str, str]) -> str:
+    """Why a retriever has nothing to say of a passage: outside the question's scope, another passage of its page
+    ranking for the page, or no word or path reaching it."""
+    if outside := getattr(retriever, "outside_scope", lambda q, p: "")(question, pid):
+        return outside
+    page = at.key if (at := pages.get(pid)) else None
+    stand_in = next((other for other in ranking if page and other != pid and (o := pages.get(other)) and o.key == page),
+                    None)
+    if stand_in is not None:
+        return (f"another passage of its page ranks in its place ({passage_name(stand_in, titles, IN_TEXT)}): "
+                "a page ranks once, as its best passage")
+    if isinstance(retriever, LearnedPageRetriever):  # it orders a pool: a page outside has no parts, shared words or not
+        return (f"its page is not among the {POOL} pages the graph search gathers for this ranker to order, so the "
+                "ranker never scores it")
+    return "it gives this passage no score: no word of the question's and no path from its seeds reaches it"
+
+
+__all__ = ["IN_TEXT", "MAX_LABEL", "bridged_parts", "bridged_words", "WHERE_IT_SITS", "where_it_sits", "bridged_share", "exactness_words", "explanation_lines", "field_words", "k_past_corpus", "move_words", "parts", "passage_name", "passage_place", "path_words", "percent", "plain", "reason", "short", "short_document", "unreached", "walk_words"]
