@@ -25,6 +25,7 @@ from .structure import STATEMENTS
 
 COMPARATIVE_YEARS = 2  # a 10-K repeats the two years before its own: FY2020 figures also stand in FY2021's and FY2022's
 SAME_PERIOD_DAYS = 7  # a 52/53-week period ends within a week of the date an analyst names
+FILED_WITHIN_DAYS = {"10-Q": 45, "10-K": 90}  # the SEC's deadlines after a period's end, the longest of each form
 _FORMS = {"10-K": re.compile(r"\b10-?ks?\b|\bannual reports?\b", re.IGNORECASE),
           "10-Q": re.compile(r"\b10-?qs?\b|\bquarterly reports?\b", re.IGNORECASE),
           "8-K": re.compile(r"\b8-?ks?\b|\bcurrent reports?\b", re.IGNORECASE),
@@ -333,12 +334,8 @@ def _ends(filing: Filing, end: tuple[int, int, int]) -> bool:
     return abs((date(y, m, d) - target).days) <= SAME_PERIOD_DAYS
 
 
-FILED_WITHIN_DAYS = {"10-Q": 45, "10-K": 90}  # the SEC's deadlines after a period's end, the longest of each form
-
-
 def _for_date(room: Room, key: str, docs: list[str], period: Period, fallback: bool) -> tuple[list[str], str]:
-    filings = room.filings
-    end = period.end
+    filings, end = room.filings, period.end
     ending = [d for d in docs if _ends(filings[d], end)]
     if period.kind == "report date":
         return (ending or ([] if not fallback else docs)), ""
@@ -354,17 +351,12 @@ def _for_date(room: Room, key: str, docs: list[str], period: Period, fallback: b
                    and day < date.fromisoformat(filings[d].period_end) <= day + timedelta(days=366 * COMPARATIVE_YEARS))
     # a day shortly after a period's end is on that filing's cover or among its later events ("shares outstanding as
     # of July 21, 2023" is the June quarter's 10-Q): within the days a 10-Q or 10-K is filed in
-    since = sorted((filings[d].period_end, d) for d in docs if filings[d].form in FILED_WITHIN_DAYS
-                   and filings[d].period_end and 0 < (day - date.fromisoformat(filings[d].period_end)).days
-                   <= FILED_WITHIN_DAYS[filings[d].form])
-    if since:
-        last = [d for p, d in since if p == since[-1][0]]
-        return last, (f"No {{who}} filing ends on {period.words()}; showing " + ", ".join(filings[d].label for d in last)
-                      + ", whose cover and later events are dated after its period's end")
-    if after:
-        first = [d for p, d in after if p == after[0][0]]
-        return first, (f"No {{who}} filing ends on {period.words()}; showing " + ", ".join(filings[d].label for d in first)
-                       + ", the first 10-K after it")
+    since = sorted((f.period_end, d) for d in docs if (f := filings[d]).form in FILED_WITHIN_DAYS and f.period_end
+                   and 0 < (day - date.fromisoformat(f.period_end)).days <= FILED_WITHIN_DAYS[f.form])
+    if since or after:
+        got, why = (([d for p, d in since if p == since[-1][0]], "whose cover and later events are dated after its "
+                     "period's end") if since else ([d for p, d in after if p == after[0][0]], "the first 10-K after it"))
+        return got, f"No {{who}} filing ends on {period.words()}; showing {', '.join(filings[d].label for d in got)}, {why}"
     return docs, f"No {{who}} filing for {period.words()}; searching every filing of the company"
 
 
