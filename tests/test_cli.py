@@ -258,6 +258,25 @@ def test_filings_lists_each_identity_with_the_page_and_rule_of_each_field(capsys
     assert "ACME_2019_10K.pdf" in table and "2019-05-31" in table and "Acme Widgets: acmewidgets" in table
 
 
+def test_a_plain_query_on_filings_prints_the_rankers_parts_and_the_walk_that_found_the_page(capsys, tmp_path):
+    """The table a terminal reads, on a room of PDFs, whose default retriever is the learned page ranker: each hit's
+    score in its largest parts, the walk's rank of the page, and the walk's own sentence (it raised on a page
+    ranker's explanation)."""
+    from tests.filingmaker import write_pdfs
+
+    folder = write_pdfs(tmp_path / "room")
+    code, out, _ = run(capsys, "query", "--corpus", str(folder), "--k", "2",
+                       "What were Acme's additions to property, plant and equipment in fiscal 2020?")
+    assert code == 0
+    first = out.split("\n 2. ")[0]
+    score = float(re.search(r"^ 1\. (\S+) ", first, re.M).group(1))
+    said = re.search(r"score ([+-]\d+\.\d\d): (.+); every page starts at ([+-]\d+\.\d\d)$", first, re.M)
+    parts = [float(v) for v in re.findall(r" ([+-]\d+\.\d\d)(?:;|$)", said.group(2))]
+    assert float(said.group(1)) == pytest.approx(score, abs=0.005)
+    assert sum(parts) + float(said.group(3)) == pytest.approx(score, abs=0.005 * (len(parts) + 2))
+    assert "The graph search that found this page ranked it " in first and "Its score: " in first
+
+
 def test_eval_pools_a_dev_set_split_over_two_rooms(capsys, tmp_path):
     """Two rooms, each with its own questions: `--corpus A,B --queries QA,QB` evaluates each room with its own index
     and reports the questions together, clustered by filing across both."""

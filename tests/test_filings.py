@@ -77,6 +77,11 @@ def test_row_labels_and_cross_references():
     assert row_label("Dividends — common and preferred (1,243) (1,133)") == "dividends common and preferred"
     assert row_label("Total 9,413 9,409") is None  # too generic to name a row
     assert row_label("May 31, 2019") is None
+    # a guidance table's dollar ranges are no line item; a statement's "$" apart and its dash for zero are
+    assert row_label("Revenue $8.51 - $8.53") is None
+    assert row_label("Expected volatility 36% - 53% 41% - 48%") == "expected volatility"  # reported rates
+    assert row_label("Restructuring (3) $ 711 - $ 20") == "restructuring"
+    assert row_label("Gross margin 42.1% 40.3%") == "gross margin"
     assert row_label("Our revenues grew strongly in the year.") is None
     # a long row of figures (statements print many columns) is read in one pass
     assert row_label("Cash paid " + " (1,234) —" * 400 + " x") is None

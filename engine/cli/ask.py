@@ -11,6 +11,7 @@ from ..catalog import default_retriever, stages_for
 from ..errors import NoSeedError, PathLensError
 from ..explain.jsonout import answer_json, config_json
 from ..filings.identity import identity_row, read_from_words
+from ..explain.parts import explained, part_rows, walk_rank_words
 from ..explain.render import second_hop_summary
 from ..explain.reasons import exactness_words, k_past_corpus, path_words, percent, reason, where_it_sits
 from ..indexing.index import check_retriever
@@ -79,15 +80,20 @@ def cmd_query(args) -> None:
     for h in answer.hits:
         print(f"{h.rank:>2}. {h.score:.5f}  {h.passage_id}  {snippet(texts[h.passage_id])}")
         print(f"      from {citation(by_id[h.passage_id], titles.get(h.passage_id, ''))}")
-        why = answer.why.get(h.passage_id)
-        if answer.walk is not None:  # a walk says why in one sentence, then by its routes and their shares
+        why, ranked = explained(answer, h.passage_id)
+        if ranked is not None:  # a learned ranker's parts, then the walk that found the page
+            rows = "; ".join(f"{label} {value:+.2f}" for label, value in part_rows(
+                [(p.feature, p.part) for p in ranked.parts], 4))
+            print(f"      score {ranked.score:+.2f}: {rows}; every page starts at {ranked.base:+.2f}")
+            print(f"      {walk_rank_words(ranked.walk_rank)}")
+        if why is not None:  # a walk says why in one sentence, then by its routes and their shares
             print(f"      {reason(why)}")
             if why.typed_path is not None:
                 print(f"      where this page sits: {where_it_sits(why.typed_path)}  ({percent(why.typed_path.share)} "
                       "of the score)")
             print("\n".join(f"      via {path_words(p, titles)}  ({percent(p.share)} of the score)" for p in why.paths))
-        elif why is not None:
-            print(f"      why: {why.words()}")
+        elif h.passage_id in answer.why:
+            print(f"      why: {answer.why[h.passage_id].words()}")
     if answer.walk is not None:
         print("residuals: " + " ".join(f"{r:.2e}" for r in answer.walk.residuals))
         if answer.walk.pushed:

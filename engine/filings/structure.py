@@ -100,11 +100,22 @@ def _split_row(line: str) -> tuple[str, list[str]] | None:
     return label, figures
 
 
+def _forecast(figures: list[str]) -> bool:
+    """Whether a row's figures hold a range of dollars ("$8.51 - $8.53"): a guidance table's forecast, not a reported
+    figure. Both ends carry their "$", as guidance prints them; a statement prints "$" apart and a lone dash for a
+    zero ("$ 711 — $ 20"), and a range of rates ("Expected volatility 36% - 53%") is a reported assumption. (A
+    guidance table's "Revenue" row was the line item the walk reached first for "revenue in Q1 FY2024", above the
+    income statement: a walk-through's miss.)"""
+    def dollars(a: str, b: str) -> bool:
+        return a[:1] == b[:1] == "$" and len(a) > 1 and len(b) > 1
+    return any(figures[i] in ("-", "–") and dollars(figures[i - 1], figures[i + 1]) for i in range(1, len(figures) - 1))
+
+
 def row_label(line: str) -> str | None:
     """The label of a table row ("Additions to property, plant and equipment (1,028) (1,105) (1,143)" →
     its key "additions to property plant and equipment"), or None for a line that is not a row."""
     row = _split_row(line)
-    if row is None:
+    if row is None or _forecast(row[1]):
         return None
     key = normalize_name(row[0])
     words = key.split()
