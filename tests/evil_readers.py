@@ -18,6 +18,23 @@ def sleep(source):
     time.sleep(60)
 
 
+def spin(source):
+    while True:  # CPU without end
+        pass
+
+
+def starved(source):
+    """The real reader, as a machine with many other processes runs it: a little CPU time now and then, for
+    three seconds of wall time."""
+    end = time.monotonic() + 3
+    while time.monotonic() < end:
+        t = time.process_time()
+        while time.process_time() - t < 0.02:
+            pass
+        time.sleep(0.1)
+    return read_document(source)
+
+
 def allocate(source):
     hog = bytearray(4 * 1024 ** 3)  # past any cap the tests set
     return hog
@@ -38,7 +55,8 @@ if os.environ.get("PATHLENS_TEST_SLOW_START"):  # a worker's start on a loaded m
 
 def by_name(source):
     """The real reader, except for files whose name says how to fail."""
-    for word, fn in (("SEGV", segfault), ("HANG", sleep), ("HOG", allocate), ("BUG", key_error)):
+    for word, fn in (("SEGV", segfault), ("HANG", sleep), ("HOG", allocate), ("BUG", key_error), ("SPIN", spin),
+                     ("SLOW", starved)):
         if word in source.name:
             return fn(source)
     return read_document(source)

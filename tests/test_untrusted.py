@@ -103,6 +103,8 @@ def test_a_reader_that_fails_in_process_is_named_and_the_other_files_build(monke
     ("e_HANG.pdf", "e_HANG.pdf: stopped after 2 s (the time limit per file); the file may be damaged or built to "
                    "stall a reader"),
     ("f_HOG.pdf", "f_HOG.pdf: ran past the 256 MiB memory cap per file"),
+    ("g_SPIN.pdf", "g_SPIN.pdf: stopped after 2 s (the time limit per file); the file may be damaged or built to "
+                   "stall a reader"),
 ])
 def test_documents_are_read_in_workers_whose_crash_hang_or_memory_is_named(name, message):
     """A reader that segfaults, sleeps past its limit or allocates past its cap costs its own file only: it
@@ -112,6 +114,14 @@ def test_documents_are_read_in_workers_whose_crash_hang_or_memory_is_named(name,
                      reader="tests.evil_readers:by_name")
     assert [str(p) for p in c.report.skipped] == [message]
     assert {p.doc_id for p in c.passages} == {"good.pdf"}
+
+
+def test_the_time_limit_is_the_readers_own_cpu_time_so_a_busy_machine_stops_no_good_file():
+    """A reader given a little CPU time now and then (a machine busy with other work) reads past the limit in wall
+    time, 3 s against 1, and its file is read: only CPU time spent, or a standstill, stops a reader."""
+    limits = ReadLimits(seconds=1, memory_bytes=256 * 1024 ** 2)
+    c = load_sources([SourceFile("h_SLOW.pdf", _pdf(1))], "room", limits=limits, reader="tests.evil_readers:by_name")
+    assert not c.report.skipped and {p.doc_id for p in c.passages} == {"h_SLOW.pdf"}
 
 
 def test_each_document_over_is_counted_read_or_not():
