@@ -273,3 +273,24 @@ def test_the_filings_retriever_holds_its_tuned_level_on_nikes_10ks(tmp_path):
     assert re.search(r"EMEA|EUROPE,\s+MIDDLE\s+EAST\s+&\s+AFRICA", text, re.I), text[:300]
     top = [texts[h.passage_id] for h in learned.search("Who are Nike's main competitors?", 5)]
     assert any("COMPETITION" in t and "adidas" in t for t in top[:3]), [t[:80] for t in top]
+
+
+def test_a_guidance_tables_revenue_row_is_no_line_item_and_the_statements_total_revenues_is():
+    """A walk-through's miss: "What was Salesforce's revenue in Q1 FY2024?" cited the release's Q2 guidance table
+    (p.2) first, as the walk reached its "Revenue $8.51 - $8.53 Billion" row most. A forecast's dollar ranges are no
+    line item; the income statement's "Total revenues" (p.6) is."""
+    from engine.filings.structure import read_structure
+    from engine.ingest.corpus import load_corpus
+    from engine.ingest.passage import page_ref
+
+    release = DATA / "filings_dev" / "SALESFORCE_2024Q1_EARNINGS.pdf"
+    if not release.exists():
+        pytest.skip(f"{release} is absent: the shared filings lie beside the checkout in CI")
+    passages = load_corpus(str(release)).passages
+    structure = read_structure(passages)
+    pages: dict[str, set[int]] = {}
+    for row, node, _ in structure.edges:
+        if structure.nodes[node].kind == "line item":
+            pages.setdefault(structure.nodes[node].ref, set()).add(page_ref(passages[row]).page)
+    assert 6 in pages["total revenues"] and "revenue" not in pages
+    assert not {r for r, on in pages.items() if 2 in on and ("revenue" in r or "earnings per share" in r)}
