@@ -77,8 +77,8 @@ def test_row_labels_and_cross_references():
     assert row_label("Dividends — common and preferred (1,243) (1,133)") == "dividends common and preferred"
     assert row_label("Total 9,413 9,409") is None  # too generic to name a row
     assert row_label("May 31, 2019") is None
-    # a guidance table's dollar ranges are no line item; a statement's "$" apart and its dash for zero are
-    assert row_label("Revenue $8.51 - $8.53") is None
+    # a guidance table's dollar ranges are a forecast's row; a statement's "$" apart and its dash for zero are
+    assert row_label("Revenue $8.51 - $8.53") == "guidance revenue"
     assert row_label("Expected volatility 36% - 53% 41% - 48%") == "expected volatility"  # reported rates
     assert row_label("Restructuring (3) $ 711 - $ 20") == "restructuring"
     assert row_label("Gross margin 42.1% 40.3%") == "gross margin"
@@ -591,3 +591,25 @@ def test_a_row_is_named_in_the_plural_or_singular_but_never_by_the_filers_own_na
     named = retriever.answer("How did Acme Widgets' international business do in FY2022?", 3)
     rows = {s.label for s in named.walk.seeds if s.rule == "line item"}
     assert not any(label.lower() == "acme widgets" for label in rows), rows
+
+
+def test_a_guidance_tables_rows_are_seeded_by_a_question_of_guidance_and_by_no_other():
+    """A walk-through's miss: Salesforce's Q2 guidance row "Revenue $8.51 - $8.53" was the line item the walk reached
+    first for "revenue in Q1 FY2024", above the income statement. A row of dollar ranges is a forecast's: the
+    question of revenue seeds the statement's row, the question of guidance the forecast's."""
+    income = ("ACME WIDGETS, INC.\nCONSOLIDATED STATEMENTS OF INCOME\n(In millions) 2022 2021\n"
+              "Net sales 52,604 51,612\nTotal revenues 53,648 52,596\nNet income 1,300 1,353")
+    guidance = ("Forward Looking Guidance\nQ1 FY23 Guidance Full Year FY23 Guidance\nRevenue $8.51 - $8.53 $34.5 - $34.7\n"
+                "GAAP Earnings per Share $0.79 - $0.80 $2.67 - $2.69")
+    title = "ACME WIDGETS, INC. · Form 10-K · fiscal year ended May 31, 2022 · ACME 2022 10-K"
+    passages = [Passage(f"ACME_2022_10K.pdf#p{n}.0", "ACME_2022_10K.pdf", title, text,
+                        MappingProxyType({"page": str(n), "pages": "3"}))
+                for n, text in enumerate([cover(2022), income, guidance], start=1)]
+    retriever = Index(Corpus("acme", tuple(passages))).retriever("filing-graph", SearchConfig())
+    revenue = retriever.answer("What were Acme Widgets' revenues in FY2022?", 3)
+    seeded = {s.label for s in revenue.walk.seeds if s.rule == "lexicon"}
+    assert "Total revenues" in seeded and not any(s.startswith("Revenue") for s in seeded), seeded
+    asked = retriever.answer("What revenue guidance did Acme Widgets give?", 3)
+    seeded = {s.label for s in asked.walk.seeds if s.rule == "lexicon"}
+    assert {"Revenue (guidance)", "GAAP Earnings per Share (guidance)"} <= seeded, seeded
+    assert asked.hits[0].passage_id == "ACME_2022_10K.pdf#p3.0"

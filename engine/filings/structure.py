@@ -100,12 +100,13 @@ def _split_row(line: str) -> tuple[str, list[str]] | None:
     return label, figures
 
 
+FORECAST = "guidance "  # a forecast row's key begins so: a guidance table's row, which only a question of guidance seeds
+
+
 def _forecast(figures: list[str]) -> bool:
     """Whether a row's figures hold a range of dollars ("$8.51 - $8.53"): a guidance table's forecast, not a reported
     figure. Both ends carry their "$", as guidance prints them; a statement prints "$" apart and a lone dash for a
-    zero ("$ 711 — $ 20"), and a range of rates ("Expected volatility 36% - 53%") is a reported assumption. (A
-    guidance table's "Revenue" row was the line item the walk reached first for "revenue in Q1 FY2024", above the
-    income statement: a walk-through's miss.)"""
+    zero ("$ 711 — $ 20"), and a range of rates ("Expected volatility 36% - 53%") is a reported assumption."""
     def dollars(a: str, b: str) -> bool:
         return a[:1] == b[:1] == "$" and len(a) > 1 and len(b) > 1
     return any(figures[i] in ("-", "–") and dollars(figures[i - 1], figures[i + 1]) for i in range(1, len(figures) - 1))
@@ -113,9 +114,11 @@ def _forecast(figures: list[str]) -> bool:
 
 def row_label(line: str) -> str | None:
     """The label of a table row ("Additions to property, plant and equipment (1,028) (1,105) (1,143)" →
-    its key "additions to property plant and equipment"), or None for a line that is not a row."""
+    its key "additions to property plant and equipment"), or None for a line that is not a row. A forecast's key
+    begins with FORECAST ("Revenue $8.51 - $8.53" → "guidance revenue"): Salesforce's Q2 guidance row "Revenue" was
+    the line item the walk reached first for its Q1 revenue, above the income statement (a walk-through's miss)."""
     row = _split_row(line)
-    if row is None or _forecast(row[1]):
+    if row is None:
         return None
     key = normalize_name(row[0])
     words = key.split()
@@ -123,7 +126,7 @@ def row_label(line: str) -> str | None:
         return None
     if all(w in STOPWORDS for w in words) or (len(words) == 1 and len(key) < 4):
         return None
-    return key
+    return FORECAST + key if _forecast(row[1]) else key
 
 
 def statement_of_page(text: str) -> str | None:
@@ -243,7 +246,8 @@ def read_structure(passages: Sequence[Passage]) -> FilingStructure:
                     if key is not None:
                         n = labels.get(key)
                         if n is None:
-                            n = labels[key] = node(f"§row {doc} {key}", "line item", line_label(line), doc, key)
+                            label = line_label(line) + (" (guidance)" if key.startswith(FORECAST) else "")
+                            n = labels[key] = node(f"§row {doc} {key}", "line item", label, doc, key)
                         link(i, n, "line item")
         # cross-references point at a section of the same filing, once it is known
         for i in rows:
@@ -261,5 +265,5 @@ def line_label(line: str) -> str:
     return row[0].rstrip(" —–-") if row else line.strip()
 
 
-__all__ = ["EDGE_TYPES", "Filing", "FilingStructure", "KINDS", "Node", "STATEMENTS", "cross_references",
+__all__ = ["EDGE_TYPES", "FORECAST", "Filing", "FilingStructure", "KINDS", "Node", "STATEMENTS", "cross_references",
            "headings", "page_texts", "read_structure", "row_label", "statement_of_page"]

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..filings.lexicon import Lexicon
 from ..filings.scope import Scope, ScopeCorrection, read_scope
-from ..filings.structure import FilingStructure
+from ..filings.structure import FORECAST, FilingStructure
 from ..filings.graph import FilingGraph
 from ..text import normalize_name
 from .seeding import EntitySeeder, Seed, Seeding
@@ -91,9 +91,13 @@ class FilingSeeder:
             for row in term.rows:
                 rows.setdefault(row, []).append(said)
         sections = [(word, said) for said, term in scope.terms for word in term.sections]
+        guidance = next((said for word, said in sections if word == "guidance"), None)
         for i in self._nodes(docs, "line item"):
             key = nodes[i].ref
-            if key in rows:
+            if key.startswith(FORECAST):  # a guidance table's row: for a question of guidance, and no other
+                if guidance is not None:
+                    out.append((i, "lexicon", guidance))
+            elif key in rows:
                 out.append((i, "lexicon", "; ".join(dict.fromkeys(rows[key]))))
             elif i in self._named_by and self._named_by[i] in folded:
                 out.append((i, "line item", key))
