@@ -1421,3 +1421,27 @@ def test_uploads_none_of_which_can_be_read_are_named_as_the_users_files(tmp_path
         _read_upload(str(folder), "notes", None, lambda *a: None)
     said = str(raised.value)
     assert said.startswith("notes: nothing to build from (notes.pdf") and "docs-" not in said, said
+
+
+def test_the_query_view_comes_back_after_streamlit_drops_its_widgets_state():
+    """A walk-through left the Query page for the Corpus page while an upload built and came back to every widget at
+    its first option or minimum (bm25, one passage, α 0.01, no question), which its next answers used without a
+    word. Here Streamlit's dropping of the widgets' state is done by hand, on another page: the view comes back
+    whole, and a new corpus still starts from its own defaults."""
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.run()
+    at.selectbox(key="base_retriever").set_value("ppr-regex").run()
+    at.number_input(key="k").set_value(7).run()
+    at.slider(key="alpha").set_value(0.3).run()
+    at.text_input(key="question").set_value("Who leases the Joliet facility?").run()
+    at.switch_page("pages/corpus.py").run()
+    for key in ("base_retriever", "k", "alpha", "question", "vocabulary", "iterations"):
+        del at.session_state[key]
+    at.switch_page("pages/query.py").run()
+    assert not at.exception, at.exception
+    assert (at.selectbox(key="base_retriever").value, at.number_input(key="k").value, at.slider(key="alpha").value,
+            at.text_input(key="question").value, at.number_input(key="iterations").value) == (
+        "ppr-regex", 7, 0.3, "Who leases the Joliet facility?", 20)
+    assert at.query_params["retriever"] in ("ppr-regex", ["ppr-regex"]) and "seeding" not in at.query_params
+    at.selectbox(key="corpus_choice").set_value("dataroom").run()  # another corpus: its own view, not the kept one
+    assert at.number_input(key="k").value == 5 and at.slider(key="alpha").value == 0.15

@@ -66,10 +66,24 @@ QUERY_VIEW = ("question", "base_retriever", "bct", "vocabulary", "k", "tol", "rr
               "wi_passages", "scope_company", "scope_year", "scope_quarter", "scope_form", "scope_statement", "example", *PARAMS)
 
 
+KEPT = "query_view_kept"  # a plain session key (never a widget's, so Streamlit never drops it): the view's copy
+
+
 def keep_query_view() -> None:
     """Streamlit drops the state of a widget a run does not draw: every Query-page widget while the user is on
     another page, a parameter's while its retriever does not read it. Handing each value back to the session at
-    the top of every run is Streamlit's documented way to keep it, so coming back shows the same view."""
-    for key in [*QUERY_VIEW, *(k for k in st.session_state if str(k).startswith("rrf_w_"))]:
+    the top of every run is Streamlit's documented way to keep it, so coming back shows the same view. The values
+    are also copied under KEPT, and a value gone from the session comes back from there: a walk-through came back
+    from the Corpus page, while an upload was building, to every widget at its first option or minimum (bm25, one
+    passage, α 0.01, the question empty), which later answers then used without a word."""
+    kept = st.session_state.setdefault(KEPT, {})
+    for key in [*QUERY_VIEW, *(k for k in [*st.session_state, *kept] if str(k).startswith("rrf_w_"))]:
         if key in st.session_state:
-            st.session_state[key] = st.session_state[key]
+            kept[key] = st.session_state[key] = st.session_state[key]
+        elif key in kept:
+            st.session_state[key] = kept[key]
+
+
+def forget_query_view() -> None:
+    """The view's copy goes with the view, when a corpus's view starts afresh from its link or defaults."""
+    st.session_state[KEPT] = {}

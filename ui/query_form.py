@@ -19,6 +19,7 @@ from engine.ingest.corpus import Corpus
 from engine.ingest.questions import LabeledQuery
 from engine.retrieve.retrievers import MAX_QUERY_CHARS, check_query
 from engine.retrieve.rrf_retriever import RRFConfig
+from ui.frame import forget_query_view
 from ui.params import hop_widgets, param_widget
 from ui.render import escape_markdown
 from ui.url_state import param, param_in_range, set_params
@@ -85,6 +86,7 @@ def read_link(corpus: Corpus) -> None:
             for key in [k for k in st.query_params if k != "corpus"]:  # not the last corpus's question and settings
                 del st.query_params[key]
             st.session_state.pop("example", None)
+        forget_query_view()  # the last corpus's kept view must not come back into this one's
         opening = default_retriever(corpus.paged)  # a corpus of PDFs opens on the filings retriever
         wanted = param("retriever", opening)
         notes: list[str] = []
