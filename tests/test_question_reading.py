@@ -159,6 +159,17 @@ def test_a_word_not_understood_is_said_and_the_question_answered(room):
     assert "“ARPU” is not printed on this data room's pages; answered without it" in scope.notes
 
 
+def test_a_word_the_pages_print_numbered_is_never_said_to_be_missing():
+    """"“COVID” is not printed on this data room's pages" sat above a page that printed "COVID-19" 19 times (a
+    walk-through): asked bare or numbered, the word is the room's; a word printed nowhere is still said."""
+    covid = room_of(ROOM, {doc: [*texts, "The COVID-19 pandemic hurt demand."] for doc, texts in PAGES.items()})
+    for question in ("What did PepsiCo say about COVID in 2022?", "What risks does the COVID-19 pandemic pose to "
+                                                                    "PepsiCo's business in 2022?"):
+        assert not any("COVID" in n for n in _scope(question, covid).notes), _scope(question, covid).notes
+    assert "“ARPU” is not printed on this data room's pages; answered without it" in _scope(
+        "What was PepsiCo's ARPU in 2022?", covid).notes
+
+
 def test_a_region_the_pages_print_is_never_said_to_be_missing(room):
     """"“North America” is not printed on this data room's pages" sat above a seeds table finding it in 37 passages
     (a walk-through, on Kraft Heinz's segments): a capitalised run whose every word the pages print is not missing."""

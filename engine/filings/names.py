@@ -86,6 +86,12 @@ _CAPITALISED = re.compile(r"(?<![A-Za-z0-9&'’\-])[A-Z][A-Za-z0-9&'’\-]*")
 _COMPETITION = re.compile(r"\b(?:[Cc]ompet\w*|[Rr]ivals?)\b")
 
 
+def _printed(folded: str, room: Room) -> bool:
+    """Whether the room prints a capitalised word of a question, whole or numbered: "COVID" where its pages print
+    "COVID-19" (a walk-through read "“COVID” is not printed" above a page that printed it 19 times)."""
+    return folded in room.printed or any(p.startswith(folded) and p[len(folded):].isdigit() for p in room.printed)
+
+
 def room_of(filings: Mapping[str, Filing], doc_texts: Mapping[str, Sequence[str]]) -> Room:
     """A room's reader context from its filings and each filing's page texts."""
     raw_lower: Counter = Counter()
@@ -233,8 +239,8 @@ def company_names(question: str, room: Room | Mapping[str, Filing]) -> Names:
         elif not _a_term(lead["name"], room, False):
             leading = lead["name"]
     periods = {w.lower() for p in read_periods(question).periods for w in p.said.split()}
-    unplaced = [w for w in re.findall(r"(?<![\w&])[A-Z][A-Z&]{1,6}\d?s?(?![\w&])", question)
-                if normalize_name(w).replace(" ", "") not in room.printed | placed and w not in symbols
+    unplaced = [w for w in re.findall(r"(?<![\w&])[A-Z][A-Z&]{1,6}\d?s?(?:-\d+)?(?![\w&])", question)
+                if (f := normalize_name(w).replace(" ", "")) not in placed and not _printed(f, room) and w not in symbols
                 and w not in unknown and w.lower() not in periods and not re.fullmatch(r"FY|Q[1-4]|H[12]|CY", w)]
     # a run whose every word the pages print ("North America") is printed, whole or not: said missing, it contradicted
     # the seeds table under it (a walk-through)
