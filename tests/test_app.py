@@ -1427,7 +1427,7 @@ def test_the_query_view_comes_back_after_streamlit_drops_its_widgets_state():
     """A walk-through left the Query page for the Corpus page while an upload built and came back to every widget at
     its first option or minimum (bm25, one passage, α 0.01, no question), which its next answers used without a
     word. Here Streamlit's dropping of the widgets' state is done by hand, on another page: the view comes back
-    whole, and a new corpus still starts from its own defaults."""
+    whole, and a view read afresh (another corpus's) starts from its defaults, not from the kept copy."""
     at = AppTest.from_file(APP, default_timeout=240)
     at.run()
     at.selectbox(key="base_retriever").set_value("ppr-regex").run()
@@ -1443,5 +1443,8 @@ def test_the_query_view_comes_back_after_streamlit_drops_its_widgets_state():
             at.text_input(key="question").value, at.number_input(key="iterations").value) == (
         "ppr-regex", 7, 0.3, "Who leases the Joliet facility?", 20)
     assert at.query_params["retriever"] in ("ppr-regex", ["ppr-regex"]) and "seeding" not in at.query_params
-    at.selectbox(key="corpus_choice").set_value("dataroom").run()  # another corpus: its own view, not the kept one
+    # a view read for another corpus (the page reads its link and defaults afresh) takes nothing from the kept copy
+    at.session_state["query_state_for"] = "another corpus"
+    at.run()
     assert at.number_input(key="k").value == 5 and at.slider(key="alpha").value == 0.15
+    assert at.text_input(key="question").value != "Who leases the Joliet facility?"
