@@ -7,9 +7,18 @@ parameters after the colon ("about-graph:regex@0.5")."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 BUILDERS = ("regex", "ner")  # the entity extractors a graph is built from
+
+
+def default_dir() -> Path:
+    """Where the kept components live (engine.store.cache), and the readers' replies (engine.ingest.read_cache):
+    PATHLENS_CACHE_DIR, else `.pathlens-cache/` in the checkout."""
+    env = os.environ.get("PATHLENS_CACHE_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[1] / ".pathlens-cache"
 
 
 @dataclass(frozen=True)

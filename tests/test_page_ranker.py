@@ -210,3 +210,6 @@ def test_a_page_the_ranker_never_scored_is_said_to_be_outside_its_pool_not_to_sh
     said = {unreached(learned, q, pid, [], {}, {}) for pid in unscored}
     assert said == {"its page is not among the 40 pages the graph search gathers for this ranker to order, so the "
                     "ranker never scores it"}
+    # any other retriever that gives it no score says so, guessing no cause (a walk misses passages sharing words)
+    assert unreached(object(), q, unscored[0], [], {}, {}) == (
+        "it gives this passage no score: nothing it searched from the question reached it")

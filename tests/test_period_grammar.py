@@ -177,6 +177,6 @@ def test_a_period_named_by_its_last_day_scopes_the_filing_that_ends_then():
     # a day within a 10-Q's filing deadline after its quarter's end: its cover ("shares outstanding as of …")
     docs, notes = filings_for(room, "bigbox", read_periods("Bigbox shares outstanding as of May 26, 2023").periods)
     assert docs == ["Q.pdf"] and notes == ["No Bigbox filing ends on 26 May 2023; showing Bigbox Q1 FY2024 10-Q, "
-                                           "whose cover and later events are dated after its period's end"]
+                                           "whose cover and later events are dated after its end"]
     docs, _ = filings_for(room, "bigbox", read_periods("Bigbox shares outstanding as of July 26, 2023").periods)
     assert docs != ["Q.pdf"]  # 87 days on: past a 10-Q's deadline

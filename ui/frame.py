@@ -77,7 +77,7 @@ def keep_query_view() -> None:
     from the Corpus page, while an upload was building, to every widget at its first option or minimum (bm25, one
     passage, α 0.01, the question empty), which later answers then used without a word."""
     kept = st.session_state.setdefault(KEPT, {})
-    for key in [*QUERY_VIEW, *(k for k in [*st.session_state, *kept] if str(k).startswith("rrf_w_"))]:
+    for key in dict.fromkeys([*QUERY_VIEW, *(k for k in [*st.session_state, *kept] if str(k).startswith("rrf_w_"))]):
         if key in st.session_state:
             kept[key] = st.session_state[key] = st.session_state[key]
         elif key in kept:

@@ -92,7 +92,7 @@ def cmd_query(args) -> None:
                 print(f"      where this page sits: {where_it_sits(why.typed_path)}  ({percent(why.typed_path.share)} "
                       "of the score)")
             print("\n".join(f"      via {path_words(p, titles)}  ({percent(p.share)} of the score)" for p in why.paths))
-        elif h.passage_id in answer.why:
+        elif ranked is None and h.passage_id in answer.why:  # any other retriever's own words
             print(f"      why: {answer.why[h.passage_id].words()}")
     if answer.walk is not None:
         print("residuals: " + " ".join(f"{r:.2e}" for r in answer.walk.residuals))

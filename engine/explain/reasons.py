@@ -267,7 +267,8 @@ def plain(x: float) -> str:
 def unreached(retriever, question: str, pid: str, ranking: list[str], pages: Mapping[str, PageRef],
               titles: dict[str, str]) -> str:
     """Why a retriever has nothing to say of a passage: outside the question's scope, another passage of its page
-    ranking for the page, or no word or path reaching it."""
+    ranking for the page, outside a learned ranker's pool, or no score at all (said without guessing a cause: a walk
+    seeded from the top passages alone misses a passage that shares words with the question)."""
     if outside := getattr(retriever, "outside_scope", lambda q, p: "")(question, pid):
         return outside
     page = at.key if (at := pages.get(pid)) else None
@@ -279,7 +280,7 @@ def unreached(retriever, question: str, pid: str, ranking: list[str], pages: Map
     if isinstance(retriever, LearnedPageRetriever):  # it orders a pool: a page outside has no parts, shared words or not
         return (f"its page is not among the {POOL} pages the graph search gathers for this ranker to order, so the "
                 "ranker never scores it")
-    return "it gives this passage no score: no word of the question's and no path from its seeds reaches it"
+    return "it gives this passage no score: nothing it searched from the question reached it"
 
 
 __all__ = ["IN_TEXT", "MAX_LABEL", "bridged_parts", "bridged_words", "WHERE_IT_SITS", "where_it_sits", "bridged_share", "exactness_words", "explanation_lines", "field_words", "k_past_corpus", "move_words", "parts", "passage_name", "passage_place", "path_words", "percent", "plain", "reason", "short", "short_document", "unreached", "walk_words"]

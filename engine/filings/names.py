@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Mapping, Sequence
 
 from rapidfuzz import fuzz
@@ -78,18 +79,17 @@ class Room:
     # ("compete with Apple, Google…"), where a filer's own products are not ("Azure": 3 of 44 in Microsoft's 10-K)
     rivals: frozenset[str] = frozenset()
 
+    @cached_property
+    def numbered(self) -> frozenset[str]:
+        """The printed words that the pages print with a number after them: "covid" of "COVID-19" (folded "covid19")."""
+        return frozenset(head for w in self.printed if (head := w.rstrip("0123456789")) != w and head)
+
 
 NICKNAME_USES = 5
 NEAR = 300
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9&'’\-]*")
 _CAPITALISED = re.compile(r"(?<![A-Za-z0-9&'’\-])[A-Z][A-Za-z0-9&'’\-]*")
 _COMPETITION = re.compile(r"\b(?:[Cc]ompet\w*|[Rr]ivals?)\b")
-
-
-def _printed(folded: str, room: Room) -> bool:
-    """Whether the room prints a capitalised word of a question, whole or numbered: "COVID" where its pages print
-    "COVID-19" (a walk-through read "“COVID” is not printed" above a page that printed it 19 times)."""
-    return folded in room.printed or any(p.startswith(folded) and p[len(folded):].isdigit() for p in room.printed)
 
 
 def room_of(filings: Mapping[str, Filing], doc_texts: Mapping[str, Sequence[str]]) -> Room:
@@ -239,9 +239,12 @@ def company_names(question: str, room: Room | Mapping[str, Filing]) -> Names:
         elif not _a_term(lead["name"], room, False):
             leading = lead["name"]
     periods = {w.lower() for p in read_periods(question).periods for w in p.said.split()}
+    # a word the pages print with a number after it is printed ("COVID" of "COVID-19": said missing above a page
+    # printing it, a walk-through)
     unplaced = [w for w in re.findall(r"(?<![\w&])[A-Z][A-Z&]{1,6}\d?s?(?:-\d+)?(?![\w&])", question)
-                if (f := normalize_name(w).replace(" ", "")) not in placed and not _printed(f, room) and w not in symbols
-                and w not in unknown and w.lower() not in periods and not re.fullmatch(r"FY|Q[1-4]|H[12]|CY", w)]
+                if (f := normalize_name(w).replace(" ", "")) not in placed and f not in room.printed
+                and f not in room.numbered and w not in symbols and w not in unknown and w.lower() not in periods
+                and not re.fullmatch(r"FY|Q[1-4]|H[12]|CY", w)]
     # a run whose every word the pages print ("North America") is printed, whole or not: said missing, it contradicted
     # the seeds table under it (a walk-through)
     unplaced += [n for n in maybe if n not in unknown and not any(w in placed for w in normalize_name(n).split())

@@ -347,17 +347,18 @@ def _for_date(room: Room, key: str, docs: list[str], period: Period, fallback: b
         if got:
             return got, note
     day = date(end[0], end[1], end[2] or 28)
-    after = sorted((filings[d].period_end, d) for d in docs if filings[d].form == "10-K" and filings[d].period_end
-                   and day < date.fromisoformat(filings[d].period_end) <= day + timedelta(days=366 * COMPARATIVE_YEARS))
-    # a day shortly after a period's end is on that filing's cover or among its later events ("shares outstanding as
-    # of July 21, 2023" is the June quarter's 10-Q): within the days a 10-Q or 10-K is filed in
+    # a day within a 10-Q's or 10-K's filing deadline after its period's end is on its cover or among its later
+    # events ("shares outstanding as of July 21, 2023": the June quarter's 10-Q)
     since = sorted((f.period_end, d) for d in docs if (f := filings[d]).form in FILED_WITHIN_DAYS and f.period_end
                    and 0 < (day - date.fromisoformat(f.period_end)).days <= FILED_WITHIN_DAYS[f.form])
-    if since or after:
-        got, why = (([d for p, d in since if p == since[-1][0]], "whose cover and later events are dated after its "
-                     "period's end") if since else ([d for p, d in after if p == after[0][0]], "the first 10-K after it"))
-        return got, f"No {{who}} filing ends on {period.words()}; showing {', '.join(filings[d].label for d in got)}, {why}"
-    return docs, f"No {{who}} filing for {period.words()}; searching every filing of the company"
+    if since:
+        got, why = [d for p, d in since if p == since[-1][0]], "whose cover and later events are dated after its end"
+    elif after := sorted((f.period_end, d) for d in docs if (f := filings[d]).form == "10-K" and f.period_end and day
+                         < date.fromisoformat(f.period_end) <= day + timedelta(days=366 * COMPARATIVE_YEARS)):
+        got, why = [d for p, d in after if p == after[0][0]], "the first 10-K after it"
+    else:
+        return docs, f"No {{who}} filing for {period.words()}; searching every filing of the company"
+    return got, f"No {{who}} filing ends on {period.words()}; showing {', '.join(filings[d].label for d in got)}, {why}"
 
 
 def fiscal_quarter_of(end: tuple[int, int, int], year_end: tuple[int, int]) -> tuple[int, int]:

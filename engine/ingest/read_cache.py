@@ -23,14 +23,14 @@ from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from ..components import default_dir
 from .documents import SourceFile
 
 PARSERS = ("pypdfium2", "python-docx", "beautifulsoup4", "lxml")  # what turns a file's bytes into its pages
 
 
 def directory() -> Path:
-    env = os.environ.get("PATHLENS_CACHE_DIR")
-    return (Path(env) if env else Path(__file__).resolve().parents[2] / ".pathlens-cache") / "reads"
+    return default_dir() / "reads"
 
 
 @lru_cache(maxsize=1)

@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import codec
-from ..components import PERSISTED, parse  # noqa: F401  (PERSISTED re-exported: the components the cache keeps)
+from ..components import PERSISTED, default_dir, parse  # noqa: F401  (re-exported: the kept components, their folder)
 
 # the file layout: header, and payload as engine.store.codec writes it (bump it when the codec's format changes); what
 # a component holds is keyed by its code. 3: JSON and .npy records, "*.cache"; 2 was a pickle, "*.pkl"
@@ -46,11 +46,6 @@ PRODUCERS = {"tokens": ("engine.text", *_TEXTS), "extraction": ("engine.graph.en
              "embeddings": ("engine.store.dense", "engine.store.precision", *_TEXTS), "encoder": ("engine.store.dense",),
              "ann": ("engine.store.ann", "engine.store.dense", *_TEXTS)}
 MAGIC = b"PATHLENS-CACHE\n"
-
-
-def default_dir() -> Path:
-    env = os.environ.get("PATHLENS_CACHE_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / ".pathlens-cache"
 
 
 def versions(component: str) -> str:
