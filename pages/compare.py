@@ -53,8 +53,8 @@ if st.session_state.get("compare_state_for") != corpus.name:
     for note in notes:
         st.warning(note)
 elif kept is not None and kept[0] == corpus.name:
-    for key, value in kept[1].items():
-        st.session_state.setdefault(key, value)
+    for key, value in kept[1].items():  # handed back each run: a widget whose identity changed keeps its value
+        st.session_state[key] = st.session_state.get(key, value)
 
 names = st.multiselect("Retrievers", list(CATALOG), key="cmp_retrievers",
                        help="\n\n".join(f"**{n}**: {s.description}" for n, s in CATALOG.items()))

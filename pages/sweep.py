@@ -38,6 +38,8 @@ if st.session_state.get("sw_sizes_for") != corpus.fingerprint:  # another corpus
     st.session_state["sw_sizes_for"] = corpus.fingerprint
     linked = [int(x) for x in list_param(param("sizes", ""), {str(o) for o in options})] if first else []
     st.session_state["sw_sizes"] = linked or defaults
+else:  # handed back each run (ui.url_state.seed_from_url says why)
+    st.session_state["sw_sizes"] = st.session_state.get("sw_sizes", defaults)
 METRICS = metric_names(SweepConfig().ks)
 MAX_RESAMPLES = 20
 seed_from_url("sw_resamples", "resamples", 5, cast=int, bounds=(1, MAX_RESAMPLES), label="Resamples per size")

@@ -1448,3 +1448,29 @@ def test_the_query_view_comes_back_after_streamlit_drops_its_widgets_state():
     at.run()
     assert at.number_input(key="k").value == 5 and at.slider(key="alpha").value == 0.15
     assert at.text_input(key="question").value != "Who leases the Joliet facility?"
+
+
+def _seeded_widgets() -> None:
+    import streamlit as st
+
+    from ui.url_state import seed_from_url
+
+    seed_from_url("picked", "picked", ["a", "b"], bool)
+    runs = st.session_state.get("runs", 0)
+    st.session_state["runs"] = runs + 1
+    # its identity changes on the second run, as every widget's does when Streamlit's page hash changes
+    picked = st.multiselect("Picked", ["a", "b", "c"], key="picked", max_selections=3 if runs == 0 else 2)
+    st.write(f"picked: {picked}")
+
+
+def test_a_seeded_widget_keeps_its_value_when_streamlit_changes_its_identity():
+    """A sweep under load showed "choose at least one retriever" and 0 resamples: the values were still in the
+    session, under the widgets' old identity, and the widgets drew their defaults. Each run hands a seeded value back
+    to the session, so a widget whose identity changed keeps it."""
+    at = AppTest.from_function(_seeded_widgets, default_timeout=60).run()
+    assert at.markdown[0].value == "picked: ['a', 'b']"
+    at.run()
+    assert at.markdown[0].value == "picked: ['a', 'b']" and not at.exception
+    at.multiselect[0].set_value(["c"]).run()  # the user's own choice still stands
+    at.run()
+    assert at.markdown[0].value == "picked: ['c']"

@@ -40,8 +40,12 @@ def seed_from_url(key: str, name: str, default, valid=lambda v: True, cast=str, 
     """Give widget `key` its first value from the link's `name`, else `default`. A number outside `bounds` is
     clamped to them and any other value the page cannot use is replaced, each said in a warning naming the
     parameter (`label`, else its URL name), as the Query page says of its link. Only before the widget exists in
-    this session: afterwards the user's own choice stands."""
+    this session: afterwards the user's own choice stands, handed back to the session on every run. Streamlit keys
+    a widget's value by an identity that can change between runs (its page, some of its arguments); a value left
+    under the old identity was still in the session, yet the widget drew its default: a sweep under load showed
+    no retriever and 0 resamples. Handing it back is Streamlit's documented way to keep a widget's value."""
     if key in st.session_state:
+        st.session_state[key] = st.session_state[key]
         return
     raw = st.query_params.get(name)
     value = param(name, None, cast)
