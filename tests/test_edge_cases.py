@@ -74,3 +74,9 @@ def test_markup_in_a_question_is_dropped_and_said():
     assert check_query("<b>Calder</b>  Bank?") == "Calder Bank?"
     assert markup_note("<b>Calder</b> Bank?") == "Markup in the question was dropped; searched for “Calder Bank?”."
     assert markup_note("Is revenue < 5 billion?") is None and check_query("Is revenue < 5 billion?") == "Is revenue < 5 billion?"
+
+
+def test_the_words_no_seed_covers_are_the_searched_words_not_the_markups():
+    idx = Index(make_corpus(["Calder Bank lends to Brightwater.", "Elliot Park is its CFO."]))
+    walk = idx.retriever("ppr-regex").explain("<b>Calder Bank</b><script>alert(1)</script> lenders", 2)
+    assert walk.uncovered_words() == ("lenders",)

@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .retrievers import Hit, check_k
+from .retrievers import Hit, check_k, without_markup
 from .filing_seeding import STRUCTURE_RULES
 from .seeding import HybridParams, PassageSeed, Seed
 from ..text import normalize_name, tokenize
@@ -151,10 +151,11 @@ class GraphAnswer:
 
     def uncovered_words(self) -> tuple[str, ...]:
         """Words of the question that no entity seed covers: they steer the walk only through its
-        passage seeds, if it has any. Single letters (the "s" of a possessive) are not words here."""
+        passage seeds, if it has any. Single letters (the "s" of a possessive) are not words here, nor is markup
+        (the question's tags and scripts are dropped before it is searched)."""
         covered = {t for s in self.seeds for t in normalize_name(f"{s.entity} {s.via}").split()}
         covered |= self.extra.read_words() if self.extra is not None else frozenset()  # a filing scope's words
-        return tuple(w for w in dict.fromkeys(tokenize(self.query)) if len(w) > 1 and normalize_name(w) not in covered)
+        return tuple(w for w in dict.fromkeys(tokenize(without_markup(self.query))) if len(w) > 1 and normalize_name(w) not in covered)
 
 
 def route_share(path: EvidencePath, alpha: float, score: float) -> float:
