@@ -16,8 +16,11 @@ index = frame()
 if index is None:
     st.stop()
 read_link(index.corpus)
-if index.corpus.report.skipped:  # said where the files were brought, not only on the Corpus page (#63 walk-through)
-    st.warning(left_out_here(index.corpus.report.skipped))
+files_out, pages_out = left_out_here(index.corpus)  # said where the files were brought, not only on the Corpus page
+if files_out:
+    st.warning(files_out)
+if pages_out:
+    st.caption(pages_out)
 request = ask(index)
 if request is None:
     st.stop()

@@ -16,6 +16,7 @@ from engine.explain.report import UPLOADED, UPLOADED_BEFORE, UploadedFile, files
 from engine.indexing.index import Index
 from engine.ingest.corpus import (CORPUS_SUFFIXES, DEFAULT_CORPUS, bundled_manifest, bundled_names, load_corpus,
                                   load_folder)
+from engine.ingest.documents import left_out_files
 from engine.ingest.textfiles import MAX_FILE_BYTES
 from engine.ingest.questions import load_queries
 from engine.jobs import Job, Progress
@@ -179,22 +180,37 @@ def left_out_words(whole: tuple[str, ...], partly: tuple[str, ...]) -> str:
     return said + ": see Documents."
 
 
-def left_out_here(skipped) -> str:
-    """What loading left out, file by file with why, for the page a user asks on: the rest is searched."""
-    named = "; ".join(escape_markdown(str(p)) for p in skipped[:3])
-    more = f"; and {len(skipped) - 3} more" if len(skipped) > 3 else ""
-    return (f"Left out of this corpus: {named}{more}. Everything else is searched; the Corpus page's Documents tab "
-            "lists each.")
+def left_out_here(corpus) -> tuple[str, str]:
+    """What loading left out, for the page a user asks on, as (files, pages): files left out whole, named with why
+    (their content is not searched: a warning), and pages left out of files that were read (each file's other pages
+    are searched: a note). Either is "" when there is none. A walk-through met one image-only page of a 10-K in the
+    same warning as a damaged file."""
+    whole = set(left_out_files(corpus.report.skipped, {p.doc_id for p in corpus.passages})[0])
+
+    def listed(problems) -> str:
+        named = "; ".join(escape_markdown(str(p)) for p in problems[:3])
+        return named + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+
+    files = [p for p in corpus.report.skipped if p.file in whole]
+    pages = [p for p in corpus.report.skipped if p.file not in whole]
+    return (f"Left out of this corpus: {listed(files)}. Everything else is searched; the Corpus page's Documents tab "
+            "lists each." if files else "",
+            f"Not searched: {listed(pages)}. The rest of each file is." if pages else "")
 
 
 def _upload_notes(index: Index, problem: str) -> Index:
     """Say in the sidebar what was wrong with the uploaded questions and what was left out."""
     if problem:
         st.sidebar.error(f"The labeled questions were not used: {problem}")
-    report = index.corpus.report
-    if report.skipped:
-        more = f"; and {len(report.skipped) - 5} more (Corpus page)" if len(report.skipped) > 5 else ""
-        st.sidebar.warning("Left out: " + "; ".join(str(p) for p in report.skipped[:5]) + more)
+    skipped = index.corpus.report.skipped
+    whole, partly = left_out_files(skipped, {p.doc_id for p in index.corpus.passages})
+    files = [p for p in skipped if p.file in set(whole)]
+    if files:  # a file left out whole is a warning; pages left out of a file that was read, a note
+        more = f"; and {len(files) - 5} more (Corpus page)" if len(files) > 5 else ""
+        st.sidebar.warning("Left out: " + "; ".join(str(p) for p in files[:5]) + more)
+    elif partly:
+        st.sidebar.caption(f"Some pages of {len(partly)} file{'s' if len(partly) != 1 else ''} are not searched "
+                           "(Corpus page, Documents).")
     return index
 
 
