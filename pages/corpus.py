@@ -65,7 +65,8 @@ with tab_p:
                hide_index=True, width="stretch", height=320)
     downloads(passages, "pathlens-passages", key="passages")
 with tab_d:
-    titles = {p.doc_id: p.title for p in corpus.passages}
+    labels = index.filing_labels()  # a filing as its hits name it ("PG&E Q1 FY2023 earnings release"), not its file
+    titles = {p.doc_id: labels.get(p.doc_id) or p.title for p in corpus.passages}
     # page counts are numbers (aligned as such); documents without pages (text, Markdown) leave the cell empty
     pages_of = {p.doc_id: int(p.metadata["pages"]) for p in corpus.passages if "pages" in p.metadata}
     documents = pd.DataFrame([{"document": d, "title": titles[d], "pages": pages_of.get(d), "passages": n}

@@ -1291,6 +1291,9 @@ def test_the_corpus_page_says_who_filed_each_filing_and_where_it_read_it(tmp_pat
     where = next(f for f in frames if list(getattr(f, "columns", [])) == ["document", "field", "page", "rule"])
     form = where[(where["document"] == "ACME_2019_10K.pdf") & (where["field"] == "form")].iloc[0]
     assert (form["page"], form["rule"]) == (1, "cover: FORM 10-K")
+    # the Documents table names a filing as its hits do, not by its file name (#63 walk-through)
+    documents = next(f for f in frames if list(getattr(f, "columns", []))[:2] == ["document", "title"])
+    assert documents[documents["document"] == "ACME_2019_10K.pdf"].iloc[0]["title"] == "Acme Widgets FY2019 10-K"
 
 
 def test_a_question_about_a_company_the_room_lacks_stops_and_offers_the_room(tmp_path):
