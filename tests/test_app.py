@@ -166,7 +166,7 @@ def test_query_page_bct_lexical_and_k():
     whys = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("Why: ")]  # escaped corpus text
     assert len(whys) == 3 and "“fre” (×" in whys[0] and "%" in whys[0]
     at.selectbox(key="base_retriever").set_value("dense").run()
-    assert all("cosine 0." in c.value.replace("\\", "") for c in at.caption if c.value.startswith("Why: "))
+    assert all("of 1, cosine)" in c.value.replace("\\", "") for c in at.caption if c.value.startswith("Why: "))
     at.selectbox(key="base_retriever").set_value("bm25").run()
     assert at.query_params["retriever"] == "bm25" and at.query_params["k"] == "3"
     table = at.dataframe[-1].value

@@ -43,8 +43,8 @@ def parts_html(parts: Sequence[tuple[str, float]], base: float, score: float, ti
             f"<span class='part-value' style='flex:0 0 64px;text-align:right;font-variant-numeric:tabular-nums'>"
             f"{value:+.2f}</span></div>")
     return (f"<div class='parts' role='figure' aria-label='{html.escape(title)}'>"
-            f"<div style='font-weight:600;font-size:13px'>{html.escape(title)}: score {score:+.2f} = {base:+.2f}, where "
-            f"every {item} of the question starts, {score - base:+.2f} from the parts below</div>"
+            f"<div style='font-weight:600;font-size:13px'>{html.escape(title)}: score {score:+.2f}. Every {item} "
+            f"starts at {base:+.2f}; the bars below add {score - base:+.2f}.</div>"
             + "".join(bars) + "</div>")
 
 

@@ -61,8 +61,9 @@ class LexicalExplanation:
     def words(self) -> str:
         if not self.terms:
             return "no question word is in this passage"
-        return "; ".join(f"“{t.term}” (×{t.tf} in the passage, idf {t.idf:.2f}) {t.contribution / self.score:.0%}"
-                         for t in self.terms)
+        # in words first; the measures after, named, for who knows them
+        return "; ".join(f"“{t.term}”, {t.tf}× in the passage and rare in the corpus (idf {t.idf:.2f}): "
+                         f"{t.contribution / self.score:.0%} of the score" for t in self.terms)
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ class DenseExplanation:
     sentences: tuple[SentenceMatch, ...]  # the passage's sentences most similar to the question, best first
 
     def words(self) -> str:
-        return " | ".join(f"cosine {m.cosine:.2f}: “{m.sentence}”" for m in self.sentences)
+        return " | ".join(f"reads like the question ({m.cosine:.2f} of 1, cosine): “{m.sentence}”" for m in self.sentences)
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ class RRFExplanation:
     k: int  # RRF's constant, written as its value: a page's "k" is the number of hits
 
     def words(self) -> str:
-        return "; ".join(f"{v.member} ranks it {v.rank}: {v.weight:g}/({self.k} + {v.rank}) = {v.contribution:.4f}"
+        return "; ".join(f"{v.member} ranks it #{v.rank}, worth {v.contribution:.4f} ({v.weight:g}/({self.k} + {v.rank}))"
                          if v.rank else f"{v.member} does not rank it" for v in self.votes)
 
 
