@@ -59,6 +59,14 @@ def test_statement_pages_are_tables_that_name_one_statement():
                              "accompanying consolidated balance sheets\n" + " 1" * 40) is None
     assert statement_of_page("COMPREHENSIVE INCOME STATEMENTS\n" + "\n".join(f"Item {i} 1 2 3" for i in range(12))) \
         == "comprehensive income"
+    # a table under a line of prose naming the balance sheet is not it (MD&A's contractual obligations, a real 10-K's
+    # page 61); a title over two short lines is
+    table = "\n".join(f"Purchase obligations {i} 1,234 567 89" for i in range(12))
+    prose = ("Our Company recognizes all derivative financial instruments as either assets or liabilities at fair "
+             "value in our consolidated balance sheet. Refer to Note 5 of Notes to\nAggregate Contractual Obligations\n")
+    assert statement_of_page(prose + table) is None
+    assert statement_of_page("BOSTON PROPERTIES LIMITED PARTNERSHIP\nCONSOLIDATED STATEMENTS OF\nCOMPREHENSIVE INCOME\n"
+                             + table) == "comprehensive income"
 
 
 def test_headings_skip_tables_of_contents_and_references():
@@ -251,6 +259,19 @@ def test_the_right_years_statement_page_ranks_first_with_its_typed_path(room, ye
     assert path.mass / top.score > 0.9
     assert ans.walk.extra.scope.filings == (f"ACME_{year}_10K.pdf",)
     assert ans.walk.extra.scope_words.startswith(f"Acme Widgets · FY{year} · Statement of cash flows")
+
+
+def test_a_page_sits_in_the_sections_it_stands_in_not_those_it_refers_to(room):
+    """The balance sheet's "Long-term debt (see Note 8)" and MD&A's "described in Note 8" refer to the note; neither
+    page sits in it. A walk-through read MD&A's page placed under "Note 10 — Debt" and could have cited the note."""
+    ans = Index(room).retriever("filing-graph", SearchConfig()).answer(
+        "What long-term debt did Acme report in FY2019 in Note 8?", 5)
+    paths = {h.passage_id: ans.why[h.passage_id].typed_path.nodes for h in ans.hits}
+    assert paths["ACME_2019_10K.pdf#p4.0"] == ("Acme Widgets", "Acme Widgets FY2019 10-K", "Balance sheet",
+                                               "“Long-term debt”", "page 4")
+    assert paths["ACME_2019_10K.pdf#p2.0"] == ("Acme Widgets", "Acme Widgets FY2019 10-K", "page 2")
+    assert paths["ACME_2019_10K.pdf#p6.0"] == ("Acme Widgets", "Acme Widgets FY2019 10-K", "Note 8 — Long-Term Debt",
+                                               "page 6")
 
 
 def test_evaluation_ranks_pages_for_every_retriever_alike(room):

@@ -38,6 +38,9 @@ STATEMENTS: dict[str, tuple[str, re.Pattern]] = {
 }
 HEADER_LINES = 6  # a statement names itself within a page's first lines
 MIN_FIGURES = 30  # a statement page is a table: at least this many figures (lines may run together)
+# a statement's title is a short line ("NIKE, Inc. Consolidated Balance Sheets"); a line of prose naming one ("…at fair
+# value in our consolidated balance sheet. Refer to Note 5") runs the page's width, 15 words or more
+TITLE_WORDS = 14
 
 # a table row: a label of words, then nothing but figures to the end of the line (a dash stands for zero)
 _FIGURE_TOKEN = re.compile(r"\(?-?\$?\d[\d,]*(?:\.\d+)?\)?%?|[$—–\-()]")
@@ -130,13 +133,16 @@ def row_label(line: str) -> str | None:
 
 
 def statement_of_page(text: str) -> str | None:
-    """The statement a page is, by its header, when the page is a table naming exactly one."""
-    lines = [l for l in text.split("\n") if l.strip()]
-    head = " ".join(lines[:HEADER_LINES]).lower()
+    """The statement a page is, by its header, when the page is a table naming exactly one in a title line. A
+    note's or MD&A's table under a sentence naming the balance sheet is not the balance sheet: a walk-through saw
+    MD&A's contractual obligations placed under "Balance sheet"."""
+    lines = [l for l in text.split("\n") if l.strip()][:HEADER_LINES]
+    head = " ".join(lines).lower()
     if "we have audited" in head or "index to" in head or "table of contents" in head:
         return None
     found = [kind for kind, (_, pattern) in STATEMENTS.items() if pattern.search(head)]
-    if len(found) != 1:
+    titles = " ".join(l for l in lines if len(l.split()) <= TITLE_WORDS).lower()  # a title may run over two lines
+    if len(found) != 1 or not STATEMENTS[found[0]][1].search(titles):
         return None
     figures = len(_FIGURE.findall(text))
     return found[0] if figures >= MIN_FIGURES else None

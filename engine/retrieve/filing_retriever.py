@@ -19,6 +19,7 @@ line items it holds → the page, each hop a structure seed the page stands in o
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from types import MappingProxyType
 from typing import Sequence
 
@@ -65,6 +66,11 @@ class FilingRetriever(GraphRetriever):
         self._rows_of_page: dict[str, list[int]] = {}
         for i, page in enumerate(self._page):
             self._rows_of_page.setdefault(page, []).append(i)
+
+    @cached_property
+    def _references(self) -> frozenset[tuple[int, int]]:
+        """(passage row, structure node) of each cross-reference edge: a passage refers to that section."""
+        return frozenset((r, n) for r, n, t in self.filing_seeder.structure.edges if t == "xref")
 
     @property
     def filing_seeder(self) -> FilingSeeder:
@@ -162,9 +168,12 @@ class FilingRetriever(GraphRetriever):
         if filing is None:  # a memo or a text file: no structure to walk through
             return None
         contributions = dict(explanation.contributions)
-        # the page's nodes: what any of its passages touches (a row may stand in the page's next passage)
-        touched = {int(j) for r in self._rows_of_page[self._page[row]] for j in self.graph.incidence[r].indices}
+        # the page's nodes: what any of its passages stands in or holds (a row may stand in the page's next
+        # passage); a section its text only refers to ("Refer to Note 10") is not where it sits
         layout = self.filing_seeder.layout
+        rows = self._rows_of_page[self._page[row]]
+        touched = {int(j) for r in rows for j in self.graph.incidence[r].indices
+                   if (r, int(j) - layout.entity_columns) not in self._references}
         steps: list[tuple[int, str, str, float]] = []
         for node in (layout.node_at(col) for col in sorted(touched)):
             if node is None:  # a name's column, not the structure's
