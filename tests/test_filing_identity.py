@@ -109,14 +109,19 @@ def fold(name: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def _structure(room: str):
+def _passages(room: str):
     """A shared room read once for every test here (reading its PDFs is most of this file's time)."""
     from engine.ingest.corpus import load_corpus
 
     folder = DATA / room
     if not folder.is_dir():
         pytest.skip(f"{folder} is absent: the shared filings lie beside the checkout in CI")
-    return read_structure(load_corpus(str(folder)).passages)
+    return load_corpus(str(folder)).passages
+
+
+@lru_cache(maxsize=None)
+def _structure(room: str):
+    return read_structure(_passages(room))
 
 
 def _filings(room: str):
@@ -253,3 +258,20 @@ def test_a_question_naming_no_company_of_a_room_of_several_says_any_may_answer()
     assert scope.notes == ("It names no company, so pages of any of the room's Apple, eBay, Intel, McDonald's, "
                            "salesforce may answer; name one, or choose it under Scope",)  # as its cover styles its name
     assert read_scope("What was Intel's net income for the quarter?", filings, bundled()).notes == ()
+
+
+def test_a_statement_is_the_page_its_title_names_and_a_page_sits_where_it_stands_not_where_it_refers():
+    """Coca-Cola's 2020 10-K, page 61: MD&A's contractual obligations under a sentence naming "our consolidated balance
+    sheet", and "Refer to Note 10". A walk-through read it placed under "Balance sheet › Note 10 — Debt"."""
+    passages, structure = _passages("filings_dev"), _structure("filings_dev")
+    doc = "COCACOLA_2020_10K.pdf"
+    placed: dict[int, set[tuple[str, str]]] = {}
+    for row, node, kind in structure.edges:
+        p = passages[row]
+        if p.doc_id == doc:
+            placed.setdefault(int(p.metadata["page"]), set()).add((structure.nodes[node].label, kind))
+    sections = {label for label, kind in placed[61] if kind == "section"}
+    assert sections == {"Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations"}
+    assert ("Note 10 — Debt and Borrowing Arrangements", "xref") in placed[61]
+    # the statements themselves still are
+    assert ("Income statement", "section") in placed[66] and ("Balance sheet", "section") in placed[68]
