@@ -10,11 +10,15 @@ import pytest
 
 from engine.explain.render import TRACE_COLOR
 from tests.test_browser import (MULTI_HOP, SHOTS, app_url, browser, graph_frame, graph_nodes, hits,  # noqa: F401
-                                mark, no_exception, open_page, overlapping_labels, wait_idle)
+                                mark, no_exception, open_page, overlapping_labels, start_page, wait_idle)
 
 
 # the selectNode handler (engine/explain/render.py) has recoloured the edges: the click's effect, waited on
 TRACED_JS = f"() => edges.get().some(e => e.color === '{TRACE_COLOR}')"
+
+# the legend's last line within the frame's window: the frame never scrolls inside itself
+FITS_JS = ("() => document.getElementById('pathlens-legend').lastElementChild.getBoundingClientRect().bottom "
+           "<= window.innerHeight")
 
 LAYOUT_JS = """() => {
   const ids = network.body.data.nodes.getIds();
@@ -45,11 +49,19 @@ def test_evidence_graph_labels_never_overlap_and_the_layout_is_fixed(app_url, br
             no_exception(page)
             frame = graph_frame(page)
             views.append({**frame.evaluate(LAYOUT_JS), "overlapping": overlapping_labels(frame)})
+            assert frame.evaluate(FITS_JS)
             if i == 0:
                 page.screenshot(path=str(SHOTS / f"evidence-graph-k{k}.png"), full_page=True)
             assert errors == []
             page.context.close()
         assert views[0]["pos"] == views[-1]["pos"]
+        if k == 5:  # in a window 1,000 px wide the legend wraps to more lines: the canvas gives up the room
+            narrow = start_page(browser, url, viewport={"width": 1000, "height": 1000})
+            narrow.wait_for_selector("[data-testid=stMain] h1", timeout=120_000)
+            wait_idle(narrow)
+            assert graph_frame(narrow).evaluate(FITS_JS)
+            narrow.screenshot(path=str(SHOTS / "evidence-graph-1000px.png"), full_page=True)
+            narrow.context.close()
         # drawn large enough to read: one-line labels a fixed 420 apart were fit at 0.56-0.58 here (5342b7e)
         print(f"k = {k}, {retriever}: drawn at {views[0]['scale']:.2f} of full size")
         assert views[0]["scale"] >= 0.7, views[0]["scale"]

@@ -387,6 +387,17 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
               " document.body.classList.add('pathlens-quiet');"
               "});"
               "network.on('blurNode', function () { document.body.classList.remove('pathlens-quiet'); });"
+              # the canvas takes what the frame leaves under the legend, which wraps to more lines in a narrow
+              # window: a walk-through saw the legend's last line cut off and the frame scroll inside itself
+              "function pathlensFit() { var box = document.getElementById('mynetwork'),"
+              " legend = document.getElementById('pathlens-legend');"
+              " var spare = window.innerHeight - legend.lastElementChild.getBoundingClientRect().bottom"
+              "  - parseFloat(getComputedStyle(legend).paddingBottom) - parseFloat(getComputedStyle(document.body)"
+              "  .marginBottom) - 2;"
+              " if (Math.abs(spare) < 2) return;"
+              " var h = Math.max(160, box.offsetHeight + spare); box.style.height = h + 'px';"
+              " network.setSize('100%', h + 'px'); network.fit(); }"
+              "window.addEventListener('resize', pathlensFit); pathlensFit();"
               "network.on('deselectNode', function () {"
               " document.body.classList.remove('pathlens-quiet');"
               " edges.update(edges.get().map(function (x) { return {id: x.id, color: pathlensColors[x.id]}; }));"
