@@ -57,7 +57,7 @@ if n < 2 * n_gold:
     st.info(f"{corpus.name} is too small for a meaningful sweep: every subsample keeps the {n_gold} gold passages of "
             f"its labeled questions, so sizes can only run from {n_gold} to {n} passages. The full data room "
             "(4,200 passages) shows how each retriever holds up as look-alike documents accumulate.")
-    st.button("Sweep the full data room instead", key="sw_full", on_click=open_full_data_room,
+    st.button("Sweep the full data room instead", key="sw_full", on_click=open_full_data_room, type="primary",
               help="Makes the full data room the corpus of every page, as choosing it in the sidebar does.")
 c1, c2, c3 = st.columns([2, 1, 1])  # room for every size chip
 sizes = c1.multiselect("Sizes (the full corpus is always added)", options, key="sw_sizes",
@@ -117,7 +117,8 @@ def chart(trials: list[Trial], full_axis: bool) -> alt.LayerChart:
     return (band + line).properties(height=430)
 
 
-run = st.button("Run sweep", type="primary", key="sw_run", disabled=too_many)
+# the full room's button leads when this corpus is too small to sweep; this one otherwise
+run = st.button("Run sweep", type="secondary" if n < 2 * n_gold else "primary", key="sw_run", disabled=too_many)
 # a link to a swept view (ran=1) runs the sweep again on open
 run = asked_by_link("ran", "sweep") and "sweep" not in st.session_state or run
 # live while a sweep runs, or is about to (asked for before its index was built: it starts in this run)

@@ -464,7 +464,10 @@ def test_sweep_page_runs_and_plots():
 def test_sweep_page_says_when_a_corpus_is_too_small_and_resets_sizes_per_corpus():
     at = start("pages/sweep.py")  # dataroom-core: 29 passages, 26 of them gold
     assert any("too small for a meaningful sweep" in i.value and "from 26 to 29" in i.value for i in at.info)
+    # the way on leads: the full room's button is the page's primary one, not "Run sweep" on sizes it calls too small
+    assert (at.button(key="sw_full").proto.type, at.button(key="sw_run").proto.type) == ("primary", "secondary")
     at.button(key="sw_full").click().run()
+    assert at.button(key="sw_run").proto.type == "primary"
     assert at.selectbox(key="corpus_choice").value == "dataroom" and at.query_params["corpus"] == "dataroom"
     assert at.multiselect(key="sw_sizes").value == [100, 500, 1000, 2000]  # the full data room's own defaults
     assert not any("too small" in i.value for i in at.info)
