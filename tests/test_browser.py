@@ -20,9 +20,9 @@ SHOTS = ROOT / "test-output" / "screenshots"
 MULTI_HOP = "Who manages the fund whose portfolio company signed a lease at the Joliet facility of Brightwater Logistics?"
 
 
-def _start_app(log_name: str = "streamlit.log", cache_dir: str | None = None):
+def _start_app(log_name: str = "streamlit.log", cache_dir: str | None = None, env: dict[str, str] | None = None):
     try:
-        return start_app(ROOT / "test-output" / log_name, cache_dir)
+        return start_app(ROOT / "test-output" / log_name, cache_dir, env=env)
     except RuntimeError as e:
         pytest.fail(str(e))
 

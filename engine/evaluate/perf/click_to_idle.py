@@ -31,10 +31,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(log: Path, cache_dir: str | None = None, timeout_s: float = 90) -> tuple[subprocess.Popen, str]:
-    """The app in a process of its own on a free local port; its URL once it answers its health probe."""
+def start_app(log: Path, cache_dir: str | None = None, timeout_s: float = 90,
+              env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+    """The app in a process of its own on a free local port, with `env` added to its environment; its URL once it
+    answers its health probe."""
     port = free_port()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", **({"PATHLENS_CACHE_DIR": cache_dir} if cache_dir else {})}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", **({"PATHLENS_CACHE_DIR": cache_dir} if cache_dir else {}), **(env or {})}
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "w") as out:
         proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
