@@ -86,7 +86,7 @@ def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys
     assert "mass " not in page.split("<h2>Evidence graph")[0]
     # lexical retrievers carry their own explanation instead of seeds
     bm25 = build_report(index, ReportView("evil", "Calder Bank", "bm25", 2, search_config({}, corpus)), "T")
-    assert re.search(r"Why: “(calder|bank)”, 1× in the passage", bm25) and "Seeds:" not in bm25
+    assert re.search(r"Why: “(calder|bank)”: 1× in the passage, rarity ", bm25) and "Seeds:" not in bm25
     # the command printed in the report writes the same file, apart from the time stamp
     out = tmp_path / "r.html"
     q = "Which bank is administrative agent on the credit facility of the company whose CFO is Elliot Park?"

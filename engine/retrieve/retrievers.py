@@ -62,7 +62,7 @@ class LexicalExplanation:
         if not self.terms:
             return "no question word is in this passage"
         # in words first; the measures after, named, for who knows them
-        return "; ".join(f"“{t.term}”, {t.tf}× in the passage and rare in the corpus (idf {t.idf:.2f}): "
+        return "; ".join(f"“{t.term}”: {t.tf}× in the passage, rarity {t.idf:.2f} (idf): "
                          f"{t.contribution / self.score:.0%} of the score" for t in self.terms)
 
 
