@@ -170,6 +170,22 @@ def test_a_word_the_pages_print_numbered_is_never_said_to_be_missing():
         "What was PepsiCo's ARPU in 2022?", covid).notes
 
 
+def test_a_slip_of_the_hand_is_read_as_the_lexicon_word_it_misses_by_one_letter_and_said():
+    """A walk-through's "FDX divdends paid FY23" found no page of dividends: a word the room never prints that is a
+    lexicon word with a letter left out, or two swapped, is read as that word, and the note says so."""
+    from engine.filings.lexicon import _one_slip
+
+    assert _one_slip("divdends", "dividends") and _one_slip("earnigs", "earnings") and _one_slip("reveune", "revenue")
+    assert not _one_slip("dividends", "divdends") and not _one_slip("revenuez", "revenues")  # added or changed letters
+    dividends = room_of(ROOM, {doc: [*texts, "Dividends paid (1,200) (1,100)."] for doc, texts in PAGES.items()})
+    scope = _scope("PepsiCo divdends paid FY2022", dividends)
+    assert "Read “divdends” as “dividends”" in scope.notes
+    assert any("dividends" in said for said, _ in scope.terms), scope.terms
+    # a word the pages print is the analyst's own, however near a lexicon word it lies
+    printed = room_of(ROOM, {doc: [*texts, "Divdends is a brand."] for doc, texts in PAGES.items()})
+    assert not any(n.startswith("Read ") for n in _scope("PepsiCo divdends paid FY2022", printed).notes)
+
+
 def test_a_region_the_pages_print_is_never_said_to_be_missing(room):
     """"“North America” is not printed on this data room's pages" sat above a seeds table finding it in 37 passages
     (a walk-through, on Kraft Heinz's segments): a capitalised run whose every word the pages print is not missing."""

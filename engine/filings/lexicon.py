@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from ..errors import PathLensError
@@ -61,6 +61,26 @@ class Lexicon:
         litigation contingencies …"): what the question's lexical search adds to its own words."""
         return " ".join(dict.fromkeys(w for _, t in terms for w in t.filing_words))
 
+    @cached_property
+    def _long_words(self) -> frozenset[str]:
+        return frozenset(w for t in self.terms for p in t.say for w in p.split() if len(w) >= TYPO_MIN_LETTERS + 1)
+
+    def spelled(self, question: str, printed: frozenset[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """The question with each word that the room never prints and that is one of the lexicon's words with a
+        letter dropped or two letters swapped written as that word ("divdends" → "dividends"), and the (typed, read)
+        pairs. A word the room prints is the analyst's own, never read as another; a word with two readings keeps its
+        own. A walk-through's "FDX divdends paid FY23" found no page of dividends."""
+        read: dict[str, str] = {}
+        for typed in dict.fromkeys(re.findall(r"[A-Za-z]+", question)):
+            w = typed.lower()
+            if len(w) < TYPO_MIN_LETTERS or w in printed or w in self._long_words:
+                continue
+            near = [v for v in self._long_words if _one_slip(w, v)]
+            if len(near) == 1:
+                read[typed] = near[0]
+        text = re.sub(r"[A-Za-z]+", lambda m: read.get(m.group(0), m.group(0)), question) if read else question
+        return text, tuple(read.items())
+
     def terms_in(self, question: str) -> list[tuple[str, Term]]:
         """(the phrase the question used, its term) for every term the question uses, a phrase inside a
         longer matched phrase of another term left out ("operating income" is not also "income")."""
@@ -73,6 +93,19 @@ class Lexicon:
         longest = [p for p, _ in found]
         return [(p, t) for p, t in found
                 if not any(p != q and f" {p} " in f" {q} " for q in longest)]
+
+
+TYPO_MIN_LETTERS = 6  # shorter words lie too near one another to be read as a slip of the hand
+
+
+def _one_slip(typed: str, word: str) -> bool:
+    """`typed` is `word` with one letter left out, or with two neighbouring letters swapped."""
+    if len(word) == len(typed) + 1:
+        return any(word[:i] + word[i + 1:] == typed for i in range(len(word)))
+    if len(word) == len(typed):
+        diff = [i for i, (a, b) in enumerate(zip(typed, word)) if a != b]
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and typed[diff[0]] == word[diff[1]] and typed[diff[1]] == word[diff[0]]
+    return False
 
 
 def _phrases(value, where: str) -> tuple[str, ...]:

@@ -123,8 +123,7 @@ class Scope:
 def _figure_follows(question: str, name: str, lexicon: Lexicon) -> bool:
     """Whether the question goes on from `name` with a figure's name ("Costco net income FY22", not "Summarise each
     8-K …"): what makes a bare opening word a company."""
-    rest = normalize_name(question[question.index(name) + len(name):]).split()
-    # within its first three words: "Apple iPhone revenue", "Coca-Cola net operating revenues"
+    rest = normalize_name(question[question.index(name) + len(name):]).split()  # within its first three words
     heads = {" ".join(rest[i:]) for i in range(min(3, len(rest)))}
     return any(h == said or h.startswith(said + " ") for said, _ in lexicon.terms_in(" ".join(rest)) for h in heads)
 
@@ -144,7 +143,8 @@ def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexico
     periods = list(asked.asked)
     form = next((f for f, pattern in _FORMS.items() if pattern.search(question)), "")
     release = bool(_RELEASE_MEASURES.search(question))
-    terms = tuple(lexicon.terms_in(question))
+    spelled, slips = lexicon.spelled(question, room.printed)  # "divdends": a slip of the hand, read as "dividends"
+    terms = tuple(lexicon.terms_in(spelled))
     statements = lexicon.statements_named(question)
     if not statements and not BREAKDOWN.search(text):  # a term implies its statement when the question names
         statements = [t.statement for _, t in terms if t.statement]  # none and asks for no part of a line item
@@ -185,8 +185,8 @@ def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexico
                 + (" names no company" if len(named.unknown) == 1 else " name no company") + " of this data room, so no page "
                 "of it answers. The room holds filings of " + ", ".join(held)
                 + ". Ask about one of them, or search every filing.")
-    lead = [f"“{n}” names no company of this data room; searching every filing" for n in named.unknown
-            if not keys and correction.everywhere]
+    lead = [f"Read “{a}” as “{b}”" for a, b in slips] + [f"“{n}” names no company of this data room; searching every "
+                                                           "filing" for n in named.unknown if not keys and correction.everywhere]
     lead += [f"“{n}” names no company of this data room" for n in named.unknown if keys]
     lead += [f"“{said}” could be {' or '.join(which)}; both are kept" for said, which in named.ambiguous]
     read = {said for said, _ in terms}  # a word the lexicon reads ("SG&A", "FCF") is searched by what filings print
