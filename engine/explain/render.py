@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from ..retrieve.graph_explain import GraphAnswer, SubgraphNode
+from .graph_script import graph_script
 from .reasons import IN_TEXT, MAX_LABEL, passage_name, passage_place, percent, short
 
 COLORS = {"seed": "#d62728", "read-seed": "#8c564b", "alias": "#ff9896", "hop-seed": "#9467bd",
@@ -289,11 +290,6 @@ def hop_moves(answer: GraphAnswer, titles: dict[str, str]) -> str:
     return "The second hop changed the ranking: " + ", and ".join(said) + "."
 
 
-def _safe_json(value) -> str:
-    """JSON for a <script>: <, > and & escaped, as Jinja's tojson does."""
-    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
 # vis-network's hover box: the page's sans-serif, wrapped inside the frame (its default is the browser's serif, one
 # line as wide as the text); none while the pointer rests on a node just clicked (the script's 'pathlens-quiet')
 TOOLTIP_CSS = ("<style>div.vis-tooltip{font:12px/1.4 sans-serif;white-space:pre-wrap;max-width:340px;"
@@ -372,37 +368,7 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
     net.set_options(json.dumps({"physics": {"enabled": False}, "interaction": {"hover": True},
                                 "edges": {"smooth": False}, "layout": {"improvedLayout": False}}))
     page = offline_page(net)
-    script = (f"<script>var pathlensPaths = {_safe_json(by_hit)}; var pathlensColors = {_safe_json(colors)};"
-              # a clicked hit: its paths red, every node off them faded, and the hover box kept away while the
-              # pointer rests on the node just clicked (vis shows it again on any jitter); a class, since vis
-              # sets the box's inline visibility itself
-              "network.on('selectNode', function (ev) {"
-              " var on = {}, near = {}; near[ev.nodes[0]] = true;"
-              " (pathlensPaths[ev.nodes[0]] || []).forEach(function (id) { on[id] = true;"
-              "  id.split('>').forEach(function (n) { near[n] = true; }); });"
-              " if (!pathlensPaths[ev.nodes[0]]) return;"
-              " edges.update(edges.get().map(function (x) { return {id: x.id, hidden: false,"
-              f"  color: on[x.id] ? '{TRACE_COLOR}' : '#eeeeee'}}; }}));"
-              " nodes.update(nodes.get().map(function (x) { return {id: x.id, opacity: near[x.id] ? 1 : 0.2}; }));"
-              " document.body.classList.add('pathlens-quiet');"
-              "});"
-              "network.on('blurNode', function () { document.body.classList.remove('pathlens-quiet'); });"
-              # the canvas takes what the frame leaves under the legend, which wraps to more lines in a narrow
-              # window: a walk-through saw the legend's last line cut off and the frame scroll inside itself
-              "function pathlensFit() { var box = document.getElementById('mynetwork'),"
-              " legend = document.getElementById('pathlens-legend');"
-              " var spare = window.innerHeight - legend.lastElementChild.getBoundingClientRect().bottom"
-              "  - parseFloat(getComputedStyle(legend).paddingBottom) - parseFloat(getComputedStyle(document.body)"
-              "  .marginBottom) - 2;"
-              " if (Math.abs(spare) < 2) return;"
-              " var h = Math.max(160, box.offsetHeight + spare); box.style.height = h + 'px';"
-              " network.setSize('100%', h + 'px'); network.fit(); }"
-              "window.addEventListener('resize', pathlensFit); pathlensFit();"
-              "network.on('deselectNode', function () {"
-              " document.body.classList.remove('pathlens-quiet');"
-              " edges.update(edges.get().map(function (x) { return {id: x.id, color: pathlensColors[x.id]}; }));"
-              " nodes.update(nodes.get().map(function (x) { return {id: x.id, opacity: 1}; }));"
-              "});</script>")
+    script = graph_script(by_hit, colors, TRACE_COLOR)
     # the legend goes right after the canvas's container; the script after pyvis's own
     legend = _legend({n.kind for n in answer.nodes} | ({"removed"} if removed else set()), bool(about))
     page = page.replace('<div id="mynetwork" class="card-body"></div>',
