@@ -14,6 +14,7 @@ from engine.components import BUILDERS, COMPONENTS, key as component_key
 from engine.ingest.textfiles import MAX_FILE_BYTES
 from engine.ingest.documents import MAX_PAGE_CHARS, MAX_PDF_PAGES, left_out_files
 from engine.ingest.zips import MAX_ZIP_FILES
+from engine.indexing.background import running
 from engine.ingest.isolated import ReadLimits
 from ui.builds import ensure, fresh_area, planned_work, still_to_build
 from ui.staged import show_room_build
@@ -126,7 +127,8 @@ with fresh_area(index, REGEX, "corpus"):  # no stale graph under a build
     opening = default_retriever(corpus.paged)
     still = [s for s in stages_for([opening]) if COMPONENTS[s].slow and not index.stored(s)]
     if still:
-        st.info(still_to_build(opening, still, planned_work(index, still)))
+        building = any(set(still) & set(job.stages) for job in running(index))
+        st.info(still_to_build(opening, still, planned_work(index, still), building))
     shown = [b for b in BUILDERS if index.stored(component_key("graph", b))]
     builder_stats = {b: index.graph(b).stats(top=15) for b in shown}
     both = pd.DataFrame([{"builder": b, "raw mentions": index.extraction(b).raw_mentions,

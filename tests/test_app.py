@@ -1032,6 +1032,33 @@ def test_the_corpus_page_says_what_the_first_question_will_still_build(monkeypat
     assert not [i.value for i in at.info if i.value.startswith("The regex graph below is ready.")]
 
 
+def test_the_corpus_page_says_a_build_under_way_is_being_built_not_that_a_question_will_start_it(monkeypatch,
+                                                                                                  tmp_path):
+    """A walk-through read "its first question starts building them in the background" on the Corpus page while its
+    first question's build ran."""
+    import streamlit as st
+
+    import engine.indexing.background as background
+    from engine.indexing.index import Index
+    from tests.test_build import _HeldCompute, make_corpus
+
+    st.cache_resource.clear()
+    monkeypatch.setenv("PATHLENS_CACHE_DIR", str(tmp_path))
+    compute = _HeldCompute()  # a build of dense embeddings held in flight
+    held = background.build_in_background(Index(make_corpus(["alpha beta", "gamma delta"]), compute=compute),
+                                          ["embeddings"])
+    assert compute.started.wait(10)
+    monkeypatch.setattr(background, "running", lambda index: (held,))
+    try:
+        at = start("pages/corpus.py", params={"q": "?!"})
+        notes = [i.value for i in at.info if i.value.startswith("The regex graph below is ready.")]
+        assert notes == ["The regex graph below is ready. The Query page's default retriever, hybrid-ner, still needs "
+                         "dense embeddings (all-MiniLM-L6-v2) and entity extraction (spaCy NER): they are being built "
+                         "now, as the Index build above shows."], notes
+    finally:
+        compute.release.set()
+
+
 def _grown_room(monkeypatch, tmp_path):
     """The data room's index over a cache that has NER parts of 20 of its 29 passages, from an earlier build."""
     import streamlit as st

@@ -130,10 +130,15 @@ def planned_work(index: Index, stages: Iterable[str]) -> tuple[Work, ...]:
     return held[key]
 
 
-def still_to_build(retriever: str, stages: Iterable[str], work: Iterable[Work]) -> str:
+def still_to_build(retriever: str, stages: Iterable[str], work: Iterable[Work], building: bool = False) -> str:
     """What the Query page's first question will still build, said on the Corpus page once its graphs are ready:
-    the work to come, or, when earlier builds kept every passage's result, that there is none."""
+    the work to come, or, when earlier builds kept every passage's result, that there is none; `building` when a
+    build of them runs (a question asked them: a walk-through read "its first question starts building them" over
+    a build in progress)."""
     needs = " and ".join(component_label(s) for s in stages)
+    if building:
+        return (f"The regex graph below is ready. The Query page's default retriever, {retriever}, still needs {needs}: "
+                "they are being built now, as the Index build above shows.")
     work = tuple(work)
     if all(not w.passages for w in work):
         kept = "; ".join(f"all {w.stored:,} passages {w.done_words} by earlier builds" for w in work)

@@ -13,13 +13,13 @@ import pandas as pd
 from engine.catalog import CATALOG, spec
 from engine.components import label
 from engine.indexing.availability import Answerer, answerer, cost_order, ready, room_stages
-from engine.indexing.background import BuildJob, running
+from engine.indexing.background import BuildJob, restart_lapsed, running
 from engine.jobs import JobStatus
 from engine.indexing.index import Index, SearchConfig
 from engine.retrieve.retrievers import Retriever
 from engine.retrieve.rrf_retriever import RRFConfig
-from ui.builds import (FOLLOW_EVERY_S, SMALL_ROOM_PASSAGES, ensure, follow_build, over_soon, show_built, stages_for,
-                       step_words, time_left_words)
+from ui.builds import (FOLLOW_EVERY_S, FOLLOWED, SMALL_ROOM_PASSAGES, ensure, follow_build, over_soon, show_built,
+                       stages_for, step_words, time_left_words)
 from ui.render import show_table
 from engine.indexing.factory import Retrievers
 from engine.ingest.corpus import bundled_names
@@ -204,10 +204,20 @@ def next_ready(index: Index) -> str:
     return f"Next: {nxt}, once {' and '.join(label(s) for s in needs)} {'is' if len(needs) == 1 else 'are'} built."
 
 
+def revive(index: Index) -> None:
+    """A build of `index` this tab followed that stopped for want of its lease is started again, and followed
+    (`background.restart_lapsed`), as the Query page's own build is."""
+    followed = st.session_state.setdefault(FOLLOWED, [])
+    for job in restart_lapsed(index, tuple(followed)):
+        if job not in followed:
+            followed[:] = [j for j in followed if not j.status().over] + [job]
+
+
 def show_room_build(index: Index) -> None:
     """The Corpus page's build panel: each stage's state, the retrievers ready now and the next one; a button
     builds the rest in the background, and the panel follows any build of this room, whoever started it."""
     left = [s for s in room_stages() if not index.stored(s)]
+    revive(index)
     jobs = running(index)
     if left and not jobs and st.button("Build the rest now", key="build_rest",
                                        help="Encode and read names for the whole room in the background, so every "
@@ -216,6 +226,7 @@ def show_room_build(index: Index) -> None:
 
     @st.fragment(run_every=FOLLOW_EVERY_S if jobs else None)
     def panel() -> None:
+        revive(index)
         current = running(index)
         if jobs and not current:  # the build this page drew under is over: the whole page reads the new status
             st.rerun()
