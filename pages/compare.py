@@ -13,6 +13,7 @@ from engine.catalog import CATALOG, PARAMS
 from engine.indexing.config import corpus_defaults, search_config
 from engine.evaluate.metrics import leader_against_each, metric_names
 from engine.explain.reasons import IN_TEXT, field_words, passage_name, unreached, walk_words
+from engine.ingest.passage import PageRef, unit_of
 from engine.retrieve.graph_explain import HitExplanation
 from engine.jobs import Cancelled, Job
 from engine.retrieve.page_ranker import page_ranker_model
@@ -103,7 +104,9 @@ def why_they_disagree(index, config, question: str, k: int, rankings: dict[str, 
         return explained[(name, pid)]
 
     for name, ranking in rankings.items():
-        where = f"rank {ranking.index(pick) + 1}" if pick in ranking else f"not in its top {k}"
+        units = [unit_of(pid) for pid in ranking]  # a page another part of which it ranks is ranked
+        where = (f"rank {units.index(unit_of(pick)) + 1}" + ("" if pick in ranking else ", by another part of its page")
+                 if unit_of(pick) in units else f"not in its top {k}")
         # every retriever says why in its own terms: term shares, nearest sentences, votes, seeds and paths
         why = why_of(name, pick)
         if why is None:
@@ -196,6 +199,9 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
                 errors[name] = str(e)
             except Exception as e:  # one broken retriever must not take the others down
                 errors[name] = f"{type(e).__name__}: {e}"
+        # hits are compared by page in a room of pages: parts 2 and 5 of one page are one answer
+        units = {n: [unit_of(pid) for pid in r] for n, r in rankings.items()}
+        unit = "page" if any(PageRef.from_id(pid) for r in rankings.values() for pid in r) else "passage"
         cols = st.columns(len(names))
         for col, name in zip(cols, names):
             with col:
@@ -206,22 +212,22 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
                 if not rankings[name]:
                     st.caption("no hits")
                 for rank, pid in enumerate(rankings[name], start=1):
-                    elsewhere = [f"{o} #{rankings[o].index(pid) + 1}" if pid in rankings[o] else f"{o} –"
+                    elsewhere = [f"{o} #{units[o].index(unit_of(pid)) + 1}" if unit_of(pid) in units[o] else f"{o} –"
                                  for o in names if o != name and o in rankings]
                     mark = " · ★ gold" if pid in gold else ""
                     st.markdown(f"{rank}. **{escape_markdown(passage_name(pid, titles, IN_TEXT))}**{mark}")
                     if elsewhere:  # the others' ranks, in words a reader needs no id for; the id is on hover
-                        st.caption("Elsewhere: " + " · ".join(elsewhere), help=f"Passage `{pid}`. “–”: not in that "
-                                   f"retriever's top {k}.")
+                        st.caption("Elsewhere: " + " · ".join(elsewhere), help=f"Passage `{pid}`. Each other "
+                                   f"retriever's rank of its {unit}; “–”: not in that retriever's top {k}.")
         ok = [n for n in names if n in rankings]
         if len(ok) >= 2:
-            overlap = pd.DataFrame([[len(set(rankings[a]) & set(rankings[b])) for b in ok] for a in ok], index=ok,
+            overlap = pd.DataFrame([[len(set(units[a]) & set(units[b])) for b in ok] for a in ok], index=ok,
                                    columns=ok)
-            st.caption(f"Overlap of the top {k} (passages in common)")
+            st.caption(f"Overlap of the top {k} ({unit}s in common)")
             show_table(overlap, width="stretch")
         # why they disagree: one passage that some retrievers rank and others do not, each retriever's reason
         union = list(dict.fromkeys(pid for n in ok for pid in rankings[n]))
-        disagree = [pid for pid in union if len({pid in rankings[n] for n in ok}) > 1]
+        disagree = [pid for pid in union if len({unit_of(pid) in units[n] for n in ok}) > 1]
         if len(ok) >= 2 and disagree:
             why_they_disagree(index, config, question, k, {n: rankings[n] for n in ok}, disagree, titles)
 

@@ -1359,6 +1359,14 @@ def test_compare_shows_two_retrievers_top_pages_side_by_side_for_a_room_of_pdfs(
         pages = re.findall(r"(p\.\d+(?: of \S+)?) \(#\d+(?:(?:, | and )#\d+)*\)", line)
         assert len(pages) == len(set(pages)) and not re.search(r"#\d+ #\d+", line), line
     assert sum(type(e).__name__ == "Image" for e in _all(at.main)) == 2  # each column's page
+    # the two lists agree by page: a page each cites counts once, whichever part of it each cites (a walk-through read
+    # "Elsewhere: filing-learned –" beside p.65, filing-learned's #1)
+    assert "Overlap of the top 3 (pages in common)" in [c.value for c in at.caption]
+    overlap = next(d.value for d in at.dataframe if list(getattr(d.value, "columns", [])) == ["bm25", "filing-graph"])
+    assert overlap.loc["bm25", "filing-graph"] == 1  # p.3 of the 2019 10-K, in both lists
+    assert [c.value for c in at.caption if c.value.startswith("Elsewhere")] == [
+        "Elsewhere: filing-graph –", "Elsewhere: filing-graph –", "Elsewhere: filing-graph #2", "Elsewhere: bm25 –",
+        "Elsewhere: bm25 #3", "Elsewhere: bm25 –"]
     keys = [h.proto.body for h in at.get("html") if "marks-key" in h.proto.body and "<style>" not in h.proto.body]
     assert len(keys) == 2 and all("the passage the hit cites" in k for k in keys)
     # another pair: the columns follow, nothing else reruns (a fragment)

@@ -274,6 +274,16 @@ def test_a_page_sits_in_the_sections_it_stands_in_not_those_it_refers_to(room):
                                                "page 6")
 
 
+def test_hits_are_compared_by_page_in_a_room_of_pages_and_by_passage_elsewhere():
+    """Compare read parts 2 and 5 of one page as two answers ("Elsewhere: filing-learned –" beside the page that
+    retriever ranked first, a walk-through): a hit of a page counts as its page."""
+    from engine.ingest.passage import unit_of
+
+    assert unit_of("FEDEX_2023_10K.pdf#p65.5") == unit_of("FEDEX_2023_10K.pdf#p65.0") == "FEDEX_2023_10K.pdf#p65"
+    assert unit_of("FEDEX_2023_10K.pdf#p65.5") != unit_of("FEDEX_2023_10K.pdf#p66.5")
+    assert unit_of("memo.md#0003") == "memo.md#0003"
+
+
 def test_evaluation_ranks_pages_for_every_retriever_alike(room):
     from engine.evaluate.evaluate import by_pages, evaluate
 
