@@ -186,6 +186,16 @@ def test_a_slip_of_the_hand_is_read_as_the_lexicon_word_it_misses_by_one_letter_
     assert not any(n.startswith("Read ") for n in _scope("PepsiCo divdends paid FY2022", printed).notes)
 
 
+def test_a_question_naming_a_note_or_item_implies_no_statement():
+    """The room's own offered question "What does Note 9 — Fair Value Measurement of Assets and Liabilities … say?"
+    was read as the balance sheet (its words "assets" and "liabilities"), which then ranked first (a walk-through)."""
+    pages = room_of(ROOM, PAGES)
+    asked = "What does Note 9 — Fair Value Measurement of Assets and Liabilities in PepsiCo's FY2022 10-K say?"
+    assert _scope(asked, pages).statements == ()
+    assert _scope("What were PepsiCo's total assets and liabilities in FY2022?", pages).statements == ("balance sheet",)
+    assert _scope("What does Item 7 say of PepsiCo's total assets in FY2022?", pages).statements == ()
+
+
 def test_a_region_the_pages_print_is_never_said_to_be_missing(room):
     """"“North America” is not printed on this data room's pages" sat above a seeds table finding it in 37 passages
     (a walk-through, on Kraft Heinz's segments): a capitalised run whose every word the pages print is not missing."""

@@ -37,8 +37,8 @@ _FORMS = {"10-K": re.compile(r"\b10-?ks?\b|\bannual reports?\b", re.IGNORECASE),
 _RELEASE_MEASURES = re.compile(r"\bnon-?gaap\b|\badjusted\b|\borganic\b|\bguidance\b|\boutlook\b|\bexcluding (?:charges|items)"
                                r"|\bcore eps\b", re.IGNORECASE)
 _GUIDANCE = re.compile(r"\bguidance\b|\boutlook\b|\bforecast\b", re.IGNORECASE)
-# a part of a line item (a segment's, a region's, a channel's): filings print it in MD&A and the segment note, not on
-# a statement, so its term implies no statement ("Nike's EMEA revenue" is not read off the income statement)
+_SECTION = re.compile(r"\b(?:note|item)\s+\d{1,2}[a-c]?\b", re.IGNORECASE)  # "Note 9 — Fair Value …": it, not a statement
+# a part of a line item (a segment's, region's, channel's) is in MD&A and the segment note: its term implies no statement
 BREAKDOWN = re.compile(r"\b(?:segments?|segmental|regions?|regional|geograph\w*|divisions?|business (?:units?|lines?)"
                         r"|by (?:product|brand|channel|category|country|market|customer)|emea|apac|apj|apla|latam|"
                         r"americas|north america|latin america|europe|asia(?:[- ]pacific)?|greater china|"
@@ -146,8 +146,8 @@ def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexico
     spelled, slips = lexicon.spelled(question, room.printed)  # "divdends": a slip of the hand, read as "dividends"
     terms = tuple(lexicon.terms_in(spelled))
     statements = lexicon.statements_named(question)
-    if not statements and not BREAKDOWN.search(text):  # a term implies its statement when the question names
-        statements = [t.statement for _, t in terms if t.statement]  # none and asks for no part of a line item
+    if not statements and not BREAKDOWN.search(text) and not _SECTION.search(text):  # a term implies its statement
+        statements = [t.statement for _, t in terms if t.statement]  # when the question names none, nor a part or a note
     statements = list(dict.fromkeys(statements))
     corrected = False
     if correction.company is not None:
