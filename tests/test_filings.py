@@ -265,7 +265,7 @@ def test_a_page_sits_in_the_sections_it_stands_in_not_those_it_refers_to(room):
     """The balance sheet's "Long-term debt (see Note 8)" and MD&A's "described in Note 8" refer to the note; neither
     page sits in it. A walk-through read MD&A's page placed under "Note 10 — Debt" and could have cited the note."""
     ans = Index(room).retriever("filing-graph", SearchConfig()).answer(
-        "What long-term debt did Acme report in FY2019 in Note 8?", 5)
+        "What long-term debt did Acme report in FY2019 on its balance sheet and in Note 8?", 5)
     paths = {h.passage_id: ans.why[h.passage_id].typed_path.nodes for h in ans.hits}
     assert paths["ACME_2019_10K.pdf#p4.0"] == ("Acme Widgets", "Acme Widgets FY2019 10-K", "Balance sheet",
                                                "“Long-term debt”", "page 4")
