@@ -13,7 +13,6 @@ from engine.catalog import CATALOG, PARAMS
 from engine.indexing.config import corpus_defaults, search_config
 from engine.evaluate.metrics import leader_against_each, metric_names
 from engine.explain.reasons import IN_TEXT, field_words, passage_name, unreached, walk_words
-from engine.ingest.passage import PageRef, unit_of
 from engine.retrieve.graph_explain import HitExplanation
 from engine.jobs import Cancelled, Job
 from engine.retrieve.page_ranker import page_ranker_model
@@ -87,6 +86,13 @@ if not names:
     st.warning("Choose at least one retriever.")
     st.stop()
 @st.fragment
+def unit_of(pid: str) -> str:
+    """What a hit counts as when retrievers are compared: its page in a room of pages (parts 2 and 5 of one page are
+    one answer: a walk-through read them as a disagreement), else the passage."""
+    at = corpus.pages.get(pid)
+    return at.key if at is not None else pid
+
+
 def why_they_disagree(index, config, question: str, k: int, rankings: dict[str, list[str]], disagree: list[str],
                       titles: dict[str, str]) -> None:
     """Each retriever's reason for one passage some rank and others do not, then (for a corpus of PDFs) two
@@ -201,7 +207,7 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
                 errors[name] = f"{type(e).__name__}: {e}"
         # hits are compared by page in a room of pages: parts 2 and 5 of one page are one answer
         units = {n: [unit_of(pid) for pid in r] for n, r in rankings.items()}
-        unit = "page" if any(PageRef.from_id(pid) for r in rankings.values() for pid in r) else "passage"
+        unit = "page" if corpus.paged else "passage"
         cols = st.columns(len(names))
         for col, name in zip(cols, names):
             with col:

@@ -1032,6 +1032,31 @@ def test_the_corpus_page_says_what_the_first_question_will_still_build(monkeypat
     assert not [i.value for i in at.info if i.value.startswith("The regex graph below is ready.")]
 
 
+def test_the_corpus_page_starts_again_a_build_this_tab_followed_that_stopped_for_want_of_its_lease(monkeypatch,
+                                                                                                    tmp_path):
+    """A walk-through's room stood still on the Corpus page for 9.5 minutes: a late rerun let the lease of the Query
+    page's build lapse, and only the Query page started it again."""
+    import streamlit as st
+
+    from engine.indexing.background import build_in_background, running, stopped
+    from ui.builds import FOLLOWED
+    from ui.corpora import _bundled_index
+
+    st.cache_resource.clear()
+    monkeypatch.setenv("PATHLENS_CACHE_DIR", str(tmp_path))
+    at = start("pages/corpus.py", params={"q": "?!"})  # the Query page it passes through builds no embeddings
+    index = _bundled_index("dataroom-core")  # the index the pages hold (one per process)
+    lapsed = build_in_background(index, ["embeddings"], lease=0.001)  # nobody renews it: it stops at once
+    assert lapsed.wait(120) and lapsed.status().cancelled
+    at.session_state[FOLLOWED] = [lapsed]  # as a question's build left it
+    at.run()
+    assert not at.exception, at.exception
+    assert stopped(index, (lapsed,)) == ()  # started again…
+    again = build_in_background(index, ["embeddings"])
+    assert again is not lapsed and (again in running(index) or again.wait(0))  # …and running or done
+    assert again.wait(120) and again.status().error is None
+
+
 def test_the_corpus_page_says_a_build_under_way_is_being_built_not_that_a_question_will_start_it(monkeypatch,
                                                                                                   tmp_path):
     """A walk-through read "its first question starts building them in the background" on the Corpus page while its

@@ -6,7 +6,7 @@ import pytest
 
 import json
 
-from engine.indexing.background import build_in_background, restart_lapsed
+from engine.indexing.background import build_in_background, stopped
 from engine.jobs import JobStatus
 from engine.indexing.index import Index
 from engine.indexing.sharded import shards
@@ -281,18 +281,19 @@ def test_a_build_nobody_watches_stops_once_its_lease_lapses_and_is_started_again
 
 def test_a_lapsed_build_a_tab_followed_is_started_again_and_no_other():
     """A walk-through's room stood still on the Corpus page for 9.5 minutes: a late rerun let the lease lapse and
-    nothing started the build again. `restart_lapsed` starts again each stopped build the tab followed, with its
-    lease, and leaves alone a build it did not follow (a closed tab's) and one still running."""
+    nothing started the build again. `stopped` names each stopped build the tab followed, which asking for its stages
+    starts again, and leaves out a build it did not follow (a closed tab's) and one still running."""
     compute = _HeldCompute()
     index = Index(make_corpus(["alpha beta", "gamma delta"]), compute=compute)
     job = build_in_background(index, ["tokens", "embeddings"], lease=2.0)  # a loaded machine's pause is shorter
     assert compute.started.wait(10) and job.wait(10) and job.status().cancelled  # nobody renewed it
     other = build_in_background(index, ["tokens"], lease=None)  # finished, never followed
     assert other.wait(10)
-    assert restart_lapsed(index, ()) == ()  # a build nobody here followed stays stopped
-    (again,) = restart_lapsed(index, (job, other))
-    assert again is not job and again.lease == 2.0 and again.stages == job.stages
-    assert restart_lapsed(index, (job, again)) == ()  # the new one runs: nothing more to start
+    assert stopped(index, ()) == ()  # a build nobody here followed stays stopped
+    assert stopped(index, (job, other)) == (job,)
+    again = build_in_background(index, job.stages, lease=2.0)
+    assert again is not job and again.stages == job.stages
+    assert stopped(index, (job, again)) == ()  # the new one runs: nothing more to start
     again.touch()  # followed again, it goes on while renewed
     compute.release.set()
     assert again.wait(10) and again.status().error is None

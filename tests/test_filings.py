@@ -276,12 +276,15 @@ def test_a_page_sits_in_the_sections_it_stands_in_not_those_it_refers_to(room):
 
 def test_hits_are_compared_by_page_in_a_room_of_pages_and_by_passage_elsewhere():
     """Compare read parts 2 and 5 of one page as two answers ("Elsewhere: filing-learned –" beside the page that
-    retriever ranked first, a walk-through): a hit of a page counts as its page."""
-    from engine.ingest.passage import unit_of
-
-    assert unit_of("FEDEX_2023_10K.pdf#p65.5") == unit_of("FEDEX_2023_10K.pdf#p65.0") == "FEDEX_2023_10K.pdf#p65"
-    assert unit_of("FEDEX_2023_10K.pdf#p65.5") != unit_of("FEDEX_2023_10K.pdf#p66.5")
-    assert unit_of("memo.md#0003") == "memo.md#0003"
+    retriever ranked first, a walk-through): it compares hits by `Corpus.pages`, where two parts of a page are one."""
+    paged = passages_of("FEDEX_2023_10K.pdf", ["a"] * 66)
+    parts = Corpus("parts", tuple(paged) + tuple(
+        Passage(f"FEDEX_2023_10K.pdf#p{n}.{k}", "FEDEX_2023_10K.pdf", "", "b", MappingProxyType({"page": str(n)}))
+        for n, k in ((65, 5), (66, 5))) + (Passage("memo.md#0003", "memo.md", "Memo", "c"),))
+    pages = parts.pages
+    assert pages["FEDEX_2023_10K.pdf#p65.5"].key == pages["FEDEX_2023_10K.pdf#p65.0"].key == "FEDEX_2023_10K.pdf#p65"
+    assert pages["FEDEX_2023_10K.pdf#p65.5"].key != pages["FEDEX_2023_10K.pdf#p66.5"].key
+    assert "memo.md#0003" not in pages and parts.paged
 
 
 def test_evaluation_ranks_pages_for_every_retriever_alike(room):

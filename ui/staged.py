@@ -13,7 +13,7 @@ import pandas as pd
 from engine.catalog import CATALOG, spec
 from engine.components import label
 from engine.indexing.availability import Answerer, answerer, cost_order, ready, room_stages
-from engine.indexing.background import BuildJob, restart_lapsed, running
+from engine.indexing.background import BuildJob, running, stopped
 from engine.jobs import JobStatus
 from engine.indexing.index import Index, SearchConfig
 from engine.retrieve.retrievers import Retriever
@@ -205,12 +205,10 @@ def next_ready(index: Index) -> str:
 
 
 def revive(index: Index) -> None:
-    """A build of `index` this tab followed that stopped for want of its lease is started again, and followed
-    (`background.restart_lapsed`), as the Query page's own build is."""
-    followed = st.session_state.setdefault(FOLLOWED, [])
-    for job in restart_lapsed(index, tuple(followed)):
-        if job not in followed:
-            followed[:] = [j for j in followed if not j.status().over] + [job]
+    """A build of `index` this tab followed that stopped for want of its lease (`background.stopped`) is started
+    again and followed, as the Query page's own build is."""
+    for job in stopped(index, tuple(st.session_state.get(FOLLOWED, ()))):
+        follow_build(index, job.stages)
 
 
 def show_room_build(index: Index) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 
-def safe_json(value) -> str:
+def _safe_json(value) -> str:
     """JSON for a <script>: <, > and & escaped, as Jinja's tojson does."""
     return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
@@ -14,7 +14,7 @@ def safe_json(value) -> str:
 def graph_script(by_hit: dict[str, list[str]], colors: dict[str, str], trace_color: str) -> str:
     """The page's script: `by_hit` each ranked passage's path edges, `colors` each edge's own colour, `trace_color`
     the colour of a clicked hit's paths."""
-    return (f"<script>var pathlensPaths = {safe_json(by_hit)}; var pathlensColors = {safe_json(colors)};"
+    return (f"<script>var pathlensPaths = {_safe_json(by_hit)}; var pathlensColors = {_safe_json(colors)};"
             # a clicked hit: its paths red, every node off them faded, and the hover box kept away while the
             # pointer rests on the node just clicked (vis shows it again on any jitter); a class, since vis
             # sets the box's inline visibility itself
@@ -47,4 +47,4 @@ def graph_script(by_hit: dict[str, list[str]], colors: dict[str, str], trace_col
             "});</script>")
 
 
-__all__ = ["graph_script", "safe_json"]
+__all__ = ["graph_script"]

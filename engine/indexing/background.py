@@ -108,14 +108,13 @@ def build_in_background(index: Index, stages: Sequence[str], lease: float | None
         return job
 
 
-def restart_lapsed(index: Index, followed: Sequence[BuildJob]) -> tuple[BuildJob, ...]:
-    """Each build of `index` among `followed` that stopped because nobody renewed its lease, started again (from
-    the stages on disk) with the same lease: the new jobs. A tab that still watches a room renews its builds from
-    reruns a second apart; on a loaded server a rerun came late, the build stopped, and a walk-through's room stood
-    still on the Corpus page for 9.5 minutes, until the Query page asked again."""
+def stopped(index: Index, followed: Sequence[BuildJob]) -> tuple[BuildJob, ...]:
+    """The builds of `index` among `followed` that were stopped (a lease that lapsed) and not started again: asking
+    for their stages starts each again from the stages on disk. A tab that still watches a room renews its builds
+    from reruns a second apart; on a loaded server a rerun came late, the build stopped, and a walk-through's room
+    stood still on the Corpus page for 9.5 minutes, until the Query page asked again."""
     with _jobs_lock:
-        stopped = [job for job in _jobs.get(index, {}).values() if job in followed and job.status().cancelled]
-    return tuple(build_in_background(index, job.stages, lease=job.lease) for job in stopped)
+        return tuple(job for job in _jobs.get(index, {}).values() if job in followed and job.status().cancelled)
 
 
 def running(index: Index) -> tuple[BuildJob, ...]:
@@ -124,4 +123,4 @@ def running(index: Index) -> tuple[BuildJob, ...]:
         return tuple(job for job in _jobs.get(index, {}).values() if not job.status().over)
 
 
-__all__ = ["BuildJob", "build_in_background", "restart_lapsed", "running"]
+__all__ = ["BuildJob", "build_in_background", "running", "stopped"]

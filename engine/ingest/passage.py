@@ -116,13 +116,6 @@ def page_ref(p: Passage) -> PageRef | None:
     return PageRef(p.doc_id, int(page), at.part if at is not None else 0)
 
 
-def unit_of(passage_id: str) -> str:
-    """What a hit counts as when hits are compared: its page ("doc#p12") for a passage of a page, else the passage.
-    Two retrievers citing parts 2 and 5 of one page agree on it (a walk-through read them as disagreeing)."""
-    ref = PageRef.from_id(passage_id)
-    return ref.key if ref is not None else passage_id
-
-
 def printed_page(p: Passage) -> int | None:
     """The page number the passage's page prints, when the document numbers its pages and it differs from the PDF's
     own page index (the cover and contents come first): what an analyst holding the paper cites."""
@@ -143,4 +136,4 @@ def citation(p: Passage, title: str = "") -> str:
     return f"{where}, page {at.page}{f' (printed {printed})' if printed else ''} of {p.doc_id}"
 
 
-__all__ = ["ChunkConfig", "PageRef", "Passage", "chunk_text", "citation", "page_ref", "printed_page", "unit_of"]
+__all__ = ["ChunkConfig", "PageRef", "Passage", "chunk_text", "citation", "page_ref", "printed_page"]
