@@ -238,6 +238,9 @@ def test_a_release_is_dated_by_its_statements_and_its_ticker_read_from_its_about
     intel = _filings("filings")["INTEL_2022Q4_EARNINGS.pdf"]
     assert intel.period_end == "2022-12-31" and intel.symbols == ("INTC",)
     assert ("period_end", 8, "release: its statements' first column") in intel.read_from
+    # a release whose cover names its registrant reads the ticker there too: "INTC" was answered from any company
+    alone = read_structure([p for p in _passages("filings_dev") if p.id.startswith("INTEL_2023Q1_EARNINGS.pdf")])
+    assert alone.filings["INTEL_2023Q1_EARNINGS.pdf"].symbols == ("INTC",)
     assert _date("Dec", "31", "2022") == (2022, 12, 31) and _date("Sept.", "30", "2023") == (2023, 9, 30)
     assert _date("De", "31", "2022") is None and _date("Decem", "31", "2022") is None
     costco = _filings("filings_dev")["COSTCO_2023Q3_EARNINGS.pdf"]  # "12 Weeks Ended 36 Weeks Ended May 7, 2023"

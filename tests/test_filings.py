@@ -274,6 +274,20 @@ def test_a_page_sits_in_the_sections_it_stands_in_not_those_it_refers_to(room):
                                                "page 6")
 
 
+def test_a_note_named_by_number_and_title_is_asked_for_not_the_rows_its_title_words_name(room):
+    """The room's own offered question "What does Note 9 — Fair Value Measurement of Assets and Liabilities … say?"
+    seeded the row "Total assets", and the balance sheet came first (a walk-through major)."""
+    seeder = Index(room).retriever("filing-graph", SearchConfig()).filing_seeder
+    asked = "What does Note 8 — Long-Term Debt in Acme's FY2019 10-K say?"
+    scope = seeder.scope(asked)
+    assert scope.terms == () and scope.filings == ("ACME_2019_10K.pdf",)
+    assert {(r, s) for _, r, s in seeder.structure_matches(scope)} == {
+        ("scope", "Acme Widgets FY2019 10-K"), ("note", "long term debt")}  # the note, and no row of the balance sheet
+    plain = seeder.scope("What long-term debt did Acme report in FY2019?")  # the words alone still name the row
+    assert [said for said, _ in plain.terms] == ["long term debt"]
+    assert ("lexicon", "long term debt") in {(r, s) for _, r, s in seeder.structure_matches(plain)}
+
+
 def test_hits_are_compared_by_page_in_a_room_of_pages_and_by_passage_elsewhere():
     """Compare read parts 2 and 5 of one page as two answers ("Elsewhere: filing-learned –" beside the page that
     retriever ranked first, a walk-through): it compares hits by `Corpus.pages`, where two parts of a page are one."""

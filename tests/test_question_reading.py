@@ -186,6 +186,20 @@ def test_a_slip_of_the_hand_is_read_as_the_lexicon_word_it_misses_by_one_letter_
     assert not any(n.startswith("Read ") for n in _scope("PepsiCo divdends paid FY2022", printed).notes)
 
 
+def test_a_ticker_the_room_never_prints_is_read_as_the_one_company_whose_name_holds_its_letters_and_said(room):
+    """"MCD interest expense …" was answered from Apple's pages: McDonald's release never prints its ticker, and
+    the question named no company of the room (a walk-through major)."""
+    scope = _scope("MCD revenue Q2 2023", room)
+    assert scope.filings == ("MCD_2023Q2_EARNINGS.pdf",) and not scope.stop
+    assert "Read “MCD” as McDonald's, whose name holds its letters" in scope.notes
+    # letters two companies' names hold (American Express, Amcor) read as neither
+    assert not _scope("AMC revenue in 2022", room).companies
+    # one its pages print in capitals is their word (a metric), never a company
+    metric = room_of(ROOM, {doc: [*texts, "MCD units rose."] if doc.startswith("NFLX") else texts
+                            for doc, texts in PAGES.items()})
+    assert not _scope("MCD revenue Q2 2023", metric).companies
+
+
 def test_a_question_naming_a_note_or_item_implies_no_statement():
     """The room's own offered question "What does Note 9 — Fair Value Measurement of Assets and Liabilities … say?"
     was read as the balance sheet (its words "assets" and "liabilities"), which then ranked first (a walk-through)."""

@@ -259,10 +259,11 @@ def read_filing(doc_id: str, pages: Sequence[str]) -> Filing:
         released, release_ticker = release_company(cover)
     if not registrants and not released:
         released = frequent_company(body, file_key)
-    if released and not release_ticker:  # a release's ticker may stand in its "About Intel" paragraph, at its end
-        named, release_ticker = release_company("\n".join(pages[first:first + 20]))
-        ours = normalize_name(bare_name(released)).split()  # "About Intel\nIntel (Nasdaq: INTC)" ends in Intel's name
-        release_ticker = release_ticker if ours and normalize_name(named).split()[-len(ours):] == ours else ""
+    own = released or (registrants[0] if registrants and form == "earnings release" else "")
+    if own and not release_ticker:  # a release's ticker may stand in its "About Intel" paragraph, at its end
+        ours = normalize_name(bare_name(own)).split()  # "About Intel\nIntel (Nasdaq: INTC)" ends in Intel's name
+        release_ticker = next((m.group(2) for m in _RELEASE_TICKER.finditer("\n".join(pages[first:first + 20]))
+                               if ours and normalize_name(m.group(1)).split()[-len(ours):] == ours), "")
     symbols = ([release_ticker] if release_ticker else []) + _TICKER_ROW.findall(cover)
     opening = "\n".join(pages[:10])
     if registrants:

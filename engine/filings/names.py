@@ -1,7 +1,8 @@
 """Which companies a question names, as analysts write them, and which names it writes that the room lacks.
 
 A company of the room is found by any of its names (`identity.name_keys`: legal, bare, short, former), its ticker or
-initials in capitals, a prefix of its name ("Pepsi" for PepsiCo, "Ulta" for Ulta Beauty), its words run together in
+initials in capitals, a ticker the room never prints whose letters its name holds in order ("MCD" for McDonald's: said,
+since it is a guess), a prefix of its name ("Pepsi" for PepsiCo, "Ulta" for Ulta Beauty), its words run together in
 capitals ("AmEx" for American Express, "AmWater" for American Water), a misspelling (rapidfuzz's similarity), or a
 nickname its own pages print that sounds like the start of its name ("Coke" on Coca-Cola's pages). Names a company's
 pages print were tried as nicknames without the sound and not kept: its pages print its competitors' and customers'
@@ -78,6 +79,7 @@ class Room:
     # folded capitalised words its pages print mostly within NEAR characters of a word of competition: other companies
     # ("compete with Apple, Google…"), where a filer's own products are not ("Azure": 3 of 44 in Microsoft's 10-K)
     rivals: frozenset[str] = frozenset()
+    capitals: frozenset[str] = frozenset()  # folded words its pages print in capitals: "NET", "GMV", a ticker
 
     @cached_property
     def numbered(self) -> frozenset[str]:
@@ -86,6 +88,7 @@ class Room:
 
 
 NICKNAME_USES = 5
+LETTERED = "its name's letters in order"  # a guess, so the scope says it
 NEAR = 300
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9&'’\-]*")
 _CAPITALISED = re.compile(r"(?<![A-Za-z0-9&'’\-])[A-Z][A-Za-z0-9&'’\-]*")
@@ -125,7 +128,8 @@ def room_of(filings: Mapping[str, Filing], doc_texts: Mapping[str, Sequence[str]
     for w, n in raw_near.items():
         near[folded.get(w) or normalize_name(w).replace(" ", "")] += n
     rivals = frozenset(w for w, n in near.items() if 2 * n >= upper.get(w, 0) and w not in common)
-    return Room(filings, common, frozenset(lower) | frozenset(upper), year_ends(filings), printed_by, rivals)
+    capitals = frozenset(folded[w] for c in raw_by_company.values() for w in c if w.isupper())
+    return Room(filings, common, frozenset(lower) | frozenset(upper), year_ends(filings), printed_by, rivals, capitals)
 
 
 def year_ends(filings: Mapping[str, Filing]) -> dict[str, tuple[int, int]]:
@@ -332,6 +336,12 @@ def _match(name: str, companies: Mapping[str, set[str]], words_of: Mapping[str, 
         for key, names in words_of.items():
             if any(_initial_parts(lowered, words) for words in names):
                 return key, "words run together"
+    # a ticker the room never prints in capitals ("MCD", "INTC"; "mcd" of an e-mail address is no metric)
+    if name.isupper() and 3 <= len(folded) <= 5 and folded.isalpha() and folded not in room.capitals \
+            and name not in FINANCE_TERMS:
+        lettered = {k for key, keys in companies.items() if _in_order(folded, key) for k in keys}
+        if len(lettered) == 1:
+            return next(iter(lettered)), LETTERED
     if len(folded) >= 5:
         best = max(((fuzz.ratio(folded, key), sorted(keys)[0]) for key, keys in companies.items() if len(key) >= 5),
                    default=(0.0, ""))
@@ -351,9 +361,22 @@ def _sound(word: str) -> str:
     return "".join("k" if c in "cq" else c for c in word if c.isalpha() and c not in "aeiouyhw")
 
 
+def _in_order(letters: str, name: str) -> bool:
+    """Whether a name starts with the first of `letters` and holds the rest in order: "mcd" in "mcdonalds",
+    "intc" in "intelcorporation", "fdx" in "fedex"."""
+    if not name.startswith(letters[0]):
+        return False
+    at = 1
+    for c in letters[1:]:
+        at = name.find(c, at) + 1
+        if not at:
+            return False
+    return True
+
+
 def _initial_parts(parts: Sequence[str], words: Sequence[str]) -> bool:
     """Whether each part begins the next word of a name, in order: ["am", "ex"] in "american express"."""
     return len(parts) <= len(words) and all(w.startswith(p) for p, w in zip(parts, words))
 
 
-__all__ = ["FINANCE_TERMS", "NICKNAME_USES", "Names", "Room", "company_names", "room_of", "year_ends"]
+__all__ = ["FINANCE_TERMS", "LETTERED", "NICKNAME_USES", "Names", "Room", "company_names", "room_of", "year_ends"]

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Mapping, Sequence
-
 from datetime import date, timedelta
+from typing import Mapping, Sequence
 
 from ..errors import PathLensError
 from ..text import normalize_name
 from .asked import AskedPeriods, Period, read_periods
 from .identity import Filing
 from .lexicon import Lexicon, Term
-from .names import Names, Room, company_names
+from .names import LETTERED, Names, Room, company_names
 from .structure import STATEMENTS
 
 COMPARATIVE_YEARS = 2  # a 10-K repeats the two years before its own: FY2020 figures also stand in FY2021's and FY2022's
@@ -188,6 +187,7 @@ def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexico
     lead = [f"Read “{a}” as “{b}”" for a, b in slips] + [f"“{n}” names no company of this data room; searching every "
                                                            "filing" for n in named.unknown if not keys and correction.everywhere]
     lead += [f"“{n}” names no company of this data room" for n in named.unknown if keys]
+    lead += [f"Read “{said}” as {display[k]}, whose name holds its letters" for said, k, r in named.how if r == LETTERED]
     lead += [f"“{said}” could be {' or '.join(which)}; both are kept" for said, which in named.ambiguous]
     read = {said for said, _ in terms}  # a word the lexicon reads ("SG&A", "FCF") is searched by what filings print
     lead += [f"“{w}” is not printed on this data room's pages; answered without it" for w in named.unplaced

@@ -9,6 +9,8 @@ graph's own seeds of its words without their instruction text. Each seed weighs 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..filings.lexicon import Lexicon
@@ -70,7 +72,25 @@ class FilingSeeder:
                     self._named_by[i] = f" {singular(words)} "
 
     def scope(self, question: str) -> Scope:
-        return read_scope(question, self.structure.room or self.structure.filings, self.lexicon, self.correction)
+        """The question's scope, without the lexicon terms that are only words of a note it names by number and
+        title: "Note 9 — Fair Value Measurement of Assets and Liabilities" asks for the note, not for total assets
+        and the balance sheet (a walk-through's miss: the balance sheet came first). A title alone stays a
+        question's words: "restructuring and other charges" asks for the income statement's row too."""
+        scope = read_scope(question, self.structure.room or self.structure.filings, self.lexicon, self.correction)
+        titles = self._notes_titled(f" {singular(normalize_name(scope.text))} ", scope.filings)
+        terms = tuple((said, t) for said, t in scope.terms
+                      if not any(f" {singular(normalize_name(said))} " in title for title in titles))
+        if terms == scope.terms:
+            return scope
+        kept = {t.statement for _, t in terms} | set(self.lexicon.statements_named(question))
+        kept.add(self.correction.statement or "")
+        return replace(scope, terms=terms, statements=tuple(s for s in scope.statements if s in kept))
+
+    def _notes_titled(self, folded: str, docs) -> list[str]:
+        """The titles of the notes a folded question names by number, then title ("note 9 fair value …"; not
+        "the long-term debt on its balance sheet and in Note 8")."""
+        return [self._named_by[i] for i in self._nodes(docs or tuple(self.structure.filings), "note")
+                if i in self._named_by and f" note {self.structure.nodes[i].ref.lower()}{self._named_by[i]}" in folded]
 
     def _nodes(self, docs, kind: str) -> list[int]:
         return [i for d in docs for i in self._by_doc.get((d, kind), ())]
@@ -92,6 +112,9 @@ class FilingSeeder:
                 rows.setdefault(row, []).append(said)
         sections = [(word, said) for said, term in scope.terms for word in term.sections]
         guidance = next((said for word, said in sections if word == "guidance"), None)
+        rowed = folded  # a note's title it names by number names no row: "Note 8 — Long-Term Debt" is the note
+        for title in self._notes_titled(folded, scope.filings):
+            rowed = rowed.replace(title, " ")
         for i in self._nodes(docs, "line item"):
             key = nodes[i].ref
             if key.startswith(FORECAST):  # a guidance table's row: for a question of guidance, and no other
@@ -99,7 +122,7 @@ class FilingSeeder:
                     out.append((i, "lexicon", guidance))
             elif key in rows:
                 out.append((i, "lexicon", "; ".join(dict.fromkeys(rows[key]))))
-            elif i in self._named_by and self._named_by[i] in folded:
+            elif i in self._named_by and self._named_by[i] in rowed:
                 out.append((i, "line item", key))
         for i in self._nodes(docs, "note") + self._nodes(docs, "item"):
             title = _title(nodes[i])
