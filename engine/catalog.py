@@ -109,6 +109,11 @@ class RetrieverSpec:
         if self.make is None:
             raise ValueError(f"catalog entry {self.name!r} has no maker")
 
+    @property
+    def ranks_pages(self) -> bool:
+        """Whether its hits are pages, each once: the filings retrievers, which walk the filings' structure."""
+        return "structure" in self.components
+
     def stages(self) -> list[str]:
         """The index components this retriever needs, in build order."""
         out = list(self.components)

@@ -870,6 +870,8 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     # place in the filing as a real 10-K's (page 5 of 7 is where notes sit) and may set the income statement above
     i = hit_ids(at).index("ACME_2019_10K.pdf#p5.0")
     assert i < 2 and {pid.split("#")[0] for pid in hit_ids(at)} == {"ACME_2019_10K.pdf"}
+    # what it ranks is named as what it is: pages, one each (a walk-through read "Top 5 passages" over pages)
+    assert f"Top {len(hit_ids(at))} pages · filing-learned" in [h.value for h in at.subheader]
     assert hit_lines(at)[i].startswith(f"**{i + 1}. Acme Widgets FY2019 10\\-K p\\.5** · score ")  # the filing and page
     typed = [m.value for m in at.markdown if m.value.startswith("**Where this page sits:**")]
     assert typed[i].startswith("**Where this page sits:** Acme Widgets › Acme Widgets FY2019 10\\-K › Statement of cash flows › "

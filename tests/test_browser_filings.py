@@ -53,7 +53,7 @@ def test_uploaded_filings_build_with_progress_and_answers_cite_their_page(app_ur
         again = page.get_by_role("button", name="Ask again with filing-learned")
         again.wait_for(timeout=240_000)
         again.click()
-        page.get_by_text("Top 5 passages · filing-learned", exact=True).wait_for(timeout=240_000)
+        page.get_by_text("Top 5 pages · filing-learned", exact=True).wait_for(timeout=240_000)
         wait_idle(page)
         main = page.locator("[data-testid=stMain]").inner_text()
     # cited by the filing's identity (the release's cover names no registrant: the reader alone said "INTEL 2022 Q4")
@@ -240,13 +240,13 @@ def test_uploaded_filings_are_answered_at_once_and_by_the_full_retriever_once_bu
         page.screenshot(path=str(SHOTS / "staged-first-answer.png"), full_page=True)
         assert hits(page), "no answer under the sentence"
         if first.startswith("Answered by filing-graph"):  # the usual case: the stand-in, then one click
-            assert page.get_by_text("Top 5 passages · filing-graph").count() == 1
+            assert page.get_by_text("Top 5 pages · filing-graph").count() == 1
             again = page.get_by_role("button", name="Ask again with filing-learned")
             again.wait_for(timeout=300_000)
             since = mark(page)
             again.click()
             wait_idle(page, since, timeout=300)
-        page.get_by_text("Top 5 passages · filing-learned", exact=True).wait_for(timeout=300_000)
+        page.get_by_text("Top 5 pages · filing-learned", exact=True).wait_for(timeout=300_000)
         assert hits(page)[0].startswith("1. Intel Q4 FY2022 earnings release p."), hits(page)
         assert page.get_by_text(re.compile("^Answered by filing-graph")).count() == 0
         page.screenshot(path=str(SHOTS / "staged-full-answer.png"), full_page=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -114,7 +115,7 @@ def upload_first_answer(ctx: Context) -> UploadFirstAnswer:
                 page.wait_for_selector("text=Questions to start with", timeout=600_000)
                 box.fill(question)
                 box.press("Enter")
-                page.get_by_text("Top 5 passages · ").wait_for(timeout=600_000)
+                page.get_by_text(re.compile(r"^Top 5 (?:passages|pages) · ")).wait_for(timeout=600_000)
                 page.wait_for_selector('[data-testid="stMain"] >> text=score', timeout=600_000)
                 first = time.perf_counter() - t0
                 said = page.get_by_text("Answered by ")
@@ -124,7 +125,7 @@ def upload_first_answer(ctx: Context) -> UploadFirstAnswer:
                     again = page.get_by_role("button", name="Ask again with filing")
                     again.wait_for(timeout=1_800_000)
                     again.click()
-                    page.get_by_text("Top 5 passages · filing", exact=True).wait_for(timeout=600_000)
+                    page.get_by_text("Top 5 pages · filing", exact=True).wait_for(timeout=600_000)
                     full = time.perf_counter() - t0
                 browser.close()
         finally:
