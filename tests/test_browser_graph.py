@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 import pytest
 
 from engine.explain.render import TRACE_COLOR
-from tests.test_browser import (MULTI_HOP, SHOTS, app_url, browser, graph_frame, graph_nodes, hits,  # noqa: F401
+from tests.test_browser import (MULTI_HOP, SHOTS, app_url, browser, goto, graph_frame, graph_nodes, hits,  # noqa: F401
                                 mark, no_exception, open_page, overlapping_labels, start_page, wait_idle)
 
 
@@ -43,7 +43,10 @@ def test_evidence_graph_labels_never_overlap_and_the_layout_is_fixed(app_url, br
         url = app_url + "/?" + urlencode({"corpus": "dataroom-core", "q": q, "retriever": retriever, "k": k})
         views = []
         for _ in range(2 if k == 5 else 1):
-            page = open_page(browser, url)
+            if k == 10 and i > 0:  # the next question in the same tab; k = 5 draws twice in fresh contexts
+                goto(page, url)
+            else:
+                page = open_page(browser, url)
             errors = []
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             no_exception(page)
@@ -53,7 +56,8 @@ def test_evidence_graph_labels_never_overlap_and_the_layout_is_fixed(app_url, br
             if i == 0:
                 page.screenshot(path=str(SHOTS / f"evidence-graph-k{k}.png"), full_page=True)
             assert errors == []
-            page.context.close()
+            if k == 5 or i == len(questions) - 1:
+                page.context.close()
         assert views[0]["pos"] == views[-1]["pos"]
         if k == 5:  # in a window 1,000 px wide the legend wraps to more lines: the canvas gives up the room
             narrow = start_page(browser, url, viewport={"width": 1000, "height": 1000})
