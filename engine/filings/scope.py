@@ -134,7 +134,8 @@ def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexico
     room = room if isinstance(room, Room) else Room(room)
     filings = room.filings
     text = lexicon.strip_instructions(question)
-    named = company_names(question, room)
+    spelled, slips = lexicon.spelled(question, room.printed)  # "divdends": a slip of the hand, read as "dividends"
+    named = company_names(spelled, room)  # "Aeronautcs segment net sales": a slip, not a company the room lacks
     if named.leading and _figure_follows(question, named.leading, lexicon):
         named = replace(named, unknown=(*named.unknown, named.leading),
                         unplaced=tuple(w for w in named.unplaced if w != named.leading))
@@ -142,7 +143,6 @@ def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexico
     periods = list(asked.asked)
     form = next((f for f, pattern in _FORMS.items() if pattern.search(question)), "")
     release = bool(_RELEASE_MEASURES.search(question))
-    spelled, slips = lexicon.spelled(question, room.printed)  # "divdends": a slip of the hand, read as "dividends"
     terms = tuple(lexicon.terms_in(spelled))
     statements = lexicon.statements_named(question)
     if not statements and not BREAKDOWN.search(text) and not _SECTION.search(text):  # a term implies its statement
