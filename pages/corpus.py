@@ -20,7 +20,7 @@ from ui.builds import ensure, fresh_area, planned_work, still_to_build
 from ui.staged import show_room_build
 from ui.corpora import UPLOAD, UPLOAD_TYPES, left_out_words, use_uploaded
 from ui.frame import frame
-from ui.render import downloads, show_table
+from ui.render import downloads, escape_markdown, show_table
 from ui.url_state import param, set_params
 
 LIMITS = ReadLimits.from_env()
@@ -92,9 +92,8 @@ with tab_d:
                                  for r in identities for x in r["read_from"]]).astype({"page": "Int64"}),
                    hide_index=True, width="stretch")
     if report.skipped:
-        st.subheader("Left out")
-        show_table(pd.DataFrame([{"file": p.file, "why left out": p.message} for p in report.skipped]), hide_index=True,
-                   width="stretch")
+        st.subheader("Left out")  # in full sentences: a table's cell cut the reason off (three walk-throughs)
+        st.markdown("\n".join(f"- **{escape_markdown(p.file)}**: {escape_markdown(p.message)}" for p in report.skipped))
     if report.dropped:
         st.subheader("Running headers, footers and page numbers dropped")
         st.caption("Lines at the top or bottom of a page that recur on many pages of a document (page numbers "

@@ -1250,6 +1250,12 @@ def test_a_file_read_only_in_part_is_not_offered_from(tmp_path):
     assert said == ["Not searched: ACME_2020_10K.pdf: no extractable text on page 4 of 8 (scanned or image-only pages are "
                     "skipped). The rest of each file is."], said
     assert not [w.value for w in at.warning if "Left out" in w.value]
+    # the Corpus page gives each reason whole, in a sentence: a table's cell cut it off (three walk-throughs)
+    at.switch_page("pages/corpus.py").run()
+    assert not at.exception, at.exception
+    assert "Left out" in [h.value for h in at.subheader]
+    assert ("- **ACME\\_2020\\_10K\\.pdf**: no extractable text on page 4 of 8 \\(scanned or image\\-only pages are "
+            "skipped\\)") in [m.value for m in at.markdown], [m.value for m in at.markdown if "ACME" in m.value]
 
 
 def test_the_labeled_examples_menu_forgets_its_example_once_the_user_types_another_question():
