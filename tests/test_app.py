@@ -1231,6 +1231,23 @@ def test_an_uploaded_room_of_filings_offers_three_questions_and_forgets_one_the_
     assert at.selectbox(key="example").value == "—"
 
 
+def test_a_file_with_one_blank_page_in_twenty_is_offered_from(tmp_path):
+    """Two blank pages of Walmart's 215-page 10-K kept it out of every offer, and a room of three filings was offered
+    one question (a walk-through): a blank or image-only page is not damage."""
+    from tests.filingmaker import filing_pages, write_pdfs
+    from tests.pdfmaker import make_pdf, text_page
+
+    folder = write_pdfs(tmp_path / "room")
+    pages = [text_page(*page.replace("—", "-").split("\n")) for page in filing_pages(2020, 1_119)]
+    words = "alder birch cedar dogwood elm fir ginkgo hazel ilex juniper larch maple nutmeg oak pine quince rowan spruce"
+    filler = [text_page(f"The {w.title()} plant makes {w} widgets for {w} growers.", f"Sales of {w} kits rose.")
+              for w in words.split()]
+    (folder / "ACME_2020_10K.pdf").write_bytes(make_pdf(pages + filler + [[]]))  # 1 page of 26 has no text
+    at = uploaded(folder, "acme-blank-page-offers", "acme room")
+    offered = at.selectbox(key="example").options[1:]
+    assert any("FY2020" in o for o in offered), offered
+
+
 def test_a_file_read_only_in_part_is_not_offered_from(tmp_path):
     """A walk-through was offered a question made from a damaged file's page (#63): a file with a page left out
     is offered from only when nothing else is."""

@@ -154,12 +154,28 @@ def _forget_example() -> None:
         st.session_state["example"] = "—"
 
 
+READ_WHOLE = 0.95  # the share of its pages a file read whole enough to offer questions from
+
+
+def _partly_read(corpus) -> frozenset[str]:
+    """The files a damaged read left short: more than one page in 20 left out. A 10-K's blank or image-only pages
+    are not damage: two of Walmart's 215 kept its 10-K out of every offer (a walk-through)."""
+    named = {p.file for p in corpus.report.skipped}
+    read: dict[str, set[int]] = {}
+    total: dict[str, int] = {}
+    for p in corpus.passages:
+        if p.doc_id in named and (at := corpus.pages.get(p.id)):
+            read.setdefault(p.doc_id, set()).add(at.page)
+            total[p.doc_id] = int(p.metadata.get("pages") or 0)
+    return frozenset(f for f in named if len(read.get(f, ())) < READ_WHOLE * total.get(f, 1))
+
+
 def _question(index: Index) -> tuple[str, LabeledQuery | None, tuple[str, ...]]:
     """The question box, under a menu of the room's labeled questions or of questions made from its filings;
     returns the question, its labeled form if any, and the questions offered."""
     corpus = index.corpus
     # labeled questions, or, for a room of filings without them, questions its structure can answer
-    damaged = frozenset(p.file for p in corpus.report.skipped)  # files read in part: offered from last
+    damaged = _partly_read(corpus)  # offered from last
     offered = () if corpus.queries or not corpus.paged else offered_questions(index.structure(), damaged=damaged)
     if corpus.queries or offered:
         examples = ["—"] + ([f"{q.id} ({q.kind}) · {q.text}" for q in corpus.queries] or
