@@ -125,6 +125,16 @@ def test_each_hit_opens_on_its_page_with_the_passage_outlined_and_the_matches_ma
     assert strip.count() == 5 and strip.first.get_attribute("href") == "#hit-1"
     strip.first.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "see-the-page-strip.png"))
+    page.set_viewport_size({"width": 1000, "height": 900})  # a narrow window: the strip wraps, no thumbnail hidden
+    page.wait_for_timeout(500)
+    right = page.locator("[data-testid=page-strip]").bounding_box()
+    for i in range(5):
+        box = strip.nth(i).bounding_box()
+        assert box["x"] + box["width"] <= right["x"] + right["width"] + 1, (i, box, right)
+    strip.first.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "see-the-page-strip-1000px.png"))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.wait_for_timeout(500)
     strip.nth(2).click()
     page.wait_for_timeout(800)
     title = page.locator("[data-testid=stMain] p").filter(has_text=re.compile(r"^3\. Apple FY2022 10-K p\.")).first

@@ -52,7 +52,7 @@ CSS = f"""<style>
 .page-text summary{{color:#666;cursor:pointer;margin-bottom:4px}}
 [id^=hit-]{{display:block;scroll-margin-top:4.5rem}}
 .marks-key{{font-size:13px;color:#444;margin:0 0 4px 0}}
-.page-strip{{display:flex;gap:10px;overflow-x:auto;padding:2px 0 8px 0}}
+.page-strip{{display:flex;flex-wrap:wrap;gap:10px;padding:2px 0 8px 0}}
 .page-strip a{{text-decoration:none;color:#333;font-size:12px;text-align:center;flex:none}}
 .page-strip img{{display:block;border:1px solid #bbb;border-radius:3px}}
 .page-strip a:hover img{{border-color:{MARK_COLORS['passage']}}}
