@@ -245,6 +245,10 @@ def test_a_fiscal_year_falls_back_only_to_a_10k_of_the_same_company(room):
     scope = _scope("Netflix's revenue in FY2022", room)  # only a 10-Q of FY2023: never "the nearest"
     assert scope.filings == ("NFLX_2023Q2_10Q.pdf",)
     assert scope.notes == ("No Netflix filing for FY2022; searching every filing of the company",)
+    # the years of a span it lacks, in one note, not one each (five alike on a walk-through's debt question)
+    span = _scope("Netflix's debt maturities from FY2019 to FY2022", room)
+    assert span.notes == ("No Netflix filing for FY2019, FY2020, FY2021 or FY2022; searching every filing of the "
+                          "company",), span.notes
 
 
 def test_a_comparison_of_quarters_scopes_each_end(room):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date, timedelta
 from typing import Sequence
 
 _FORM = re.compile(r"\bform\s+(10-K|10-Q|8-K|20-F|40-F|6-K)\b", re.IGNORECASE)
@@ -183,6 +184,24 @@ def filing_period(pages: Sequence[str], first: int, stem: str) -> FilingPeriod:
     return FilingPeriod(form, int(y.group(1)) if y else None, int(q.group(1)) if q else None, None, tuple(read))
 
 
+SAME_PERIOD_DAYS = 7  # a 52/53-week period ends within a week of the date an analyst names
 
-__all__ = ["EARLY_JANUARY_DAYS", "FilingPeriod", "QUARTER_IN_NAME", "YEAR_IN_NAME", "cover_page", "filing_period",
-           "fiscal_year_of_end", "quarter_period"]
+
+def fiscal_quarter_of(end: tuple[int, int, int], year_end: tuple[int, int]) -> tuple[int, int]:
+    """(fiscal year, quarter) of a quarter ending on that day, for a company whose fiscal year ends on `year_end`
+    (month, day): 31 Mar 2023 is Q1 FY2023 of a December year, Q3 FY2023 of a June year."""
+    month = year_end[0]
+    day = date(end[0], end[1], end[2] or 28)
+    if day.day <= SAME_PERIOD_DAYS:  # a 52/53-week quarter ending in a month's first days ends the month before's
+        day -= timedelta(days=day.day)
+    end = (day.year, day.month, day.day)
+    ahead = (month - end[1]) % 12  # months from the date to the year's end
+    quarter = 4 - ahead // 3
+    year = end[0] + (1 if end[1] > month else 0)
+    if month == 1 and year_end[1] <= 7:  # a 52/53-week year ending in early January is the year before's
+        year -= 1
+    return year, quarter
+
+
+__all__ = ["EARLY_JANUARY_DAYS", "FilingPeriod", "QUARTER_IN_NAME", "SAME_PERIOD_DAYS", "YEAR_IN_NAME", "cover_page",
+           "filing_period", "fiscal_quarter_of", "fiscal_year_of_end", "quarter_period"]

@@ -20,10 +20,10 @@ from .asked import AskedPeriods, Period, read_periods
 from .identity import Filing
 from .lexicon import Lexicon, Term
 from .names import LETTERED, Names, Room, company_names
+from .periods import SAME_PERIOD_DAYS, fiscal_quarter_of
 from .structure import STATEMENTS
 
 COMPARATIVE_YEARS = 2  # a 10-K repeats the two years before its own: FY2020 figures also stand in FY2021's and FY2022's
-SAME_PERIOD_DAYS = 7  # a 52/53-week period ends within a week of the date an analyst names
 FILED_WITHIN_DAYS = {"10-Q": 45, "10-K": 90}  # the SEC's deadlines after a period's end, the longest of each form
 _FORMS = {"10-K": re.compile(r"\b10-?ks?\b|\bannual reports?\b", re.IGNORECASE),
           "10-Q": re.compile(r"\b10-?qs?\b|\bquarterly reports?\b", re.IGNORECASE),
@@ -247,7 +247,16 @@ def filings_for(room: Room, company: str | None, periods: Sequence[Period], form
         out += chosen
     if not company and periods and not out:
         notes.append("No filing of the room is for " + ", ".join(p.words() for p in periods) + "; searching every filing")
+    # one note for the periods a company lacks, not five alike ("FY2023–FY2027": a walk-through)
+    lacking = [m for n in notes if (m := _LACKS.fullmatch(n))]
+    if len(lacking) > 1:
+        said = " or ".join([", ".join(m[2] for m in lacking[:-1]), lacking[-1][2]])
+        notes = [n for n in notes if not _LACKS.fullmatch(n)] + [f"No {lacking[0][1]} filing for {said}{_EVERY}"]
     return list(dict.fromkeys(out)), list(dict.fromkeys(notes))
+
+
+_EVERY = "; searching every filing of the company"
+_LACKS = re.compile(r"No (.+?) filing for (.+)" + re.escape(_EVERY))
 
 
 def _for_period(room: Room, key: str, docs: list[str], period: Period, fallback: bool, release: bool, guidance: bool,
@@ -359,22 +368,6 @@ def _for_date(room: Room, key: str, docs: list[str], period: Period, fallback: b
     else:
         return docs, f"No {{who}} filing for {period.words()}; searching every filing of the company"
     return got, f"No {{who}} filing ends on {period.words()}; showing {', '.join(filings[d].label for d in got)}, {why}"
-
-
-def fiscal_quarter_of(end: tuple[int, int, int], year_end: tuple[int, int]) -> tuple[int, int]:
-    """(fiscal year, quarter) of a quarter ending on that day, for a company whose fiscal year ends on `year_end`
-    (month, day): 31 Mar 2023 is Q1 FY2023 of a December year, Q3 FY2023 of a June year."""
-    month = year_end[0]
-    day = date(end[0], end[1], end[2] or 28)
-    if day.day <= SAME_PERIOD_DAYS:  # a 52/53-week quarter ending in a month's first days ends the month before's
-        day -= timedelta(days=day.day)
-    end = (day.year, day.month, day.day)
-    ahead = (month - end[1]) % 12  # months from the date to the year's end
-    quarter = 4 - ahead // 3
-    year = end[0] + (1 if end[1] > month else 0)
-    if month == 1 and year_end[1] <= 7:  # a 52/53-week year ending in early January is the year before's
-        year -= 1
-    return year, quarter
 
 
 def _for_calendar_year(room: Room, key: str, docs: list[str], year: int, fallback: bool, release: bool,
