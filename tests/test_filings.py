@@ -329,6 +329,7 @@ def test_the_evidence_report_shows_the_scope_and_each_hits_typed_path(room):
     assert ("<strong>Where this page sits:</strong> Acme Widgets › Acme Widgets FY2020 10-K › Statement of cash flows › "
             "“Additions to property, plant and equipment” › page 5") in page
     assert "--statement &#x27;cash flows&#x27;" in page and "statement=cash+flows" in page  # the correction travels
+    assert "<h2>Answers: the top 3 pages</h2>" in page  # what the filings retrievers rank, as the Query page says
 
 
 def test_a_report_of_uploaded_files_names_them_and_never_another_corpus(room, tmp_path):
