@@ -84,12 +84,14 @@ with tab_d:
                                   "fiscal year": r["fiscal_year"], "quarter": f"Q{r['quarter']}" if r["quarter"] else "—",
                                   "period end": r["period_end"], "names it answers to": ", ".join(r["names"] + r["symbols"])}
                                  for r in identities]),
-                   hide_index=True, width="stretch")
+                   wide=("names it answers to",), hide_index=True, width="stretch")  # a cell was cut off (walk 12)
         # one row a field, so no rule is cut off in a narrow column (a sentence a filing was, even in full screen)
         st.caption("Where each field was read: the page (blank: the file name, or a default) and the rule that read it.")
         show_table(pd.DataFrame([{"document": r["doc"], "field": x["field"].replace("_", " "),
                                   "page": x["page"] or None, "rule": x["rule"]}
                                  for r in identities for x in r["read_from"]]).astype({"page": "Int64"}),
+                   column_config={"rule": st.column_config.Column(  # the glossary's "rule" is a seed's
+                       help="What on the page gave the field, or the file name", width="large")},
                    hide_index=True, width="stretch")
     if report.skipped:
         st.subheader("Left out")  # in full sentences: a table's cell cut the reason off (three walk-throughs)

@@ -1374,6 +1374,11 @@ def test_the_corpus_page_says_who_filed_each_filing_and_where_it_read_it(tmp_pat
     # the Documents table names a filing as its hits do, not by its file name (#63 walk-through)
     documents = next(f for f in frames if list(getattr(f, "columns", []))[:2] == ["document", "title"])
     assert documents[documents["document"] == "ACME_2019_10K.pdf"].iloc[0]["title"] == "Acme Widgets FY2019 10-K"
+    # the long cells drawn wide: "pge, pgne, pacificgasandelectric, …" and a cover's sentence were cut (walk 12)
+    configs = [json.loads(d.proto.columns or "{}") for d in at.dataframe]
+    who_config = next(c for c in configs if "names it answers to" in c)
+    where_config = configs[configs.index(who_config) + 1]  # the table under it: where each field was read
+    assert who_config["names it answers to"].get("width") == where_config["rule"].get("width") == "large", configs
 
 
 def test_a_question_about_a_company_the_room_lacks_stops_and_offers_the_room(tmp_path):
