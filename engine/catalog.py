@@ -109,11 +109,6 @@ class RetrieverSpec:
         if self.make is None:
             raise ValueError(f"catalog entry {self.name!r} has no maker")
 
-    @property
-    def ranks_pages(self) -> bool:
-        """Whether its hits are pages, each once: the filings retrievers, which walk the filings' structure."""
-        return "structure" in self.components
-
     def stages(self) -> list[str]:
         """The index components this retriever needs, in build order."""
         out = list(self.components)
@@ -200,6 +195,12 @@ QUICK_RETRIEVERS = ("bm25", "tfidf", "ppr-regex", "bct-regex")
 def default_retriever(paged: bool) -> str:
     """The retriever a corpus opens on: the filings retriever when it holds paged documents (PDFs)."""
     return FILINGS_RETRIEVER if paged else DEFAULT_RETRIEVER
+
+
+def ranks_pages(name: str) -> bool:
+    """Whether a retriever's hits are pages, each once: the filings retrievers, which walk the filings' structure
+    (the Query page and the report head their answers so). False for a name outside the catalog."""
+    return name in CATALOG and "structure" in CATALOG[name].components
 
 
 def spec(name: str) -> RetrieverSpec:

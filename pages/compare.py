@@ -85,7 +85,8 @@ config = search_config(values, corpus)
 if not names:
     st.warning("Choose at least one retriever.")
     st.stop()
-@st.fragment
+
+
 def unit_of(pid: str) -> str:
     """What a hit counts as when retrievers are compared: its page in a room of pages (parts 2 and 5 of one page are
     one answer: a walk-through read them as a disagreement), else the passage."""
@@ -93,6 +94,7 @@ def unit_of(pid: str) -> str:
     return at.key if at is not None else pid
 
 
+@st.fragment
 def why_they_disagree(index, config, question: str, k: int, rankings: dict[str, list[str]], disagree: list[str],
                       titles: dict[str, str]) -> None:
     """Each retriever's reason for one passage some rank and others do not, then (for a corpus of PDFs) two

@@ -305,6 +305,18 @@ def test_corpus_page():
     assert not at.exception
 
 
+def test_only_the_compare_pages_why_they_disagree_panel_is_a_fragment():
+    """Choosing another passage under "Why they disagree" reruns that panel alone, no retriever searching again; a
+    misplaced decorator had made a helper the fragment instead, so every choice reran the whole page. AppTest runs
+    fragments as whole reruns, so the page's source is read."""
+    import ast
+
+    tree = ast.parse((ROOT / "pages" / "compare.py").read_text(encoding="utf-8"))
+    fragments = [f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
+                 and any(ast.unparse(d) == "st.fragment" for d in f.decorator_list)]
+    assert fragments == ["why_they_disagree"], fragments
+
+
 def test_compare_page_side_by_side_and_metrics():
     at = start("pages/compare.py")
     assert at.title[0].value == "Compare retrievers"

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pandas as pd
 import streamlit as st
 
-from engine.catalog import CATALOG, DEFAULT_RETRIEVER
+from engine.catalog import DEFAULT_RETRIEVER, ranks_pages
 from engine.errors import PathLensError
 from engine.evaluate.demo import graph_story
 from engine.explain.reasons import IN_TEXT, move_words, passage_name
@@ -139,7 +139,7 @@ def draw(index: Index, request: Request, ran: Ran) -> None:
     what_if_widgets(labels, [h.passage_id for h in hits])
 
     earlier, against = _earlier_ranking(index, request, ran)
-    unit = "page" if answering in CATALOG and CATALOG[answering].ranks_pages else "passage"
+    unit = "page" if ranks_pages(answering) else "passage"
     st.subheader(f"Top {len(hits)} {unit}{'s' if len(hits) != 1 else ''} · {answering}")
     if earlier is not None:
         st.caption(f"Arrows: each passage's move against {against}, with its score then when the score changed.")

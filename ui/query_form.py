@@ -158,9 +158,11 @@ READ_WHOLE = 0.95  # the share of its pages a file read whole enough to offer qu
 
 
 def _partly_read(corpus) -> frozenset[str]:
-    """The files a damaged read left short: more than one page in 20 left out. A 10-K's blank or image-only pages
+    """The files a damaged read left short, offered from last: more than one page in 20 left out. A 10-K's blank or image-only pages
     are not damage: two of Walmart's 215 kept its 10-K out of every offer (a walk-through)."""
     named = {p.file for p in corpus.report.skipped}
+    if not named:
+        return frozenset()
     read: dict[str, set[int]] = {}
     total: dict[str, int] = {}
     for p in corpus.passages:
@@ -175,8 +177,8 @@ def _question(index: Index) -> tuple[str, LabeledQuery | None, tuple[str, ...]]:
     returns the question, its labeled form if any, and the questions offered."""
     corpus = index.corpus
     # labeled questions, or, for a room of filings without them, questions its structure can answer
-    damaged = _partly_read(corpus)  # offered from last
-    offered = () if corpus.queries or not corpus.paged else offered_questions(index.structure(), damaged=damaged)
+    offered = () if corpus.queries or not corpus.paged else offered_questions(index.structure(),
+                                                                               damaged=_partly_read(corpus))
     if corpus.queries or offered:
         examples = ["—"] + ([f"{q.id} ({q.kind}) · {q.text}" for q in corpus.queries] or
                             [f"suggested · {q}" for q in offered])

@@ -26,7 +26,7 @@ from urllib.parse import urlencode
 
 from ..errors import PathLensError
 from ..indexing.index import Index, SearchConfig, param_values
-from ..catalog import CATALOG, EDGE_PARAMS, PARAMS, spec
+from ..catalog import EDGE_PARAMS, PARAMS, ranks_pages, spec
 from .figures import REPORT_PAGE_WIDTH, cited_page, graph_svg, hit_entities, hit_page, page_failure, page_figure
 from ..ingest.documents import SourceFile
 from .page_evidence import pdf_source
@@ -349,7 +349,7 @@ def build_report(index: Index, view: ReportView, generated: str, pdfs: str | Non
         out.append(f"<p><strong>Note:</strong> {html.escape(n)}</p>")
     if earlier is not None:
         out.append(_what_if(view, earlier, hits, titles))
-    unit = "page" if view.retriever in CATALOG and CATALOG[view.retriever].ranks_pages else "passage"  # as the Query page
+    unit = "page" if ranks_pages(view.retriever) else "passage"  # as the Query page
     out.append(f"<h2>Answers: the top {len(hits)} {unit}{'s' if len(hits) != 1 else ''}</h2>")
     if not hits:
         out.append("<p>No passage was returned.</p>")

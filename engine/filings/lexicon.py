@@ -71,8 +71,9 @@ class Lexicon:
         letter dropped or two letters swapped written as that word ("divdends" → "dividends"), else one of the
         words the room prints ("Aeronautcs" → "aeronautics"), and the (typed, read) pairs. A word the room prints is
         the analyst's own, never read as another; so is a word of the language (`english_words`) and one the room
-        prints with a letter more at its end ("segment", "segments"); a word with two readings keeps its own. Walk-throughs: "FDX divdends paid FY23" found no page of
-        dividends; "Aeronautcs segment net sales" was read as a company the room lacks, and stopped."""
+        prints with a letter more at its end ("segment", "segments"); a word with two readings keeps its own.
+        Walk-throughs: "FDX divdends paid FY23" found no page of dividends; "Aeronautcs segment net sales" was read
+        as a company the room lacks, and stopped."""
         read: dict[str, str] = {}
         for typed in dict.fromkeys(re.findall(r"[A-Za-z]+", question)):
             w = typed.lower()
