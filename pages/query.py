@@ -10,6 +10,7 @@ from ui.corpora import left_out_here
 from ui.frame import frame
 from ui.query_answer import draw, run
 from ui.query_form import ask, read_link
+from ui.staged import build_waits_words
 
 st.title("Query")
 index = frame()
@@ -23,6 +24,8 @@ if pages_out:
     st.caption(pages_out)
 request = ask(index)
 if request is None:
+    if words := build_waits_words(index):
+        st.caption(words)
     st.stop()
 now = answerer(request.name, index.stored, request.config.rrf.members).name
 with fresh_area(index, stages_for([now], request.config.rrf.members), "query"):  # no stale answer under a build

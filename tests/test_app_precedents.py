@@ -59,7 +59,7 @@ def bars(at) -> list[tuple[str, float, list[float]]]:
     out = []
     for h in at.get("html"):
         body = h.proto.body
-        if m := re.search(r"font-size:13px'>(.*?): score ([+-]\d+\.\d+)\. Every deal starts at ([+-]\d+\.\d+);", body):
+        if m := re.search(r"font-size:13px'>(.*?): score ([+-]\d+\.\d+), from ([+-]\d+\.\d+), where every deal", body):
             values = [float(v) for v in re.findall(r"tabular-nums'>([+-]\d+\.\d+)</span>", body)]
             out.append((html.unescape(m.group(1)), float(m.group(2)), [float(m.group(3)), *values]))
     return out
@@ -91,7 +91,7 @@ def test_the_page_opens_on_the_example_with_each_deal_s_parts_and_the_first_deal
         assert score == pytest.approx(r.score, abs=0.005)
         assert sum(values) == pytest.approx(score, abs=0.005 * (len(values) + 1))  # bars drawn to two decimals
     assert "meets 100% of the asked cues" in at.get("html")[0].proto.body
-    assert ". Every deal starts at " in at.get("html")[0].proto.body  # the base, said not drawn
+    assert ", where every deal of this search begins; " in at.get("html")[0].proto.body  # the base, said not drawn
     assert ("Each score is exactly where every deal starts plus the bars under it: green adds, red takes away. The "
             "deal graph is drawn for one deal at a time.") in [c.value for c in at.caption]
     facts = [c.value.replace("\\", "") for c in at.caption if " · US · " in c.value]

@@ -69,6 +69,25 @@ def test_a_small_bundled_room_is_built_whole_before_its_first_answer_under_one_b
         "Top 5 passages · hybrid-ner"]
 
 
+def test_before_a_first_question_the_query_page_says_what_the_question_will_start(monkeypatch, tmp_path):
+    """An upload's slow stages wait for a first question; the page says so, and that the Corpus page builds them
+    without one (#63 walk-through: an analyst waited on a build nothing had started)."""
+    import ui.staged
+
+    index = _fresh_room(monkeypatch, tmp_path, ("tokens", "extraction:regex", "graph:regex"))
+    said = ("Not built yet for this room: dense embeddings (all-MiniLM-L6-v2), entity extraction (spaCy NER), entity "
+            "graph (spaCy NER). Your first question starts what its retriever needs, and is answered at once while "
+            "that builds. “Build the rest now” on the Corpus page builds it all without a question.")
+    assert said not in [c.value for c in start(params={"q": ""}).caption]  # a small bundled room: built whole at once
+    monkeypatch.setattr(ui.staged, "SMALL_ROOM_PASSAGES", 0)  # a room as big as an upload
+    at = start(params={"q": ""})
+    assert said in [c.value for c in at.caption]
+    at.text_input(key="question").set_value(QUESTION).run()  # asked: a stand-in answers and the build runs
+    assert said not in [c.value for c in at.caption]
+    for job in running(index):
+        watched(job)
+
+
 def _stages(at):
     (table,) = [d.value for d in at.dataframe if "stage" in d.value.columns]
     return table

@@ -270,10 +270,11 @@ def test_a_plain_query_on_filings_prints_the_rankers_parts_and_the_walk_that_fou
     assert code == 0
     first = out.split("\n 2. ")[0]
     score = float(re.search(r"^ 1\. (\S+) ", first, re.M).group(1))
-    said = re.search(r"score ([+-]\d+\.\d\d): (.+); every page starts at ([+-]\d+\.\d\d)$", first, re.M)
-    parts = [float(v) for v in re.findall(r" ([+-]\d+\.\d\d)(?:;|$)", said.group(2))]
+    said = re.search(r"score ([+-]\d+\.\d\d) from ([+-]\d+\.\d\d), where every page of this search begins: (.+)$", first,
+                     re.M)
+    parts = [float(v) for v in re.findall(r" ([+-]\d+\.\d\d)(?:;|$)", said.group(3))]
     assert float(said.group(1)) == pytest.approx(score, abs=0.005)
-    assert sum(parts) + float(said.group(3)) == pytest.approx(score, abs=0.005 * (len(parts) + 2))
+    assert sum(parts) + float(said.group(2)) == pytest.approx(score, abs=0.005 * (len(parts) + 2))
     assert "The graph search that found this page ranked it " in first and "Its score: " in first
 
 

@@ -44,8 +44,7 @@ def who_answers(index: Index, name: str, config: SearchConfig, question: str) ->
         return Choice(a, name, None) if ensure(index, stages_for([name], config.rrf.members)) else None
     # a bundled room small enough is built before its first answer, so its demo opens as the README says; a room
     # someone brings, or a build past the wait, is answered at once by a stand-in while it builds
-    if index.corpus.name in bundled_names() and len(index.corpus.passages) <= SMALL_ROOM_PASSAGES \
-            and _built_whole(index, name, a, config):
+    if _small_bundled(index) and _built_whole(index, name, a, config):
         return Choice(answerer(name, index.stored, config.rrf.members), name, None)
     stand_in_box = st.empty()  # replaced by the whole room's box when the rest is built in the moment waited
     with stand_in_box.container():
@@ -211,6 +210,21 @@ def revive(index: Index) -> None:
         follow_build(index, job.stages)
 
 
+def _small_bundled(index: Index) -> bool:
+    return index.corpus.name in bundled_names() and len(index.corpus.passages) <= SMALL_ROOM_PASSAGES
+
+
+def build_waits_words(index: Index) -> str:
+    """What the Query page says before a first question when the room's slow stages are not built and no build runs:
+    a walk-through waited on an upload for a build that only a question starts."""
+    left = [label(s) for s in room_stages() if cost_order(s) and not index.stored(s)]
+    if not left or running(index) or _small_bundled(index):  # a small bundled room is built whole at its first question
+        return ""
+    return (f"Not built yet for this room: {', '.join(left)}. Your first question starts what its retriever needs, "
+            "and is answered at once while that builds. “Build the rest now” on the Corpus page "
+            "builds it all without a question.")
+
+
 def show_room_build(index: Index) -> None:
     """The Corpus page's build panel: each stage's state, the retrievers ready now and the next one; a button
     builds the rest in the background, and the panel follows any build of this room, whoever started it."""
@@ -237,5 +251,5 @@ def show_room_build(index: Index) -> None:
     panel()
 
 
-__all__ = ["Choice", "follow", "next_ready", "progress_words", "retriever_for", "sentence",
+__all__ = ["Choice", "build_waits_words", "follow", "next_ready", "progress_words", "retriever_for", "sentence",
            "show_room_build", "stage_rows", "who_answers"]

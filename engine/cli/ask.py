@@ -11,7 +11,7 @@ from ..catalog import default_retriever, stages_for
 from ..errors import NoSeedError, PathLensError
 from ..explain.jsonout import answer_json, config_json
 from ..filings.identity import identity_row, read_from_words
-from ..explain.parts import explained, part_rows, walk_rank_words
+from ..explain.parts import base_words, explained, part_rows, walk_rank_words
 from ..explain.render import second_hop_summary
 from ..explain.reasons import exactness_words, k_past_corpus, path_words, percent, reason, where_it_sits
 from ..indexing.index import check_retriever
@@ -84,7 +84,7 @@ def cmd_query(args) -> None:
         if ranked is not None:  # a learned ranker's parts, then the walk that found the page
             rows = "; ".join(f"{label} {value:+.2f}" for label, value in part_rows(
                 [(p.feature, p.part) for p in ranked.parts], 4))
-            print(f"      score {ranked.score:+.2f}: {rows}; every page starts at {ranked.base:+.2f}")
+            print(f"      score {ranked.score:+.2f} {base_words(ranked.base)}: {rows}")
             print(f"      {walk_rank_words(ranked.walk_rank)}")
         if why is not None:  # a walk says why in one sentence, then by its routes and their shares
             print(f"      {reason(why)}")

@@ -20,7 +20,7 @@ def part_rows(parts: Sequence[tuple[str, float]], shown: int = SHOWN) -> list[tu
     rows = [(name, value) for name, value in ranked[:shown]]
     rest = ranked[shown:]
     if rest:
-        rows.append((f"{len(rest)} smaller part{'s' if len(rest) != 1 else ''} together", sum(v for _, v in rest)))
+        rows.append((f"{len(rest)} other, smaller reason{'s' if len(rest) != 1 else ''} together", sum(v for _, v in rest)))
     return rows
 
 
@@ -43,9 +43,15 @@ def parts_html(parts: Sequence[tuple[str, float]], base: float, score: float, ti
             f"<span class='part-value' style='flex:0 0 64px;text-align:right;font-variant-numeric:tabular-nums'>"
             f"{value:+.2f}</span></div>")
     return (f"<div class='parts' role='figure' aria-label='{html.escape(title)}'>"
-            f"<div style='font-weight:600;font-size:13px'>{html.escape(title)}: score {score:+.2f}. Every {item} "
-            f"starts at {base:+.2f}; the bars below add {score - base:+.2f}.</div>"
+            f"<div style='font-weight:600;font-size:13px'>{html.escape(title)}: score {score:+.2f}, "
+            f"{base_words(base, item)}; the reasons below add {score - base:+.2f}.</div>"
             + "".join(bars) + "</div>")
+
+
+def base_words(base: float, item: str = "page") -> str:
+    """The base in words a stakeholder reads: a value every candidate of the question shares, so no reason for a
+    rank ("every page starts at −3.43" read as jargon in a walk-through)."""
+    return f"from {base:+.2f}, where every {item} of this search begins"
 
 
 def walk_rank_words(walk_rank: int) -> str:
@@ -68,4 +74,4 @@ def page_parts_html(why: PageExplanation) -> str:
     return parts_html([(p.feature, p.part) for p in why.parts], why.base, why.score)
 
 
-__all__ = ["SHOWN", "explained", "page_parts_html", "part_rows", "parts_html"]
+__all__ = ["SHOWN", "base_words", "explained", "page_parts_html", "part_rows", "parts_html"]
