@@ -16,8 +16,8 @@ from engine.indexing.index import Index
 from engine.ingest.corpus import Corpus
 from engine.ingest.passage import Passage
 from engine.rank.learned import RankerParams, TrainingTable, train
-from engine.retrieve.page_features import (FEATURES, PAGE_KINDS, PAIRS, asks, content_words, feature_rows, page_facts,
-                                          rare_word_shares)
+from engine.retrieve.page_features import (FEATURES, PAGE_KINDS, PAIRS, asks, content_words, feature_rows, item_kind,
+                                          page_facts, rare_word_shares)
 from engine.retrieve.page_ranker import LearnedPageRetriever, PageExplanation, PagePool
 from tests.conftest import ROOT
 from tests.filingmaker import filing_pages
@@ -84,9 +84,57 @@ def test_a_feature_row_by_hand():
     other = dict(zip(FEATURES, x[1]))
     assert other["asks for drivers, on an MD&A page"] == 0.0 and other["a boilerplate page (signatures, exhibit list, …)"] == 1.0
     assert row["the question's rarer words on it"] == 0.75 and other["the question's rarer words on it"] == 0.0
-    assert len(FEATURES) == 9 + len(PAGE_KINDS) + len(PAIRS) + 6
+    assert row["in the note, Item or statement the question names"] == 0.0  # no section named: none given
+    assert len(FEATURES) == 9 + len(PAGE_KINDS) + len(PAIRS) + 6 + 2
     assert "asks for a figure, on an earnings-release page" in FEATURES  # the parts chart's words read as English
     assert not [f for f in FEATURES if re.search(r"\ba [aeiou]", f, re.IGNORECASE)]
+
+
+def test_the_sections_a_question_names_and_the_statement_it_asks_for_by_hand():
+    """A page in a named section gets 1, a page outside 0; the statement feature likewise, by the statement nodes the
+    question's scope reads."""
+    corpus = _room()
+    facts = page_facts(corpus.passages, read_structure(corpus.passages))
+    n = len(filing_pages(2019, 0))
+    pages = [f"ACME_2019_10K.pdf#p{n + 1}", "ACME_2019_10K.pdf#p5"]
+    mdna_node, cash_node = min(facts[pages[0]].nodes), min(facts[pages[1]].nodes)
+    assert not facts[pages[1]].nodes & {mdna_node}
+    x = feature_rows("What drove Acme's gross margin?", pages, facts, walk_scores=np.array([0.02, 0.01]),
+                     shares=np.zeros((2, 3)), bm25_best=np.zeros(2), dense_best=np.zeros(2), context_bm25=np.zeros(2),
+                     rare_words=np.zeros(2), lexicon_rows=frozenset(), named=frozenset({mdna_node}),
+                     statements=frozenset({cash_node}))
+    named = FEATURES.index("in the note, Item or statement the question names")
+    statement = FEATURES.index("on the statement the question's figure is in")
+    assert x[:, named].tolist() == [1.0, 0.0] and x[:, statement].tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("title, number, form, kind", [
+    ("Condensed Consolidated Financial Statements", "1", "10-Q", None),  # Part I Item 1 of a 10-Q: no legal page
+    ("Legal Proceedings", "1", "10-Q", "Item 3 legal proceedings"),  # its Part II Item 1
+    ("Unregistered Sales of Equity Securities and Use of Proceeds", "2", "10-Q", None),  # Part II Item 2: no MD&A
+    ("Management’s Discussion and Analysis of Financial Condition and Results of Operations", "2", "10-Q", "MD&A"),
+    ("Risk Factors", "1A", "10-Q", "Item 1A risk factors"),
+    ("Business", "1", "10-K", "Item 1 business"),
+    ("Market for Registrant's Common Equity, Related Stockholder Matters", "5", "10-K", "Item 5 market"),
+    ("Quantitative and Qualitative Disclosures About Market Risk", "7A", "10-K", "MD&A"),
+    ("Financial Condition", "7", "10-K", "MD&A"),  # a title these do not know: a 10-K's number says
+    ("Financial Condition", "7", "10-Q", None),
+])
+def test_an_items_kind_is_read_from_its_title_then_a_10k_number(title, number, form, kind):
+    assert item_kind(title, number, form) == kind
+
+
+def test_the_pool_reads_the_sections_a_question_names(learned):
+    """"per the cash flow statement" names the statement: its page gets both features; "capex" alone implies the
+    statement (its figure is there) without naming it."""
+    named = FEATURES.index("in the note, Item or statement the question names")
+    statement = FEATURES.index("on the statement the question's figure is in")
+    for question, names in (("What were Acme's capital expenditures in FY2020, per the cash flow statement?", 1.0),
+                            ("What were Acme's capital expenditures in FY2020?", 0.0)):
+        _, _, cands = learned.pool.candidates(question)
+        at = cands.pages.index("ACME_2020_10K.pdf#p5")
+        assert cands.x[at, statement] == 1.0 and cands.x[at, named] == names
+        assert not cands.x[[i for i, p in enumerate(cands.pages) if not p.endswith("#p5")], statement].any()
 
 
 def test_the_rarer_words_share_by_hand():

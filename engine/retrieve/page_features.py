@@ -12,7 +12,8 @@ drivers, the risk factors, or the note. The features say, for each candidate pag
   statement, …: each pair its own named feature, so a part of a score reads as a reason;
 - boilerplate (signatures, subsidiary lists, exhibit indexes, certifications, the stock-performance graph, a page
   that only points elsewhere), a parent-only statement, figures per word, the lexicon's rows it holds, and its place
-  in the filing.
+  in the filing;
+- whether it lies in the note, Item or statement the question names, and on the statement its figure is in.
 
 Every feature is a plain number of one page and one question; no feature names a company or a filing.
 """
@@ -55,10 +56,27 @@ ASKS: dict[str, re.Pattern] = {
 # What a page is, from the filing's structure (Items by Regulation S-K's numbering) and its form.
 PAGE_KINDS = ("statement", "note", "MD&A", "Item 1 business", "Item 1A risk factors", "Item 3 legal proceedings",
               "Item 5 market", "cover", "earnings release", "boilerplate")
-# the 10-K's Items by number; a 10-Q's Part I Item 2 is its MD&A, Part II Item 1 its legal proceedings, 1A its risks
+# an Item's kind by its title, which says the same in a 10-K and a 10-Q; a 10-Q numbers its Items again in Part II
+# (Part I Item 1 is its financial statements, Part II Item 1 its legal proceedings), so only a 10-K's number is read
+# where the title says nothing these know
+_ITEM_TITLE_KIND = ((re.compile(r"legal proceedings", re.IGNORECASE), "Item 3 legal proceedings"),
+                    (re.compile(r"risk factors", re.IGNORECASE), "Item 1A risk factors"),
+                    (re.compile(r"management['’]?s discussion|quantitative and qualitative disclosures", re.IGNORECASE),
+                     "MD&A"),
+                    (re.compile(r"market for (?:the )?registrant", re.IGNORECASE), "Item 5 market"),
+                    (re.compile(r"^\s*business\s*$", re.IGNORECASE), "Item 1 business"))
 _ITEM_KIND = {"1": "Item 1 business", "1A": "Item 1A risk factors", "3": "Item 3 legal proceedings",
               "5": "Item 5 market", "7": "MD&A", "7A": "MD&A"}
-_QUARTERLY_ITEM_KIND = {"2": "MD&A", "3": "MD&A", "1": "Item 3 legal proceedings", "1A": "Item 1A risk factors"}
+
+
+def item_kind(title: str, number: str, form: str) -> str | None:
+    """The page kind of an Item, by its title ("Item 1. Condensed Consolidated Financial Statements" in a 10-Q is
+    none of these), else by a 10-K's Item number."""
+    for pattern, kind in _ITEM_TITLE_KIND:
+        if pattern.search(title):
+            return kind
+    return _ITEM_KIND.get(number) if form == "10-K" else None
+
 
 # each ask, the page kinds an analyst expects its answer on: one named feature a pair
 PAIRS = (("figure", "statement"), ("figure", "note"), ("figure", "MD&A"), ("figure", "earnings release"),
@@ -97,6 +115,9 @@ MATCH_FEATURES = ("its words match the question's", "its meaning is close to the
 PAGE_FEATURES = ("a boilerplate page (signatures, exhibit list, …)", "a page that only points elsewhere",
                  "the parent company's own statement, not the group's", "how much of it is figures",
                  "table rows the question names", "how far into the filing (0 start, 1 end)")
+# the sections a question names ("Note 11 — Postemployment Benefits", "risk factors", "the cash flow statement") and
+# the statement its words ask for ("cash and cash equivalents": the balance sheet), against the page's own sections
+NAMED_FEATURES = ("in the note, Item or statement the question names", "on the statement the question's figure is in")
 # how a bar of the chart names a page kind and an ask
 KIND_WORDS = {"statement": "statement page", "note": "note page", "MD&A": "MD&A page",
               "Item 1 business": "Item 1 (business) page", "Item 1A risk factors": "Item 1A (risk factors) page",
@@ -113,7 +134,7 @@ def _on(kind: str) -> str:
 
 
 FEATURES = (WALK_FEATURES + MATCH_FEATURES + tuple(KIND_WORDS[k] for k in PAGE_KINDS)
-            + tuple(f"asks for {ASK_WORDS[a]}, on {_on(k)}" for a, k in PAIRS) + PAGE_FEATURES)
+            + tuple(f"asks for {ASK_WORDS[a]}, on {_on(k)}" for a, k in PAIRS) + PAGE_FEATURES + NAMED_FEATURES)
 
 
 def asks(question: str) -> frozenset[str]:
@@ -167,9 +188,8 @@ def page_facts(passages: Sequence[Passage], structure: FilingStructure) -> dict[
                 kinds.add("note")
                 section_labels.append(node.label)
             elif node.kind == "item":
-                table = _QUARTERLY_ITEM_KIND if filing.form == "10-Q" else _ITEM_KIND
-                if node.ref in table:
-                    kinds.add(table[node.ref])
+                if kind := item_kind(node.label.split(". ", 1)[-1], node.ref, filing.form):
+                    kinds.add(kind)
                 section_labels.append(node.label)
         page = page_ref(passages[rows[0]]).page
         if filing.form == "earnings release":
@@ -200,11 +220,13 @@ class Candidates:
 
 def feature_rows(question: str, pages: Sequence[str], facts: Mapping[str, PageFacts], walk_scores: np.ndarray,
                  shares: np.ndarray, bm25_best: np.ndarray, dense_best: np.ndarray, context_bm25: np.ndarray,
-                 rare_words: np.ndarray, lexicon_rows: frozenset[int]) -> np.ndarray:
+                 rare_words: np.ndarray, lexicon_rows: frozenset[int], named: frozenset[int] = frozenset(),
+                 statements: frozenset[int] = frozenset()) -> np.ndarray:
     """The feature matrix of a question's candidate pages. `shares` (pages, 3) is each seed kind's part of the walk
     score over that score; `bm25_best` and `context_bm25` are scaled to the pool's best (1 the best, 0 none);
     `dense_best` is a cosine; `rare_words` is `rare_word_shares`; `lexicon_rows` the structure nodes the question's
-    lexicon terms seed."""
+    lexicon terms seed; `named` the notes, Items and statements it names; `statements` the statements its
+    scope reads (named, or implied by its terms)."""
     asked = asks(question)
     top = float(walk_scores.max()) if walk_scores.size else 0.0
     x = np.zeros((len(pages), len(FEATURES)))
@@ -217,7 +239,8 @@ def feature_rows(question: str, pages: Sequence[str], facts: Mapping[str, PageFa
         row += [1.0 if a in asked and k in kinds else 0.0 for a, k in PAIRS]
         row += [float(f.boilerplate) if f else 0.0, float(f.pointer_only) if f else 0.0,
                 float(f.parent_only) if f else 0.0, f.figures_per_word if f else 0.0,
-                float(len(f.nodes & lexicon_rows)) if f else 0.0, f.place if f else 0.0]
+                float(len(f.nodes & lexicon_rows)) if f else 0.0, f.place if f else 0.0,
+                float(bool(f.nodes & named)) if f else 0.0, float(bool(f.nodes & statements)) if f else 0.0]
         x[r] = row
     return x
 
@@ -256,5 +279,6 @@ def rare_word_shares(question_words: frozenset[str], page_words: Sequence[frozen
     return np.array([sum(w for t, w in weight.items() if t in words) / total for words in page_words])
 
 
-__all__ = ["ASKS", "ASK_WORDS", "KIND_WORDS", "Candidates", "FEATURES", "PAGE_KINDS", "PAIRS", "PageFacts", "asks", "context_words",
-           "content_words", "feature_rows", "page_facts", "rare_word_shares"]
+__all__ = ["ASKS", "ASK_WORDS", "KIND_WORDS", "Candidates", "FEATURES", "NAMED_FEATURES", "PAGE_KINDS", "PAIRS",
+           "PageFacts", "asks", "content_words", "context_words", "feature_rows", "item_kind", "page_facts",
+           "rare_word_shares"]

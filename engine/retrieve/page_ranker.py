@@ -115,11 +115,22 @@ class PagePool:
         named = content_words(" ".join([*scope.companies, *(filings[d].label for d in scope.filings if d in filings)]))
         rare = rare_word_shares(content_words(scope.text) - named,
                                 [self._page_words(p, r) for p, r in zip(pages, page_rows)])
-        lexicon_rows = frozenset(i for i, rule, _ in w.filing_seeder.structure_matches(scope)
-                                 if rule in ("lexicon", "line item"))
+        matches = w.filing_seeder.structure_matches(scope)
+        lexicon_rows = frozenset(i for i, rule, _ in matches if rule in ("lexicon", "line item"))
         x = feature_rows(question, pages, self.facts, walk_scores, shares, _scaled(bm25_best), dense_best,
-                         context, rare, lexicon_rows)
+                         context, rare, lexicon_rows, self._named(scope, matches),
+                         frozenset(i for i, rule, _ in matches if rule == "statement"))
         return pers, walk, Candidates(pages, tuple(h.passage_id for h in pool), walk_scores, x)
+
+    def _named(self, scope, matches) -> frozenset[int]:
+        """The structure nodes a question names: a note or an Item by number or title, a section its words name
+        ("risk factors"), and a statement it names ("per the cash flow statement"; not one a term implies)."""
+        nodes = self.walker.filing_seeder.structure.nodes
+        named_statements = set(self.walker.filing_seeder.lexicon.statements_named(scope.text))
+        return frozenset(i for i, rule, _ in matches
+                         if rule in ("note", "reference")
+                         or rule == "lexicon" and nodes[i].kind in ("note", "item")
+                         or rule == "statement" and nodes[i].ref in named_statements)
 
     def _shares(self, pers: Personalization, rows: Sequence[int], scores: np.ndarray) -> np.ndarray:
         """(rows, 3): the parts of each page's walk score from the scope's structure seeds, the question's name
