@@ -48,6 +48,15 @@ from engine.filings.scope import fiscal_quarter_of
     ("EPS in the three months to March 31, 2023", ["the quarter ended 31 Mar 2023"]),
     ("the 8-K dated August 19, 2022", ["dated 19 Aug 2022"]),
     ("net sales YoY in 2019", ["FY2019"]),  # the filing of 2019 holds 2018: no second period
+    # a year that names a thing is no period (a walk-through: "the 2021 Dixie fire" was read as FY2021)
+    ("What did PG&E say about the 2021 Dixie fire in its Q3 2022 10-Q?", ["Q3 FY2022"]),
+    ("What were the 2018 Camp Fire claims?", []),
+    ("What is the coupon on the notes due 2030?", []),
+    ("How much of the 2025 Senior Notes did it repay in FY2021?", ["FY2021"]),
+    ("Shares left under the 2019 Equity Incentive Plan", []),
+    ("2022 wildfire mitigation spending", ["FY2022"]),  # a fire with no name: the year's spending
+    ("2021 notes receivable", ["FY2021"]),
+    ("the 2021 notes to the financial statements", ["FY2021"]),
 ])
 def test_a_question_names_its_periods_by_grammar(question, periods):
     assert [p.words() for p in read_periods(question).periods] == periods

@@ -223,8 +223,21 @@ def _bare_date(m):
     return Period(end=_date(m), kind="date", calendar=True)
 
 
+# a year that names a thing, not a period: a debt by its maturity ("the notes due 2030", "the 2025 Notes"), a plan,
+# or an event ("the 2021 Dixie fire"; a walk-through's question read as FY2021)
+_NAMED_BY_YEAR = (r"(?<!\bdue )(?<!\bmaturing )(?<!\bmaturing in )(?<!\bmatures in )(?<!\bexpiring )(?<!\bexpiring in )"
+                  r"(?<!\bexpires in )")
+_NAMES_AFTER_YEAR = (r"(?!\s+(?:(?-i:[A-Z][\w&.'’-]*)\s+){0,3}(?:senior\s+|convertible\s+|unsecured\s+)?"
+                     r"(?:notes(?!\s+(?:receivable|payable|to)\b)|debentures|bonds|term\s+loans?"
+                     r"|credit\s+(?:agreement|facility)|(?:incentive\s+|stock\s+|equity\s+)?plan)\b)"
+                     # an event by its name: "2022 wildfire mitigation" is the year's, "2021 Dixie fire" the fire's
+                     r"(?!\s+(?:(?-i:[A-Z][\w&.'’-]*)\s+){1,3}(?:fires?|wildfires?|hurricanes?|storms?|earthquakes?"
+                     r"|floods?)\b)")
+
+
 # a bare year; after a dash only when a year stands before it ("2020-2021"), never in "10-2021" or "K-2021"
-@_phrase(r"(?<![\w$.,])(?<![a-z]-)(?<!\b\d-)(?<!\b\d\d-)(?<!\b\d\d\d-)(?P<y>" + _Y4 + r")" + _NOT_AFTER + r"|(?<![\w'])'(?P<ap>\d{2})(?![\w'])")
+@_phrase(r"(?<![\w$.,])(?<![a-z]-)(?<!\b\d-)(?<!\b\d\d-)(?<!\b\d\d\d-)" + _NAMED_BY_YEAR + r"(?P<y>" + _Y4 + r")"
+         + _NOT_AFTER + _NAMES_AFTER_YEAR + r"|(?<![\w'])'(?P<ap>\d{2})(?![\w'])")
 def _bare_year(m):
     return Period(_year(m.group("y") or m.group("ap")))
 
