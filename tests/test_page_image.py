@@ -19,7 +19,7 @@ from engine.errors import PathLensError
 from engine.explain import page_image
 from engine.explain.page_image import PageCache, PageLayout, png_size, render_page, rendered_page
 from engine.explain.page_marks import MARK_COLORS, find_passage, marked_page
-from engine.explain.page_table import NO_HEADER, find_row, read_tables
+from engine.explain.page_table import NO_HEADER, find_row, page_words, read_tables
 from engine.ingest.documents import SourceFile
 from engine.ingest.isolated import ReadLimits
 from tests.conftest import ROOT
@@ -176,6 +176,27 @@ def test_labels_stacked_over_the_years_name_the_columns_they_sit_over(tmp_path):
     assert table.columns == ("Three months Dec 31, 2022", "Three months Dec 25, 2021", "Twelve months Dec 31, 2022",
                              "Twelve months Dec 25, 2021")
     assert table.rows[0].cells[2] == ("Twelve months Dec 31, 2022", "63,054")
+
+
+def test_dates_set_close_in_one_header_run_are_a_column_each(tmp_path):
+    """Kraft Heinz's statements set "December 31, 2022 December 25, 2021" as one run, no gap wider than a space:
+    read as one cell, the page had "no header row of years" (a walk-through's minor). Each year ends a column."""
+    first, second = "Dec 31, 2022", "Dec 25, 2021"
+    centres = (300 + advance(first) / 2, 300 + advance(f"{first} ") + advance(second) / 2)
+    runs = [(300, 700, f"{first} {second}"), (72, 680, "Net sales"), _centred("26,485", centres[0], 680),
+            _centred("26,042", centres[1], 680)]
+    [table] = read_tables(_page(tmp_path, runs).layout).tables
+    assert table.columns == (first, second)
+    assert [r.words() for r in table.rows] == ["Net sales: Dec 31, 2022 26,485 · Dec 25, 2021 26,042"]
+
+
+def test_a_ligature_pdfium_cannot_map_is_read_as_the_passages_read_it():
+    """PDFium gives an unmapped ligature glyph as U+FFFE with the glyph's own box: the page's words read it as the
+    passages' text does ("e?ective" is "effective"), not as a space (a walk-through: "e ective" in the text tab)."""
+    text = "The e\ufffeective rate"
+    boxes = tuple((10.0 + 6 * i, 700.0, 10.0 + 6 * i + (0.0 if ch == " " else 5.0), 710.0) for i, ch in enumerate(text))
+    layout = PageLayout("r.pdf", 1, text, boxes, (700.0,) * len(text), (612.0, 792.0), (1, 0, 0, -1, 0, 792))
+    assert [w.text for w in page_words(layout)] == ["The", "effective", "rate"]
 
 
 def test_a_row_is_marked_by_its_line_item(tmp_path):

@@ -16,13 +16,15 @@ import re
 from dataclasses import dataclass
 from statistics import median
 
+from ..ingest.glyphs import read_marks
 from .page_image import Box, PageLayout
 
 _YEAR = re.compile(r"^(?:FY|fiscal)?'?((?:19|20)\d\d)[,.:)*]*$", re.IGNORECASE)
 _AMOUNT = re.compile(r"^[($-]*\$?\(?-?[\d,]*\d(?:\.\d+)?\)?%?[,;]?$")  # 1,234  (106)  6.15  12%  (0.4)
 _CURRENCY = {"$", "€", "£", "¥", "US$"}
 _DASHES = {"—", "–", "-", "—%", "n/a", "N/A", "*"}
-_SPACE = set(" \t\r\n\x00\x02\xa0\u2002\u2003\u2009\ufffe")
+_SPACE = set(" \t\r\n\x00\x02\xa0\u2002\u2003\u2009")
+_MARK = "\ufffe"  # a glyph PDFium cannot map (a ligature, a hyphen) or a line-end hyphen: `glyphs.read_marks` reads it
 
 
 @dataclass(frozen=True)
@@ -88,18 +90,20 @@ def union(boxes) -> Box:
 
 def page_words(layout: PageLayout) -> list[Word]:
     """The page's words in PDFium's order: a word ends at a space or line end, where the baseline moves, where
-    the text steps back, or at a gap wider than a third of the line's height (runs drawn apart with no space)."""
+    the text steps back, or at a gap wider than a third of the line's height (runs drawn apart with no space). A
+    ligature glyph PDFium cannot map is read as the passages' text reads it ("e?ective" is "effective")."""
     words: list[Word] = []
     start = None
 
     def close(end: int) -> None:
         if start is not None and end > start:
-            words.append(Word(layout.text[start:end], start, end, union(layout.boxes[start:end]),
-                              layout.baselines[start]))
+            text = layout.text[start:end]
+            words.append(Word(read_marks(text) if _MARK in text else text, start, end,
+                              union(layout.boxes[start:end]), layout.baselines[start]))
 
     for i, ch in enumerate(layout.text):
         box = layout.boxes[i]
-        if ch in _SPACE or box[2] <= box[0]:
+        if ch in _SPACE or box[2] <= box[0]:  # a mark drawn as a glyph (a ligature) has a width and stays
             close(i)
             start = None
             continue
@@ -135,20 +139,37 @@ def _amount(text: str) -> bool:
 _DAY = re.compile(r"^\d{1,2},?$")  # "24," in "September 24, 2022"
 
 
-def cells(line: Line) -> list[tuple[str, Box]]:
+def cells(line: Line, years_apart: bool = False) -> list[tuple[str, Box]]:
     """A line's words grouped where they sit close (a gap under the line's height): its cells, left to right.
     Two amounts side by side are two cells however close, and a currency sign alone ("$" at a cell's left edge)
-    is left out, so it never becomes a cell of its own."""
+    is left out, so it never becomes a cell of its own. `years_apart`: a group holding two years or more is a cell
+    a year, each ending at its year, as a header row of dates set close together reads ("December 31, 2022
+    December 25, 2021 December 26, 2020", Kraft Heinz's statements)."""
     words = [w for w in line.words if w.text not in _CURRENCY]
-    out: list[tuple[list[Word], Box]] = []
+    groups: list[list[Word]] = []
     for w in words:
         height = max(w.box[3] - w.box[1], 1.0)
-        if out and w.box[0] - out[-1][1][2] < height and not (_amount(out[-1][0][-1].text) and _amount(w.text)):
-            out[-1][0].append(w)
-            out[-1] = (out[-1][0], union([out[-1][1], w.box]))
+        if groups and w.box[0] - groups[-1][-1].box[2] < height and not (_amount(groups[-1][-1].text)
+                                                                         and _amount(w.text)):
+            groups[-1].append(w)
         else:
-            out.append(([w], w.box))
-    return [(" ".join(w.text for w in ws), box) for ws, box in out]
+            groups.append([w])
+    if years_apart:
+        groups = [part for g in groups for part in _at_years(g)]
+    return [(" ".join(w.text for w in ws), union(w.box for w in ws)) for ws in groups]
+
+
+def _at_years(group: list[Word]) -> list[list[Word]]:
+    """A group of words cut after each year, when it holds two or more; words after the last year join it."""
+    ends = [i for i, w in enumerate(group) if _YEAR.match(w.text)]
+    if len(ends) < 2:
+        return [group]
+    parts, start = [], 0
+    for i in ends:
+        parts.append(group[start:i + 1])
+        start = i + 1
+    parts[-1].extend(group[start:])
+    return parts
 
 
 def _is_value(text: str) -> bool:
@@ -267,7 +288,7 @@ def read_tables(layout: PageLayout) -> TableReading:
     refused: list[str] = []
     i = 0
     while i < len(lines):
-        header = _header_columns(cells(lines[i]))
+        header = _header_columns(cells(lines[i], years_apart=True))
         if header is None:
             i += 1
             continue
@@ -277,7 +298,7 @@ def read_tables(layout: PageLayout) -> TableReading:
         rows: list[TableRow] = []
         pending, crowded = "", ""
         i += 1
-        while i < len(lines) and _header_columns(cells(lines[i])) is None:
+        while i < len(lines) and _header_columns(cells(lines[i], years_apart=True)) is None:
             row = _row(lines[i], columns, centres, spacing, pending)
             if row == _END:
                 break
