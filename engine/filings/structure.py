@@ -136,7 +136,34 @@ def statement_of_page(text: str) -> str | None:
     """The statement a page is, by its header, when the page is a table naming exactly one in a title line. A
     note's or MD&A's table under a sentence naming the balance sheet is not the balance sheet: a walk-through saw
     MD&A's contractual obligations placed under "Balance sheet"."""
-    lines = [l for l in text.split("\n") if l.strip()][:HEADER_LINES]
+    every = [l for l in text.split("\n") if l.strip()]
+    kind = _titled(every[:HEADER_LINES], text)
+    if kind is not None:
+        return kind
+    # a statement that opens under the page's prose (an earnings release's balance sheet under its safe harbour): a
+    # title line of its own, with the table's figures after it
+    for at in range(HEADER_LINES, len(every)):
+        if (_MID_TITLE.match(every[at]) and not _NAMED_IN.search(every[at])
+                and (kind := _titled(every[at:at + 1], "\n".join(every[at:])))):
+            return kind
+    return None
+
+
+# a title line under prose: capitalised, short, a statement's name at its end ("eBay Inc. Unaudited Condensed
+# Consolidated Balance Sheet"); not a sentence's last words ("… on our consolidated balance sheet."), a caption
+# ("Consolidated Balance Sheets:"), a contents line ("Consolidated Statements of Income 47"), nor a digest of one
+# ("Summarized Statement of Income", "Consolidated Statements of Income Information")
+_MID_TITLE = re.compile(r"^(?!.*\b(?:summar\w*|information|data|selected|supplement\w*)\b)(?-i:[A-Z])[^.:;]{0,120}"
+                        r"(?:balance sheets?|financial (?:position|condition)|cash flows?|income|operations|earnings"
+                        r"|comprehensive (?:income|loss)|equity|deficit)\)?\s*$", re.IGNORECASE)
+# a note's table about a statement names it as a place: "… in the Consolidated Balance Sheets", "Effect of … on
+# Condensed Consolidated Statement of Income", "… reflected on AES' consolidated balance sheet"
+_NAMED_IN = re.compile(r"\b(?:in|on|into|to)\s+(?:the\s+|its\s+|our\s+|\S+['’]s?\s+)?(?:unaudited\s+|condensed\s+"
+                       r"|consolidated\s+)*(?:statements?|balance sheets?)\b", re.IGNORECASE)
+
+
+def _titled(lines: list[str], text: str) -> str | None:
+    """The one statement these header lines name in a title line, when `text` from them on is a table."""
     head = " ".join(lines).lower()
     if "we have audited" in head or "index to" in head or "table of contents" in head:
         return None
