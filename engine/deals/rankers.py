@@ -176,14 +176,23 @@ def find_precedents(question: str, index: DealIndex, ranker: str = "learned", k:
     table = build_features(index, cands, cues)
     p = rank_parts(ranker, table, cands, model)
     order = sorted(range(len(cands.rows)), key=lambda i: (-p.scores[i], int(cands.rows[i])))
-    rank_of = {i: r for r, i in enumerate(order, start=1)}
-    top = tuple(_ranked(index, table, p, i, r, ranker) for r, i in enumerate(order[:k], start=1))
+    # a deal that meets none of the asked cues is no precedent while others meet some: it is ranked after them all
+    # and not offered (a walk-through: a UK pet-products deal, still held, first for a US renewables IPO)
+    met = table.column("cues_met")
+    offered = [i for i in order if met[i] > 0] or order
+    rank_of = {i: r for r, i in enumerate(offered + [i for i in order if i not in set(offered)], start=1)}
+    top = tuple(_ranked(index, table, p, i, r, ranker) for r, i in enumerate(offered[:k], start=1))
     wanted = {index.universe.rows[d] for d in include}
     picked = tuple(_ranked(index, table, p, i, rank_of[i], ranker) for i in range(len(cands.rows))
                    if int(cands.rows[i]) in wanted)
     notes = []
-    if k > len(cands.rows):
-        notes.append(f"{k} deals were asked for; the candidates hold {len(cands.rows)}, so all are shown")
+    if len(offered) < len(order):
+        notes.append(f"{len(order) - len(offered)} of the {len(order)} candidates meet none of the asked cues "
+                     f"({cues.words().removeprefix('understood as: ')}) and are not offered as precedents")
+    if k > len(offered):
+        held = (f"the candidates hold {len(order)}" if len(offered) == len(order)
+                else f"{len(offered)} candidates meet an asked cue")
+        notes.append(f"{k} deals were asked for; {held}, so all are shown")
     if not cands.walk.groups:
         notes.append("the walk had nowhere to start (no sector, region, origin or exit route was read), so it added "
                      "no candidate and its feature is 0 for every deal")

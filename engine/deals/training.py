@@ -9,6 +9,8 @@ byte on a machine whose question vectors are the ones it was trained with (`vect
 
 from __future__ import annotations
 
+import hashlib
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -85,8 +87,17 @@ def train_precedents(index: DealIndex, cache: DiskCache | None = None, params: R
                            f"over the sectors other than {', '.join(HELD_OUT_SECTORS)}",
              "held_out": f"families {', '.join(TEST_FAMILIES)} with sectors {', '.join(HELD_OUT_SECTORS)}",
              "universe": index.universe.name, "deals": len(index.universe), "rows": int(table.x.shape[0]),
-             "relevant_rows": int(table.labels.sum()), "template_seed": SEED}
+             "relevant_rows": int(table.labels.sum()), "template_seed": SEED, "table": table_fingerprint(table)}
     return train(table, params, about)
+
+
+def table_fingerprint(table) -> str:
+    """The training table's rows and labels, hashed: the encoder's sums differ in their last bits on another CPU
+    (bfloat16 or not, its vector kernels), so the same universe can give another table there, and a model trained
+    on it other trees. A retrained file equals the shipped one byte for byte where this fingerprint does."""
+    h = hashlib.sha256(np.ascontiguousarray(table.x, dtype=np.float64).tobytes())
+    h.update(np.ascontiguousarray(table.labels, dtype=np.int64).tobytes())
+    return h.hexdigest()[:16]
 
 
 def remake(index: DealIndex, path: str | Path, cache: DiskCache | None = None) -> tuple[Ranker, bool]:
@@ -98,4 +109,5 @@ def remake(index: DealIndex, path: str | Path, cache: DiskCache | None = None) -
     return model, same
 
 
-__all__ = ["Asked", "PARAMS", "Question", "ask", "remake", "template_questions", "train_precedents", "training_table"]
+__all__ = ["Asked", "PARAMS", "Question", "ask", "remake", "table_fingerprint", "template_questions", "train_precedents",
+           "training_table"]
