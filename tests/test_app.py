@@ -220,6 +220,11 @@ def test_query_page_says_which_question_words_no_seed_covers():
     at.selectbox(key="base_retriever").set_value("hybrid-regex").run()
     note = next(i.value for i in at.info if "no entity seed covers" in i.value)
     assert "through its passage seeds" in note
+    # no labeled answer to this question: the graph's caption says nothing of ★ (#63 walk-through, on an upload)
+    graph = [c.value for c in at.caption if c.value.startswith("Left to right, as the walk went")]
+    assert graph and "★" not in graph[0]
+    labeled = [c.value for c in start().caption if c.value.startswith("Left to right, as the walk went")]
+    assert "; ★ marks a passage labeled as the answer." in labeled[0]
 
 
 def test_query_page_bad_input_messages():

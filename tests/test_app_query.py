@@ -321,4 +321,7 @@ def test_the_strip_shows_a_page_several_hits_cite_once_with_each_of_their_ranks(
     assert re.findall(r"<a href='(#hit-\d)' title='([^']*)'", strip) == [
         ("#hit-1", "A.pdf page 3: answers 1, 3 and 5"), ("#hit-2", "B.pdf page 3: answer 2"),
         ("#hit-4", "A.pdf page 9: answer 4")]
-    assert "#1 #3 #5 · p.3</a>" in strip and "#2 · p.3</a>" in strip
+    # two files: each label names its file (#63 walk-through: "#1 · p.215" in a room of three filings)
+    assert "#1 #3 #5 · A p.3</a>" in strip and "#2 · B p.3</a>" in strip
+    alone = _strip([(Pending(1, "A.pdf#p3#1", "A.pdf", 3, None), None)])
+    assert "#1 · p.3</a>" in alone

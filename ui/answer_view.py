@@ -98,9 +98,11 @@ def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str],
                alpha: float, removed: list[str] = ()) -> None:
     st.subheader("Evidence graph")
     # true of every layout: a walk whose hits all touch a seed draws two columns, not four (#63 walk-through)
+    # ★ is said only where the question is labeled: an upload's questions have no labeled answer (#63 walk-through)
+    star = "; ★ marks a passage labeled as the answer" if gold else ""
     st.caption("Left to right, as the walk went: the question's seeds, the passages they lead to, and, where a name "
-               "bridges to further passages, that name and those passages. #n is a passage's rank; ★ marks a gold "
-               "passage. Hover a node for its text; click a ranked passage to trace its paths; scroll to zoom.")
+               f"bridges to further passages, that name and those passages. #n is a passage's rank{star}. Hover a "
+               "node for its text; click a ranked passage to trace its paths; scroll to zoom.")
     height = page_height(walk, titles, gold, removed)
     st.iframe(subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=height, removed=tuple(removed)),
               height=height + 20)

@@ -20,6 +20,7 @@ import json
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
+from pathlib import Path
 
 import streamlit as st
 
@@ -53,7 +54,7 @@ CSS = f"""<style>
 [id^=hit-]{{display:block;scroll-margin-top:4.5rem}}
 .marks-key{{font-size:13px;color:#444;margin:0 0 4px 0}}
 .page-strip{{display:flex;flex-wrap:wrap;gap:10px;padding:2px 0 8px 0}}
-.page-strip a{{text-decoration:none;color:#333;font-size:12px;text-align:center;flex:none}}
+.page-strip a{{text-decoration:none;color:#333;font-size:12px;text-align:center;flex:none;width:{THUMB_WIDTH}px;overflow-wrap:anywhere}}
 .page-strip img{{display:block;border:1px solid #bbb;border-radius:3px}}
 .page-strip a:hover img{{border-color:{MARK_COLORS['passage']}}}
 </style>"""
@@ -196,9 +197,10 @@ def _strip(drawn: list[tuple[Pending, ShownPage | None]]) -> str:
     for p, shown in drawn:
         pages.setdefault((p.doc, p.page), []).append((p, shown))
     items = []
+    several = len({doc for doc, _ in pages}) > 1  # a room of several files: each label names its file
     for (doc, page), cited in pages.items():
         (p, shown), ranks = cited[0], [q.rank for q, _ in cited]
-        label = f"{' '.join(f'#{r}' for r in ranks)} · p.{page}"
+        label = f"{' '.join(f'#{r}' for r in ranks)} · {Path(doc).stem + ' ' if several else ''}p.{page}"
         answers = (f"answer {ranks[0]}" if len(ranks) == 1 else
                    f"answers {', '.join(str(r) for r in ranks[:-1])} and {ranks[-1]}")
         if shown is None:

@@ -60,9 +60,11 @@ class PageExplanation:
 
     def words(self) -> str:
         shown = [p for p in self.parts if abs(p.part) >= 0.005][:4]
-        return (f"score {self.score:+.2f} = " + ", ".join(f"{p.feature} {p.part:+.2f}" for p in shown)
-                + f" (and {len(self.parts) - len(shown)} smaller parts, base {self.base:+.2f}); "
-                f"the walk alone ranked it {self.walk_rank}")
+        rest = len(self.parts) - len(shown)
+        return (f"score {self.score:+.2f} from {self.base:+.2f}, where every page of this search begins: "
+                + ", ".join(f"{p.feature} {p.part:+.2f}" for p in shown)
+                + f", and {rest} other, smaller reason{'s' if rest != 1 else ''}; the graph search alone ranked it "
+                f"{self.walk_rank}")
 
 
 class PagePool:
