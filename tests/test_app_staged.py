@@ -128,6 +128,12 @@ def test_the_answered_by_sentence_by_hand():
     assert sentence(stand, s) == ("Answered by filing-graph, still computing dense embeddings (all-MiniLM-L6-v2); now "
                                   "at step 2 of 2, dense embeddings (all-MiniLM-L6-v2): 600 of 1,000 passages, about "
                                   "4 s left. Ask again then for the full filing retriever.")
+    # the room's size is the job's: a stage counts distinct texts, and says where the rest went (#63 walk-through:
+    # "0 of 2,935 passages" beside a room of 2,949)
+    class Job:
+        passages = 1014
+    counted = sentence(Choice(waiting, "filing-graph", Job()), s)
+    assert "600 of 1,000 passages (14 more repeat a text or were kept from earlier builds), about 4 s left" in counted
     slow = _status(("tokens",), 100, 1000, 30.0)  # 900 left at 10 a second
     assert "100 of 1,000 passages, about 4 min left. " in sentence(stand, slow)
     # with a stage still to come after the one in flight, the estimate is said to be this step's

@@ -18,8 +18,8 @@ from engine.jobs import JobStatus
 from engine.indexing.index import Index, SearchConfig
 from engine.retrieve.retrievers import Retriever
 from engine.retrieve.rrf_retriever import RRFConfig
-from ui.builds import (FOLLOW_EVERY_S, FOLLOWED, SMALL_ROOM_PASSAGES, ensure, follow_build, over_soon, show_built,
-                       stages_for, step_words, time_left_words)
+from ui.builds import (FOLLOW_EVERY_S, FOLLOWED, SMALL_ROOM_PASSAGES, count_words, ensure, follow_build, over_soon,
+                       show_built, stages_for, step_words, time_left_words)
 from ui.render import show_table
 from engine.indexing.factory import Retrievers
 from engine.ingest.corpus import bundled_names
@@ -103,10 +103,14 @@ def retriever_for(index: Index, view: Index, choice: Choice, config: SearchConfi
     return view.retriever(choice.answerer.name if choice.early else choice.name, config)
 
 
-def progress_words(s: JobStatus) -> str:
+def progress_words(s: JobStatus, room: int = 0) -> str:
     """"now at step 2 of 3, dense embeddings (all-MiniLM-L6-v2): 600 of 1,000 passages, about 4 min left in this
-    step" of a build still under way (`step_words`, as its box says it)."""
-    return f"now at {step_words(s)}" if s.step else "now finishing"
+    step" of a build still under way (`step_words`, as its box says it; `room` the room's passages)."""
+    return f"now at {step_words(s, room)}" if s.step else "now finishing"
+
+
+def _room(choice: Choice) -> int:
+    return choice.job.passages if choice.job is not None else 0
 
 
 def sentence(choice: Choice, s: JobStatus, filings_named: str = "") -> str:
@@ -121,13 +125,14 @@ def sentence(choice: Choice, s: JobStatus, filings_named: str = "") -> str:
     if choice.early:
         head = (f"Answered by {a.wanted} from {filings_named or 'the question’s filings'}, encoded first: the answer "
                 "the finished index gives.")
-        rest = f" The rest of the room is still being encoded; {progress_words(s)}." if not s.over else ""
+        rest = (f" The rest of the room is still being encoded; {progress_words(s, _room(choice))}."
+                if not s.over else "")
         return head + rest
     # "still computing dense embeddings", not "dense embeddings is": a stage's name may be plural
     if s.over:
         return f"Answered by {choice.name} while computing {a.words()}; {a.wanted} is ready now."
-    return (f"Answered by {choice.name}, still computing {a.words()}; {progress_words(s)}. Ask again then for the "
-            f"full {a.wanted} retriever.")
+    return (f"Answered by {choice.name}, still computing {a.words()}; {progress_words(s, _room(choice))}. Ask again "
+            f"then for the full {a.wanted} retriever.")
 
 
 def stand_in_words(choice: Choice) -> str:
@@ -183,7 +188,7 @@ def stage_rows(index: Index, jobs: tuple[BuildJob, ...]) -> list[dict[str, str]]
         elif stage in flight:
             s = flight[stage]
             left = s.seconds_left()
-            state = (f"in progress: {s.done:,} of {s.total:,} passages" if s.total else "in progress") + (
+            state = (f"in progress: {count_words(s, len(index.corpus))}" if s.total else "in progress") + (
                 f", {time_left_words(left)}" if left is not None else "")
         else:
             state = "to come"

@@ -30,6 +30,7 @@ class BuildJob:
 
     def __init__(self, index: Index, stages: Sequence[str], lease: float | None = None, first: Sequence[str] = ()):
         self.stages = tuple(stages)
+        self.passages = len(index.corpus)  # the room's size, which a stage's count of distinct texts is said against
         self.priority = Priority(first)  # documents whose passages are encoded next (the question's filings)
         self.lease = lease
         self._touched = time.monotonic()
