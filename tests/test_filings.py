@@ -14,7 +14,7 @@ from engine.filings.graph import EdgeWeights
 from engine.filings.lexicon import bundled, lexicon_for, parse_lexicon
 from engine.filings.scope import ScopeCorrection, read_scope
 from engine.filings.identity import read_filing
-from engine.filings.structure import (cross_references, headings, read_structure, row_label,
+from engine.filings.structure import (PARENT_ONLY, cross_references, headings, read_structure, row_label,
                                       statement_of_page)
 from engine.ingest.corpus import Corpus
 from engine.ingest.questions import LabeledQuery
@@ -67,6 +67,18 @@ def test_statement_pages_are_tables_that_name_one_statement():
     assert statement_of_page(prose + table) is None
     assert statement_of_page("BOSTON PROPERTIES LIMITED PARTNERSHIP\nCONSOLIDATED STATEMENTS OF\nCOMPREHENSIVE INCOME\n"
                              + table) == "comprehensive income"
+
+
+def test_the_parent_company_s_own_statements_are_not_the_group_s():
+    """Regulation S-X Schedule I: AES's "SCHEDULE I CONDENSED FINANCIAL INFORMATION OF PARENT STATEMENTS OF CASH
+    FLOWS" gave the parent's own capex, $14m, as the cash-flow statement's (a walk-through's major)."""
+    table = "\n".join(f"Additions to property, plant and equipment {i} (14) (8) (8)" for i in range(12))
+    for head in ("SCHEDULE I\nCONDENSED FINANCIAL INFORMATION OF PARENT\nSTATEMENTS OF CASH FLOWS",
+                 "SCHEDULE I — CONDENSED FINANCIAL INFORMATION OF PG&E CORPORATION (Parent Company)\nCONDENSED "
+                 "STATEMENTS OF CASH FLOWS", "Condensed Financial Information of Registrant\nStatements of Cash Flows"):
+        assert statement_of_page(f"{head}\n{table}") is None, head
+    assert statement_of_page(f"CONSOLIDATED STATEMENTS OF CASH FLOWS\n{table}") == "cash flows"
+    assert not PARENT_ONLY.search("SCHEDULE II — VALUATION AND QUALIFYING ACCOUNTS of the parent")
 
 
 def test_a_statement_that_opens_under_prose_is_read_by_its_own_title_line():

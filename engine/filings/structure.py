@@ -162,10 +162,17 @@ _NAMED_IN = re.compile(r"\b(?:in|on|into|to)\s+(?:the\s+|its\s+|our\s+|\S+['’]
                        r"|consolidated\s+)*(?:statements?|balance sheets?)\b", re.IGNORECASE)
 
 
+# the parent company's own statements (Regulation S-X Schedule I, "Condensed Financial Information of Registrant"):
+# not the group's, whose figures a question asks for (a walk-through: AES's parent-only capex, $14m, cited first)
+PARENT_ONLY = re.compile(r"parent company only|condensed financial information of (?:the )?(?:registrant|parent)"
+                         r"|\(parent company\)|registrant['’]s condensed|schedule i\b[^\n]{0,80}\bparent", re.IGNORECASE)
+
+
 def _titled(lines: list[str], text: str) -> str | None:
-    """The one statement these header lines name in a title line, when `text` from them on is a table."""
+    """The one statement these header lines name in a title line, when `text` from them on is a table; never the
+    parent company's own."""
     head = " ".join(lines).lower()
-    if "we have audited" in head or "index to" in head or "table of contents" in head:
+    if "we have audited" in head or "index to" in head or "table of contents" in head or PARENT_ONLY.search(head):
         return None
     found = [kind for kind, (_, pattern) in STATEMENTS.items() if pattern.search(head)]
     titles = " ".join(l for l in lines if len(l.split()) <= TITLE_WORDS).lower()  # a title may run over two lines
@@ -298,5 +305,5 @@ def line_label(line: str) -> str:
     return row[0].rstrip(" —–-") if row else line.strip()
 
 
-__all__ = ["EDGE_TYPES", "FORECAST", "Filing", "FilingStructure", "KINDS", "Node", "STATEMENTS", "cross_references",
-           "headings", "page_texts", "read_structure", "row_label", "statement_of_page"]
+__all__ = ["EDGE_TYPES", "FORECAST", "Filing", "FilingStructure", "KINDS", "Node", "PARENT_ONLY", "STATEMENTS",
+           "cross_references", "headings", "page_texts", "read_structure", "row_label", "statement_of_page"]

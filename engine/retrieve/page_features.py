@@ -27,7 +27,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..filings.scope import BREAKDOWN
-from ..filings.structure import FilingStructure
+from ..filings.structure import PARENT_ONLY, FilingStructure
 from ..ingest.passage import Passage, page_ref
 from ..text import STOPWORDS, normalize_name
 
@@ -99,8 +99,6 @@ _BOILERPLATE = (
 )
 _POINTER = re.compile(r"\bincorporated (?:herein )?by reference\b|\b(?:see|refer to|is included in|are included in|"
                       r"described in|discussed in)\s+(?:the\s+)?(?:note|item|part)\s+\w+", re.IGNORECASE)
-_PARENT_ONLY = re.compile(r"parent company only|condensed financial information of (?:the )?registrant|"
-                          r"\(parent company\)|registrant['’]s condensed", re.IGNORECASE)
 _FIGURE = re.compile(r"(?<![\w.])\(?\$?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?|(?<![\w.,])\d+\.\d+%?|(?<![\w.,])\d+%")
 _COVER = re.compile(r"securities registered pursuant to section 12|commission file number|exact name of registrant",
                     re.IGNORECASE)
@@ -203,7 +201,7 @@ def page_facts(passages: Sequence[Passage], structure: FilingStructure) -> dict[
         figures = len(_FIGURE.findall(text))
         pointer = bool(_POINTER.search(text)) and words < 250 and figures < 10
         out[key] = PageFacts(frozenset(kinds), " ".join([filing.label, *section_labels]), boiler, pointer,
-                             bool(_PARENT_ONLY.search(text)), figures / (words + 1),
+                             bool(PARENT_ONLY.search(text)), figures / (words + 1),
                              page / last_page[doc] if last_page[doc] else 0.0, nodes)
     return out
 
