@@ -415,7 +415,13 @@ def test_a_filing_reports_answers_each_show_their_page_marked_inline_and_a_missi
     core = load_corpus("dataroom-core")
     plain = build_report(Index(core), ReportView("dataroom-core", "Who lends to Brightwater Logistics?", "bm25", 5,
                                                  search_config({}, core)), "T")
-    assert "<figure" not in plain and "cited page is not shown" not in plain
+    assert "<figure" not in plain and "cited page is not shown" not in plain and "Not searched" not in plain
+    # a file the room could not read is said where the report says how it was computed (a walk-through's report
+    # listed a damaged upload beside the others, as if searched)
+    (Path(folder) / "DAMAGED.pdf").write_bytes(b"%PDF-1.4\n" + bytes(range(256)) * 8)
+    damaged = Index(load_corpus(folder))
+    said = build_report(damaged, ReportView(folder, PAGED_Q, "bm25", 2, search_config({}, damaged.corpus)), "T")
+    assert said.count("<p class='meta'>Not searched: DAMAGED.pdf: ") == 1
 
 
 @pytest.mark.skipif(not (SHARED_FILINGS / "APPLE_2022_10K.pdf").exists(),

@@ -1,15 +1,14 @@
 """The evidence report: one self-contained HTML file to hand over, read top down by someone who was not there.
 
-It opens with the question and the answers: each ranked passage by document and page, with the one sentence
-saying what its score owes to what (engine.explain.reasons), its routes with the share of the score they carry,
-and its text with the matches marked. Then the evidence graph (interactive, vis-network inlined, and a static
-SVG beside it). Last, "How this was computed": the retriever and every parameter, the seeds with their rules
-and weights, the link that reproduces the view in the app and the command that writes the same file. The file
-is named after the question and the day.
+It opens with the question and the answers: each ranked passage by document and page, with the one sentence saying what
+its score owes to what (engine.explain.reasons), its routes with the share of the score they carry, and its text with
+the matches marked. Then the evidence graph (interactive, vis-network inlined, and a static SVG beside it). Last, "How
+this was computed": the retriever and every parameter, the seeds with their rules and weights, the link that reproduces
+the view in the app and the command that writes the same file. The file is named after the question and day.
 
-Every piece of corpus or user text is escaped before it becomes HTML; the interactive graph is a sandboxed
-srcdoc iframe whose own page escapes its data (see `render`). The file asks nothing of the network: no script,
-style, font or image is fetched.
+Every piece of corpus or user text is escaped before it becomes HTML; the interactive graph is a sandboxed srcdoc
+iframe whose own page escapes its data (see `render`). The file asks nothing of the network: no script, style, font or
+image is fetched.
 """
 
 from __future__ import annotations
@@ -390,11 +389,12 @@ def build_report(index: Index, view: ReportView, generated: str, pdfs: str | Non
             out.append(f"<p><strong>Ambiguous:</strong> “{html.escape(amb.term)}” is defined in "
                        f"{len({d for d, _ in amb.meanings})} documents as different names; none was seeded for it.</p>")
     if view.files:
-        out.append("<p class='meta'>This view is of uploaded files, and uploads are never shared: to see it again, "
-                   "open the link below and add these files (or, for the command line, put them in one folder and "
-                   "give its path as FOLDER):</p>")
-        out.append(_table(["file", "size", "sha256"], [[f.name, _size(f.size), f.sha256] for f in view.files]))
+        out += ["<p class='meta'>This view is of uploaded files, and uploads are never shared: to see it again, open "
+                "the link below and add these files (or, for the command line, put them in one folder and give its "
+                "path as FOLDER):</p>", _table(["file", "size", "sha256"], [[f.name, _size(f.size), f.sha256]
+                                                                           for f in view.files])]
+    if skipped := index.corpus.report.skipped:  # said here too: a walk-through's report listed a damaged file alone
+        out.append("<p class='meta'>Not searched: " + html.escape("; ".join(map(str, skipped))) + ".</p>")
     out.append(f"<p class='meta'>Reproduce this view in PathLens: append <code>{html.escape(view.link())}</code> to the "
                f"app's address. Write this report again: <code>{html.escape(view.command())}</code></p>")
-    out.append("</body></html>")
-    return "\n".join(out)
+    return "\n".join(out + ["</body></html>"])
