@@ -18,6 +18,7 @@ from engine.ingest.passage import Passage
 from engine.rank.learned import RankerParams, TrainingTable, train
 from engine.retrieve.page_features import (FEATURES, PAGE_KINDS, PAIRS, asks, content_words, feature_rows, item_kind,
                                           page_facts, rare_word_shares)
+from engine.filings.scope import read_scope
 from engine.retrieve.page_ranker import LearnedPageRetriever, PageExplanation, PagePool
 from tests.conftest import ROOT
 from tests.filingmaker import filing_pages
@@ -135,6 +136,16 @@ def test_the_pool_reads_the_sections_a_question_names(learned):
         at = cands.pages.index("ACME_2020_10K.pdf#p5")
         assert cands.x[at, statement] == 1.0 and cands.x[at, named] == names
         assert not cands.x[[i for i, p in enumerate(cands.pages) if not p.endswith("#p5")], statement].any()
+
+
+def test_the_scope_names_only_statements_its_filings_hold(learned):
+    """Acme's filings hold a balance sheet and a cash-flow statement, no income statement: "net income" is not said
+    to be read off a statement the filing lacks (a walk-through: "Statement of cash flows" of a release with none)."""
+    seeder = learned.pool.walker.filing_seeder
+    assert seeder.scope("What were Acme's capital expenditures in FY2020?").statements == ("cash flows",)
+    assert seeder.scope("What was Acme's net income in FY2020?").statements == ()
+    assert "income" in read_scope("What was Acme's net income in FY2020?", seeder.structure.filings,
+                                  seeder.lexicon).statements  # read, then left out for want of the statement
 
 
 def test_the_rarer_words_share_by_hand():

@@ -80,11 +80,17 @@ class FilingSeeder:
         titles = self._notes_titled(f" {singular(normalize_name(scope.text))} ", scope.filings)
         terms = tuple((said, t) for said, t in scope.terms
                       if not any(f" {singular(normalize_name(said))} " in title for title in titles))
-        if terms == scope.terms:
+        kept = set(scope.statements)
+        if terms != scope.terms:
+            kept = {t.statement for _, t in terms} | set(self.lexicon.statements_named(question))
+            kept.add(self.correction.statement or "")
+        if scope.filings:  # a statement the scoped filings do not hold is not said ("Statement of cash flows" of a
+            # release that has none: a walk-through); it seeds nothing either way
+            kept &= {self.structure.nodes[i].ref for i in self._nodes(scope.filings, "statement")}
+        statements = tuple(s for s in scope.statements if s in kept)
+        if terms == scope.terms and statements == scope.statements:
             return scope
-        kept = {t.statement for _, t in terms} | set(self.lexicon.statements_named(question))
-        kept.add(self.correction.statement or "")
-        return replace(scope, terms=terms, statements=tuple(s for s in scope.statements if s in kept))
+        return replace(scope, terms=terms, statements=statements)
 
     def _notes_titled(self, folded: str, docs) -> list[str]:
         """The titles of the notes a folded question names by number, then title ("note 9 fair value …"; not
