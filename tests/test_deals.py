@@ -115,6 +115,10 @@ def test_a_bad_lexicon_is_named_by_entry_and_field():
      "EV under $100m"),
     ("a vet clinic in Austria as a tuck-in for our platform",
      "understood as: veterinary clinics · DACH · add-on · any period"),
+    # "B2B" holds no $2bn (a walk-through: read as EV $1.3333bn–$3bn); "$2b" alone is an amount
+    ("B2B software platforms in the US", "understood as: software · US · platform · any period"),
+    ("B2B software platforms in the US, EV over $2b",
+     "understood as: software · US · platform · any period · EV over $2bn"),
 ])
 def test_cues_read_by_hand(question, words):
     assert read_cues(question).words() == words

@@ -192,7 +192,8 @@ _FROM = re.compile(rf"\b(since|from|after|post|starting|beginning)\s+(?:in\s+)?{
 _TO = re.compile(rf"\b(before|prior to|until|through|up to|by|pre)[\s-]+{_Y}\b")
 _DECADE = re.compile(r"\b(19[5-9]0|20[0-4]0)s\b")
 _YEAR = re.compile(rf"(?<![\w$.,-]){_Y}(?![\w,.]\d)")
-_MONEY = r"\$?\s*(\d+(?:\.\d+)?)\s*(bn|b|billion|m|mm|mn|million)\b"
+# an amount stands alone: "B2B" and "P2P" hold no $2bn (a walk-through's question read as EV $1.3–3bn)
+_MONEY = r"\$?\s*(?<![a-z])(\d+(?:\.\d+)?)\s*(bn|b|billion|m|mm|mn|million)\b"
 _AMOUNT = re.compile(r"(?:(over|above|more than|greater than|north of|at least|exceeding|in excess of|upwards of|>=?|"
                      r"under|below|less than|south of|up to|at most|<=?|around|about|roughly|~)\s*)?"
                      r"(?:an?\s+)?(?:ev\s+(?:of\s+)?)?" + _MONEY)
