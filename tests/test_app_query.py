@@ -323,5 +323,7 @@ def test_the_strip_shows_a_page_several_hits_cite_once_with_each_of_their_ranks(
         ("#hit-4", "A.pdf page 9: answer 4")]
     # two files: each label names its file (#63 walk-through: "#1 · p.215" in a room of three filings)
     assert "#1 #3 #5 · A p.3</a>" in strip and "#2 · B p.3</a>" in strip
+    spaced = _strip([(Pending(r, f"{d}#p1#{r}", d, 1, None), None) for r, d in ((1, "ACME_2022_10K.pdf"), (2, "B.pdf"))])
+    assert "#1 · ACME 2022 10K p.1</a>" in spaced  # its words wrap under a thumbnail
     alone = _strip([(Pending(1, "A.pdf#p3#1", "A.pdf", 3, None), None)])
     assert "#1 · p.3</a>" in alone

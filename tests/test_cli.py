@@ -270,8 +270,8 @@ def test_a_plain_query_on_filings_prints_the_rankers_parts_and_the_walk_that_fou
     assert code == 0
     first = out.split("\n 2. ")[0]
     score = float(re.search(r"^ 1\. (\S+) ", first, re.M).group(1))
-    said = re.search(r"score ([+-]\d+\.\d\d) from ([+-]\d+\.\d\d), where every page of this search begins: (.+)$", first,
-                     re.M)
+    said = re.search(r"score ([+-]\d+\.\d\d) from ([+-]\d+\.\d\d), where every page of this search begins: "
+                     r"(.+)$", first, re.M)
     parts = [float(v) for v in re.findall(r" ([+-]\d+\.\d\d)(?:;|$)", said.group(3))]
     assert float(said.group(1)) == pytest.approx(score, abs=0.005)
     assert sum(parts) + float(said.group(2)) == pytest.approx(score, abs=0.005 * (len(parts) + 2))

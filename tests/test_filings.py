@@ -85,12 +85,14 @@ def test_a_statement_that_opens_under_prose_is_read_by_its_own_title_line():
     """An earnings release sets its balance sheet under the safe-harbour prose (eBay's Q2 2023 release, page 7): the
     title line of its own names it. A note's table about a statement names it as a place, a sentence ends on it, a
     caption or a contents line closes on a colon or a page number: none is the statement."""
-    prose = "\n".join(f"the company's ability to manage risk number {i} and grow the business over time;" for i in range(7))
+    prose = "\n".join(f"the company's ability to manage risk number {i} and grow the business over time;"
+                      for i in range(7))
     table = "\n".join(f"Total assets line {i} 1,234 567 89" for i in range(12))
     assert statement_of_page(f"{prose}\nUnaudited Condensed Consolidated Balance Sheet\n{table}") == "balance sheet"
     for line in ("Fair Value of Derivative Instruments in the Consolidated Balance Sheets",
                  "Effect of Derivative Contracts on Condensed Consolidated Statement of Income",
-                 "redeemable noncontrolling interest on our consolidated balance sheet.", "Consolidated Balance Sheets:",
+                 "redeemable noncontrolling interest on our consolidated balance sheet.",
+                 "Consolidated Balance Sheets:",
                  "Consolidated Statements of Income 47", "Summarized Statement of Income",
                  "Consolidated Statements of Income Information"):
         assert statement_of_page(f"{prose}\n{line}\n{table}") is None, line

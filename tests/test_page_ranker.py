@@ -192,8 +192,9 @@ def test_every_hits_score_is_the_exact_sum_of_its_named_parts(learned):
         assert abs(sum(p.part for p in why.parts) + why.base - h.score) < 1e-9
         assert {p.feature for p in why.parts} == set(FEATURES)
         # in the words the Query page uses (a walk-through met "43 smaller parts, base -3.39" on Compare)
-        assert why.words().startswith(f"score {why.score:+.2f} from {why.base:+.2f}, where every page of this search "
-                                      "begins: ") and "smaller reasons; the graph search alone ranked it " in why.words()
+        said = why.words()
+        assert said.startswith(f"score {why.score:+.2f} from {why.base:+.2f}, where every page of this search begins: ")
+        assert "smaller reasons; the graph search alone ranked it " in said
         assert why.walk is not None and abs(sum(c for _, c in why.walk.contributions) - why.walk.score) < 1e-9
     assert answer.hits[0].passage_id.startswith("ACME_2020_10K.pdf")  # the scope still bounds the pool
     assert "MD&A" in learned.pool.facts[learned.pool.page_key(answer.hits[0].passage_id)].kinds  # it learned

@@ -54,7 +54,8 @@ CSS = f"""<style>
 [id^=hit-]{{display:block;scroll-margin-top:4.5rem}}
 .marks-key{{font-size:13px;color:#444;margin:0 0 4px 0}}
 .page-strip{{display:flex;flex-wrap:wrap;gap:10px;padding:2px 0 8px 0}}
-.page-strip a{{text-decoration:none;color:#333;font-size:12px;text-align:center;flex:none;width:{THUMB_WIDTH}px;overflow-wrap:anywhere}}
+.page-strip a{{text-decoration:none;color:#333;font-size:12px;text-align:center;flex:none;width:{THUMB_WIDTH}px;
+  overflow-wrap:break-word}}
 .page-strip img{{display:block;border:1px solid #bbb;border-radius:3px}}
 .page-strip a:hover img{{border-color:{MARK_COLORS['passage']}}}
 </style>"""
@@ -200,7 +201,9 @@ def _strip(drawn: list[tuple[Pending, ShownPage | None]]) -> str:
     several = len({doc for doc, _ in pages}) > 1  # a room of several files: each label names its file
     for (doc, page), cited in pages.items():
         (p, shown), ranks = cited[0], [q.rank for q, _ in cited]
-        label = f"{' '.join(f'#{r}' for r in ranks)} · {Path(doc).stem + ' ' if several else ''}p.{page}"
+        # the file's name with spaces for its underscores, so a long one wraps between its words
+        named = Path(doc).stem.replace("_", " ") + " " if several else ""
+        label = f"{' '.join(f'#{r}' for r in ranks)} · {named}p.{page}"
         answers = (f"answer {ranks[0]}" if len(ranks) == 1 else
                    f"answers {', '.join(str(r) for r in ranks[:-1])} and {ranks[-1]}")
         if shown is None:

@@ -158,8 +158,8 @@ READ_WHOLE = 0.95  # the share of its pages a file read whole enough to offer qu
 
 
 def _partly_read(corpus) -> frozenset[str]:
-    """The files a damaged read left short, offered from last: more than one page in 20 left out. A 10-K's blank or image-only pages
-    are not damage: two of Walmart's 215 kept its 10-K out of every offer (a walk-through)."""
+    """The files a damaged read left short, offered from last: more than one page in 20 left out. A 10-K's blank or
+    image-only pages are not damage: two of Walmart's 215 kept its 10-K out of every offer (a walk-through)."""
     named = {p.file for p in corpus.report.skipped}
     if not named:
         return frozenset()

@@ -180,14 +180,15 @@ def find_precedents(question: str, index: DealIndex, ranker: str = "learned", k:
     # and not offered (a walk-through: a UK pet-products deal, still held, first for a US renewables IPO)
     met = table.column("cues_met")
     offered = [i for i in order if met[i] > 0] or order
-    rank_of = {i: r for r, i in enumerate(offered + [i for i in order if i not in set(offered)], start=1)}
+    unmet = [i for i in order if met[i] <= 0] if len(offered) < len(order) else []
+    rank_of = {i: r for r, i in enumerate(offered + unmet, start=1)}
     top = tuple(_ranked(index, table, p, i, r, ranker) for r, i in enumerate(offered[:k], start=1))
     wanted = {index.universe.rows[d] for d in include}
     picked = tuple(_ranked(index, table, p, i, rank_of[i], ranker) for i in range(len(cands.rows))
                    if int(cands.rows[i]) in wanted)
     notes = []
-    if len(offered) < len(order):
-        notes.append(f"{len(order) - len(offered)} of the {len(order)} candidates meet none of the asked cues "
+    if unmet:
+        notes.append(f"{len(unmet)} of the {len(order)} candidates meet none of the asked cues "
                      f"({cues.words().removeprefix('understood as: ')}) and are not offered as precedents")
     if k > len(offered):
         held = (f"the candidates hold {len(order)}" if len(offered) == len(order)

@@ -109,5 +109,5 @@ def remake(index: DealIndex, path: str | Path, cache: DiskCache | None = None) -
     return model, same
 
 
-__all__ = ["Asked", "PARAMS", "Question", "ask", "remake", "table_fingerprint", "template_questions", "train_precedents",
-           "training_table"]
+__all__ = ["Asked", "PARAMS", "Question", "ask", "remake", "table_fingerprint", "template_questions",
+           "train_precedents", "training_table"]

@@ -20,7 +20,8 @@ def part_rows(parts: Sequence[tuple[str, float]], shown: int = SHOWN) -> list[tu
     rows = [(name, value) for name, value in ranked[:shown]]
     rest = ranked[shown:]
     if rest:
-        rows.append((f"{len(rest)} other, smaller reason{'s' if len(rest) != 1 else ''} together", sum(v for _, v in rest)))
+        rows.append((f"{len(rest)} other, smaller reason{'s' if len(rest) != 1 else ''} together",
+                     sum(v for _, v in rest)))
     return rows
 
 

@@ -165,7 +165,8 @@ _NAMED_IN = re.compile(r"\b(?:in|on|into|to)\s+(?:the\s+|its\s+|our\s+|\S+['’]
 # the parent company's own statements (Regulation S-X Schedule I, "Condensed Financial Information of Registrant"):
 # not the group's, whose figures a question asks for (a walk-through: AES's parent-only capex, $14m, cited first)
 PARENT_ONLY = re.compile(r"parent company only|condensed financial information of (?:the )?(?:registrant|parent)"
-                         r"|\(parent company\)|registrant['’]s condensed|schedule i\b[^\n]{0,80}\bparent", re.IGNORECASE)
+                         r"|\(parent company\)|registrant['’]s condensed|schedule i\b[^\n]{0,80}\bparent",
+                         re.IGNORECASE)
 
 
 def _titled(lines: list[str], text: str) -> str | None:

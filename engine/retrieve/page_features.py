@@ -61,8 +61,8 @@ PAGE_KINDS = ("statement", "note", "MD&A", "Item 1 business", "Item 1A risk fact
 # where the title says nothing these know
 _ITEM_TITLE_KIND = ((re.compile(r"legal proceedings", re.IGNORECASE), "Item 3 legal proceedings"),
                     (re.compile(r"risk factors", re.IGNORECASE), "Item 1A risk factors"),
-                    (re.compile(r"management['’]?s discussion|quantitative and qualitative disclosures", re.IGNORECASE),
-                     "MD&A"),
+                    (re.compile(r"management['’]?s discussion|quantitative and qualitative disclosures",
+                                re.IGNORECASE), "MD&A"),
                     (re.compile(r"market for (?:the )?registrant", re.IGNORECASE), "Item 5 market"),
                     (re.compile(r"^\s*business\s*$", re.IGNORECASE), "Item 1 business"))
 _ITEM_KIND = {"1": "Item 1 business", "1A": "Item 1A risk factors", "3": "Item 3 legal proceedings",
