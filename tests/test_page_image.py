@@ -27,7 +27,7 @@ from tests.pdfmaker import encrypt, make_pdf
 
 # Helvetica's advance widths (its AFM), in thousandths of the font size, for the characters the runs below use
 HELVETICA = {" ": 278, "(": 333, ")": 333, ",": 278, "-": 333, ".": 278, **{d: 556 for d in "0123456789"},
-             "B": 667, "C": 722, "D": 722, "I": 278, "L": 556, "S": 667, "T": 611, "Y": 667, "a": 556, "b": 556, "c": 500,
+             "B": 667, "C": 722, "R": 722, "/": 278, "D": 722, "I": 278, "L": 556, "S": 667, "T": 611, "Y": 667, "a": 556, "b": 556, "c": 500,
              "d": 556, "e": 556, "f": 278, "g": 556, "h": 556, "i": 222, "k": 500, "l": 222, "m": 833, "n": 556,
              "o": 556, "p": 556, "r": 333, "s": 500, "t": 278, "u": 556, "v": 500, "w": 722, "y": 500}
 DESCENT, ASCENT = 2.24, 9.45  # PDFium's loose box for Helvetica 10: from 2.24 pt under the baseline to 9.45 over
@@ -176,6 +176,24 @@ def test_labels_stacked_over_the_years_name_the_columns_they_sit_over(tmp_path):
     assert table.columns == ("Three months Dec 31, 2022", "Three months Dec 25, 2021", "Twelve months Dec 31, 2022",
                              "Twelve months Dec 25, 2021")
     assert table.rows[0].cells[2] == ("Twelve months Dec 31, 2022", "63,054")
+
+
+def test_a_label_set_flush_right_over_a_repeated_run_of_years_names_the_whole_run(tmp_path):
+    """McDonald's currency table sets "Reported amount" flush right over 2022 2021 2020 and "Currency translation
+    benefit/(cost)" over the next 2022 2021 2020: the first label's centre lies midway between the first and the
+    fourth year, and the fourth column was read as a reported amount (a walk-through's major)."""
+    xs = (285, 339, 394, 448, 509, 568)
+    years = [(x, 686, y) for x, y in zip(xs, ("2022", "2021", "2020") * 2)]
+    right = xs[2] + advance("2020")
+    runs = [(xs[5] + advance("2020") - advance("Currency translation"), 706, "Currency translation"),
+            (right - advance("Reported amount"), 698, "Reported amount"),
+            (xs[5] + advance("2020") - advance("benefit/(cost)"), 698, "benefit/(cost)"), *years,
+            (19, 675, "Revenues"), *[(x, 675, v) for x, v in zip(xs, ("23,183", "23,223", "19,208", "(1,419)", "488",
+                                                                        "(75)"))]]
+    [table] = read_tables(_page(tmp_path, runs).layout).tables
+    assert table.columns == tuple([f"Reported amount {y}" for y in ("2022", "2021", "2020")]
+                                  + [f"Currency translation benefit/(cost) {y}" for y in ("2022", "2021", "2020")])
+    assert table.rows[0].cells[3] == ("Currency translation benefit/(cost) 2022", "(1,419)")
 
 
 def test_dates_set_close_in_one_header_run_are_a_column_each(tmp_path):

@@ -197,10 +197,31 @@ def _header_columns(line_cells: list[tuple[str, Box]]) -> list[tuple[str, Box]] 
     return columns
 
 
-def _spanned(above: list[tuple[str, Box]], centres: list[float], spacing: float) -> list[list[int]]:
-    """The columns each label of a line above the header row names. A label centred over the columns nearest
-    to it spans them all ("Three Months Ended" over two, "GAAP" over three); one that is not names only the
-    columns within its own width, widened by a third of a column's spacing each side ("Inc/(Dec)" over one)."""
+def _blocks(heads: list[str]) -> list[list[int]]:
+    """The header row as repeats of one run of headers ("2022 2021 2020 2022 2021 2020": two blocks of three),
+    else []: each block is what a label over it names, wherever the label is set over it."""
+    n = len(heads)
+    for size in range(2, n // 2 + 1):
+        if n % size == 0 and all(heads[j] == heads[j % size] for j in range(n)):
+            return [list(range(start, start + size)) for start in range(0, n, size)]
+    return []
+
+
+def _spanned(above: list[tuple[str, Box]], centres: list[float], spacing: float,
+             heads: list[str] = ()) -> list[list[int]]:
+    """The columns each label of a line above the header row names. Over a header row of repeated runs, a label
+    set over one run names it all, where no two labels sit over one run (McDonald's "Reported amount", set
+    flush right over 2022 2021 2020, and "Currency translation" over the next three). Otherwise a label centred
+    over the columns nearest to it spans them all ("Three Months Ended" over two, "GAAP" over three); one that is
+    not names only the columns within its own width, widened by a third of a column's spacing each side
+    ("Inc/(Dec)" over one)."""
+    blocks = _blocks(list(heads))
+    whole = len(above) == 1 and abs(_centre(above[0][1]) - (centres[0] + centres[-1]) / 2) <= spacing / 3
+    if blocks and not whole:
+        over = [next((b for b in blocks if centres[b[0]] - spacing / 2 <= _centre(box) <= centres[b[-1]] + spacing / 2),
+                     []) for _, box in above]
+        if all(over) and len({b[0] for b in over}) == len(over):
+            return over
     nearest = [min(range(len(above)), key=lambda k: abs(_centre(above[k][1]) - c)) for c in centres]
     out = []
     for k, (_, box) in enumerate(above):
@@ -229,7 +250,7 @@ def _named_columns(lines: list[Line], at: int, columns: list[tuple[str, Box]]) -
         if (line.baseline - below.baseline > 1.5 * pitch or any(len(text) > 40 for text, _ in above)
                 or any(_amount(t) for text, _ in above for t in text.split())):
             break
-        spans = _spanned(above, centres, spacing)
+        spans = _spanned(above, centres, spacing, [c[0] for c in columns])
         if not all(spans):
             break
         for (text, _), js in zip(above, spans):
