@@ -76,3 +76,44 @@ def test_a_room_uploaded_on_another_page_is_said_and_what_is_added_here_joins_it
     at.sidebar.button(key="new_room").click().run()  # forgets the room: nothing is answered until files come
     assert "uploaded_corpus" not in at.session_state and "upload_base" not in at.session_state
     assert any("Upload documents in the sidebar" in i.value for i in at.info)
+
+
+def _sidebar_questions(folder: str, digest: str, questions: bytes):
+    import streamlit as st
+
+    from tests.test_app_uploads import Up
+    from ui.corpora import sidebar_corpus
+
+    if "seeded" not in st.session_state:  # the room uploaded on the Corpus page's own uploader
+        st.session_state.update(seeded=True, uploaded_corpus=(folder, digest, "2 uploaded files", None))
+    uploader = st.sidebar.file_uploader
+
+    def handed(label, *args, key=None, **kwargs):  # what the sidebar's questions uploader hands over
+        if key == "queries_upload" and st.session_state.get("questions_added"):
+            return Up("queries.jsonl", questions)
+        return uploader(label, *args, key=key, **kwargs)
+
+    st.sidebar.file_uploader = handed
+    try:
+        index = sidebar_corpus()
+    finally:
+        del st.sidebar.file_uploader
+    st.write(f"labeled: {len(index.corpus.queries)}; questions file: {bool(st.session_state['uploaded_corpus'][3])}")
+
+
+def test_labeled_questions_added_in_the_sidebar_join_a_room_uploaded_on_the_corpus_page():
+    """A walk-through's major: with the documents uploaded on the Corpus page, a queries.jsonl added in the
+    sidebar was ignored, since the room uploaded earlier was answered as it stood."""
+    folder, digest, _ = corpora.save_uploads([Up("a.md", b"Alpha Corp bought Beta Mills in 2019."),
+                                              Up("b.md", b"Beta Mills makes paper in Ohio.")])
+    at = AppTest.from_function(_sidebar_questions, args=(str(folder), digest,
+                                                         b'{"id": "q1", "text": "Who bought Beta Mills?", '
+                                                         b'"gold": ["a.md#0000"]}\n'), default_timeout=120)
+    at.query_params["corpus"] = corpora.UPLOAD
+    at.run()
+    assert not at.exception, at.exception
+    assert "labeled: 0; questions file: False" in [m.value for m in at.markdown]
+    at.session_state["questions_added"] = True
+    at.run()
+    assert not at.exception, at.exception
+    assert "labeled: 1; questions file: True" in [m.value for m in at.markdown], [m.value for m in at.markdown]

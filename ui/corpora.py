@@ -293,7 +293,10 @@ def sidebar_corpus() -> Index | None:
                                                '{"doc": "FILE.pdf", "page": 12}), optional kind.')
             kept = st.session_state.get("uploaded_corpus")
             if not ups and kept is not None:  # uploaded on another page of this session: files added here join it
-                st.session_state["upload_base"] = kept
+                if qs is None:
+                    st.session_state["upload_base"] = kept
+                else:  # labeled questions for the room uploaded on the Corpus page join it
+                    kept = keep_uploads((), qs, st.session_state.get("upload_base", kept))
                 index, problem = _upload_index(*kept)
                 st.sidebar.caption(f"Using the files uploaded earlier in this session ({index.corpus.name}). Files "
                                    "you upload here join them; a file of the same name replaces its namesake.")
