@@ -251,6 +251,21 @@ def test_a_fiscal_year_falls_back_only_to_a_10k_of_the_same_company(room):
                           "company",), span.notes
 
 
+def test_a_year_or_a_quarter_answered_from_a_filing_of_another_span_says_so(room):
+    """A walk-through's major: "Walmart FY2024 revenue" was answered from the Q1 10-Q, and "McDonald's Q4 2022
+    revenue" from the 10-K's year, with nothing said."""
+    year = _scope("Netflix's revenue in FY2023", room)
+    assert year.filings == ("NFLX_2023Q2_10Q.pdf",)
+    assert year.notes == (f"No Netflix 10-K for FY2023; showing {ROOM['NFLX_2023Q2_10Q.pdf'].label} (part of that "
+                          "year only)",)
+    quarter = _scope("3M's revenue in Q4 2018", room)
+    assert quarter.filings == ("MMM_2018_10K.pdf",)
+    assert quarter.notes == (f"No 3M filing for Q4 FY2018 alone; showing {ROOM['MMM_2018_10K.pdf'].label}, whose year "
+                             "includes it",)
+    assert _scope("PepsiCo's revenue in FY2022", room).notes == ()  # its 10-K: nothing to say
+    assert _scope("McDonald's revenue in Q4 2022", room).notes == ()  # its Q4 release
+
+
 def test_a_comparison_of_quarters_scopes_each_end(room):
     scope = _scope("How did McDonald's revenue change from Q4 2022 to Q2 2023?", room)
     assert scope.filings == ("MCD_2022Q4_EARNINGS.pdf", "MCD_2023Q2_EARNINGS.pdf")

@@ -306,8 +306,11 @@ def _for_year(filings: Mapping[str, Filing], docs: list[str], year: int, fallbac
         nearest = [d for y, d in later if y == later[0][0]]
         return nearest, (f"No {{who}} filing for FY{year}; showing " + ", ".join(filings[d].label for d in nearest)
                          + ", the nearest 10-K after it, which repeats it")
-    if of_year:
-        return _prefer_release(filings, of_year, release), ""
+    if of_year:  # a quarter's filings: a Q4 release gives the year's figures, a 10-Q only its part (a walk's major)
+        got = _prefer_release(filings, of_year, release)
+        return got, "" if any(filings[d].quarter == 4 for d in got) else (
+            f"No {{who}} 10-K for FY{year}; showing " + ", ".join(filings[d].label for d in got)
+            + " (part of that year only)")
     return docs, f"No {{who}} filing for FY{year}; searching every filing of the company"
 
 
@@ -318,8 +321,9 @@ def _for_quarter(filings: Mapping[str, Filing], docs: list[str], year: int | Non
         return _prefer_release(filings, of_quarter, release), ""
     if quarter == 4:
         annual = [d for d in docs if filings[d].form == "10-K" and (year is None or filings[d].fiscal_year == year)]
-        if annual:
-            return annual, ""
+        if annual:  # its figures are the year's less the first three quarters', seldom printed alone
+            said = ", ".join(filings[d].label for d in annual)
+            return annual, f"No {{who}} filing for Q4 FY{year} alone; showing {said}, whose year includes it" if year else ""
     if not fallback or year is None:
         return [], ""
     of_year = [d for d in docs if filings[d].fiscal_year == year]
