@@ -181,6 +181,18 @@ def learned():
     return LearnedPageRetriever("filing-learned", pool, ranker)
 
 
+def test_a_ticker_says_whose_pages_not_which(learned):
+    """"WMT 1Q24 EPS" put Walmart's cover first (a walk-through's major): the ticker, printed on the cover alone,
+    was the question's rarest word. A company's symbols weigh in the rarer-words share no more than its name."""
+    rare = FEATURES.index("the question's rarer words on it")
+    by_name = learned.pool.candidates("What was Acme's gross margin in FY2020?")[2]
+    by_ticker = learned.pool.candidates("What was ACMW's gross margin in FY2020?")[2]
+    assert set(by_ticker.pages) == set(by_name.pages) and "ACME_2020_10K.pdf#p1" in by_ticker.pages
+    named = dict(zip(by_name.pages, by_name.x[:, rare]))
+    assert dict(zip(by_ticker.pages, by_ticker.x[:, rare])) == named
+    assert named["ACME_2020_10K.pdf#p1"] == 0.0
+
+
 def test_every_hits_score_is_the_exact_sum_of_its_named_parts(learned):
     answer = learned.answer("What drove Acme's gross margin in FY2020?", 5)
     assert answer.hits and [h.rank for h in answer.hits] == list(range(1, len(answer.hits) + 1))

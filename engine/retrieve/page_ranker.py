@@ -114,7 +114,10 @@ class PagePool:
         dense_best = np.array([dense[r].max() for r in page_rows])
         context = self._context_match(scope.text, pages)
         filings = w.filing_seeder.structure.filings
-        named = content_words(" ".join([*scope.companies, *(filings[d].label for d in scope.filings if d in filings)]))
+        # the company's names and tickers say whose page, not which: "WMT" is printed on the cover alone
+        own = [f for f in filings.values() if f.names and f.names[0] in scope.company_keys]
+        named = content_words(" ".join([*scope.companies, *(filings[d].label for d in scope.filings if d in filings),
+                                        *(s for f in own for s in f.symbols)]))
         rare = rare_word_shares(content_words(scope.text) - named,
                                 [self._page_words(p, r) for p, r in zip(pages, page_rows)])
         matches = w.filing_seeder.structure_matches(scope)
