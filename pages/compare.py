@@ -287,7 +287,8 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         table = pd.DataFrame([{"retriever": n, "kind": "all", **{m: r.means[m] for m in metrics}}
                               for n, r in result.results.items()]
                              + [{"retriever": n, "kind": kind, **{m: v[m] for m in metrics}}
-                                for n, r in result.results.items() for kind, v in r.by_kind.items()])
+                                for n, r in result.results.items() for kind, v in r.by_kind.items()
+                                if len(r.by_kind) > 1])  # one kind is the "all" row again
         show_table(best_in_bold(table, metrics, "kind"), hide_index=True, width="stretch")
         st.caption("The best value of each column, within each group of questions, is in bold.")
         downloads(table, "pathlens-metrics", key="metrics")
@@ -320,8 +321,11 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         st.subheader("Per query")
         extra_fields = sorted({k for q in corpus.queries for k in q.extra})  # an answer, the evidence: shown as given
         # the link beside the question, in view: after the retrievers and the labeled fields it was off screen
+        # the corpus as the sidebar's link names it, with an upload's files: a fresh session asks for them, never
+        # answering from another corpus ("4 uploaded files" is no name a link is read by)
+        room = {k: st.query_params[k] for k in ("corpus", "files") if k in st.query_params} or {"corpus": corpus.name}
         per = pd.DataFrame([{"id": q.id, "kind": q.kind, "question": q.text,
-                             "open": "/?" + urlencode({"corpus": corpus.name, "q": q.text,
+                             "open": "/?" + urlencode({**room, "q": q.text,
                                                        "retriever": names[0] if names[0] != "rrf" else "bm25"}),
                              **{n: result.results[n].per_query[q.id]["mrr"] for n in names},
                              **{f: field_words(q.extra.get(f, ""), titles) for f in extra_fields}}

@@ -1590,3 +1590,33 @@ def test_a_seeded_widget_keeps_its_value_when_streamlit_changes_its_identity():
     at.multiselect[0].set_value(["c"]).run()  # the user's own choice still stands
     at.run()
     assert at.markdown[0].value == "picked: ['c']"
+
+
+def test_compare_on_an_uploaded_room_links_each_question_to_it_and_invents_no_kind(tmp_path):
+    """A walk-through's majors: Compare's "open in Query" named the room "2 uploaded files", a name no link is read
+    by, so the Query page answered from the bundled data room; and questions given no kind were all "multi-hop"."""
+    from urllib.parse import parse_qs, urlparse
+
+    from tests.filingmaker import write_pdfs
+
+    questions = tmp_path / "queries.jsonl"
+    questions.write_text("\n".join(json.dumps({"id": f"q{y}", "text": f"What was Acme's capex in FY{y}?",
+                                               "gold": [{"doc": f"ACME_{y}_10K.pdf", "page": 5}]})
+                                   for y in (2019, 2020)), encoding="utf-8")
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.query_params["corpus"] = "your own files"
+    at.session_state["uploaded_corpus"] = (str(write_pdfs(tmp_path / "room")), "acme-compare", "acme room",
+                                           str(questions))
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    at.multiselect(key="cmp_retrievers").set_value(["bm25", "filing"]).run()
+    at.button(key="run_eval").click().run()
+    assert not at.exception, at.exception
+    metrics = next(d.value for d in at.dataframe if "hr@1" in getattr(d.value, "columns", []))
+    assert set(metrics["kind"]) == {"all"}  # no group named for questions the file gives no kind
+    per = next(d.value for d in at.dataframe if "open" in getattr(d.value, "columns", []))
+    assert set(per["kind"]) == {"unlabeled"}
+    link = parse_qs(urlparse(per["open"][0]).query)
+    assert link["corpus"] == ["your own files"] and link["q"] == ["What was Acme's capex in FY2019?"]
+    assert [f.split(":")[0] for f in link["files"][0].split(";")] == ["ACME_2019_10K.pdf", "ACME_2020_10K.pdf"]

@@ -138,13 +138,15 @@ def select_questions(queries: Sequence[LabeledQuery], only: str) -> tuple[Labele
 def compare_by_kind(result: EvalResult, queries: Sequence[LabeledQuery], a: str, b: str, metric: str,
                     resamples: int = 10_000, seed: int = 42,
                     clusters: Mapping[str, str] | None = None) -> list[tuple[str, int, BootstrapCI]]:
-    """(kind, questions, CI) of a − b on one metric: over all questions, then each kind of question; with `clusters`
-    (question id → cluster, from `question_clusters`) whole clusters are resampled together, as `compare` does."""
+    """(kind, questions, CI) of a − b on one metric: over all questions, then each kind where there are several; with
+    `clusters` (question id → cluster, from `question_clusters`) whole clusters are resampled together, as `compare`
+    does."""
     for name in (a, b):
         if name not in result.results:
             raise PathLensError(f"{name!r} was not evaluated; evaluated: {', '.join(result.results)}")
     out = []
-    for kind in ["all"] + sorted({q.kind for q in queries}):
+    kinds = sorted({q.kind for q in queries})
+    for kind in ["all"] + (kinds if len(kinds) > 1 else []):  # one kind is "all" again, under a label
         ids = [q.id for q in queries if kind == "all" or q.kind == kind]
         xa = [result.results[a].per_query[i][metric] for i in ids]
         xb = [result.results[b].per_query[i][metric] for i in ids]

@@ -19,7 +19,7 @@ class LabeledQuery:
     id: str
     text: str
     gold: tuple[str, ...]  # every gold passage id (all passages of a gold page included)
-    kind: str = "multi-hop"  # any label; evaluation reports every metric per kind
+    kind: str = "unlabeled"  # any label; evaluation reports every metric per kind
     gold_pages: tuple[str, ...] = ()  # pages named as gold (`doc#pN`): any passage on one is a hit
     # fields beyond id/text/gold/kind (an answer, the evidence text): kept to be shown, never scored
     extra: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
@@ -87,7 +87,7 @@ def parse_queries(text: str, where: str, passages: Sequence[Passage],
                 raise PathLensError(f"{at}: field '{field_name}.page': page {page} of {doc} has no text, "
                                     "so no passage can be found there")
             page_gold.append(key)
-        kind = obj.get("kind", "multi-hop")
+        kind = obj.get("kind", "unlabeled")
         if not isinstance(kind, str) or not kind.strip() or len(kind) > 80:
             raise PathLensError(f"{at}: field 'kind' must be a short non-empty label, got {kind!r}")
         extra = {str(k): v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
