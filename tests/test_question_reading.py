@@ -223,6 +223,38 @@ def test_a_question_naming_a_note_or_item_implies_no_statement():
     assert _scope("What does Item 7 say of PepsiCo's total assets in FY2022?", pages).statements == ()
 
 
+def test_a_part_or_a_why_implies_no_statement():
+    """A walk-through's major: "PayPal's net revenue in the U.S.", "Salesforce's Data offering" and "Why did …
+    revenues increase" were read as the income statement, which then ranked above the note or the MD&A page."""
+    pages = room_of(ROOM, PAGES)
+    for asked in ("How much net revenue did PepsiCo earn in the U.S. in FY2022?",
+                  "How much revenue did PepsiCo's beverages offering generate in FY2022?",
+                  "Why did PepsiCo's revenue increase in FY2022?", "What drove PepsiCo's net revenue in FY2022?"):
+        assert _scope(asked, pages).statements == (), asked
+    assert _scope("What was PepsiCo's U.S. GAAP net revenue in FY2022?", pages).statements == ("income",)
+
+
+INTEL = {"INTC_2020_10K.pdf": _f("INTC_2020_10K.pdf", "Intel", ["intel"], "10-K", 2020, end="2020-12-26",
+                                 symbols=["INTC"])}
+INTEL_PAGES = ("Data Center Group revenue grew 11%. Data Center Group platform volume rose. The European Commission "
+               "fined Intel; the European Commission's decision was appealed. Data Center Group margins fell. ") * 3
+
+
+def test_a_run_of_words_the_filer_prints_is_its_segment_or_a_party_not_an_absent_company():
+    """A walk-through's major: "Intel's Data Center Group revenue" said "“Data Center” names no company of this data
+    room" (read as a name before the suffix "Group"), as did "the European Commission's 2009 decision"; one word
+    before "'s" stays a company the room lacks."""
+    room = room_of(INTEL, {"INTC_2020_10K.pdf": [INTEL_PAGES]})
+    for asked in ("What drove the growth in Intel's Data Center Group revenue in 2020?",
+                  "What is the status of Intel's appeal of the European Commission's 2009 competition decision?"):
+        scope = _scope(asked, room)
+        assert scope.companies == ("Intel",) and not any("names no company" in n for n in scope.notes), scope.notes
+        assert scope.filings == () and not scope.stop  # the room's only filing
+    assert _scope("What is the status of Intel's appeal of the European Commission's 2009 competition decision?",
+                  room).periods == ()  # the ruling's year, not FY2009
+    assert "“Microsoft”" in _scope("What was Microsoft's cloud revenue in 2020?", room).stop
+
+
 def test_a_region_the_pages_print_is_never_said_to_be_missing(room):
     """"“North America” is not printed on this data room's pages" sat above a seeds table finding it in 37 passages
     (a walk-through, on Kraft Heinz's segments): a capitalised run whose every word the pages print is not missing."""

@@ -224,7 +224,7 @@ def _bare_date(m):
 
 
 # a year that names a thing, not a period: a debt by its maturity ("the notes due 2030", "the 2025 Notes"), a plan,
-# or an event ("the 2021 Dixie fire"; a walk-through's question read as FY2021)
+# an event or a ruling ("the 2021 Dixie fire", "the 2009 decision"; walk-throughs' questions read as FY2021, FY2009)
 _NAMED_BY_YEAR = (r"(?<!\bdue )(?<!\bmaturing )(?<!\bmaturing in )(?<!\bmatures in )(?<!\bexpiring )(?<!\bexpiring in )"
                   r"(?<!\bexpires in )")
 _NAMES_AFTER_YEAR = (r"(?!\s+(?:(?-i:[A-Z][\w&.'’-]*)\s+){0,3}(?:senior\s+|convertible\s+|unsecured\s+)?"
@@ -232,7 +232,9 @@ _NAMES_AFTER_YEAR = (r"(?!\s+(?:(?-i:[A-Z][\w&.'’-]*)\s+){0,3}(?:senior\s+|con
                      r"|credit\s+(?:agreement|facility)|(?:incentive\s+|stock\s+|equity\s+)?plan)\b)"
                      # an event by its name: "2022 wildfire mitigation" is the year's, "2021 Dixie fire" the fire's
                      r"(?!\s+(?:(?-i:[A-Z][\w&.'’-]*)\s+){1,3}(?:fires?|wildfires?|hurricanes?|storms?|earthquakes?"
-                     r"|floods?)\b)")
+                     r"|floods?)\b)"
+                     # a ruling by its year: "the European Commission's 2009 competition decision" (a walk-through)
+                     r"(?!\s+(?:[a-z]+\s+){0,2}(?:decisions?|rulings?|judge?ments?|verdicts?|fines?)\b)")
 
 
 # a bare year; after a dash only when a year stands before it ("2020-2021"), never in "10-2021" or "K-2021"

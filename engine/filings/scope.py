@@ -41,7 +41,12 @@ _SECTION = re.compile(r"\b(?:note|item)\s+\d{1,2}[a-c]?\b", re.IGNORECASE)  # "N
 BREAKDOWN = re.compile(r"\b(?:segments?|segmental|regions?|regional|geograph\w*|divisions?|business (?:units?|lines?)"
                         r"|by (?:product|brand|channel|category|country|market|customer)|emea|apac|apj|apla|latam|"
                         r"americas|north america|latin america|europe|asia(?:[- ]pacific)?|greater china|"
-                        r"international|domestic|wholesale|direct[- ]to[- ]consumer)\b", re.IGNORECASE)
+                        r"international|domestic|wholesale|direct[- ]to[- ]consumer|offerings?|(?:product|service) lines?)\b"
+                        r"|(?<![\w.])(?:u\.s\.|united states)(?!\s*(?:gaap|federal|dollars?|treasury|government|tax))",
+                        re.IGNORECASE)
+# why a figure moved: MD&A's and a release's words, not a statement's, so the question implies no statement
+DRIVERS = re.compile(r"\b(?:drove|driv(?:er|ers|en|ing)|why (?:did|was|were|has|have)|what caused|reasons?|explain"
+                     r"|attribut|due to|contribut|factors?|behind)\b", re.IGNORECASE)
 
 
 def form_named(text: str) -> str:
@@ -145,7 +150,7 @@ def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexico
     release = bool(_RELEASE_MEASURES.search(question))
     terms = tuple(lexicon.terms_in(spelled))
     statements = lexicon.statements_named(question)
-    if not statements and not BREAKDOWN.search(text) and not _SECTION.search(text):  # a term implies its statement
+    if not statements and not any(p.search(text) for p in (BREAKDOWN, DRIVERS, _SECTION)):  # a term implies its statement
         statements = [t.statement for _, t in terms if t.statement]  # when the question names none, nor a part or a note
     statements = list(dict.fromkeys(statements))
     corrected = False

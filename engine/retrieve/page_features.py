@@ -26,7 +26,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..filings.scope import BREAKDOWN
+from ..filings.scope import BREAKDOWN, DRIVERS
 from ..filings.structure import PARENT_ONLY, FilingStructure
 from ..ingest.passage import Passage, page_ref
 from ..text import STOPWORDS, normalize_name
@@ -36,8 +36,7 @@ ASKS: dict[str, re.Pattern] = {
     "figure": re.compile(r"\b(?:how much|how many|what (?:was|were|is|are) (?:the |its |their )?(?:total|net|amount|value)"
                          r"|revenue|sales|income|earnings|margin|capex|capital expenditure|cash|assets|liabilit|debt|"
                          r"ratio|expense|eps|in (?:usd|millions|billions)|\$)", re.IGNORECASE),
-    "drivers": re.compile(r"\b(?:drove|driv(?:er|ers|en|ing)|why (?:did|was|were|has|have)|what caused|reasons?|explain"
-                          r"|attribut|due to|contribut|factors?|behind)\b", re.IGNORECASE),
+    "drivers": DRIVERS,
     "risk": re.compile(r"\b(?:risks?|cyclical\w*|dependen\w*|depend on|exposed|vulnerab\w*|threats?|uncertaint\w*)\b",
                        re.IGNORECASE),
     "business": re.compile(r"\b(?:customers?|clients?|segments?|geograph\w*|products?|employees?|headcount|workforce"
