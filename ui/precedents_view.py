@@ -127,7 +127,8 @@ def draw(deals: DealList, ask: Ask, p: Precedents) -> None:
     chosen = shown.get(st.session_state["pr_deal"], p.deals[0])
     graph = _graph(deals, p, chosen)
     st.subheader(f"The top {len(p.deals)} precedent{'s' if len(p.deals) != 1 else ''}")
-    st.caption("Each score is exactly where every deal starts plus the bars under it: green adds, red takes away. "
+    st.caption("Deals meeting more of the asked cues come first; among deals meeting as many, the higher score. "
+               "Each score is exactly where every deal starts plus the bars under it: green adds, red takes away. "
                "The deal graph is drawn for one deal at a time.")
     for r in p.deals:
         _card(deals, p, r, graph if r is chosen else None)

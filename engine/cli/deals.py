@@ -197,7 +197,8 @@ def cmd_precedents_eval(args) -> None:
         from ..deals.lexicon import lexicon_without
 
         lexicon = lexicon_without(frozenset(p.strip() for p in args.drop_phrases.split(",") if p.strip()))
-    results = evaluate_precedents(bundled_index(), sets, resamples=args.resamples, lexicon=lexicon)
+    results = evaluate_precedents(bundled_index(), sets, resamples=args.resamples, lexicon=lexicon,
+                                  order="score" if args.by_score else "page")
     if args.json:
         print(json.dumps([r.to_json() for r in results], indent=2))
         return

@@ -341,6 +341,8 @@ SUBCOMMANDS: Mapping[str, Command] = MappingProxyType({
         arg("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10,000, seed 42)"),
         arg("--drop-phrases", default="", metavar="PHRASE,…",
             help="read the questions with a lexicon without these phrases: what the figures owe to them"),
+        arg("--by-score", action="store_true",
+            help="rank by each ranker's score alone, not first by the asked cues a deal meets as the page does"),
     )),
 })
 

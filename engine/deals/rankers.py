@@ -159,6 +159,20 @@ def check_request(question: str, index: DealIndex, ranker: str, filters: DealFil
     return cues
 
 
+def precedence(table: FeatureTable, p: Parts) -> tuple[list[int], list[int]]:
+    """(offered, left out): the candidates' indices in the order the page offers them, and those it does not.
+
+    A deal meeting more of the asked cues comes first, its score ordering deals that meet as many: the learned order
+    among partial matches is weak (its gold meets every cue), and put a specialty lender meeting 1 of 6 cues above
+    European industrial carve-outs meeting 4 (a walk-through). A deal meeting none of the asked cues is no precedent
+    while others meet some: it is left out (a UK pet-products deal, still held, was first for a US renewables IPO).
+    Ties go by universe order."""
+    met = table.column("cues_met")
+    order = sorted(range(len(table.rows)), key=lambda i: (-met[i], -p.scores[i], int(table.rows[i])))
+    offered = [i for i in order if met[i] > 0] or order
+    return offered, [i for i in order if met[i] <= 0] if len(offered) < len(order) else []
+
+
 def find_precedents(question: str, index: DealIndex, ranker: str = "learned", k: int = 10,
                     filters: DealFilters = DealFilters(), correction: CueCorrection = CueCorrection(),
                     include: Sequence[str] = (), per_source: int = PER_SOURCE, model: Ranker | None = None,
@@ -175,12 +189,8 @@ def find_precedents(question: str, index: DealIndex, ranker: str = "learned", k:
                             "exit of the route asked is among them; loosen a filter, or rank with another ranker")
     table = build_features(index, cands, cues)
     p = rank_parts(ranker, table, cands, model)
-    order = sorted(range(len(cands.rows)), key=lambda i: (-p.scores[i], int(cands.rows[i])))
-    # a deal that meets none of the asked cues is no precedent while others meet some: it is ranked after them all
-    # and not offered (a walk-through: a UK pet-products deal, still held, first for a US renewables IPO)
-    met = table.column("cues_met")
-    offered = [i for i in order if met[i] > 0] or order
-    unmet = [i for i in order if met[i] <= 0] if len(offered) < len(order) else []
+    offered, unmet = precedence(table, p)
+    order = offered + unmet
     rank_of = {i: r for r, i in enumerate(offered + unmet, start=1)}
     top = tuple(_ranked(index, table, p, i, r, ranker) for r, i in enumerate(offered[:k], start=1))
     wanted = {index.universe.rows[d] for d in include}
@@ -202,4 +212,4 @@ def find_precedents(question: str, index: DealIndex, ranker: str = "learned", k:
 
 
 __all__ = ["HandWeights", "MODEL", "Part", "Precedents", "RANKERS", "RankedDeal", "check_request", "dense_parts",
-           "find_precedents", "hand_parts", "learned_model", "rank_parts", "walk_parts"]
+           "find_precedents", "hand_parts", "learned_model", "precedence", "rank_parts", "walk_parts"]

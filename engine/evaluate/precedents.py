@@ -20,7 +20,7 @@ import numpy as np
 from ..deals.index import DealIndex
 from ..deals.lexicon import Lexicon
 from ..deals.model import criteria_from_json
-from ..deals.rankers import RANKERS, rank_parts
+from ..deals.rankers import RANKERS, precedence, rank_parts
 from ..deals.training import Asked, Question, ask, template_questions
 from ..errors import PathLensError
 from ..ingest.textfiles import json_field, read_json_lines, read_text
@@ -60,14 +60,21 @@ def investor_questions(half: str, path: str | Path = INVESTOR_QUERIES) -> tuple[
     return tuple(out)
 
 
-def ranking(a: Asked, ranker: str, index: DealIndex, model: Ranker | None = None, k: int = 10) -> tuple[str, ...]:
-    """The top k deal ids a ranker gives a question's candidates (ties by universe order, as the page shows them);
-    () for the walk when it had no seed."""
+ORDERS = ("page", "score")
+
+
+def ranking(a: Asked, ranker: str, index: DealIndex, model: Ranker | None = None, k: int = 10,
+            order: str = "page") -> tuple[str, ...]:
+    """The top k deal ids a ranker offers for a question's candidates: as the page offers them (`precedence`), or
+    by its score alone (`order` "score": what the ranker itself adds); () for the walk when it had no seed."""
     if ranker == "walk" and not a.cands.walk.groups:
         return ()
     p = rank_parts(ranker, a.table, a.cands, model)
-    order = sorted(range(len(a.cands.rows)), key=lambda i: (-p.scores[i], int(a.cands.rows[i])))
-    return tuple(index.universe.deals[int(a.cands.rows[i])].id for i in order[:k])
+    if order == "score":
+        ranked = sorted(range(len(a.table.rows)), key=lambda i: (-p.scores[i], int(a.table.rows[i])))
+    else:
+        ranked, _ = precedence(a.table, p)
+    return tuple(index.universe.deals[int(a.table.rows[i])].id for i in ranked[:k])
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,13 +103,14 @@ class PrecedentsEvaluation:
 
 
 def evaluate_asked(name: str, asked: Sequence[Asked], index: DealIndex, model: Ranker | None = None,
-                   rankers: Sequence[str] = RANKERS, resamples: int = 10_000, seed: int = 42) -> PrecedentsEvaluation:
+                   rankers: Sequence[str] = RANKERS, resamples: int = 10_000, seed: int = 42,
+                   order: str = "page") -> PrecedentsEvaluation:
     """Every ranker on the questions already asked (their candidates shared), with the paired intervals."""
     scored = [a for a in asked if a.gold]
     values = {r: {m: np.zeros(len(scored)) for m in METRICS} for r in rankers}
     for j, a in enumerate(scored):
         for r in rankers:
-            top = ranking(a, r, index, model)
+            top = ranking(a, r, index, model, order=order)
             values[r]["p@3"][j] = precision_at(top, a.gold, 3)
             values[r]["ndcg@10"][j] = ndcg_at(top, a.gold, 10)
     cis = tuple(paired_bootstrap(values[a][m], values[b][m], metric=m, names=(a, b), resamples=resamples, seed=seed)
@@ -117,9 +125,11 @@ def evaluate_asked(name: str, asked: Sequence[Asked], index: DealIndex, model: R
 
 def evaluate_precedents(index: DealIndex, sets: Sequence[str] = ("investor-test", "heldout-templates"),
                         model: Ranker | None = None, cache: DiskCache | None = None, resamples: int = 10_000,
-                        lexicon: Lexicon | None = None) -> tuple[PrecedentsEvaluation, ...]:
+                        lexicon: Lexicon | None = None, order: str = "page") -> tuple[PrecedentsEvaluation, ...]:
     """The named question sets: investor-tune, investor-test, heldout-templates (families D, F × held-out sectors).
     `lexicon`: read the questions with another lexicon (one without some phrases: what a figure owes to them)."""
+    if order not in ORDERS:
+        raise PathLensError(f"order: {order!r} is not one of {', '.join(ORDERS)}")
     if lexicon is not None:
         index = replace(index, lexicon=lexicon)
     out = []
@@ -133,9 +143,9 @@ def evaluate_precedents(index: DealIndex, sets: Sequence[str] = ("investor-test"
         else:
             raise PathLensError(f"question set: {name!r} is not investor-tune, investor-test, heldout-templates or "
                                 "train-templates")
-        out.append(evaluate_asked(name, ask(index, questions, cache), index, model, resamples=resamples))
+        out.append(evaluate_asked(name, ask(index, questions, cache), index, model, resamples=resamples, order=order))
     return tuple(out)
 
 
-__all__ = ["COMPARED", "METRICS", "PrecedentsEvaluation", "evaluate_asked", "evaluate_precedents",
+__all__ = ["COMPARED", "METRICS", "ORDERS", "PrecedentsEvaluation", "evaluate_asked", "evaluate_precedents",
            "investor_questions", "ndcg_at", "precision_at", "ranking"]

@@ -9,6 +9,7 @@ correct any of it (`ScopeCorrection`).
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
@@ -42,8 +43,7 @@ BREAKDOWN = re.compile(r"\b(?:segments?|segmental|regions?|regional|geograph\w*|
                         r"|by (?:product|brand|channel|category|country|market|customer)|emea|apac|apj|apla|latam|"
                         r"americas|north america|latin america|europe|asia(?:[- ]pacific)?|greater china|"
                         r"international|domestic|wholesale|direct[- ]to[- ]consumer|offerings?|(?:product|service) lines?)\b"
-                        r"|(?<![\w.])(?:u\.s\.|united states)(?!\s*(?:gaap|federal|dollars?|treasury|government|tax))",
-                        re.IGNORECASE)
+                        r"|(?<![\w.])(?:u\.s\.|united states)(?!\s*(?:gaap|federal|dollars?|treasury|government|tax))", re.I)
 # why a figure moved: MD&A's and a release's words, not a statement's, so the question implies no statement
 DRIVERS = re.compile(r"\b(?:drove|driv(?:er|ers|en|ing)|why (?:did|was|were|has|have)|what caused|reasons?|explain"
                      r"|attribut|due to|contribut|factors?|behind)\b", re.IGNORECASE)
@@ -283,6 +283,10 @@ def _for_period(room: Room, key: str, docs: list[str], period: Period, fallback:
     return [], ""
 
 
+def _labels(filings: Mapping[str, Filing], docs: Sequence[str]) -> str:
+    return ", ".join(filings[d].label for d in docs)
+
+
 def _prefer_release(filings: Mapping[str, Filing], docs: list[str], release: bool) -> list[str]:
     if not release:
         return docs
@@ -299,23 +303,21 @@ def _for_year(filings: Mapping[str, Filing], docs: list[str], year: int, fallbac
             return q4, ""
     annual = [d for d in of_year if filings[d].form == "10-K"]
     if annual:
-        note = "" if len(annual) == len(of_year) or form else (
-            f"FY{year}: the 10-K ({', '.join(filings[d].label for d in annual)}), not "
-            + ", ".join(filings[d].label for d in of_year if d not in annual))
-        return annual, note
+        rest = [d for d in of_year if d not in annual]
+        return annual, "" if not rest or form else (f"FY{year}: the 10-K ({_labels(filings, annual)}), not "
+                                                    f"{_labels(filings, rest)}")
     if not fallback:
         return of_year, ""
     later = sorted((filings[d].fiscal_year, d) for d in docs if filings[d].form == "10-K" and filings[d].fiscal_year
                    and year < filings[d].fiscal_year <= year + COMPARATIVE_YEARS)
     if later:
         nearest = [d for y, d in later if y == later[0][0]]
-        return nearest, (f"No {{who}} filing for FY{year}; showing " + ", ".join(filings[d].label for d in nearest)
-                         + ", the nearest 10-K after it, which repeats it")
+        return nearest, (f"No {{who}} filing for FY{year}; showing {_labels(filings, nearest)}, the nearest 10-K after "
+                         "it, which repeats it")
     if of_year:  # a quarter's filings: a Q4 release gives the year's figures, a 10-Q only its part (a walk's major)
         got = _prefer_release(filings, of_year, release)
-        return got, "" if any(filings[d].quarter == 4 for d in got) else (
-            f"No {{who}} 10-K for FY{year}; showing " + ", ".join(filings[d].label for d in got)
-            + " (part of that year only)")
+        return got, "" if any(filings[d].quarter == 4 for d in got) else (f"No {{who}} 10-K for FY{year}; showing "
+                                                                         f"{_labels(filings, got)} (part of that year only)")
     return docs, f"No {{who}} filing for FY{year}; searching every filing of the company"
 
 
@@ -327,8 +329,8 @@ def _for_quarter(filings: Mapping[str, Filing], docs: list[str], year: int | Non
     if quarter == 4:
         annual = [d for d in docs if filings[d].form == "10-K" and (year is None or filings[d].fiscal_year == year)]
         if annual:  # its figures are the year's less the first three quarters', seldom printed alone
-            said = ", ".join(filings[d].label for d in annual)
-            return annual, f"No {{who}} filing for Q4 FY{year} alone; showing {said}, whose year includes it" if year else ""
+            return annual, (f"No {{who}} filing for Q4 FY{year} alone; showing {_labels(filings, annual)}, whose year "
+                            "includes it") if year else ""
     if not fallback or year is None:
         return [], ""
     of_year = [d for d in docs if filings[d].fiscal_year == year]
@@ -390,12 +392,8 @@ def _for_calendar_year(room: Room, key: str, docs: list[str], year: int, fallbac
         got, _ = _for_year(room.filings, docs, y, fallback, release, form)
         out += got
     note = "" if ends_in_december else (
-        f"calendar {year} is {{who}}'s FY{year} and FY{year + 1} (its fiscal year ends in {_MONTH_NAMES[month - 1]})")
+        f"calendar {year} is {{who}}'s FY{year} and FY{year + 1} (its fiscal year ends in {calendar.month_name[month]})")
     return list(dict.fromkeys(out)), note
-
-
-_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-                "November", "December")
 
 
 __all__ = ["COMPARATIVE_YEARS", "SAME_PERIOD_DAYS", "Scope", "ScopeCorrection", "filings_for", "fiscal_quarter_of",
