@@ -27,7 +27,7 @@ from tests.pdfmaker import encrypt, make_pdf
 
 # Helvetica's advance widths (its AFM), in thousandths of the font size, for the characters the runs below use
 HELVETICA = {" ": 278, "(": 333, ")": 333, ",": 278, "-": 333, ".": 278, **{d: 556 for d in "0123456789"},
-             "B": 667, "C": 722, "R": 722, "/": 278, "D": 722, "I": 278, "L": 556, "S": 667, "T": 611, "Y": 667, "a": 556, "b": 556, "c": 500,
+             "B": 667, "C": 722, "R": 722, "/": 278, "P": 667, "N": 722, "%": 889, "D": 722, "I": 278, "L": 556, "S": 667, "T": 611, "Y": 667, "a": 556, "b": 556, "c": 500,
              "d": 556, "e": 556, "f": 278, "g": 556, "h": 556, "i": 222, "k": 500, "l": 222, "m": 833, "n": 556,
              "o": 556, "p": 556, "r": 333, "s": 500, "t": 278, "u": 556, "v": 500, "w": 722, "y": 500}
 DESCENT, ASCENT = 2.24, 9.45  # PDFium's loose box for Helvetica 10: from 2.24 pt under the baseline to 9.45 over
@@ -194,6 +194,30 @@ def test_a_label_set_flush_right_over_a_repeated_run_of_years_names_the_whole_ru
     assert table.columns == tuple([f"Reported amount {y}" for y in ("2022", "2021", "2020")]
                                   + [f"Currency translation benefit/(cost) {y}" for y in ("2022", "2021", "2020")])
     assert table.rows[0].cells[3] == ("Currency translation benefit/(cost) 2022", "(1,419)")
+
+
+def test_a_caption_set_across_the_columns_under_the_header_row_does_not_end_the_table(tmp_path):
+    """PayPal's statements print "(In millions, except per share data)" and "(Unaudited)" across the columns under
+    their years, read as a sentence that ends the table: "No header row of years" (a walk-through's minor)."""
+    xs = (314, 393, 471, 550)
+    runs = [*[(x, 700, y) for x, y in zip(xs, ("2023", "2022", "2023", "2022"))],
+            (386, 688, "(In millions, except per share data)"), (421, 676, "(Unaudited)"),
+            (19, 664, "Net revenues"), *[(x, 664, v) for x, v in zip(xs, ("7,287", "6,806", "14,327", "13,289"))]]
+    [table] = read_tables(_page(tmp_path, runs).layout).tables
+    assert [r.words() for r in table.rows] == ["Net revenues: 2023 7,287 · 2022 6,806 · 2023 14,327 · 2022 13,289"]
+
+
+def test_a_label_over_one_column_of_a_repeated_run_names_that_column_alone(tmp_path):
+    """PayPal's "Percent" over each run's "Increase/(Decrease)" names that column, not its run's years."""
+    xs = (300, 360, 420, 500, 560, 620)
+    heads = ("2023", "2022", "Change", "2023", "2022", "Change")
+    runs = [_centred("Percent", xs[2] + advance("Change") / 2, 712), _centred("Percent", xs[5] + advance("Change") / 2,
+                                                                              712),
+            *[(x, 700, h) for x, h in zip(xs, heads)],
+            (19, 686, "Net revenues"), *[(x, 686, v) for x, v in zip(xs, ("7,287", "6,806", "7 %", "14,327", "13,289",
+                                                                          "8 %"))]]
+    [table] = read_tables(_page(tmp_path, runs).layout).tables
+    assert table.columns == ("2023", "2022", "Percent Change", "2023", "2022", "Percent Change")
 
 
 def test_dates_set_close_in_one_header_run_are_a_column_each(tmp_path):

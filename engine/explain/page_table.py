@@ -217,7 +217,8 @@ def _spanned(above: list[tuple[str, Box]], centres: list[float], spacing: float,
     ("Inc/(Dec)" over one)."""
     blocks = _blocks(list(heads))
     whole = len(above) == 1 and abs(_centre(above[0][1]) - (centres[0] + centres[-1]) / 2) <= spacing / 3
-    if blocks and not whole:
+    within = [[j for j, c in enumerate(centres) if box[0] - spacing / 3 <= c <= box[2] + spacing / 3] for _, box in above]
+    if blocks and not whole and any(len(w) > 1 for w in within):  # labels over one column each ("Percent") are its own
         over = [next((b for b in blocks if centres[b[0]] - spacing / 2 <= _centre(box) <= centres[b[-1]] + spacing / 2),
                      []) for _, box in above]
         if all(over) and len({b[0] for b in over}) == len(over):
@@ -229,7 +230,7 @@ def _spanned(above: list[tuple[str, Box]], centres: list[float], spacing: float,
         if group and abs(_centre(box) - (centres[group[0]] + centres[group[-1]]) / 2) <= spacing / 3:
             out.append(group)
         elif box[2] - box[0] <= 1.5 * spacing:
-            out.append([j for j, c in enumerate(centres) if box[0] - spacing / 3 <= c <= box[2] + spacing / 3])
+            out.append(within[k])
         else:
             out.append([])  # wide and off the columns' middle: the statement's title, not a column's label
     return out
@@ -266,6 +267,8 @@ def _row(line: Line, columns: tuple[str, ...], centres: list[float], spacing: fl
     digit, or a dash) goes to the column whose centre is nearest, within 0.6 of a column's spacing; a value
     under no column is kept with the header "(no column header)", never given a neighbour's. A line with no
     value is no row; a line with two values under one column is `_CROWDED`, a sentence across the columns `_END`."""
+    if _CAPTION.fullmatch(line.text.strip()):
+        return None  # "(In millions, except per share data)" set across the columns under the header row
     label, values, stray = [], {}, []
     for text, box in cells(line):
         over = sum(box[0] < c < box[2] for c in centres)
@@ -294,6 +297,7 @@ def _row(line: Line, columns: tuple[str, ...], centres: list[float], spacing: fl
 
 
 NO_HEADER = "(no column header)"
+_CAPTION = re.compile(r"(?:\([^()\d]*\)\s*)+")  # "(Unaudited)", "(In millions, except per share data)"
 _CROWDED, _END = "crowded", "end"
 
 
@@ -330,7 +334,7 @@ def read_tables(layout: PageLayout) -> TableReading:
                 pending = ""
             else:
                 text = lines[i].text
-                pending = "" if text.endswith(":") else text
+                pending = "" if text.endswith(":") or _CAPTION.fullmatch(text.strip()) else text
             i += 1
         if crowded:
             refused.append(f"the table under the header row {' · '.join(columns)!r} was not read: its rows hold more "
