@@ -67,6 +67,11 @@ def test_the_routes_listed_say_what_they_carry_together_beside_the_seeds_shares(
                             "each seed, longer ones included.")
     one = explanation_lines(replace(e, paths=e.paths[:1]), TITLES)
     assert len(one) == 2  # a single route needs no total
+    # two routes through passages of one name read alike: said once, with their shares added (a report showed one
+    # evidence path twice, a walk-through's minor)
+    twice = explanation_lines(replace(e, paths=(e.paths[1], e.paths[1])), TITLES)
+    assert twice[1:] == [("path", f"Evidence path: {path_words(e.paths[1], TITLES)} (walks along it carry 7% of the "
+                                  "score)")]
 
 
 def test_the_opening_examples_story_is_its_gold_hit_in_the_top_three_owing_most_to_a_bridge():

@@ -187,10 +187,14 @@ def explanation_lines(e: HitExplanation, titles: Mapping[str, str]) -> list[tupl
     if e.typed_path is not None:
         out.append(("typed path", f"{where_it_sits(e.typed_path)} (these seeds carry {percent(e.typed_path.share)} "
                                   "of the score)"))
-    out += [("path", f"Evidence path: {path_words(p, titles)} (walks along it carry {percent(p.share)} of the score)")
-            for p in e.paths]
-    if len(e.paths) > 1:  # a seed's share above counts every walk from it; the routes listed are its shortest
-        out.append(("path", f"These {len(e.paths)} routes carry {percent(sum(p.share for p in e.paths))} of the score "
+    said: dict[str, float] = {}  # two routes through passages of one name read alike: one line, their shares added
+    for p in e.paths:
+        words = path_words(p, titles)
+        said[words] = said.get(words, 0.0) + p.share
+    out += [("path", f"Evidence path: {words} (walks along it carry {percent(share)} of the score)")
+            for words, share in said.items()]
+    if len(said) > 1:  # a seed's share above counts every walk from it; the routes listed are its shortest
+        out.append(("path", f"These {len(said)} routes carry {percent(sum(p.share for p in e.paths))} of the score "
                             "together; the shares above count every walk from each seed, longer ones included."))
     return out
 
