@@ -211,12 +211,17 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         units = {n: [unit_of(pid) for pid in r] for n, r in rankings.items()}
         unit = "page" if corpus.paged else "passage"
         cols = st.columns(len(names))
+        # a company the room lacks stops the retrievers that read one; the others answer from the words alone
+        absent = any("names no company of this data room" in e for e in errors.values())
         for col, name in zip(cols, names):
             with col:
                 st.markdown(f"**{name}**")
                 if name in errors:
                     st.error(errors[name])
                     continue
+                if absent:
+                    st.caption("It reads the question's words, not the company it names: these are any filer's "
+                               "pages.")
                 if not rankings[name]:
                     st.caption("no hits")
                 for rank, pid in enumerate(rankings[name], start=1):

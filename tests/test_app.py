@@ -1620,3 +1620,10 @@ def test_compare_on_an_uploaded_room_links_each_question_to_it_and_invents_no_ki
     link = parse_qs(urlparse(per["open"][0]).query)
     assert link["corpus"] == ["your own files"] and link["q"] == ["What was Acme's capex in FY2019?"]
     assert [f.split(":")[0] for f in link["files"][0].split(";")] == ["ACME_2019_10K.pdf", "ACME_2020_10K.pdf"]
+    # a company the room lacks stops filing; bm25's column says it read the words alone (a walk-through's minor)
+    at.text_input(key="cmp_question").set_value("What was Nike's capex in FY2019?").run()
+    assert any("“Nike” names no company of this data room" in e.value for e in at.error)
+    assert ("It reads the question's words, not the company it names: these are any filer's pages."
+            in [c.value for c in at.caption])
+    at.text_input(key="cmp_question").set_value("What was Acme's capex in FY2019?").run()
+    assert not any(c.value.startswith("It reads the question's words") for c in at.caption)
