@@ -321,6 +321,10 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
                    "questions about one document stand or fall together" if clustered else "the questions one by one")
             st.caption(f"Resampled 10,000 times: {how}. P(Δ ≤ 0) is the share of resamples in which {a} did no better "
                        f"than {b}: 0 means {a} was ahead in every resample, 1 that it never was.")
+            groups = by_kind[0][2].clusters if clustered else asked
+            if groups < 10:  # 3 filings resample to few distinct means: an interval touching 0 beside P(Δ ≤ 0) 0.03
+                st.warning(f"Only {groups} {'groups' if clustered else 'questions'} to resample: the interval and "
+                           "P(Δ ≤ 0) can take few values and say little; add questions about more documents.")
             downloads(ci_df, "pathlens-bootstrap", key="ci")
 
         st.subheader("Per query")

@@ -1615,6 +1615,8 @@ def test_compare_on_an_uploaded_room_links_each_question_to_it_and_invents_no_ki
     assert not at.exception, at.exception
     metrics = next(d.value for d in at.dataframe if "hr@1" in getattr(d.value, "columns", []))
     assert set(metrics["kind"]) == {"all"}  # no group named for questions the file gives no kind
+    assert any(w.value.startswith("Only 2 questions to resample: the interval and P(Δ ≤ 0) can take few values")
+               for w in at.warning), [w.value for w in at.warning]
     per = next(d.value for d in at.dataframe if "open" in getattr(d.value, "columns", []))
     assert set(per["kind"]) == {"unlabeled"}
     link = parse_qs(urlparse(per["open"][0]).query)
