@@ -76,6 +76,17 @@ def test_deals_meeting_more_of_the_asked_cues_come_first(index):
     assert all(a.score >= b.score for a, b, m, n in zip(found.deals, found.deals[1:], met, met[1:]) if m == n)
 
 
+def test_the_words_no_cue_was_read_from_are_said(index):
+    """A walk-through's minor: "buying a cybersecurity startup … in cash" ranked sponsors' deals without saying that
+    the buyer, the stage and the payment were read as no cue."""
+    found = find_precedents("a mid-size US software company buying a cybersecurity startup for about $500m in cash",
+                            index, "learned", 5)
+    assert ("not read as any cue, so counted only by the description search: “mid-size”, “buying”, “startup”, "
+            "“cash”") in found.notes
+    plain = find_precedents("Find precedents for a US healthcare roll-up with an aggressive add-on strategy.", index)
+    assert not any(n.startswith("not read as any cue") for n in plain.notes)
+
+
 def test_the_evaluation_scores_the_deals_the_page_offers(index, test_questions):
     """One order for the page and its figures (`rankers.precedence`); `--by-score` is each ranker's score alone."""
     from engine.evaluate.precedents import ranking

@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Sequence
 
 from ..errors import PathLensError
-from ..text import normalize_name
+from ..text import STOPWORDS, normalize_name
 from .lexicon import Lexicon, load_lexicon
 from .model import (AGGRESSIVE_ADD_ONS, EXITS, LAST_YEAR, ORIGINS, REGIONS, ROLES, ROLL_UP_ADD_ONS, SECTOR_OF, SECTORS,
                     Criteria)
@@ -353,5 +353,23 @@ def _read(question: str, lexicon: Lexicon, last_year: int, numbers: bool) -> Cue
     return Cues(Criteria(**c), tuple(read))
 
 
+# the words of the ask itself, not of the deal: never said to be unread
+_ASK = frozenset("""find show list give get me us our we i want looking precedents precedent comps comparable comparables
+deals deal transactions transaction like similar company companies business businesses firm firms one ones some any
+about around roughly approximately near pe private equity sponsor sponsors sponsored backed ev enterprise value
+buyer buyers sold sale exit exited later then""".split())
+
+
+def unread_words(question: str, lexicon: Lexicon, cues: Cues) -> tuple[str, ...]:
+    """The question's words that no cue was read from ("buying", "startup", "cash"): they count only through the
+    description search, and a deal team should know ("in cash", a buyer's type: the universe records neither)."""
+    said = set(normalize_name(" ".join([*(c.said for c in cues.read),
+                                        *(words for words, _, _ in lexicon.find(question))])).split())
+    out = [w for w in re.findall(r"(?<![\w$.])[A-Za-z][A-Za-z&'’-]*", question)
+           if (f := normalize_name(w)) and f not in STOPWORDS and f not in _ASK
+           and not all(p in said or p.rstrip("s") in said for p in f.split())]
+    return tuple(dict.fromkeys(out))
+
+
 __all__ = ["Cue", "CueCorrection", "Cues", "correct", "correction_from_pairs", "description_cues", "period_words",
-           "read_cues", "size_words"]
+           "read_cues", "size_words", "unread_words"]

@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import PathLensError
 from ..rank.learned import Parts, Ranker, load
 from ..retrieve.retrievers import check_k, check_query
-from .cues import CueCorrection, Cues, read_cues
+from .cues import CueCorrection, Cues, read_cues, unread_words
 from .features import FEATURES, NAMES, FeatureTable, build_features, feature_words
 from .graph import seed_groups
 from .index import PER_SOURCE, Candidates, DealFilters, DealIndex, candidates, filtered_rows
@@ -197,6 +197,9 @@ def find_precedents(question: str, index: DealIndex, ranker: str = "learned", k:
     picked = tuple(_ranked(index, table, p, i, rank_of[i], ranker) for i in range(len(cands.rows))
                    if int(cands.rows[i]) in wanted)
     notes = []
+    if unread := unread_words(question, index.lexicon, cues):
+        notes.append("not read as any cue, so counted only by the description search: "
+                     + ", ".join(f"“{w}”" for w in unread))
     if unmet:
         notes.append(f"{len(unmet)} of the {len(order)} candidates meet none of the asked cues "
                      f"({cues.words().removeprefix('understood as: ')}) and are not offered as precedents")
