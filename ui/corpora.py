@@ -100,7 +100,12 @@ def session_upload_files() -> tuple[UploadedFile, ...]:
 def _name_files(linked: tuple[UploadedFile, ...]) -> None:
     """Put the uploaded files in the URL, so a copied link names them; say so when they are not the link's."""
     files = session_upload_files()
-    set_params(files=";".join(f.token() for f in files) or None)
+    written = ";".join(f.token() for f in files)
+    # the link this session wrote last names the files before one was added: not another room's link
+    if linked and ";".join(f.token() for f in linked) == st.session_state.get("files_written"):
+        linked = ()
+    st.session_state["files_written"] = written
+    set_params(files=written or None)
     if files:  # the uploader's chips cut long names in the sidebar's width: the whole names, once
         st.sidebar.caption("Files: " + "; ".join(escape_markdown(f"{f.name} ({f.size_words()})") for f in files))
     if linked and set(linked) != set(files):

@@ -83,7 +83,7 @@ def read_link(corpus: Corpus) -> None:
     widgets are the user's), with a warning for each value the link got wrong."""
     if st.session_state.get("query_state_for") != corpus.name:
         if "query_state_for" in st.session_state:  # another corpus chosen here: its view starts from its defaults,
-            for key in [k for k in st.query_params if k != "corpus"]:  # not the last corpus's question and settings
+            for key in [k for k in st.query_params if k not in ("corpus", "files")]:  # not the last corpus's view
                 del st.query_params[key]
             st.session_state.pop("example", None)
         forget_query_view()  # the last corpus's kept view must not come back into this one's
