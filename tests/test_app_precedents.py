@@ -92,8 +92,8 @@ def test_the_page_opens_on_the_example_with_each_deal_s_parts_and_the_first_deal
         assert sum(values) == pytest.approx(score, abs=0.005 * (len(values) + 1))  # bars drawn to two decimals
     assert "meets 100% of the asked cues" in at.get("html")[0].proto.body
     assert ", where every deal of this search begins; " in at.get("html")[0].proto.body  # the base, said not drawn
-    assert ("Deals meeting more of the asked cues come first; among deals meeting as many, the higher score. Each "
-            "score is exactly where every deal starts plus the bars under it: green adds, red takes away. The deal "
+    assert ("Deals in the asked sector come first, then deals meeting more of the asked cues; among deals alike, the "
+            "higher score. Each score is exactly where every deal starts plus the bars under it: green adds, red takes away. The deal "
             "graph is drawn for one deal at a time.") in [c.value for c in at.caption]
     facts = [c.value.replace("\\", "") for c in at.caption if " · US · " in c.value]
     assert facts[0].startswith(f"{p.deals[0].deal.subsector} (healthcare) · US · {p.deals[0].deal.year} · platform, "

@@ -64,16 +64,21 @@ def test_every_ranked_deals_parts_sum_to_its_score_over_all_test_questions(index
                 assert abs(sum(x.value for x in r.parts) - r.score) <= 1e-9, (a.question.id, ranker, r.rank)
 
 
-def test_deals_meeting_more_of_the_asked_cues_come_first(index):
-    """A walk-through's major: a US specialty lender meeting 1 of 6 cues ranked first for a European industrial
-    carve-out, while carve-outs meeting 4 of 6 ranked #96 and #130. The learned order holds within a tier only."""
+def test_deals_in_the_asked_sector_then_meeting_more_of_the_asked_cues_come_first(index):
+    """Walk-throughs' majors: a US specialty lender meeting 1 of 6 cues ranked first for a European industrial
+    carve-out, while carve-outs meeting 4 of 6 ranked #96 and #130; restaurant chains meeting the region and the size
+    ranked above cybersecurity deals. The learned order holds within a tier only."""
     question = ("carve-out of a European industrial business by a PE sponsor around 2015, EV about $1bn, later sold to "
                 "a strategic buyer")
     found = find_precedents(question, index, "learned", 20)
-    met = [int(re.search(r"meets (\d+)% of the asked cues", " ".join(x.words for x in r.parts))[1])
-           for r in found.deals]
-    assert met == sorted(met, reverse=True) and met[0] >= 50, met
-    assert all(a.score >= b.score for a, b, m, n in zip(found.deals, found.deals[1:], met, met[1:]) if m == n)
+    tiers = [(r.deal.sector == "industrials",
+              int(re.search(r"meets (\d+)% of the asked cues", " ".join(x.words for x in r.parts))[1]))
+             for r in found.deals]
+    assert tiers == sorted(tiers, reverse=True) and tiers[0] >= (True, 50), tiers
+    assert all(a.score >= b.score for a, b, s, t in zip(found.deals, found.deals[1:], tiers, tiers[1:]) if s == t)
+    cyber = find_precedents("a mid-size US software company buying a cybersecurity startup for about $500m in cash",
+                            index, "learned", 10)
+    assert {r.deal.subsector for r in cyber.deals} == {"cybersecurity"}
 
 
 def test_the_words_no_cue_was_read_from_are_said(index):

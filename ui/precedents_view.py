@@ -127,7 +127,8 @@ def draw(deals: DealList, ask: Ask, p: Precedents) -> None:
     chosen = shown.get(st.session_state["pr_deal"], p.deals[0])
     graph = _graph(deals, p, chosen)
     st.subheader(f"The top {len(p.deals)} precedent{'s' if len(p.deals) != 1 else ''}")
-    st.caption("Deals meeting more of the asked cues come first; among deals meeting as many, the higher score. "
+    st.caption("Deals in the asked sector come first, then deals meeting more of the asked cues; among deals alike, "
+               "the higher score. "
                "Each score is exactly where every deal starts plus the bars under it: green adds, red takes away. "
                "The deal graph is drawn for one deal at a time.")
     for r in p.deals:

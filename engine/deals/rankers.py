@@ -162,13 +162,17 @@ def check_request(question: str, index: DealIndex, ranker: str, filters: DealFil
 def precedence(table: FeatureTable, p: Parts) -> tuple[list[int], list[int]]:
     """(offered, left out): the candidates' indices in the order the page offers them, and those it does not.
 
-    A deal meeting more of the asked cues comes first, its score ordering deals that meet as many: the learned order
-    among partial matches is weak (its gold meets every cue), and put a specialty lender meeting 1 of 6 cues above
-    European industrial carve-outs meeting 4 (a walk-through). A deal meeting none of the asked cues is no precedent
-    while others meet some: it is left out (a UK pet-products deal, still held, was first for a US renewables IPO).
-    Ties go by universe order."""
+    A deal in the asked sector (subsector, where one is asked) comes first, a banker's first test of a precedent;
+    then a deal meeting more of the asked cues, its score ordering deals that meet as many. The learned order among
+    partial matches is weak (its gold meets every cue): it put a specialty lender meeting 1 of 6 cues above European
+    industrial carve-outs meeting 4, and restaurant chains meeting the region and the size above a cybersecurity
+    deal (walk-throughs). A deal meeting none of the asked cues is no precedent while others meet some: it is left
+    out (a UK pet-products deal, still held, was first for a US renewables IPO). Ties go by universe order."""
     met = table.column("cues_met")
-    order = sorted(range(len(table.rows)), key=lambda i: (-met[i], -p.scores[i], int(table.rows[i])))
+    c = table.cues.criteria
+    kind = "subsector" if c.subsectors else "sector" if c.sectors else ""
+    sector = table.column(kind) if kind else np.zeros(len(table.rows))
+    order = sorted(range(len(table.rows)), key=lambda i: (-sector[i], -met[i], -p.scores[i], int(table.rows[i])))
     offered = [i for i in order if met[i] > 0] or order
     return offered, [i for i in order if met[i] <= 0] if len(offered) < len(order) else []
 
