@@ -146,6 +146,18 @@ def test_the_scope_names_only_statements_its_filings_hold(learned):
     assert seeder.scope("What was Acme's net income in FY2020?").statements == ()
     assert "income" in read_scope("What was Acme's net income in FY2020?", seeder.structure.filings,
                                   seeder.lexicon).statements  # read, then left out for want of the statement
+    # a statement the user chose that the filing lacks is said not to be applied (a walk-through's major: the banner
+    # read "as you corrected it" while the choice did nothing)
+    import copy
+
+    from engine.filings.scope import ScopeCorrection
+
+    corrected = copy.copy(seeder)  # as a search with the user's correction builds it
+    corrected.correction = ScopeCorrection(statement="income")
+    scope = corrected.scope("What was Acme's net income in FY2020?")
+    assert scope.statements == () and scope.corrected
+    assert scope.notes[-1] == ("Acme Widgets FY2020 10-K holds no income statement this room reads as one: the statement "
+                               "you chose is not applied"), scope.notes
 
 
 def test_the_rarer_words_share_by_hand():

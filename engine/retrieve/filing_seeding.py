@@ -15,7 +15,7 @@ import numpy as np
 
 from ..filings.lexicon import Lexicon
 from ..filings.scope import Scope, ScopeCorrection, read_scope
-from ..filings.structure import FORECAST, FilingStructure
+from ..filings.structure import FORECAST, STATEMENTS, FilingStructure
 from ..filings.graph import FilingGraph
 from ..text import normalize_name
 from .seeding import EntitySeeder, Seed, Seeding
@@ -88,9 +88,14 @@ class FilingSeeder:
             # release that has none: a walk-through); it seeds nothing either way
             kept &= {self.structure.nodes[i].ref for i in self._nodes(scope.filings, "statement")}
         statements = tuple(s for s in scope.statements if s in kept)
-        if terms == scope.terms and statements == scope.statements:
+        notes = scope.notes
+        chosen = self.correction.statement
+        if chosen and chosen not in statements:  # the user's choice is said to do nothing, not shown as applied
+            notes += (", ".join(self.structure.filings[d].label for d in scope.filings) + f" holds no "
+                      f"{STATEMENTS[chosen][0].lower()} this room reads as one: the statement you chose is not applied",)
+        if terms == scope.terms and statements == scope.statements and notes == scope.notes:
             return scope
-        return replace(scope, terms=terms, statements=statements)
+        return replace(scope, terms=terms, statements=statements, notes=notes)
 
     def _notes_titled(self, folded: str, docs) -> list[str]:
         """The titles of the notes a folded question names by number, then title ("note 9 fair value …"; not
