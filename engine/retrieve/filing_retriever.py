@@ -145,8 +145,10 @@ class FilingRetriever(GraphRetriever):
         silent short list."""
         if not isinstance(scope, Scope) or not scope.filings or n >= k:
             return ()
-        return (f"The scope holds {n} page{'s' if n != 1 else ''} the walk reaches, fewer than the {k} asked for: "
-                "widen the scope to rank pages of other filings",)
+        pages = len({at.key for p in self.corpus_passages if p.doc_id in scope.filings and (at := page_ref(p))})
+        held = (f"The scoped filing{'s have' if len(scope.filings) > 1 else ' has'} {pages} page{'s' if pages != 1 else ''}"
+                if n >= pages else f"The scope holds {n} page{'s' if n != 1 else ''} the walk reaches")
+        return (f"{held}, fewer than the {k} asked for: widen the scope to rank pages of other filings",)
 
     def explained(self, question: str, pers: Personalization, walk: Walk, hits: Sequence[Hit]) -> GraphAnswer:
         """The walk explained for these hits (its own top k, or a learned ranker's order of its pages), with each
