@@ -15,7 +15,7 @@ from engine.filings.lexicon import bundled, lexicon_for, parse_lexicon
 from engine.filings.scope import ScopeCorrection, read_scope
 from engine.filings.identity import read_filing
 from engine.filings.structure import (PARENT_ONLY, cross_references, headings, read_structure, row_label,
-                                      statement_of_page)
+                                      statement_of_page, statement_opened_below)
 from engine.ingest.corpus import Corpus
 from engine.ingest.questions import LabeledQuery
 from engine.ingest.passage import Passage
@@ -67,6 +67,22 @@ def test_statement_pages_are_tables_that_name_one_statement():
     assert statement_of_page(prose + table) is None
     assert statement_of_page("BOSTON PROPERTIES LIMITED PARTNERSHIP\nCONSOLIDATED STATEMENTS OF\nCOMPREHENSIVE INCOME\n"
                              + table) == "comprehensive income"
+
+
+def test_a_statement_titled_at_the_foot_of_a_page_goes_on_over_the_next_untitled_page():
+    """Costco's Q3 2023 release ends its income-statement page with the balance sheet's title and first rows; the
+    next page holds the rest untitled and was no statement, so "merchandise inventories" scoped to none and its page
+    ranked second (a walk-through's major)."""
+    income = "\n".join(f"Net sales line {i} 52,604 51,612 160,280 151,966" for i in range(10))
+    first = (f"COSTCO WHOLESALE CORPORATION\nCONSOLIDATED STATEMENTS OF INCOME\n{income}\nCOSTCO WHOLESALE "
+             "CORPORATION\nCONSOLIDATED BALANCE SHEETS\n(amounts in millions)\nCash and cash equivalents $ 12,493 $ 10,203")
+    rest = "\n".join(f"Merchandise inventories {i} 16,324 17,907" for i in range(16))
+    assert statement_opened_below(first) == "balance sheet" and statement_of_page(first) == "income"
+    assert statement_opened_below(f"CONSOLIDATED BALANCE SHEETS\n{rest}") is None  # its own table: not going on
+    cover_page = "COSTCO REPORTS THIRD QUARTER RESULTS\nIssaquah, Washington - Costco Wholesale Corporation today reported."
+    structure = read_structure(passages_of("COSTCO_2023Q3_EARNINGS.pdf", [cover_page, first, rest]))
+    statement_pages = {(n.ref, r + 1) for r, i, _ in structure.edges if (n := structure.nodes[i]).kind == "statement"}
+    assert statement_pages == {("income", 2), ("balance sheet", 3)}
 
 
 def test_the_parent_company_s_own_statements_are_not_the_group_s():

@@ -149,6 +149,19 @@ def statement_of_page(text: str) -> str | None:
     return None
 
 
+def statement_opened_below(text: str) -> str | None:
+    """The statement whose title line stands in the page's last lines with too few figures under it to be the
+    page's own table: it goes on over the next page (Costco's release ends its page of the income statement with
+    the balance sheet's title and first rows; the next page holds the rest, untitled, and was no statement)."""
+    every = [l for l in text.split("\n") if l.strip()]
+    for at in range(len(every) - 1, max(HEADER_LINES, len(every) - 16) - 1, -1):
+        if _MID_TITLE.match(every[at]) and not _NAMED_IN.search(every[at]):
+            head = every[at].lower()
+            found = [kind for kind, (_, pattern) in STATEMENTS.items() if pattern.search(head)]
+            return found[0] if len(found) == 1 and len(_FIGURE.findall("\n".join(every[at:]))) < MIN_FIGURES else None
+    return None
+
+
 # a title line under prose: capitalised, short, a statement's name at its end ("eBay Inc. Unaudited Condensed
 # Consolidated Balance Sheet"); not a sentence's last words ("… on our consolidated balance sheet."), a caption
 # ("Consolidated Balance Sheets:"), a contents line ("Consolidated Statements of Income 47"), nor a digest of one
@@ -258,6 +271,7 @@ def read_structure(passages: Sequence[Passage]) -> FilingStructure:
         item: int | None = None
         note: int | None = None
         labels: dict[str, int] = {}
+        below: str | None = None  # a statement titled at the foot of the page before, its table going on here
         for number in sorted(pages):
             page_rows = pages[number]
             text = "\n".join(passages[i].text for i in page_rows)
@@ -275,6 +289,9 @@ def read_structure(passages: Sequence[Passage]) -> FilingStructure:
                 note = node(f"§note {doc} {num}", "note", f"Note {num} — {_title(title)}", doc, num)
                 sections.append(note)
             kind = statement_of_page(text)
+            if kind is None and below and not page_items and not page_notes and len(_FIGURE.findall(text)) >= MIN_FIGURES:
+                kind = below  # the untitled rest of a statement titled at the foot of the page before
+            below = statement_opened_below(text)
             if kind is not None:
                 sections.append(node(f"§statement {doc} {kind}", "statement", STATEMENTS[kind][0], doc, kind))
             for i in page_rows:
@@ -307,4 +324,5 @@ def line_label(line: str) -> str:
 
 
 __all__ = ["EDGE_TYPES", "FORECAST", "Filing", "FilingStructure", "KINDS", "Node", "PARENT_ONLY", "STATEMENTS",
-           "cross_references", "headings", "page_texts", "read_structure", "row_label", "statement_of_page"]
+           "cross_references", "headings", "page_texts", "read_structure", "row_label", "statement_of_page",
+           "statement_opened_below"]
