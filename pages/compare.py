@@ -20,6 +20,7 @@ from ui.builds import CancelButton, ensure, fresh_area, job_result, stages_for
 from ui.frame import frame
 from ui.page_view import side_by_side
 from ui.params import param_widget
+from ui.query_form import view_key
 from ui.render import best_in_bold, downloads, escape_markdown, gold_of, metric_bars, pick_pair, show_table
 from ui.url_state import asked_by_link, param, param_in_range, seed_from_url, set_params
 
@@ -41,7 +42,7 @@ if st.session_state.get("compare_state_for") != corpus.name:
     from_link = "compare_state_for" not in st.session_state
     wanted = [r for r in (param("retrievers", "") if from_link else "").split(",") if r in CATALOG]
     # the question the Query page holds for this corpus, else its opening one
-    asked = st.session_state.get("question") if st.session_state.get("query_state_for") == corpus.name else None
+    asked = st.session_state.get("question") if st.session_state.get("query_state_for") == view_key(corpus) else None
     asked = asked or corpus.opening_question
     st.session_state.update({
         "compare_state_for": corpus.name,

@@ -1638,7 +1638,8 @@ def test_compare_on_an_uploaded_room_links_each_question_to_it_and_invents_no_ki
 def test_a_file_added_to_the_room_is_no_link_of_other_files(tmp_path):
     """A walk-through's minor: after a file was added, the sidebar warned "These are not the files the link names",
     the link being the one this session wrote before, and the link named no files until the next question (the
-    Query page cleared the last room's view with them). A link of another room's files still warns."""
+    Query page cleared the last room's view with them, the question too). A link of another room's files still
+    warns."""
     import shutil
 
     from tests.filingmaker import write_pdfs
@@ -1646,6 +1647,7 @@ def test_a_file_added_to_the_room_is_no_link_of_other_files(tmp_path):
     first = write_pdfs(tmp_path / "room")
     at = uploaded(first, "acme-first", "acme room")
     assert "ACME_2019_10K.pdf" in at.query_params["files"] and not at.sidebar.warning
+    at.text_input(key="question").set_value("What was Acme's capex in FY2019?").run()
     grown = tmp_path / "grown"
     shutil.copytree(first, grown)
     (grown / "notes.md").write_text("Acme Widgets makes widgets in Ohio.", encoding="utf-8")
@@ -1654,5 +1656,6 @@ def test_a_file_added_to_the_room_is_no_link_of_other_files(tmp_path):
     assert not at.exception, at.exception
     assert not at.sidebar.warning, [w.value for w in at.sidebar.warning]
     assert "notes.md" in at.query_params["files"]  # the room's files stay in the link when the room grows
+    assert at.text_input(key="question").value == "What was Acme's capex in FY2019?"  # and the question with them
     other = uploaded(first, "acme-other", "acme room", files=at.query_params["files"])  # a link naming notes.md too
     assert any(w.value.startswith("These are not the files the link names") for w in other.sidebar.warning)

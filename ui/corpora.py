@@ -241,6 +241,8 @@ def forget_uploads() -> None:
     """The "Start a new room" button: the session's uploaded files go, and the next upload is a room of its own."""
     for key in ("uploaded_corpus", "uploaded_ids", "upload_base"):
         st.session_state.pop(key, None)
+    if "query_state_for" in st.session_state:  # the next room's view starts from its own defaults
+        st.session_state["query_state_for"] = "a room forgotten"
     if "files" in st.query_params:  # the link named the room's files: it no longer shows them
         del st.query_params["files"]
 

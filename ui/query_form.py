@@ -10,6 +10,7 @@ import streamlit as st
 from engine.catalog import CATALOG, PARAMS, SCOPED_RETRIEVERS, default_retriever
 from engine.errors import PathLensError
 from engine.explain.reasons import field_words, k_past_corpus
+from engine.explain.report import UPLOADED
 from engine.filings.offers import offered_questions
 from engine.filings.scope import ScopeCorrection
 from engine.filings.structure import STATEMENTS
@@ -78,10 +79,16 @@ def _spec(corpus: Corpus, name: str):
     return corpus_defaults(corpus).get(name, p.default), p.low, p.high
 
 
+def view_key(corpus: Corpus) -> str:
+    """What a kept view belongs to: a corpus by name, and the session's uploaded room as one, however many files
+    were added to it (adding one cleared the question: a walk-through's minor)."""
+    return UPLOADED if st.session_state.get("corpus_selected") == UPLOADED else corpus.name
+
+
 def read_link(corpus: Corpus) -> None:
     """The view the link describes, into the page's widgets: once per corpus in a browser's session (afterwards the
     widgets are the user's), with a warning for each value the link got wrong."""
-    if st.session_state.get("query_state_for") != corpus.name:
+    if st.session_state.get("query_state_for") != view_key(corpus):
         if "query_state_for" in st.session_state:  # another corpus chosen here: its view starts from its defaults,
             for key in [k for k in st.query_params if k not in ("corpus", "files")]:  # not the last corpus's view
                 del st.query_params[key]
@@ -95,7 +102,7 @@ def read_link(corpus: Corpus) -> None:
             wanted = opening
         ids = {p.id for p in corpus.passages}
         st.session_state.update({
-            "query_state_for": corpus.name,
+            "query_state_for": view_key(corpus),
             "question": param("q", corpus.opening_question),
             "base_retriever": _base_of(wanted),
             "bct": param("bct", 1 if wanted in bct_of().values() else 0, int) == 1,
