@@ -240,6 +240,9 @@ def test_parts_reach_json_and_the_report_as_bars_with_labels_escaped(learned):
     # the base is said in the heading's sum, never drawn: the longest bar is a part (#63 walk-through)
     big_base = parts_html([("a", 0.5), ("b", -0.25)], 3.0, 3.25)
     assert "score +3.25, from +3.00, where every page of this search begins; the reasons below add +0.25." in big_base
+    # a red bar named for a trait the page has is read as the trait weaker here (a walk-through read "its meaning is
+    # close to the question's −0.56" as a contradiction)
+    assert "Green adds, red takes away: a trait weaker here than on the other pages" in big_base
     assert big_base.count("part-row") == 2 and "width:100.0%" in big_base and "width:50.0%" in big_base
 
 

@@ -45,7 +45,9 @@ def parts_html(parts: Sequence[tuple[str, float]], base: float, score: float, ti
             f"{value:+.2f}</span></div>")
     return (f"<div class='parts' role='figure' aria-label='{html.escape(title)}'>"
             f"<div style='font-weight:600;font-size:13px'>{html.escape(title)}: score {score:+.2f}, "
-            f"{base_words(base, item)}; the reasons below add {score - base:+.2f}.</div>"
+            f"{base_words(base, item)}; the reasons below add {score - base:+.2f}. Green adds, red takes away: a "
+            f"trait weaker here than on the other {item}s, such as a meaning less close to the question's, can take "
+            "away.</div>"
             + "".join(bars) + "</div>")
 
 
