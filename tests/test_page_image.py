@@ -220,6 +220,20 @@ def test_a_label_over_one_column_of_a_repeated_run_names_that_column_alone(tmp_p
     assert table.columns == ("2023", "2022", "Percent Change", "2023", "2022", "Percent Change")
 
 
+def test_a_label_right_over_a_column_that_is_no_year_names_it_alone(tmp_path):
+    """Salesforce's "% of Total" over each "Revenues" column: the first sat centred over 2023, Revenues and 2022 and
+    named all three ("% of Total 2023 31,352": a walk-through's major)."""
+    xs = (260, 308, 370, 418, 482, 533)
+    heads = ("2023", "Revenues", "2022", "Revenues", "2021", "Revenues")
+    runs = [*[_centred("% of Total", xs[j] + advance("Revenues") / 2, 712) for j in (1, 3, 5)],
+            *[(x, 700, h) for x, h in zip(xs, heads)],
+            (19, 686, "Total revenues"), *[(x, 686, v) for x, v in zip(xs, ("31,352", "100 %", "26,492", "100 %",
+                                                                             "21,252", "100 %"))]]
+    [table] = read_tables(_page(tmp_path, runs).layout).tables
+    assert table.columns == ("2023", "% of Total Revenues", "2022", "% of Total Revenues", "2021",
+                             "% of Total Revenues")
+
+
 def test_dates_set_close_in_one_header_run_are_a_column_each(tmp_path):
     """Kraft Heinz's statements set "December 31, 2022 December 25, 2021" as one run, no gap wider than a space:
     read as one cell, the page had "no header row of years" (a walk-through's minor). Each year ends a column."""

@@ -197,6 +197,9 @@ def _header_columns(line_cells: list[tuple[str, Box]]) -> list[tuple[str, Box]] 
     return columns
 
 
+_A_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
 def _blocks(heads: list[str]) -> list[list[int]]:
     """The header row as repeats of one run of headers ("2022 2021 2020 2022 2021 2020": two blocks of three),
     else []: each block is what a label over it names, wherever the label is set over it."""
@@ -214,8 +217,15 @@ def _spanned(above: list[tuple[str, Box]], centres: list[float], spacing: float,
     flush right over 2022 2021 2020, and "Currency translation" over the next three). Otherwise a label centred
     over the columns nearest to it spans them all ("Three Months Ended" over two, "GAAP" over three); one that is
     not names only the columns within its own width, widened by a third of a column's spacing each side
-    ("Inc/(Dec)" over one)."""
-    blocks = _blocks(list(heads))
+    ("Inc/(Dec)" over one). A label set right over a column that is no year names it alone (Salesforce's
+    "% of Total" over each "Revenues", PayPal's "Percent" over each change: not the years beside them)."""
+    heads = list(heads) or [""] * len(centres)
+
+    def alone(box: Box) -> list[int] | None:
+        j = min(range(len(centres)), key=lambda j: abs(centres[j] - _centre(box)))
+        return [j] if abs(centres[j] - _centre(box)) <= spacing / 6 and not _A_YEAR.search(heads[j]) else None
+
+    blocks = _blocks(heads)
     whole = len(above) == 1 and abs(_centre(above[0][1]) - (centres[0] + centres[-1]) / 2) <= spacing / 3
     within = [[j for j, c in enumerate(centres) if box[0] - spacing / 3 <= c <= box[2] + spacing / 3] for _, box in above]
     if blocks and not whole and any(len(w) > 1 for w in within):  # labels over one column each ("Percent") are its own
@@ -227,7 +237,9 @@ def _spanned(above: list[tuple[str, Box]], centres: list[float], spacing: float,
     out = []
     for k, (_, box) in enumerate(above):
         group = [j for j, n in enumerate(nearest) if n == k]
-        if group and abs(_centre(box) - (centres[group[0]] + centres[group[-1]]) / 2) <= spacing / 3:
+        if (one := alone(box)) is not None:
+            out.append(one)
+        elif group and abs(_centre(box) - (centres[group[0]] + centres[group[-1]]) / 2) <= spacing / 3:
             out.append(group)
         elif box[2] - box[0] <= 1.5 * spacing:
             out.append(within[k])
