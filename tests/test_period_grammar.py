@@ -8,7 +8,7 @@ import pytest
 from engine.filings.identity import read_filing
 from engine.filings.periods import fiscal_year_of_end
 from engine.filings.asked import read_periods
-from engine.filings.scope import fiscal_quarter_of
+from engine.filings.periods import fiscal_quarter_of
 
 
 @pytest.mark.parametrize("question, periods", [

@@ -234,6 +234,16 @@ def test_a_part_or_a_why_implies_no_statement():
     assert _scope("What was PepsiCo's U.S. GAAP net revenue in FY2022?", pages).statements == ("income",)
 
 
+def test_a_quarters_guidance_is_read_from_the_filing_before_it(room):
+    """A walk-through's major: "What gross margin is Intel guiding to for Q2 2023?" said "No Intel filing for Q2
+    FY2023" (its guidance is in the Q1 release)."""
+    scope = _scope("What revenue is Netflix guiding to for Q3 2023?", room)
+    assert scope.filings == ("NFLX_2023Q2_10Q.pdf",)
+    assert scope.notes == (f"Guidance for Q3 FY2023 is given before it: showing {ROOM['NFLX_2023Q2_10Q.pdf'].label}",)
+    assert _scope("What was Netflix's revenue in Q3 2023?", room).notes == (
+        f"No Netflix filing for Q3 FY2023; showing {ROOM['NFLX_2023Q2_10Q.pdf'].label}",)  # no guidance: as before
+
+
 INTEL = {"INTC_2020_10K.pdf": _f("INTC_2020_10K.pdf", "Intel", ["intel"], "10-K", 2020, end="2020-12-26",
                                  symbols=["INTC"])}
 INTEL_PAGES = ("Data Center Group revenue grew 11%. Data Center Group platform volume rose. The European Commission "

@@ -36,7 +36,7 @@ _FORMS = {"10-K": re.compile(r"\b10-?ks?\b|\bannual reports?\b", re.IGNORECASE),
 # of Form 8-K furnishes the release)
 _RELEASE_MEASURES = re.compile(r"\bnon-?gaap\b|\badjusted\b|\borganic\b|\bguidance\b|\boutlook\b|\bexcluding (?:charges|items)"
                                r"|\bcore eps\b", re.IGNORECASE)
-_GUIDANCE = re.compile(r"\bguidance\b|\boutlook\b|\bforecast\b", re.IGNORECASE)
+_GUIDANCE = re.compile(r"\bguidance\b|\bguid(?:e|es|ed|ing) (?:to|for)\b|\boutlook\b|\bforecast\b", re.IGNORECASE)
 _SECTION = re.compile(r"\b(?:note|item)\s+\d{1,2}[a-c]?\b", re.IGNORECASE)  # "Note 9 — Fair Value …": it, not a statement
 # a part of a line item (a segment's, region's, channel's) is in MD&A and the segment note: its term implies no statement
 BREAKDOWN = re.compile(r"\b(?:segments?|segmental|regions?|regional|geograph\w*|divisions?|business (?:units?|lines?)"
@@ -44,9 +44,9 @@ BREAKDOWN = re.compile(r"\b(?:segments?|segmental|regions?|regional|geograph\w*|
                         r"americas|north america|latin america|europe|asia(?:[- ]pacific)?|greater china|"
                         r"international|domestic|wholesale|direct[- ]to[- ]consumer|offerings?|(?:product|service) lines?)\b"
                         r"|(?<![\w.])(?:u\.s\.|united states)(?!\s*(?:gaap|federal|dollars?|treasury|government|tax))", re.I)
-# why a figure moved: MD&A's and a release's words, not a statement's, so the question implies no statement
-DRIVERS = re.compile(r"\b(?:drove|driv(?:er|ers|en|ing)|why (?:did|was|were|has|have)|what caused|reasons?|explain"
-                     r"|attribut|due to|contribut|factors?|behind)\b", re.IGNORECASE)
+DRIVERS = re.compile(  # why a figure moved: MD&A's and a release's words, not a statement's: it implies none
+    r"\b(?:drove|driv(?:er|ers|en|ing)|why (?:did|was|were|has|have)|what caused|reasons?|explain|attribut|due to"
+    r"|contribut|factors?|behind)\b", re.IGNORECASE)
 
 
 def form_named(text: str) -> str:
@@ -150,10 +150,9 @@ def read_scope(question: str, room: Room | Mapping[str, Filing], lexicon: Lexico
     release = bool(_RELEASE_MEASURES.search(question))
     terms = tuple(lexicon.terms_in(spelled))
     statements = lexicon.statements_named(question)
-    if not statements and not any(p.search(text) for p in (BREAKDOWN, DRIVERS, _SECTION)):  # a term implies its statement
-        statements = [t.statement for _, t in terms if t.statement]  # when the question names none, nor a part or a note
-    statements = list(dict.fromkeys(statements))
-    corrected = False
+    if not statements and not any(p.search(text) for p in (BREAKDOWN, DRIVERS, _SECTION)):  # a term implies
+        statements = [t.statement for _, t in terms if t.statement]  # its statement: none named, nor a part or a why
+    statements, corrected = list(dict.fromkeys(statements)), False
     if correction.company is not None:
         named = company_names(correction.company, room) if correction.company else Names(())
         if correction.company and not named.keys:
@@ -288,9 +287,7 @@ def _labels(filings: Mapping[str, Filing], docs: Sequence[str]) -> str:
 
 
 def _prefer_release(filings: Mapping[str, Filing], docs: list[str], release: bool) -> list[str]:
-    if not release:
-        return docs
-    releases = [d for d in docs if filings[d].form == "earnings release"]
+    releases = [d for d in docs if filings[d].form == "earnings release"] if release else []
     return releases or docs
 
 
@@ -334,9 +331,12 @@ def _for_quarter(filings: Mapping[str, Filing], docs: list[str], year: int | Non
     if not fallback or year is None:
         return [], ""
     of_year = [d for d in docs if filings[d].fiscal_year == year]
+    if before := [d for d in of_year if (filings[d].quarter or 4) < quarter] if guidance else []:  # given ahead of it
+        got = [max(before, key=lambda d: (filings[d].quarter, filings[d].form == "earnings release", d))]
+        return got, f"Guidance for Q{quarter} FY{year} is given before it: showing {_labels(filings, got)}"
     if of_year:
         return (_prefer_release(filings, of_year, release or guidance),
-                f"No {{who}} filing for Q{quarter} FY{year}; showing " + ", ".join(filings[d].label for d in of_year))
+                f"No {{who}} filing for Q{quarter} FY{year}; showing {_labels(filings, of_year)}")
     got, note = _for_year(filings, docs, year, fallback, release, form)
     return got, note or f"No {{who}} filing for Q{quarter} FY{year}"
 
@@ -396,5 +396,4 @@ def _for_calendar_year(room: Room, key: str, docs: list[str], year: int, fallbac
     return list(dict.fromkeys(out)), note
 
 
-__all__ = ["COMPARATIVE_YEARS", "SAME_PERIOD_DAYS", "Scope", "ScopeCorrection", "filings_for", "fiscal_quarter_of",
-           "read_scope"]
+__all__ = ["COMPARATIVE_YEARS", "Scope", "ScopeCorrection", "filings_for", "read_scope"]
