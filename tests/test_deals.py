@@ -105,6 +105,11 @@ def test_a_bad_lexicon_is_named_by_entry_and_field():
      "understood as: any sector · DACH · carve-out · exited by secondary buyout · from 2015 · EV $50m–$500m"),
     ("dental groups sold in a secondary buyout between 2010 and 2019",
      "understood as: dental practices · any region · exited by secondary buyout · 2010–2019"),
+    # "exits … in a secondary buyout" seven words on is the exit, not also the origin (a walk-through's major)
+    ("US dental practice roll-up: sponsor buys a founder-owned DSO platform, does a dozen add-on acquisitions, then "
+     "exits to another PE firm in a secondary buyout",
+     "understood as: dental practices · US · roll-up (≥ 3 add-ons) · founder-owned · exited by secondary buyout · "
+     "any period"),
     ("secondary buyouts of dental groups, EV over $1bn",
      "understood as: dental practices · any region · secondary · any period · EV over $1bn"),
     ("tell us about IT services deals, pre-GFC", "understood as: IT services · any region · up to 2007"),

@@ -286,8 +286,9 @@ def _read(question: str, lexicon: Lexicon, last_year: int, numbers: bool) -> Cue
     found = lexicon.find(question, folded)
     by = {k: [] for k in ("sector", "subsector", "region", "role", "strategy", "origin", "exit", "period", "size")}
     for words, e, at in found:
-        if e.kind == "origin" and e.value == "secondary" and lexicon.exit_words & set(words_at[max(0, at - 4):at]):
-            by["exit"].append((words, "secondary buyout", e.source))  # "sold in a secondary buyout": an exit
+        if e.kind == "origin" and e.value == "secondary" and lexicon.exit_words & set(words_at[max(0, at - 8):at]):
+            # "sold in a secondary buyout", "exits to another PE firm in a secondary buyout" (a walk-through): an exit
+            by["exit"].append((words, "secondary buyout", e.source))
             continue
         by[e.kind].append((words, e, e.source))
     c: dict[str, object] = {}
