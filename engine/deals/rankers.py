@@ -195,7 +195,7 @@ def find_precedents(question: str, index: DealIndex, ranker: str = "learned", k:
     p = rank_parts(ranker, table, cands, model)
     offered, unmet = precedence(table, p)
     order = offered + unmet
-    rank_of = {i: r for r, i in enumerate(offered + unmet, start=1)}
+    rank_of = {i: r for r, i in enumerate(order, start=1)}
     top = tuple(_ranked(index, table, p, i, r, ranker) for r, i in enumerate(offered[:k], start=1))
     wanted = {index.universe.rows[d] for d in include}
     picked = tuple(_ranked(index, table, p, i, rank_of[i], ranker) for i in range(len(cands.rows))

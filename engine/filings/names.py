@@ -310,7 +310,6 @@ def _a_term(name: str, room: Room, strong: bool) -> bool:
     if name.upper() in FINANCE_TERMS or plain.upper() in FINANCE_TERMS or re.search(r"\d", name) and not re.match(r"\d[A-Z]", name):
         return True  # CET1, SG&A, NOLs
     folded = [w for w in normalize_name(name).split() if w not in STOPWORDS]
-    own = frozenset().union(*room.printed_by.values())  # what a filer's pages print often: its products, segments
     if strong:  # a run of words one filer prints often is its segment or a party ("Data Center Group", "European
         # Commission's decision"): a walk-through read them as absent companies; one word stays a company ("Microsoft's")
         return len(folded) > 1 and not any(w in room.rivals for w in folded) and any(
@@ -319,6 +318,7 @@ def _a_term(name: str, room: Room, strong: bool) -> bool:
         return True
     if name.isupper():  # a ticker-like word in capitals: a metric when the room's pages print it
         return "".join(folded) in room.printed
+    own = frozenset().union(*room.printed_by.values())  # what a filer's pages print often: its products, segments
     # "Target", "Revenue": the room's common words; "Azure", "Xbox": a filer's own, not among competitors ("Apple")
     return all(w in room.lower_words for w in folded) or all(w in own and w not in room.rivals for w in folded)
 

@@ -27,8 +27,9 @@ _STEM_FORMS = (("10K", "10-K"), ("10-K", "10-K"), ("10Q", "10-Q"), ("10-Q", "10-
                ("EARNINGS", "earnings release"))
 YEAR_IN_NAME = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 QUARTER_IN_NAME = re.compile(r"(?<![A-Za-z])Q([1-4])(?![0-9])")
-_MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
-                                         "september", "october", "november", "december"), start=1)}
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+               "November", "December")  # in English whatever the process's locale (calendar.month_name follows it)
+_MONTHS = {m.lower(): i for i, m in enumerate(MONTH_NAMES, start=1)}
 _MONTH_ABBREVIATIONS = {**{name[:3]: n for name, n in _MONTHS.items()}, "sept": 9}
 _COUNTS = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "thirteen": 13, "twenty-four": 24, "twenty-six": 26,
            "thirty-six": 36, "thirty-nine": 39}
@@ -203,5 +204,5 @@ def fiscal_quarter_of(end: tuple[int, int, int], year_end: tuple[int, int]) -> t
     return year, quarter
 
 
-__all__ = ["EARLY_JANUARY_DAYS", "FilingPeriod", "QUARTER_IN_NAME", "SAME_PERIOD_DAYS", "YEAR_IN_NAME", "cover_page",
+__all__ = ["EARLY_JANUARY_DAYS", "FilingPeriod", "MONTH_NAMES", "QUARTER_IN_NAME", "SAME_PERIOD_DAYS", "YEAR_IN_NAME", "cover_page",
            "filing_period", "fiscal_quarter_of", "fiscal_year_of_end", "quarter_period"]

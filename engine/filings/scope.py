@@ -9,7 +9,6 @@ correct any of it (`ScopeCorrection`).
 
 from __future__ import annotations
 
-import calendar
 import re
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
@@ -21,7 +20,7 @@ from .asked import AskedPeriods, Period, read_periods
 from .identity import Filing
 from .lexicon import Lexicon, Term
 from .names import LETTERED, Names, Room, company_names
-from .periods import SAME_PERIOD_DAYS, fiscal_quarter_of
+from .periods import MONTH_NAMES, SAME_PERIOD_DAYS, fiscal_quarter_of
 from .structure import STATEMENTS
 
 COMPARATIVE_YEARS = 2  # a 10-K repeats the two years before its own: FY2020 figures also stand in FY2021's and FY2022's
@@ -392,7 +391,7 @@ def _for_calendar_year(room: Room, key: str, docs: list[str], year: int, fallbac
         got, _ = _for_year(room.filings, docs, y, fallback, release, form)
         out += got
     note = "" if ends_in_december else (
-        f"calendar {year} is {{who}}'s FY{year} and FY{year + 1} (its fiscal year ends in {calendar.month_name[month]})")
+        f"calendar {year} is {{who}}'s FY{year} and FY{year + 1} (its fiscal year ends in {MONTH_NAMES[month - 1]})")
     return list(dict.fromkeys(out)), note
 
 

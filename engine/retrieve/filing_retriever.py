@@ -68,6 +68,15 @@ class FilingRetriever(GraphRetriever):
             self._rows_of_page.setdefault(page, []).append(i)
 
     @cached_property
+    def _pages_of_doc(self) -> dict[str, int]:
+        """Each filing's page count, read once: what a short answer over a short filing says."""
+        out: dict[str, int] = {}
+        for page, rows in self._rows_of_page.items():
+            if self._page_number[rows[0]] is not None:
+                out[self._docs[rows[0]]] = out.get(self._docs[rows[0]], 0) + 1
+        return out
+
+    @cached_property
     def _references(self) -> frozenset[tuple[int, int]]:
         """(passage row, structure node) of each cross-reference edge: a passage refers to that section."""
         return frozenset((r, n) for r, n, t in self.filing_seeder.structure.edges if t == "xref")
@@ -145,7 +154,7 @@ class FilingRetriever(GraphRetriever):
         silent short list."""
         if not isinstance(scope, Scope) or not scope.filings or n >= k:
             return ()
-        pages = len({at.key for p in self.corpus_passages if p.doc_id in scope.filings and (at := page_ref(p))})
+        pages = sum(self._pages_of_doc.get(d, 0) for d in scope.filings)
         held = (f"The scoped filing{'s have' if len(scope.filings) > 1 else ' has'} {pages} page{'s' if pages != 1 else ''}"
                 if n >= pages else f"The scope holds {n} page{'s' if n != 1 else ''} the walk reaches")
         return (f"{held}, fewer than the {k} asked for: widen the scope to rank pages of other filings",)
