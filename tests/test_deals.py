@@ -11,7 +11,7 @@ import pytest
 
 from engine.deals.cues import CueCorrection, correction_from_pairs, description_cues, read_cues
 from engine.deals.dealfile import load_deal_file
-from engine.deals.features import NAMES, build_features
+from engine.deals.features import NAMES, build_features, feature_words
 from engine.deals.generator import DEFAULT_SEED, generate_deals
 from engine.deals.graph import seed_groups, walk
 from engine.deals.index import DealFilters, build_index, candidates
@@ -305,6 +305,9 @@ def test_features_and_the_hand_weights_against_hand_computed_values(toy):
     assert f["text"] == pytest.approx(1.0) and t.x[1, NAMES.index("text")] == pytest.approx(1 / math.sqrt(2))
     assert (f["sector"], f["region"], f["add_ons"], f["exit"], f["degree"], f["platform"]) == (1, 1, 3, 1, 9, 1)
     assert f["sector_degree"] == pytest.approx(5 / 6) and f["region_degree"] == pytest.approx(4 / 6)
+    # a banker reads why a common sector can weigh a deal down, not "share of the universe"
+    assert feature_words(toy, t, 0, "sector_degree") == "how common its sector is (healthcare: 83% of the deals)"
+    assert feature_words(toy, t, 0, "region_degree").startswith("how common its region is (")
     # asked: sector, region and a strategy; the description states the subsector (so the sector) and the US, not
     # three add-ons ("made 3 add-on acquisitions" is a count, which a description's reading leaves to the record)
     assert f["alignment"] == pytest.approx(2 / 3)

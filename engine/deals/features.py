@@ -26,8 +26,8 @@ FEATURES = {
     "exit": "has an exit",
     "degree": "links in the deal graph",
     "platform": "is a platform",
-    "sector_degree": "share of the universe in its sector",
-    "region_degree": "share of the universe in its region",
+    "sector_degree": "how common its sector is among the deals",
+    "region_degree": "how common its region is among the deals",
     "alignment": "description and record agree on the cues",
     "recency": "how recent (0 = first year, 1 = last)",
     "size_fit": "size fits the size asked",
@@ -175,7 +175,8 @@ def feature_words(index: DealIndex, table: FeatureTable, i: int, name: str) -> s
         return "is a platform" if v else "is an add-on"
     if name in ("sector_degree", "region_degree"):
         field = d.sector if name == "sector_degree" else d.region
-        return f"{field}: {v:.0%} of the universe's deals"
+        # a common sector makes a match say less: the ranker may weigh it down, and the words say why
+        return f"how common its {name.split('_')[0]} is ({field}: {v:.0%} of the deals)"
     if name == "alignment":
         kinds = _kinds(c)
         return (f"description and record agree on {round(v * len(kinds))} of {len(kinds)} cues" if kinds
