@@ -117,3 +117,22 @@ def test_labeled_questions_added_in_the_sidebar_join_a_room_uploaded_on_the_corp
     at.run()
     assert not at.exception, at.exception
     assert "labeled: 1; questions file: True" in [m.value for m in at.markdown], [m.value for m in at.markdown]
+
+
+def test_a_bad_line_of_the_labeled_questions_is_named_and_the_good_lines_are_used():
+    """A walk-through's minor: one question with no gold ("gold": []) refused the whole file."""
+    folder, digest, _ = corpora.save_uploads([Up("a.md", b"Alpha Corp bought Beta Mills in 2019."),
+                                              Up("b.md", b"Beta Mills makes paper in Ohio.")])
+    questions = (b'{"id": "q1", "text": "Who bought Beta Mills?", "gold": ["a.md#0000"]}\n'
+                 b'{"id": "q2", "text": "What does Gamma make?", "gold": []}\n')
+    at = AppTest.from_function(_sidebar_questions, args=(str(folder), digest, questions), default_timeout=120)
+    at.query_params["corpus"] = corpora.UPLOAD
+    at.run()
+    at.session_state["questions_added"] = True
+    at.run()
+    assert not at.exception, at.exception
+    assert "labeled: 1; questions file: True" in [m.value for m in at.markdown]
+    warned = [w.value for w in at.sidebar.warning]
+    assert warned == ["Labeled questions: 1 line left out. The labeled questions, line 2: field 'gold' is empty: a "
+                      "question is scored by its gold, so one without gold cannot be; ask what the room lacks on the "
+                      "Query page. The other question is used."], warned

@@ -8,7 +8,7 @@ import pytest
 
 from engine.ingest.corpus import load_corpus, load_sources
 from engine.ingest.passage import citation
-from engine.ingest.questions import parse_queries
+from engine.ingest.questions import parse_queries, read_queries
 from engine.ingest.documents import (Problem, SourceFile, document_passages, identity, left_out_files,
                                      page_lines_chunks, read_document)
 from engine.ingest.running_lines import strip_running_lines
@@ -314,10 +314,25 @@ def test_gold_in_a_file_that_was_not_read_says_why(tmp_path):
     broken = SourceFile("broken.pdf", b"%PDF-1.4\n" + b"\x00garbage" * 50)
     queries = SourceFile("queries.jsonl", json.dumps({"id": "q", "text": "t", "gold": [{"doc": "broken.pdf",
                                                                                          "page": 1}]}).encode())
-    with pytest.raises(PathLensError) as err:
-        load_sources([good, broken], "r", queries=queries)
-    assert str(err.value).startswith("queries.jsonl, line 1: field 'gold[0].doc': unknown document 'broken.pdf': "
-                                     "it was not read (")
+    corpus = load_sources([good, broken], "r", queries=queries)  # the question is left out, the room is built
+    assert [p.doc_id for p in corpus.passages] == ["good.pdf"] and corpus.queries == ()
+    assert corpus.report.questions_left_out[0].startswith(
+        "queries.jsonl, line 1: field 'gold[0].doc': unknown document 'broken.pdf': it was not read (")
+
+
+def test_a_questions_file_keeps_its_good_lines_and_names_each_bad_one(tmp_path):
+    """Only a benchmark is refused whole (`parse_queries`); an analyst's file with a slip keeps the rest."""
+    corpus = load_corpus(str(_room(tmp_path)))
+    pid = corpus.passages[0].id
+    lines = [json.dumps({"id": "q1", "text": "t", "gold": [pid]}), "{not json",
+             json.dumps({"id": "q2", "text": "t", "gold": []}), "",
+             json.dumps({"id": "q1", "text": "again", "gold": [pid]}), json.dumps({"id": "q3", "text": "u", "gold": [pid]})]
+    read = read_queries("\n".join(lines), "mine.jsonl", corpus.passages)
+    assert [q.id for q in read.queries] == ["q1", "q3"]
+    assert [p.split(":")[0] for p in read.left_out] == ["mine.jsonl, line 2", "mine.jsonl, line 3", "mine.jsonl, line 5"]
+    assert "field 'gold' is empty" in read.left_out[1] and "'q1' is used by an earlier question" in read.left_out[2]
+    with pytest.raises(PathLensError, match="^mine.jsonl, line 2: not valid JSON"):
+        parse_queries("\n".join(lines), "mine.jsonl", corpus.passages)
 
 
 def test_a_page_without_text_cannot_be_gold(tmp_path):

@@ -18,7 +18,7 @@ from engine.ingest.corpus import (CORPUS_SUFFIXES, DEFAULT_CORPUS, bundled_manif
                                   load_folder)
 from engine.ingest.documents import left_out_files
 from engine.ingest.textfiles import MAX_FILE_BYTES
-from engine.ingest.questions import load_queries
+from engine.ingest.questions import load_query_file
 from engine.jobs import Job, Progress
 from engine.store.cache import DiskCache
 from ui.builds import follow_job
@@ -42,28 +42,31 @@ def _file_index(kind: str, path: str, digest: str, name: str) -> Index:
     return Index(open_corpus(load_questions(fmt, path), f"{name} (open corpus)"), cache=DiskCache())
 
 
-def _read_upload(folder: str, name: str, queries: str | None, progress: Progress) -> tuple[Index, str]:
-    """An index over uploaded files (one folder, named by their content), and what was wrong with the
-    labeled questions if anything: bad gold is named, and the documents still build without them."""
+def _read_upload(folder: str, name: str, queries: str | None, progress: Progress) -> tuple[Index, tuple[str, ...]]:
+    """An index over uploaded files (one folder, named by their content), and each bad line of the labeled
+    questions, named: the good lines are used, and the documents build whatever the questions hold."""
     # named as the user knows the files, not by the folder their content names ("docs-b0bf6cb4…"), errors included
     corpus = load_folder(Path(folder), name=name, progress=progress)
-    problem = ""
+    left_out: tuple[str, ...] = ()
     if queries:
         try:
-            corpus = dataclasses.replace(corpus, queries=load_queries(Path(queries), corpus.passages))
-        except PathLensError as e:
-            problem = str(e).replace(queries, "the labeled questions")
-    return Index(corpus, cache=DiskCache()), problem
+            read = load_query_file(Path(queries), corpus.passages)
+        except PathLensError as e:  # an empty or unreadable file
+            return Index(corpus, cache=DiskCache()), (str(e).replace(queries, "the labeled questions"),)
+        left_out = tuple(p.replace(queries, "the labeled questions") for p in read.left_out)
+        if read.queries:
+            corpus = dataclasses.replace(corpus, queries=read.queries)
+    return Index(corpus, cache=DiskCache()), left_out
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _upload_job(folder: str, digest: str, name: str, queries: str | None) -> Job[tuple[Index, str]]:
+def _upload_job(folder: str, digest: str, name: str, queries: str | None) -> Job[tuple[Index, tuple[str, ...]]]:
     """Reading uploaded files, in a job a page follows file by file; every session that uploads the same files
     shares this one job, and its index (`digest` names their content)."""
     return Job(f"read {name}", lambda progress, _: _read_upload(folder, name, queries, progress)).start()
 
 
-def _upload_index(folder: str, digest: str, name: str, queries: str | None) -> tuple[Index, str]:
+def _upload_index(folder: str, digest: str, name: str, queries: str | None) -> tuple[Index, tuple[str, ...]]:
     """The uploaded files' index once they are read. Until then the page stops, and shows how many files are
     read and the time left; it reruns when they all are. A failure to read them is raised, named."""
     job = _upload_job(folder, digest, name, queries)
@@ -203,10 +206,19 @@ def left_out_here(corpus) -> tuple[str, str]:
             f"Not searched: {listed(pages)}. The rest of each file is." if pages else "")
 
 
-def _upload_notes(index: Index, problem: str) -> Index:
-    """Say in the sidebar what was wrong with the uploaded questions and what was left out."""
-    if problem:
-        st.sidebar.error(f"The labeled questions were not used: {problem}")
+def _upload_notes(index: Index, problems: tuple[str, ...]) -> Index:
+    """Say in the sidebar which labeled questions were left out, and why, and what files were left out."""
+    left_out = problems + index.corpus.report.questions_left_out
+    if left_out:
+        shown = "; ".join(escape_markdown(p[:1].upper() + p[1:]) for p in left_out[:5])
+        more = f"; and {len(left_out) - 5} more" if len(left_out) > 5 else ""
+        used = len(index.corpus.queries)
+        lines = f"{len(left_out)} line{'s' if len(left_out) != 1 else ''}"
+        if used:
+            rest = "The other question is used." if used == 1 else f"The other {used} are used."
+            st.sidebar.warning(f"Labeled questions: {lines} left out. {shown}{more}. {rest}")
+        else:
+            st.sidebar.error(f"The labeled questions were not used: {shown}{more}")
     skipped = index.corpus.report.skipped
     whole, partly = left_out_files(skipped, {p.doc_id for p in index.corpus.passages})
     files = [p for p in skipped if p.file in set(whole)]

@@ -46,6 +46,8 @@ def load(spec: str | None, queries: str | None = None):
     corpus = load_corpus(spec or CLI_DEFAULT_CORPUS, queries=queries)
     for problem in corpus.report.skipped:
         print(f"note: skipped {problem}", file=sys.stderr)
+    for problem in corpus.report.questions_left_out:
+        print(f"note: left out a labeled question: {problem}", file=sys.stderr)
     for line in corpus.report.dropped:
         print(f"note: {line.file}: dropped the running line {line.example!r} from {line.pages} pages", file=sys.stderr)
     return corpus

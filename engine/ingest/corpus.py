@@ -18,7 +18,7 @@ from .isolated import READER, ReadLimits, read_many
 from ..jobs import Progress
 from ..errors import PathLensError
 from .passage import ChunkConfig, PageRef, Passage, chunk_text, page_ref
-from .questions import LabeledQuery, load_queries, parse_queries
+from .questions import LabeledQuery, QueryFile, load_queries, read_queries
 from .textfiles import decode_text, json_field, read_json_lines, read_text, source_file
 from .worldgen import generate_passages
 
@@ -31,6 +31,7 @@ class IngestReport:
 
     skipped: tuple[Problem, ...] = ()
     dropped: tuple[DroppedLine, ...] = ()
+    questions_left_out: tuple[str, ...] = ()  # each bad line of the labeled questions, by line and field
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,8 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
     documents (PDF, DOCX, HTML) become page-cited passages (see `engine.ingest.documents`), each read in a
     worker process within `limits` (`engine.ingest.isolated`; `reader` is what the workers run). A file that
     cannot be read is skipped and named in `Corpus.report`; the corpus fails only if nothing is left.
-    A `queries.jsonl` among the files (at the top of a zip or folder) supplies the labeled questions.
+    A `queries.jsonl` among the files (at the top of a zip or folder) supplies the labeled questions; a bad line
+    of it is left out and named in the report.
     """
     problems: list[Problem] = []
     files = _unpacked(list(sources), problems)
@@ -148,9 +150,10 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
             raise PathLensError(f"corpus {name!r}: duplicate passage id {p.id!r}")
         seen.add(p.id)
     unread = {p.file: p.message for p in problems}
-    labeled = parse_queries(decode_text(queries), queries.name, passages, unread) if queries else ()
-    return Corpus(name=name, passages=tuple(passages), queries=labeled,
-                  report=IngestReport(tuple(problems), tuple(reading.dropped)), lexicon=lexicon)
+    # a bad line of the questions leaves that question out, never the documents or the other questions
+    labeled = read_queries(decode_text(queries), queries.name, passages, unread) if queries else QueryFile((), ())
+    return Corpus(name=name, passages=tuple(passages), queries=labeled.queries,
+                  report=IngestReport(tuple(problems), tuple(reading.dropped), labeled.left_out), lexicon=lexicon)
 
 
 # ---------------------------------------------------------------- load_sources, kind by kind
