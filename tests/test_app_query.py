@@ -110,7 +110,7 @@ def test_the_answer_is_run_then_drawn_with_its_evidence(core_index):
     drawn = _app(_answer, core_index, True, q=QUESTION, retriever="ppr-regex")
     assert [s.value for s in drawn.subheader] == ["Evidence graph", "Top 5 passages · ppr-regex"]
     assert drawn.expander and any("What if" in e.label for e in drawn.expander)
-    assert any(e.label.startswith("Seeds: where the walk restarts (") for e in drawn.expander)
+    assert any(e.label.startswith("Seeds: what the search starts from (") for e in drawn.expander)
     assert not drawn.exception
 
 
@@ -123,8 +123,8 @@ def test_a_second_hop_is_shown_with_the_passage_that_named_each_bridge(core_inde
     assert "L\\.P\\." in shown
     assert said.startswith("Second hop: The question names ") and "“Solano Foods”" in said
     assert "; the first walk's #1 (Juniper Peak Growth Fund II, L.P. — Quarterly Letter, Q3 2024" in said
-    assert ("each weighted by how often the first walk passed through it; together they carry 60% of where the walk "
-            "restarts. The second hop ") in said
+    assert ("each weighted by how often the first walk passed through it; together they carry 60% of its starting "
+            "weight. The second hop ") in said
     # what the hop did to the top 5, against the same question at γ 0
     first = [h.passage_id for h in core_index.retriever("hybrid-regex", search_config({}, core_index.corpus)).search(
         q, 5)]

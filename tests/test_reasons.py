@@ -57,6 +57,16 @@ def test_seeds_of_one_name_are_said_once_with_their_shares_summed():
     assert reason(two) == "Its score: 60% its similarity to the question, 40% the name “Agent”."
 
 
+def test_a_part_of_a_filing_is_said_by_its_kind_not_as_a_name():
+    """A walk-through's minor: "the name “Income statement”" read a filing's statement as a name in the text."""
+    e, _ = _explanation()
+    filing = replace(e, contributions=(("e:§statement NIKE.pdf income", 0.05), ("e:§row NIKE.pdf revenues", 0.03),
+                                       ("e:§company nike", 0.02)),
+                     seed_names=("Income statement", "Revenues", "Nike"), paths=e.paths[:1])
+    assert reason(filing) == ("Its score: 50% the statement “Income statement”, 30% the table row “Revenues”, "
+                              "20% the company “Nike”.")
+
+
 def test_the_routes_listed_say_what_they_carry_together_beside_the_seeds_shares():
     from engine.explain.reasons import explanation_lines
 

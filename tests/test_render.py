@@ -71,14 +71,14 @@ def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys
     assert "<img src=x" not in page and "<script>alert(2)" not in page and "<b>bold</b>" not in page
     assert "&lt;img src=x onerror" in page  # the text is there, as text
     assert not re.search(r'(?:src|href)="https?://', page)
-    for part in ("Seeds: where the walk restarts", "Evidence path: Calder Bank →", "<svg", "<iframe sandbox",
+    for part in ("Seeds: what the search starts from", "Evidence path: Calder Bank →", "<svg", "<iframe sandbox",
                  "Answers: the top 3 passages", "python -m engine report", "/?corpus=evil"):
         assert part in page, part
     # it reads top down: the question, the answers with their reasons, the graph, and last how it was computed
     order = [page.index(x) for x in ("<h2>Question", "<h2>Answers", "Its score: ", "<h2>Evidence graph",
                                      "<h2>How this was computed", "<td>α (restart probability)</td>",
                                      "Every score is exact: the walk ran all 20 steps over the whole graph.",
-                                     "Seeds: where the walk restarts", "python -m engine report")]
+                                     "Seeds: what the search starts from", "python -m engine report")]
     assert order == sorted(order)
     # routes carry shares of the score in percent, passages by document, never a raw mass or an id in a path
     assert re.search(r"Evidence path: Calder Bank → Doc \d &lt;b&gt;bold&lt;/b&gt; → [^<]* \(walks along it carry "

@@ -38,7 +38,7 @@ def show_seeds(walk: GraphAnswer, name: str, titles: dict[str, str], filing_of: 
     "Income statement") says whose it is (`filing_of`: a structure node's key → its filing's label)."""
     # folded: the graph and each hit's sentence say the same in plain words; the weights are for who checks them
     ignored = walk.uncovered_words()
-    with st.expander(f"Seeds: where the walk restarts ({seed_count_words(walk, len(ignored))})", expanded=False):
+    with st.expander(f"Seeds: what the search starts from ({seed_count_words(walk, len(ignored))})", expanded=False):
         if walk.seeds:
             shared = {label for label, n in Counter(s.label for s in walk.seeds).items() if n > 1}
             seeds_df = pd.DataFrame([{"entity": f"{s.label} ({filing_of[s.entity]})" if s.label in shared

@@ -32,7 +32,9 @@ TERMS: dict[str, str] = {
                       "→ passage), with the probability mass each carries.",
     "its score": "The sentence under a hit: where its score comes from, in shares that add up to 100%. “its "
                  "similarity to the question”: the hit is itself one of the passages closest in meaning, where the "
-                 "walk restarts; “the name X”: the walk restarts at X, which the hit holds; “passages like the "
+                 "walk restarts; “the name X”: the walk restarts at X, which the hit holds (in a filing, “the statement X”, "
+                 "“the note X”, “the section X”, “the table row X”, “the company X” or “the filing X” name a part "
+                 "of the filing the question points to); “passages like the "
                  "question that share a name with it”: the walk restarts at passages close to the question and "
                  "crosses to the hit through a name both hold; “from X by way of other passages”: the walk starts "
                  "at X, which the hit does not hold, and reaches it through other passages (the strongest route "

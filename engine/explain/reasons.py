@@ -10,6 +10,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from ..filings.graph import NODE_PREFIX
 from ..graph.push import PROVEN_TOP
 from ..ingest.passage import PageRef
 from ..retrieve.graph_explain import EvidencePath, GraphAnswer, HitExplanation
@@ -144,6 +145,9 @@ def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
             elif route is None and seed_id in heaviest:  # the hit does not hold the name, and no two-hop route leads
                 out.append((share, f"from {label[seed_id]} by way of other passages (routes of three hops or more)",
                             True))
+            elif seed_id.startswith("e:" + NODE_PREFIX):  # a part of a filing's structure: a reader knows its kind
+                kind = _STRUCTURE_WORDS.get(seed_id[2 + len(NODE_PREFIX):].split(" ", 1)[0], "the section")
+                out.append((share, f"{kind} “{label[seed_id]}”", False))
             else:
                 out.append((share, f"the name “{label[seed_id]}”", False))
     if similar:
@@ -157,6 +161,12 @@ def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
     for share, words, through in out:
         merged[words, through] = merged.get((words, through), 0.0) + share
     return sorted(((share, words, through) for (words, through), share in merged.items()), key=lambda p: (-p[0], p[1]))
+
+
+# a structure seed's kind (its key's first word, `engine.filings.structure`) as a reader names it: "the statement
+# “Income statement”", not "the name “Income statement”"
+_STRUCTURE_WORDS = {"company": "the company", "filing": "the filing", "item": "the section", "note": "the note",
+                    "statement": "the statement", "row": "the table row"}
 
 
 def whole_percents(shares: Sequence[float]) -> list[int]:

@@ -270,7 +270,7 @@ def second_hop_summary(answer: GraphAnswer, titles: dict[str, str]) -> str:
     head = ("The question names " + ", ".join(f"“{x}”" for x in asked) + "; ") if asked else ""
     return (f"Second hop: {head}{named}. A second walk started at these {len(bridges)} names, each weighted by "
             f"how often the first walk passed through it; together they carry {sum(s.weight for s in bridges):.0%} "
-            f"of where the walk restarts. "
+            f"of its starting weight. "
             + hop_moves(answer, titles))
 
 

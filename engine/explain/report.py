@@ -371,7 +371,7 @@ def build_report(index: Index, view: ReportView, generated: str, pdfs: str | Non
     out += ["<h2>How this was computed</h2>", _table(["parameter", "value"], _parameters(view, len(corpus)))]
     if walk is not None:
         out.append(f"<p class='meta'>{html.escape(exactness_words(walk))}</p>")
-        out.append("<h3>Seeds: where the walk restarts</h3>")
+        out.append("<h3>Seeds: what the search starts from</h3>")
         if walk.seeds:
             out.append(_table(["entity", "rule", "weight", "passages it occurs in", "from"],
                               [[s.label, s.rule if s.source in ("query", "bridge") else f"alias ({s.rule})",

@@ -130,8 +130,7 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
     documents (PDF, DOCX, HTML) become page-cited passages (see `engine.ingest.documents`), each read in a
     worker process within `limits` (`engine.ingest.isolated`; `reader` is what the workers run). A file that
     cannot be read is skipped and named in `Corpus.report`; the corpus fails only if nothing is left.
-    A `queries.jsonl` among the files (at the top of a zip or folder) supplies the labeled questions; a bad line
-    of it is left out and named in the report.
+    A `queries.jsonl` at the top of a zip or folder supplies the labeled questions; its bad lines are named.
     """
     problems: list[Problem] = []
     files = _unpacked(list(sources), problems)
@@ -150,7 +149,6 @@ def load_sources(sources: Iterable[SourceFile], name: str, config: ChunkConfig =
             raise PathLensError(f"corpus {name!r}: duplicate passage id {p.id!r}")
         seen.add(p.id)
     unread = {p.file: p.message for p in problems}
-    # a bad line of the questions leaves that question out, never the documents or the other questions
     labeled = read_queries(decode_text(queries), queries.name, passages, unread) if queries else QueryFile((), ())
     return Corpus(name=name, passages=tuple(passages), queries=labeled.queries,
                   report=IngestReport(tuple(problems), tuple(reading.dropped), labeled.left_out), lexicon=lexicon)
