@@ -108,8 +108,11 @@ def test_a_bad_lexicon_is_named_by_entry_and_field():
     # "exits … in a secondary buyout" seven words on is the exit, not also the origin (a walk-through's major)
     ("US dental practice roll-up: sponsor buys a founder-owned DSO platform, does a dozen add-on acquisitions, then "
      "exits to another PE firm in a secondary buyout",
-     "understood as: dental practices · US · roll-up (≥ 3 add-ons) · founder-owned · exited by secondary buyout · "
+     "understood as: dental practices · US · platform with ≥ 12 add-ons · founder-owned · exited by secondary buyout · "
      "any period"),
+    ("platforms with half a dozen add-ons, or over a dozen", "understood as: any sector · any region · aggressive "
+     "add-on strategy (≥ 6 add-ons) · any period"),  # the first count said
+    ("a couple of bolt-ons in software", "understood as: software · any region · platform with ≥ 2 add-ons · any period"),
     ("secondary buyouts of dental groups, EV over $1bn",
      "understood as: dental practices · any region · secondary · any period · EV over $1bn"),
     ("tell us about IT services deals, pre-GFC", "understood as: IT services · any region · up to 2007"),

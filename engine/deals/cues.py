@@ -203,8 +203,9 @@ _WORD_AMOUNTS = ((re.compile(r"\bhalf a billion\b"), "$500m"), (re.compile(r"\b(
                  (re.compile(r"\bquarter of a billion\b"), "$250m"))
 _NUMBERS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen "
                                        "fourteen fifteen".split())}
+_NUMBERS |= {"twenty": 20, "dozen": 12, "a dozen": 12, "half a dozen": 6, "two dozen": 24, "a couple of": 2}
 _COUNT = re.compile(r"(?:\b(at least|minimum of|a minimum of|more than|over|upwards of)\s+)?\b(\d+|"
-                    + "|".join(_NUMBERS) + r")\s+(?:or more\s+|plus\s+)?(?:add ons?|addons?|bolt ons?|tuck ins?|"
+                    + "|".join(sorted(_NUMBERS, key=lambda w: (-len(w), w))) + r")\s+(?:or more\s+|plus\s+)?(?:add ons?|addons?|bolt ons?|tuck ins?|"
                     r"acquisitions)\b")
 
 
