@@ -113,6 +113,14 @@ def test_a_bad_lexicon_is_named_by_entry_and_field():
     ("platforms with half a dozen add-ons, or over a dozen", "understood as: any sector · any region · aggressive "
      "add-on strategy (≥ 6 add-ons) · any period"),  # the first count said
     ("a couple of bolt-ons in software", "understood as: software · any region · platform with ≥ 2 add-ons · any period"),
+    # an amount said in another currency is said to be read as dollars (a walk-through's minor: EUR was dropped)
+    ("over €1bn deals in DACH", "understood as: any sector · DACH · any period · EV over $1bn (said in EUR, read as "
+     "dollars: no exchange rate is applied)"),
+    ("a UK software deal between £100m and £300m", "understood as: software · UK · any period · EV $100m–$300m (said "
+     "in GBP, read as dollars: no exchange rate is applied)"),
+    ("a French buyout of 300m euros", "understood as: any sector · France & Benelux · any period · EV $200m–$450m "
+     "(said in EUR, read as dollars: no exchange rate is applied)"),
+    ("US deals over USD 2bn", "understood as: any sector · US · any period · EV over $2bn"),
     ("secondary buyouts of dental groups, EV over $1bn",
      "understood as: dental practices · any region · secondary · any period · EV over $1bn"),
     ("tell us about IT services deals, pre-GFC", "understood as: IT services · any region · up to 2007"),

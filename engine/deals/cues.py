@@ -59,6 +59,10 @@ class Cues:
         parts.append(period_words(c.year_from, c.year_to))
         if c.size_min is not None or c.size_max is not None:
             parts.append(size_words(c.size_min, c.size_max))
+            foreign = next((r.source.rsplit(" ", 1)[-1] for r in self.read if r.kind == "size"
+                            and r.source.startswith("the question's own amount, in ")), "")
+            if foreign:  # the deal list records dollars, and no rate is made up
+                parts[-1] += f" (said in {foreign}, read as dollars: no exchange rate is applied)"
         return "understood as: " + " · ".join(parts)
 
 
@@ -193,11 +197,11 @@ _TO = re.compile(rf"\b(before|prior to|until|through|up to|by|pre)[\s-]+{_Y}\b")
 _DECADE = re.compile(r"\b(19[5-9]0|20[0-4]0)s\b")
 _YEAR = re.compile(rf"(?<![\w$.,-]){_Y}(?![\w,.]\d)")
 # an amount stands alone: "B2B" and "P2P" hold no $2bn (a walk-through's question read as EV $1.3–3bn)
-_MONEY = r"\$?\s*(?<![a-z])(\d+(?:\.\d+)?)\s*(bn|b|billion|m|mm|mn|million)\b"
+_MONEY = r"(?:\$|€|£|¥|\b(?:usd|eur|gbp|chf)\s*)?\s*(?<![a-z])(\d+(?:\.\d+)?)\s*(bn|b|billion|m|mm|mn|million)\b"
 _AMOUNT = re.compile(r"(?:(over|above|more than|greater than|north of|at least|exceeding|in excess of|upwards of|>=?|"
                      r"under|below|less than|south of|up to|at most|<=?|around|about|roughly|~)\s*)?"
                      r"(?:an?\s+)?(?:ev\s+(?:of\s+)?)?" + _MONEY)
-_RANGE = re.compile(r"(?:between\s+)?\$\s*(\d+(?:\.\d+)?)\s*(bn|b|billion|m|mm|mn|million)?\s*(?:-|–|to|and)\s*"
+_RANGE = re.compile(r"(?:between\s+)?(?:\$|€|£|¥|\b(?:usd|eur|gbp|chf)\s*)\s*(\d+(?:\.\d+)?)\s*(bn|b|billion|m|mm|mn|million)?\s*(?:-|–|to|and)\s*"
                     + _MONEY)
 _WORD_AMOUNTS = ((re.compile(r"\bhalf a billion\b"), "$500m"), (re.compile(r"\b(?:a|one) billion\b"), "$1bn"),
                  (re.compile(r"\bquarter of a billion\b"), "$250m"))
@@ -236,21 +240,38 @@ def _years(text: str) -> tuple[int | None, int | None, str]:
     return start, end, " … ".join(said)
 
 
-def _sizes(text: str) -> tuple[float | None, float | None, str]:
+# a currency other than the dollar, just before an amount or just after it: the deal list's sizes are in US dollars
+_CURRENCY_BEFORE = re.compile(r"(€|£|¥|\b(?:eur|euros?|gbp|chf|sek|nok|dkk|jpy|cad|aud|cny)\b)\s*(?:an?\s+)?(?:ev\s+(?:of\s+)?)?"
+                              r"(?:\d|$)")
+_CURRENCY_AFTER = re.compile(r"^\s*(euros?|eur|pounds?(?: sterling)?|gbp|chf|swiss francs?|kronor|kroner|yen|sek|nok|dkk)\b")
+_CURRENCY_NAMES = {"€": "EUR", "euro": "EUR", "euros": "EUR", "£": "GBP", "pound": "GBP", "pounds": "GBP",
+                   "pound sterling": "GBP", "pounds sterling": "GBP", "¥": "JPY", "yen": "JPY", "swiss franc": "CHF",
+                   "swiss francs": "CHF", "kronor": "SEK", "kroner": "DKK"}
+
+
+def _currency(low: str, m: re.Match) -> str:
+    """The currency said with an amount, when it is not the dollar ("EUR", "GBP"), else ""."""
+    said = (None if "$" in m.group(0) or "usd" in m.group(0) else
+            _CURRENCY_BEFORE.search(low[max(0, m.start() - 12):m.end()]) or _CURRENCY_AFTER.search(low[m.end():]))
+    return _CURRENCY_NAMES.get(said.group(1), said.group(1).upper()) if said else ""
+
+
+def _sizes(text: str) -> tuple[float | None, float | None, str, str]:
+    """(lowest, highest in $m, the words said, a currency other than the dollar they were said in)."""
     low = text.lower()
     for pattern, words in _WORD_AMOUNTS:
         low = pattern.sub(words, low)
     if m := _RANGE.search(low):
         a, b = _millions(m.group(1), m.group(2) or m.group(4)), _millions(m.group(3), m.group(4))
-        return min(a, b), max(a, b), m.group(0).strip()
+        return min(a, b), max(a, b), m.group(0).strip(), _currency(low, m)
     if m := _AMOUNT.search(low):
         op, v = m.group(1) or "around", _millions(m.group(2), m.group(3))
         if op in ("under", "below", "less than", "south of", "up to", "at most", "<", "<="):
-            return None, v, m.group(0).strip()
+            return None, v, m.group(0).strip(), _currency(low, m)
         if op in ("around", "about", "roughly", "~"):
-            return round(v / 1.5, 1), round(v * 1.5, 1), m.group(0).strip()
-        return v, None, m.group(0).strip()
-    return None, None, ""
+            return round(v / 1.5, 1), round(v * 1.5, 1), m.group(0).strip(), _currency(low, m)
+        return v, None, m.group(0).strip(), _currency(low, m)
+    return None, None, "", ""
 
 
 def _count(folded: str) -> tuple[int, str]:
@@ -344,13 +365,14 @@ def _read(question: str, lexicon: Lexicon, last_year: int, numbers: bool) -> Cue
     else:
         read.append(Cue("period", period_words(start, end), said, "the question's own years"))
     c["year_from"], c["year_to"] = start, end
-    low, high, said = _sizes(question) if numbers else (None, None, "")
+    low, high, said, currency = _sizes(question) if numbers else (None, None, "", "")
     for w, e, _ in by["size"]:
         low = max(v for v in (low, e.size_min) if v is not None) if (low, e.size_min) != (None, None) else None
         high = min(v for v in (high, e.size_max) if v is not None) if (high, e.size_max) != (None, None) else None
         read.append(Cue("size", e.value, w, e.source))
     if said:
-        read.append(Cue("size", size_words(low, high), said, "the question's own amount"))
+        read.append(Cue("size", size_words(low, high), said, f"the question's own amount, in {currency}" if currency
+                        else "the question's own amount"))
     c["size_min"], c["size_max"] = low, high
     return Cues(Criteria(**c), tuple(read))
 
