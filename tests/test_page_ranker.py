@@ -224,6 +224,18 @@ def test_every_hits_score_is_the_exact_sum_of_its_named_parts(learned):
     assert "MD&A" in learned.pool.facts[learned.pool.page_key(answer.hits[0].passage_id)].kinds  # it learned
 
 
+def test_the_downloaded_why_is_the_learned_parts_and_the_walk_is_beside_it(learned):
+    """A walk-through's minor: the Query page's CSV said the walk's shares as "why", not the parts that ranked the
+    page."""
+    from ui.answer_view import hit_row
+
+    answer = learned.answer("What drove Acme's gross margin in FY2020?", 5)
+    h = answer.hits[0]
+    row = hit_row(h, answer, {}, "Acme", frozenset())
+    assert row["why"] == answer.why[h.passage_id].words() and row["why"].startswith("score ")
+    assert row["how the graph search reached it"].startswith("Its score: ")
+
+
 def test_parts_reach_json_and_the_report_as_bars_with_labels_escaped(learned):
     from engine.explain.jsonout import answer_json
     from engine.explain.parts import parts_html

@@ -177,10 +177,10 @@ def hit_row(h, answer, titles: dict[str, str], source: str, gold: frozenset[str]
     row = {"rank": h.rank, "passage": passage_name(h.passage_id, titles, IN_TEXT), "passage_id": h.passage_id,
            "score": h.score, "gold": h.passage_id in gold, "source": source}
     e, _ = explained(answer, h.passage_id)
-    if e is not None:
-        row["why"] = reason(e)
+    if h.passage_id in answer.why:  # a learned ranker's parts: what put the page where it is, as the page says
+        row["why"] = answer.why[h.passage_id].words()
+    if e is not None:  # the walk's shares: the answer's why, or, under a learned ranker, how the walk reached it
+        row["how the graph search reached it" if "why" in row else "why"] = reason(e)
         row["evidence paths"] = " | ".join(f"{path_words(p, titles)} ({percent(p.share)})"
                                            for p in ((e.typed_path,) if e.typed_path else ()) + e.paths)
-    elif h.passage_id in answer.why:
-        row["why"] = answer.why[h.passage_id].words()
     return row
