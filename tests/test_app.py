@@ -128,6 +128,8 @@ def test_query_page_graph_retriever_explains_and_updates_url():
 
     at.slider(key="alpha").set_value(0.6).run()
     assert at.query_params["alpha"] == "0.6"
+    # the story was measured at the corpus's settings: at another α it is not told (at 0.99 it said "owes 0%")
+    assert not any(i.value.startswith("Why this example") for i in at.info), [i.value for i in at.info]
     after = hit_lines(at)
     assert len(after) == 5 and after != before  # scores change with α
     at.number_input(key="iterations").set_value(7).run()

@@ -14,6 +14,7 @@ from engine.errors import PathLensError
 from engine.evaluate.demo import graph_story
 from engine.explain.reasons import IN_TEXT, move_words, passage_name
 from engine.explain.report import ReportView, build_report, report_file_name
+from engine.indexing.config import param_values, search_config
 from engine.indexing.index import Index
 from engine.indexing.views import without
 from engine.ingest.passage import citation
@@ -147,8 +148,10 @@ def draw(index: Index, request: Request, ran: Ran) -> None:
         if gone:
             st.caption(f"Gone from the top, against {against}: " + ", ".join(passage_name(pid, titles, IN_TEXT)
                                                                               for pid in gone))
+    # the story's "explain most" was measured at the corpus's own settings (`engine demo`): a link at α 0.99 is not it
     opening_view = (request.labeled is not None and request.labeled.id == corpus.demo_question
-                    and answering == DEFAULT_RETRIEVER and not (ran.removed_entities or ran.removed_passages))
+                    and answering == DEFAULT_RETRIEVER and not (ran.removed_entities or ran.removed_passages)
+                    and param_values(request.config) == param_values(search_config({}, corpus)))
     story = graph_story(answer, ran.gold) if opening_view else None
     if story is not None:  # the opening example says what it is there to show
         request.story_slot.info(story.sentence() + " The page opens on this question because, of the corpus's "

@@ -17,7 +17,7 @@ from typing import Collection
 
 from ..catalog import DEFAULT_RETRIEVER
 from ..errors import NoSeedError
-from ..explain.reasons import bridged_parts, bridged_share, parts, reason
+from ..explain.reasons import SHOWN_SHARE, bridged_parts, bridged_share, parts, reason
 from ..indexing.index import Index, search_config
 from ..retrieve.retrievers import Answer
 
@@ -50,7 +50,8 @@ def graph_story(answer: Answer, gold: Collection[str]) -> GraphStory | None:
             continue
         bridged = [(s, words) for s, words, through in parts(answer.why[hit.passage_id]) if through]
         share = sum(s for s, _ in bridged)  # bridged_share, from the parts read here once
-        routes = [(s, said) for s, words in bridged if (said := bridged_parts(words))]  # a route, not the hop
+        # a route, not the hop, and one that carries a share said as more than "0%"
+        routes = [(s, said) for s, words in bridged if (said := bridged_parts(words)) and s >= SHOWN_SHARE]
         if share > 0 and routes and (best is None or share > best.share):
             s, (seed, bridge) = max(routes, key=lambda p: p[0])
             best = GraphStory(hit.rank, share, seed, bridge, s)
