@@ -1661,3 +1661,14 @@ def test_a_file_added_to_the_room_is_no_link_of_other_files(tmp_path):
     assert at.text_input(key="question").value == "What was Acme's capex in FY2019?"  # and the question with them
     other = uploaded(first, "acme-other", "acme room", files=at.query_params["files"])  # a link naming notes.md too
     assert any(w.value.startswith("These are not the files the link names") for w in other.sidebar.warning)
+
+
+def test_a_compare_column_lists_each_page_once_at_its_best_part():
+    """A walk-through's minor: bm25's column listed p.43 twice, as parts 2 and 3, in a room of pages."""
+    from ui.render import first_of_each
+
+    page = {"a#p43.1": "a#p43", "a#p43.2": "a#p43", "a#p7.0": "a#p7", "b#p1.0": "b#p1"}
+    ranked = ["a#p43.2", "a#p43.1", "a#p7.0", "a#p43.1", "b#p1.0"]
+    assert first_of_each(ranked, page.get, 5) == ["a#p43.2", "a#p7.0", "b#p1.0"]
+    assert first_of_each(ranked, page.get, 2) == ["a#p43.2", "a#p7.0"]
+    assert first_of_each(ranked, lambda pid: pid, 3) == ["a#p43.2", "a#p43.1", "a#p7.0"]  # a room of passages
