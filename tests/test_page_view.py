@@ -55,8 +55,27 @@ def test_the_text_marks_the_seed_names_everywhere_and_the_questions_words_in_the
     assert "<mark>" not in first.replace("<mark>iPhone</mark>", "")  # above the passage: nothing of the question
     assert "<mark>iPhone</mark>" in drawn  # a seed name is marked where it stands
     assert "<mark>net</mark>" in region and "<mark>2022</mark>" in region and "<mark>Americas</mark>" in americas
+    assert "<mark>" not in europe  # a row of the passage that holds none of the question's words
     unknown = SimpleNamespace(lines=lines, row_at=(), passage_at=())
     assert _text_html(unknown, "net sales in fiscal 2022", ()).count("<mark>net</mark>") == 2  # no passage: all
+
+
+def test_the_questions_words_are_marked_on_the_rows_that_hold_most_of_them_not_on_every_years_header():
+    """A walk-through's minor: the text view marked every row's "2021" column header and "Total" in "Total cost of
+    sales"; the row that answers holds most of the question's words."""
+    from types import SimpleNamespace
+
+    from ui.page_view import _text_html
+
+    lines = ("Revenue: 2021: 11,141 2020: 9,660", "Total revenue 2021: 11,141 2020: 9,660",
+             "Total cost of sales 2021: (8,430) 2020: (6,844)", "Operating margin 2021: 2,711 2020: 2,816")
+    page = SimpleNamespace(lines=lines, row_at=(0, 1, 2, 3), passage_at=(0, 1, 2, 3))
+    import re
+
+    revenue, total, cost, margin = re.findall(r"<div class='[^']*'>(.*?)</div>",
+                                              _text_html(page, "What was AES's total revenue in 2021?", ()))
+    assert "<mark>Total</mark>" in total and "<mark>revenue</mark>" in total and "<mark>2021:</mark>" in total
+    assert "<mark>" not in revenue + cost + margin, (revenue, cost, margin)
 
 
 def test_the_close_up_cuts_to_the_passage_and_keeps_a_statements_column_headers():

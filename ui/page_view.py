@@ -32,6 +32,7 @@ from engine.explain.page_image import DEFAULT_WIDTH
 from engine.explain.page_marks import MARK_COLORS
 from engine.explain.report import highlight, marked_terms
 from engine.indexing.index import Index
+from engine.text import tokenize
 from engine.ingest.corpus import bundled_names
 from ui.corpora import UPLOAD
 from ui.render import escape_markdown
@@ -222,21 +223,30 @@ def _text_html(page: HitPage, question: str, entities: tuple[str, ...]) -> str:
     """The page's text, the passage's lines first in view: the lines above it folded (a pane cannot be scrolled
     to it without a script), its own lines outlined in the passage's colour, statement rows shaded.
 
-    What made the page rank is marked: the walk's seed names wherever they stand, and the question's words only in
-    the passage's own lines (marked on every row, "Fiscal", "2022", "net" and "sales" said nothing); where the
-    passage's lines are not known, its words everywhere."""
+    What made the page rank is marked: the walk's seed names wherever they stand, and the question's words only on
+    the passage's lines that hold the most of them ("Total revenue", not every row's "2021" column header: marked
+    on every row, "Fiscal", "2022", "net" and "sales" said nothing); where the passage's lines are not known, on
+    the page's lines that hold the most."""
     if not page.lines:
         return "<div class='page-text'><em>PDFium reads no text on this page.</em></div>"
     rows, inside = set(page.row_at), set(page.passage_at)
-    own = [*entities, *marked_terms(None, " ".join(page.lines[i] for i in inside) if inside else " ".join(page.lines),
-                                    question)]
+    best = _best_lines(page.lines, sorted(inside) if inside else range(len(page.lines)), question)
+    own = [*entities, *marked_terms(None, " ".join(page.lines[i] for i in best), question)]
     drawn = [f"<div class='{' '.join(c for c, on in (('row', i in rows), ('in-passage', i in inside)) if on)}'>"
-             f"{highlight(line, own if i in inside or not inside else entities)}</div>"
+             f"{highlight(line, own if i in best else entities)}</div>"
              for i, line in enumerate(page.lines)]
     first = min(inside, default=0)
     above = (f"<details><summary>{first} line{'s' if first != 1 else ''} above the passage</summary>"
              f"{''.join(drawn[:first])}</details>" if first >= 3 else "".join(drawn[:first]))
     return f"<div class='page-text'>{above}{''.join(drawn[first:])}</div>"
+
+
+def _best_lines(lines, among, question: str) -> set[int]:
+    """The lines among `among` holding the most of the question's words that are not figures or years (ties: all)."""
+    words = {t for t in tokenize(question) if not t.isdigit()}
+    held = {i: len(words & set(tokenize(lines[i]))) for i in among}
+    most = max(held.values(), default=0)
+    return {i for i, n in held.items() if n == most and n > 0}
 
 
 def _sentence(note: str) -> str:
