@@ -41,14 +41,17 @@ RECENT_SECONDS = 30.0
 def seconds_left(seconds: float, done: int, total: int, coarse: bool = False,
                  since: tuple[float, int] = (0.0, 0)) -> float | None:
     """Time left at the recent rate: over the work done since `since` (the step's seconds and count at the start of
-    its recent window) when that window is long enough, else since the step began; None until the rate has
-    settled, or once the count is complete."""
+    its recent window, which a job starts past the warm-up) when that window is long enough, else since the step
+    began; None until the rate has settled, while a window past the warm-up is too short, or once the count is
+    complete."""
     share, wait = (0.0, 1.0) if coarse else (SETTLE_SHARE, SETTLE_SECONDS)
     if not total or not done or done >= total or done < max(share * total, 2 if coarse else 1) or seconds < wait:
         return None
     t0, d0 = since
     if seconds - t0 >= wait and done > d0 > 0:
         return (seconds - t0) / (done - d0) * (total - done)
+    if not coarse and d0 >= share * total > 0:
+        return None  # the window begins past the warm-up and is too short yet: the rate since the start holds it
     return seconds / done * (total - done)
 
 
@@ -112,6 +115,9 @@ class Job(Generic[T]):
             self._recent.append((now, done))
             while len(self._recent) > 1 and now - self._recent[1][0] >= RECENT_SECONDS:
                 self._recent.popleft()  # the window's start stays at least RECENT_SECONDS back
+            warm = 0.0 if step in COARSE_STEPS else SETTLE_SHARE * total
+            while len(self._recent) > 1 and self._recent[0][1] < warm:
+                self._recent.popleft()  # nor before the warm-up's end: its slow first items swung the estimate
 
     def _run(self) -> None:
         try:
