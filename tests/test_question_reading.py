@@ -338,6 +338,14 @@ def test_a_form_the_company_lacks_is_said_not_dropped(room):
     assert "No McDonald's 8-K in the room; showing its other filings" in scope.notes
 
 
+def test_a_proxy_matter_is_no_proxy_statement(room):
+    """A walk-through's minor: "Rule 14a-19 proxy solicitation" in Costco's bylaws was read as the form."""
+    assert _scope("What do McDonald's bylaws say about Rule 14a-19 proxy solicitation?", room).form == ""
+    assert _scope("Does McDonald's allow proxy access?", room).form == ""
+    assert _scope("McDonald's 2022 proxy statement: CEO pay?", room).form == "proxy statement"
+    assert _scope("What does McDonald's DEF 14A say about CEO pay?", room).form == "proxy statement"
+
+
 def test_a_form_is_corrected_in_any_spelling_and_a_quarter_can_be_set(room):
     assert ScopeCorrection(form="10q").form == "10-Q"
     with pytest.raises(PathLensError, match="form: '13F' is not a form"):

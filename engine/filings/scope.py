@@ -30,7 +30,9 @@ _FORMS = {"10-K": re.compile(r"\b10-?ks?\b|\bannual reports?\b", re.IGNORECASE),
           "8-K": re.compile(r"\b8-?ks?\b|\bcurrent reports?\b", re.IGNORECASE),
           "earnings release": re.compile(r"\b(?:earnings|press|news|results) releases?\b|\bearnings (?:call|report)s?\b",
                                          re.IGNORECASE),
-          "proxy statement": re.compile(r"\bproxy(?: statement)?s?\b|\bdef 14a\b", re.IGNORECASE)}
+          # "proxy solicitation", "proxy access" or "a proxy card" is a matter, not the document
+          "proxy statement": re.compile(r"\bproxy(?: statement)?s?\b(?!\s+(?:solicit\w*|access|cards?|contests?|fights?"
+                                        r"|vot\w*|advis\w*|rules?|holders?))|\bdef 14a\b", re.IGNORECASE)}
 # what an earnings release holds and a 10-K does not: measures outside GAAP, and guidance (Regulation G; Item 2.02
 # of Form 8-K furnishes the release)
 _RELEASE_MEASURES = re.compile(r"\bnon-?gaap\b|\badjusted\b|\borganic\b|\bguidance\b|\boutlook\b|\bexcluding (?:charges|items)"
