@@ -224,6 +224,40 @@ def test_every_hits_score_is_the_exact_sum_of_its_named_parts(learned):
     assert "MD&A" in learned.pool.facts[learned.pool.page_key(answer.hits[0].passage_id)].kinds  # it learned
 
 
+def test_a_contents_listing_past_its_heading_is_boilerplate_and_a_statement_is_not():
+    """A walk-through's major: a bylaws' contents, continued on a page without its heading, ranked first for "who
+    signed … as chief financial officer" ("(e) CHIEF FINANCIAL OFFICER 22")."""
+    from engine.retrieve.page_features import _contents_listing
+
+    contents = "\n".join(["3.17 CHAIRMAN 20", "ARTICLE 4 OFFICERS 20", "4.1 APPOINTMENT 20", "4.2 QUALIFICATION 20",
+                          "4.3 OFFICERS DESIGNATED 21", "(a) CHIEF EXECUTIVE OFFICER 21", "(b) PRESIDENT 21",
+                          "(e) CHIEF FINANCIAL OFFICER 22", "4.4 DELEGATION 22", "ARTICLE 5 EXECUTION 23"])
+    assert _contents_listing(contents)
+    assert not _contents_listing("\n".join(contents.splitlines()[:7]))  # fewer than eight listed lines
+    statement = "\n".join(f"{label} {n}" for label, n in (("Revenue", 120), ("Cost of sales", 80), ("Gross margin", 40),
+                                                           ("Selling", 12), ("Research", 9), ("Other", 3),
+                                                           ("Interest", 2), ("Taxes", 5), ("Net income", 9)))
+    assert not _contents_listing(statement)  # small figures that go back are no page numbers
+
+
+def test_who_signed_is_asked_of_the_signature_page():
+    assert "signer" in asks("Who signed Costco's August 2023 8-K as chief financial officer?")
+    assert "signer" not in asks("Who is Costco's chief financial officer?")
+    assert "asks for who signed, on a boilerplate page" in FEATURES
+
+
+def test_a_statement_named_in_instruction_text_is_named(learned):
+    """"Use the cash flow statement." is instruction text the scope's text drops; the statement it names is still
+    named (the feature read 0 on the answering page of most such tuning questions)."""
+    named = FEATURES.index("in the note, Item or statement the question names")
+    for q in ("What was Acme's capex in FY2019? Use the cash flow statement.",
+              "What was Acme's capex in FY2019, per the cash flow statement?"):
+        cands = learned.pool.candidates(q)[2]
+        row = dict(zip(cands.pages, cands.x[:, named]))
+        assert row["ACME_2019_10K.pdf#p5"] == 1.0, (q, row)  # the cash-flow statement
+        assert sum(row.values()) == 1.0
+
+
 def test_the_downloaded_why_is_the_learned_parts_and_the_walk_is_beside_it(learned):
     """A walk-through's minor: the Query page's CSV said the walk's shares as "why", not the parts that ranked the
     page."""

@@ -50,6 +50,7 @@ ASKS: dict[str, re.Pattern] = {
     "cover": re.compile(r"\b(?:trading symbols?|ticker|stock exchange|exchange|listed|registered|debt securities"
                         r"|filer|par value)\b", re.IGNORECASE),
     "a part": BREAKDOWN,  # a segment's, a region's or a channel's share of a line item: MD&A and the segment note
+    "signer": re.compile(r"\b(?:signed|signs|signatory|signature|signing)\b", re.IGNORECASE),
 }
 
 # What a page is, from the filing's structure (Items by Regulation S-K's numbering) and its form.
@@ -83,7 +84,7 @@ PAIRS = (("figure", "statement"), ("figure", "note"), ("figure", "MD&A"), ("figu
          ("risk", "Item 1A risk factors"), ("business", "Item 1 business"), ("business", "note"),
          ("legal", "note"), ("legal", "Item 3 legal proceedings"), ("guidance", "earnings release"),
          ("guidance", "MD&A"), ("per share", "statement"), ("per share", "Item 5 market"), ("cover", "cover"),
-         ("a part", "statement"), ("a part", "MD&A"), ("a part", "note"))
+         ("a part", "statement"), ("a part", "MD&A"), ("a part", "note"), ("signer", "boilerplate"))
 
 # Boilerplate by its own words: pages a filing must carry that answer no analyst's question.
 _BOILERPLATE = (
@@ -122,7 +123,7 @@ KIND_WORDS = {"statement": "statement page", "note": "note page", "MD&A": "MD&A 
               "cover": "cover page", "earnings release": "earnings-release page", "boilerplate": "boilerplate page"}
 ASK_WORDS = {"figure": "a figure", "drivers": "drivers", "risk": "risks", "business": "the business",
              "legal": "legal matters", "guidance": "guidance", "per share": "a per-share figure",
-             "cover": "cover facts", "a part": "a segment's or region's part"}
+             "cover": "cover facts", "a part": "a segment's or region's part", "signer": "who signed"}
 
 
 def _on(kind: str) -> str:
@@ -193,7 +194,7 @@ def page_facts(passages: Sequence[Passage], structure: FilingStructure) -> dict[
             kinds.add("earnings release")
         if page <= 3 and _COVER.search(text):
             kinds.add("cover")
-        boiler = any(p.search(text) for p in _BOILERPLATE)
+        boiler = any(p.search(text) for p in _BOILERPLATE) or _contents_listing(text)
         if boiler:
             kinds.add("boilerplate")
         words = len(text.split())
@@ -203,6 +204,19 @@ def page_facts(passages: Sequence[Passage], structure: FilingStructure) -> dict[
                              bool(PARENT_ONLY.search(text)), figures / (words + 1),
                              page / last_page[doc] if last_page[doc] else 0.0, nodes)
     return out
+
+
+# a line of a contents listing: a title, then the page it starts on ("(e) CHIEF FINANCIAL OFFICER 22")
+_LISTED = re.compile(r"^(.{3,90}?[A-Za-z].*?)\s(\d{1,3})$")
+
+
+def _contents_listing(text: str) -> bool:
+    """A table of contents' page past its heading (a bylaws' contents, continued): most of its lines, and at least
+    eight, name a title and a page, and the pages never go back (a statement's small figures do)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    pages = [int(m.group(2)) for line in lines if (m := _LISTED.match(line))]
+    return (len(pages) >= 8 and len(pages) >= 0.6 * len(lines)
+            and all(a <= b for a, b in zip(pages, pages[1:])))
 
 
 @dataclass(frozen=True, eq=False)

@@ -123,15 +123,16 @@ class PagePool:
         matches = w.filing_seeder.structure_matches(scope)
         lexicon_rows = frozenset(i for i, rule, _ in matches if rule in ("lexicon", "line item"))
         x = feature_rows(question, pages, self.facts, walk_scores, shares, _scaled(bm25_best), dense_best,
-                         context, rare, lexicon_rows, self._named(scope, matches),
+                         context, rare, lexicon_rows, self._named(question, matches),
                          frozenset(i for i, rule, _ in matches if rule == "statement"))
         return pers, walk, Candidates(pages, tuple(h.passage_id for h in pool), walk_scores, x)
 
-    def _named(self, scope, matches) -> frozenset[int]:
+    def _named(self, question: str, matches) -> frozenset[int]:
         """The structure nodes a question names: a note or an Item by number or title, a section its words name
         ("risk factors"), and a statement it names ("per the cash flow statement"; not one a term implies)."""
         nodes = self.walker.filing_seeder.structure.nodes
-        named_statements = set(self.walker.filing_seeder.lexicon.statements_named(scope.text))
+        # the question as asked: "Use the cash flow statement." is instruction text, which the scope's text drops
+        named_statements = set(self.walker.filing_seeder.lexicon.statements_named(question))
         return frozenset(i for i, rule, _ in matches
                          if rule in ("note", "reference")
                          or rule == "lexicon" and nodes[i].kind in ("note", "item")
