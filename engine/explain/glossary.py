@@ -185,7 +185,9 @@ TERMS: dict[str, str] = {
                          "exactly on the graph without them.",
     "take out passages": "What-if: rank as if the corpus lacked these passages.",
     "why": "Why the retriever scored the passage: matched words and their shares (bm25, tfidf), the nearest "
-           "sentences (dense), or each member's vote (rrf).",
+           "sentences (dense), each member's vote (rrf), or the named parts that ranked the page (filing-learned).",
+    "how the graph search reached it": "Under a learned page ranker: the shares of the walk that found the page, "
+                                       "which ranked it before the ranker reordered the pool.",
 }
 
 
