@@ -233,6 +233,8 @@ def test_a_contents_listing_past_its_heading_is_boilerplate_and_a_statement_is_n
                           "4.3 OFFICERS DESIGNATED 21", "(a) CHIEF EXECUTIVE OFFICER 21", "(b) PRESIDENT 21",
                           "(e) CHIEF FINANCIAL OFFICER 22", "4.4 DELEGATION 22", "ARTICLE 5 EXECUTION 23"])
     assert _contents_listing(contents)
+    overlapping = "\n".join(contents.splitlines()[:7] + contents.splitlines()[4:])  # two passages of one page
+    assert _contents_listing(overlapping)
     assert not _contents_listing("\n".join(contents.splitlines()[:7]))  # fewer than eight listed lines
     statement = "\n".join(f"{label} {n}" for label, n in (("Revenue", 120), ("Cost of sales", 80), ("Gross margin", 40),
                                                            ("Selling", 12), ("Research", 9), ("Other", 3),

@@ -213,7 +213,8 @@ _LISTED = re.compile(r"^(.{3,90}?[A-Za-z].*?)\s(\d{1,3})$")
 def _contents_listing(text: str) -> bool:
     """A table of contents' page past its heading (a bylaws' contents, continued): most of its lines, and at least
     eight, name a title and a page, and the pages never go back (a statement's small figures do)."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    # each line once: a page's passages overlap, and a line read twice would seem to turn back
+    lines = list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
     pages = [int(m.group(2)) for line in lines if (m := _LISTED.match(line))]
     return (len(pages) >= 8 and len(pages) >= 0.6 * len(lines)
             and all(a <= b for a, b in zip(pages, pages[1:])))
