@@ -338,6 +338,15 @@ def test_a_form_the_company_lacks_is_said_not_dropped(room):
     assert "No McDonald's 8-K in the room; showing its other filings" in scope.notes
 
 
+def test_a_named_form_of_the_year_is_no_part_of_a_missing_10k(room):
+    """A walk-through's minor: "Costco's August 2023 8-K" said "No Costco 10-K for FY2023; showing its 8-K (part of
+    that year only)", though the 8-K was what it asked for."""
+    scope = _scope("What did Amcor's FY2023 10-Q say about net sales?", room)
+    assert scope.filings == ("AMCOR_2023Q2_10Q.pdf",) and scope.notes == ()
+    assert _scope("Amcor's net sales in FY2023", room).notes == (
+        "No Amcor 10-K for FY2023; showing Amcor Q2 FY2023 10-Q (part of that year only)",)
+
+
 def test_a_proxy_matter_is_no_proxy_statement(room):
     """A walk-through's minor: "Rule 14a-19 proxy solicitation" in Costco's bylaws was read as the form."""
     assert _scope("What do McDonald's bylaws say about Rule 14a-19 proxy solicitation?", room).form == ""

@@ -304,7 +304,7 @@ def _for_year(filings: Mapping[str, Filing], docs: list[str], year: int, fallbac
         rest = [d for d in of_year if d not in annual]
         return annual, "" if not rest or form else (f"FY{year}: the 10-K ({_labels(filings, annual)}), not "
                                                     f"{_labels(filings, rest)}")
-    if not fallback:
+    if not fallback or (of_year and all(filings[d].form == form for d in of_year)):  # the form asked for, not a 10-K
         return of_year, ""
     later = sorted((filings[d].fiscal_year, d) for d in docs if filings[d].form == "10-K" and filings[d].fiscal_year
                    and year < filings[d].fiscal_year <= year + COMPARATIVE_YEARS)
