@@ -135,6 +135,10 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     at.number_input(key="iterations").set_value(7).run()
     assert len(vega_data(at)) == 7
     assert at.query_params["iterations"] == "7"
+    assert any(c.value.startswith("7 iterations run at α = 0.60") for c in at.caption)
+    at.number_input(key="iterations").set_value(1).run()  # a walk-through read "1 iterations run"
+    assert any(c.value.startswith("1 iteration run at α = 0.60") for c in at.caption)
+    at.number_input(key="iterations").set_value(7).run()
     at.slider(key="passage_weight").set_value(1.0).run()  # every seed a passage seed: no entity seeds are left
     assert at.query_params["passage_weight"] == "1.0"
     assert list(at.dataframe[0].value.columns) == ["passage", "cosine", "weight"]

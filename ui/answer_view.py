@@ -121,7 +121,8 @@ def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str],
         if len(residuals) < len(walk.residuals):
             st.caption(f"{len(walk.residuals) - len(residuals)} of the {len(walk.residuals)} steps changed nothing "
                        "(the walk had settled), so a log scale has no place for them.")
-        st.caption(f"{walk.iterations} iterations run at α = {alpha:.2f}; the change shrinks by about (1 − α) "
+        st.caption(f"{walk.iterations} iteration{'s' if walk.iterations != 1 else ''} run at α = {alpha:.2f}; the "
+                   "change shrinks by about (1 − α) "
                    "each step, so a larger α converges faster and keeps the walk nearer its seeds.")
 
 
