@@ -812,6 +812,11 @@ def test_query_page_what_if_takes_out_a_seed_and_shows_rank_arrows():
     assert after == [h.passage_id for h in ref.search(q, 5)]
     at.multiselect(key="wi_entities").set_value([]).run()
     assert hit_ids(at) == before
+    # every seed taken out leaves the walk nowhere to start: the what-if stays, to put them back
+    every = sorted(set(at.dataframe[0].value["entity"]))
+    at.multiselect(key="wi_entities").set_value(every).run()
+    assert any(w.value.startswith("No hits.") for w in at.warning) and not hit_ids(at)
+    assert [e for e in at.expander if e.label.startswith("What if")] and at.multiselect(key="wi_entities").value == every
 
 
 def test_a_link_to_an_evaluated_compare_view_evaluates_once_on_open():
@@ -931,6 +936,7 @@ def test_query_page_on_filings_opens_on_the_filings_retriever_and_corrects_the_s
     at.text_input(key="question").set_value("What was Nike's capex in FY2019?").run()  # a company it lacks stops
     said = " ".join(e.value for e in [*at.info, *at.warning, *at.markdown] if isinstance(e.value, str))
     assert "“Nike” names no company of this data room, so no page of it answers" in said and hit_ids(at) == []
+    assert not [e for e in at.expander if e.label.startswith("What if")]  # nothing to take out (a walk-through's minor)
     at.button(key="search_everywhere").click().run()  # the stop offers the search in one click, beside its words
     assert at.checkbox(key="scope_everywhere").value
     scope = [i.value for i in at.info if i.value.startswith("**Scope as understood")]

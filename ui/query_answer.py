@@ -86,7 +86,8 @@ def run(index: Index, request: Request) -> Ran | None:
                 "names no company of this data room" in answer.notes[0]:  # the scope stopped it: lifted in one click
             st.button("Search every filing", key="search_everywhere", icon=":material/travel_explore:",
                       on_click=lambda: st.session_state.update(scope_everywhere=True))
-        what_if_widgets([], [])
+        if removed_entities or removed_passages:  # to put back what the what-if took out; else nothing to take out
+            what_if_widgets([], [])
         return None
     for n in answer.notes:
         st.info(escape_markdown(_as_sentence(n)))
