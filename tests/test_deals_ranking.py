@@ -92,6 +92,18 @@ def test_the_words_no_cue_was_read_from_are_said(index):
     assert not any(n.startswith("not read as any cue") for n in plain.notes)
 
 
+def test_a_cue_no_candidate_meets_is_said_with_what_comes_closest(index):
+    """A walk-through's minor: "a dozen add-ons" was asked, none of the ten deals offered had more than 9, and the
+    page did not say that no deal could."""
+    found = find_precedents("a sponsor's carve-out of a European industrial business around 2015 for about EUR 300m, "
+                            "later sold to a strategic buyer, with a dozen add-ons", index, "learned", 10)
+    said = [n for n in found.notes if n.startswith("no deal offered meets ")]
+    most = max(index.universe.add_on_count(index.universe.rows[d.deal.id]) for d in found.deals)
+    assert len(said) == 1 and f"add-ons ≥ 12, the most made {most}; " in said[0], found.notes
+    plain = find_precedents("Find precedents for a US healthcare roll-up with an aggressive add-on strategy.", index)
+    assert not any(n.startswith("no deal offered meets") for n in plain.notes)
+
+
 def test_the_evaluation_scores_the_deals_the_page_offers(index, test_questions):
     """One order for the page and its figures (`rankers.precedence`); `--by-score` is each ranker's score alone."""
     from engine.evaluate.precedents import ranking

@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import PathLensError
 from ..rank.learned import Parts, Ranker, load
 from ..retrieve.retrievers import check_k, check_query
-from .cues import CueCorrection, Cues, read_cues, unread_words
+from .cues import CueCorrection, Cues, period_words, read_cues, size_words, unread_words
 from .features import FEATURES, NAMES, FeatureTable, build_features, feature_words
 from .graph import seed_groups
 from .index import PER_SOURCE, Candidates, DealFilters, DealIndex, candidates, filtered_rows
@@ -177,6 +177,36 @@ def precedence(table: FeatureTable, p: Parts) -> tuple[list[int], list[int]]:
     return offered, [i for i in order if met[i] <= 0] if len(offered) < len(order) else []
 
 
+def unmet_by_all(table: FeatureTable, shown: Sequence[int]) -> list[str]:
+    """Each asked cue that none of the `shown` candidates meets, in words ("add-ons ≥ 12: the most made is 9, and 2
+    other candidates meet it, below these, missing more of the other cues"): a deal team should know which cue no
+    offered precedent meets, and whether any deal does."""
+    c, rows = table.cues.criteria, np.asarray(shown, dtype=np.int64)
+
+    def x(name: str) -> np.ndarray:
+        return table.column(name)[rows]
+
+    asked = [("subsector" if c.subsectors else "sector", bool(c.subsectors or c.sectors),
+              lambda: " or ".join(c.subsectors or c.sectors)),
+             ("region", bool(c.regions), lambda: " or ".join(c.regions)),
+             ("origin", bool(c.origins), lambda: " or ".join(c.origins)),
+             ("exit_route", bool(c.exits), lambda: " or ".join(c.exits)), ("role", bool(c.role), lambda: c.role),
+             ("add_ons_fit", bool(c.min_add_ons), lambda: f"≥ {c.min_add_ons}"),
+             ("period", c.year_from is not None or c.year_to is not None,
+              lambda: period_words(c.year_from, c.year_to)),
+             ("size_fit", c.size_min is not None or c.size_max is not None, lambda: size_words(c.size_min, c.size_max))]
+    out = []
+    for name, on, said in asked:
+        if on and len(rows) and not (x(name) >= 1).any():
+            label = {"exit_route": "exit", "add_ons_fit": "add-ons", "size_fit": "size"}.get(name, name)
+            most = f", the most made {int(x('add_ons').max())}" if name == "add_ons_fit" else ""
+            others = int((table.column(name) >= 1).sum())
+            elsewhere = (f"; {others} other candidate{'s' if others != 1 else ''} meet{'s' if others == 1 else ''} it, "
+                         "missing more of the other cues" if others else "; no candidate does")
+            out.append(f"{label} {said()}{most}{elsewhere}")
+    return out
+
+
 def find_precedents(question: str, index: DealIndex, ranker: str = "learned", k: int = 10,
                     filters: DealFilters = DealFilters(), correction: CueCorrection = CueCorrection(),
                     include: Sequence[str] = (), per_source: int = PER_SOURCE, model: Ranker | None = None,
@@ -204,6 +234,8 @@ def find_precedents(question: str, index: DealIndex, ranker: str = "learned", k:
     if unread := unread_words(question, index.lexicon, cues):
         notes.append("not read as any cue, so counted only by the description search: "
                      + ", ".join(f"“{w}”" for w in unread))
+    if missed := unmet_by_all(table, offered[:k]):
+        notes.append("no deal offered meets " + " · ".join(missed))
     if unmet:
         notes.append(f"{len(unmet)} of the {len(order)} candidates meet none of the asked cues "
                      f"({cues.words().removeprefix('understood as: ')}) and are not offered as precedents")
