@@ -178,9 +178,9 @@ def precedence(table: FeatureTable, p: Parts) -> tuple[list[int], list[int]]:
 
 
 def unmet_by_all(table: FeatureTable, shown: Sequence[int]) -> list[str]:
-    """Each asked cue that none of the `shown` candidates meets, in words ("add-ons ≥ 12: the most made is 9, and 2
-    other candidates meet it, below these, missing more of the other cues"): a deal team should know which cue no
-    offered precedent meets, and whether any deal does."""
+    """Each asked cue that none of the `shown` candidates meets, in words ("add-ons ≥ 12, the most made 9; 7 other
+    candidates meet it, missing more of the other cues"): a deal team should know which cue no offered precedent
+    meets, and whether any candidate does."""
     c, rows = table.cues.criteria, np.asarray(shown, dtype=np.int64)
 
     def x(name: str) -> np.ndarray:
