@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.errors import PathLensError
-from engine.evaluate.evaluate import compare_by_kind, doc_clusters, evaluate, leads, verdict
+from engine.evaluate.evaluate import PAGE_DEPTH, by_pages, compare_by_kind, doc_clusters, evaluate, leads, verdict
 from engine.catalog import CATALOG, PARAMS
 from engine.indexing.config import corpus_defaults, search_config
 from engine.evaluate.metrics import leader_against_each, metric_names
@@ -21,8 +21,7 @@ from ui.frame import frame
 from ui.page_view import side_by_side
 from ui.params import param_widget
 from ui.query_form import view_key
-from ui.render import (best_in_bold, downloads, escape_markdown, first_of_each, gold_of, metric_bars, pick_pair,
-                       show_table)
+from ui.render import best_in_bold, downloads, escape_markdown, gold_of, metric_bars, pick_pair, show_table
 from ui.url_state import asked_by_link, param, param_in_range, seed_from_url, set_params
 
 st.title("Compare retrievers")
@@ -87,9 +86,6 @@ config = search_config(values, corpus)
 if not names:
     st.warning("Choose at least one retriever.")
     st.stop()
-
-
-PARTS_READ = 5  # a column of k pages reads the top 5·k passages: a page's parts seldom fill more
 
 
 def unit_of(pid: str) -> str:
@@ -202,14 +198,14 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         rankings: dict[str, list[str]] = {}
         errors: dict[str, str] = {}
         # in a room of pages each column lists k pages, each at its best part (parts 2 and 3 of p.43 are one page)
-        depth = min(len(corpus), k * PARTS_READ) if corpus.paged else k
+        depth = min(len(corpus), k * PAGE_DEPTH) if corpus.paged else k
         for name in names:
             try:
                 answer = index.retriever(name, config).answer(question, depth, explain=False)
                 if answer.no_seed:
                     errors[name] = answer.notes[0]
                 else:
-                    rankings[name] = first_of_each([h.passage_id for h in answer.hits], unit_of, k)
+                    rankings[name] = list(by_pages(corpus, {h.passage_id: h.score for h in answer.hits}, k))
             except PathLensError as e:
                 errors[name] = str(e)
             except Exception as e:  # one broken retriever must not take the others down

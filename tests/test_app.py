@@ -1673,12 +1673,30 @@ def test_a_file_added_to_the_room_is_no_link_of_other_files(tmp_path):
     assert any(w.value.startswith("These are not the files the link names") for w in other.sidebar.warning)
 
 
-def test_a_compare_column_lists_each_page_once_at_its_best_part():
-    """A walk-through's minor: bm25's column listed p.43 twice, as parts 2 and 3, in a room of pages."""
-    from ui.render import first_of_each
+def test_a_compare_column_lists_each_page_once_at_its_best_part(tmp_path):
+    """A walk-through's minor: bm25's column listed p.43 twice, as parts 2 and 3, in a room of pages. A page of many
+    passages, each about capex, fills no column twice; the column still lists k pages."""
+    from tests.filingmaker import write_pdfs
+    from tests.pdfmaker import make_pdf, text_page
 
-    page = {"a#p43.1": "a#p43", "a#p43.2": "a#p43", "a#p7.0": "a#p7", "b#p1.0": "b#p1"}
-    ranked = ["a#p43.2", "a#p43.1", "a#p7.0", "a#p43.1", "b#p1.0"]
-    assert first_of_each(ranked, page.get, 5) == ["a#p43.2", "a#p7.0", "b#p1.0"]
-    assert first_of_each(ranked, page.get, 2) == ["a#p43.2", "a#p7.0"]
-    assert first_of_each(ranked, lambda pid: pid, 3) == ["a#p43.2", "a#p43.1", "a#p7.0"]  # a room of passages
+    folder = write_pdfs(tmp_path / "room")
+    lines = [f"Capex review {i}: capital expenditures on widget plants, capex by plant, and capex timing." for i in
+             range(60)]
+    (folder / "ACME_CAPEX_MEMO.pdf").write_bytes(make_pdf([text_page(*lines), text_page("Capex appendix.")]))
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.query_params.update({"corpus": "your own files", "retrievers": "bm25,filing-graph", "k": "3",
+                            "q": "What was the capex by plant, and its timing?"})
+    at.session_state["uploaded_corpus"] = (str(folder), "acme-memo-room", "acme room", None)
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    listed = [m.value.replace("\\", "") for m in at.markdown if re.match(r"^\d+\. \*\*", m.value)]
+    columns, column = [], []
+    for line in listed:  # each column numbers its hits from 1
+        if line.startswith("1. ") and column:
+            columns.append(column)
+            column = []
+        column.append(re.sub(r"^\d+\. |, part \d+", "", line))  # the page it names
+    columns.append(column)
+    assert len(columns) == 2 and all(len(c) == 3 and len(set(c)) == 3 for c in columns), columns
+    assert any("Acme Capex Memo" in line or "ACME_CAPEX_MEMO" in line for line in listed), listed

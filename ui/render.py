@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Callable, Sequence
 
 import altair as alt
 import pandas as pd
@@ -82,14 +81,6 @@ def downloads(df: pd.DataFrame, stem: str, key: str) -> None:
     row.download_button("Download JSON", lambda: json.dumps(json.loads(df.to_json(orient="records")),
                                                             indent=2).encode("utf-8"),
                         f"{stem}.json", "application/json", key=f"{key}_json", on_click="ignore")
-
-
-def first_of_each(ids: Sequence[str], unit_of: Callable[[str], str], k: int) -> list[str]:
-    """The first id of each unit (a page), in order, up to k: parts 2 and 3 of p.43 are one answer, listed once."""
-    first: dict[str, str] = {}
-    for i in ids:
-        first.setdefault(unit_of(i), i)
-    return list(first.values())[:k]
 
 
 def escape_markdown(text: str) -> str:
