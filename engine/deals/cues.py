@@ -20,6 +20,7 @@ from .model import (AGGRESSIVE_ADD_ONS, EXITS, LAST_YEAR, ORIGINS, REGIONS, ROLE
                     Criteria)
 
 MAX_QUESTION = 2000  # characters, as every question of PathLens
+OWN_AMOUNT = "the question's own amount"  # a size cue's source; ", in EUR" after it when said in another currency
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,8 @@ class Cues:
         parts.append(period_words(c.year_from, c.year_to))
         if c.size_min is not None or c.size_max is not None:
             parts.append(size_words(c.size_min, c.size_max))
-            foreign = next((r.source.rsplit(" ", 1)[-1] for r in self.read if r.kind == "size"
-                            and r.source.startswith("the question's own amount, in ")), "")
+            foreign = next((r.source.removeprefix(f"{OWN_AMOUNT}, in ") for r in self.read if r.kind == "size"
+                            and r.source.startswith(f"{OWN_AMOUNT}, in ")), "")
             if foreign:  # the deal list records dollars, and no rate is made up
                 parts[-1] += f" (said in {foreign}, read as dollars: no exchange rate is applied)"
         return "understood as: " + " · ".join(parts)
@@ -197,20 +198,21 @@ _TO = re.compile(rf"\b(before|prior to|until|through|up to|by|pre)[\s-]+{_Y}\b")
 _DECADE = re.compile(r"\b(19[5-9]0|20[0-4]0)s\b")
 _YEAR = re.compile(rf"(?<![\w$.,-]){_Y}(?![\w,.]\d)")
 # an amount stands alone: "B2B" and "P2P" hold no $2bn (a walk-through's question read as EV $1.3–3bn)
-_MONEY = r"(?:\$|€|£|¥|\b(?:usd|eur|gbp|chf)\s*)?\s*(?<![a-z])(\d+(?:\.\d+)?)\s*(bn|b|billion|m|mm|mn|million)\b"
+_SIGN = r"(?:\$|€|£|¥|\b(?:usd|eur|gbp|chf)\s*)"  # a currency's sign or code before an amount
+_MONEY = _SIGN + r"?\s*(?<![a-z])(\d+(?:\.\d+)?)\s*(bn|b|billion|m|mm|mn|million)\b"
 _AMOUNT = re.compile(r"(?:(over|above|more than|greater than|north of|at least|exceeding|in excess of|upwards of|>=?|"
                      r"under|below|less than|south of|up to|at most|<=?|around|about|roughly|~)\s*)?"
                      r"(?:an?\s+)?(?:ev\s+(?:of\s+)?)?" + _MONEY)
-_RANGE = re.compile(r"(?:between\s+)?(?:\$|€|£|¥|\b(?:usd|eur|gbp|chf)\s*)\s*(\d+(?:\.\d+)?)\s*(bn|b|billion|m|mm|mn|million)?\s*(?:-|–|to|and)\s*"
-                    + _MONEY)
+_RANGE = re.compile(r"(?:between\s+)?" + _SIGN + r"\s*(\d+(?:\.\d+)?)\s*(bn|b|billion|m|mm|mn|million)?\s*"
+                    r"(?:-|–|to|and)\s*" + _MONEY)
 _WORD_AMOUNTS = ((re.compile(r"\bhalf a billion\b"), "$500m"), (re.compile(r"\b(?:a|one) billion\b"), "$1bn"),
                  (re.compile(r"\bquarter of a billion\b"), "$250m"))
 _NUMBERS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen "
                                        "fourteen fifteen".split())}
 _NUMBERS |= {"twenty": 20, "dozen": 12, "a dozen": 12, "half a dozen": 6, "two dozen": 24, "a couple of": 2}
 _COUNT = re.compile(r"(?:\b(at least|minimum of|a minimum of|more than|over|upwards of)\s+)?\b(\d+|"
-                    + "|".join(sorted(_NUMBERS, key=lambda w: (-len(w), w))) + r")\s+(?:or more\s+|plus\s+)?(?:add ons?|addons?|bolt ons?|tuck ins?|"
-                    r"acquisitions)\b")
+                    + "|".join(sorted(_NUMBERS, key=lambda w: (-len(w), w)))  # "half a dozen" before "a dozen"
+                    + r")\s+(?:or more\s+|plus\s+)?(?:add ons?|addons?|bolt ons?|tuck ins?|acquisitions)\b")
 
 
 def _millions(number: str, unit: str | None) -> float:
@@ -241,19 +243,19 @@ def _years(text: str) -> tuple[int | None, int | None, str]:
 
 
 # a currency other than the dollar, just before an amount or just after it: the deal list's sizes are in US dollars
-_CURRENCY_BEFORE = re.compile(r"(€|£|¥|\b(?:eur|euros?|gbp|chf|sek|nok|dkk|jpy|cad|aud|cny)\b)\s*(?:an?\s+)?(?:ev\s+(?:of\s+)?)?"
-                              r"(?:\d|$)")
-_CURRENCY_AFTER = re.compile(r"^\s*(euros?|eur|pounds?(?: sterling)?|gbp|chf|swiss francs?|kronor|kroner|yen|sek|nok|dkk)\b")
-_CURRENCY_NAMES = {"€": "EUR", "euro": "EUR", "euros": "EUR", "£": "GBP", "pound": "GBP", "pounds": "GBP",
-                   "pound sterling": "GBP", "pounds sterling": "GBP", "¥": "JPY", "yen": "JPY", "swiss franc": "CHF",
-                   "swiss francs": "CHF", "kronor": "SEK", "kroner": "DKK"}
+_CURRENCY_BEFORE = re.compile(r"(€|£|¥|\b(?:eur|euros?|gbp|chf|sek|nok|dkk|jpy|cad|aud|cny)\b)\s*(?:an?\s+)?"
+                              r"(?:ev\s+(?:of\s+)?)?(?:\d|$)")
+_CURRENCY_AFTER = re.compile(r"^\s*(euros?|pounds?|swiss francs?|kronor|kroner|yen|eur|gbp|chf|sek|nok|dkk)\b")
+_CURRENCY_CODES = (("€", "EUR"), ("euro", "EUR"), ("£", "GBP"), ("pound", "GBP"), ("¥", "JPY"), ("yen", "JPY"),
+                   ("swiss franc", "CHF"), ("kronor", "SEK"), ("kroner", "DKK"))  # else the code said ("chf")
 
 
 def _currency(low: str, m: re.Match) -> str:
     """The currency said with an amount, when it is not the dollar ("EUR", "GBP"), else ""."""
     said = (None if "$" in m.group(0) or "usd" in m.group(0) else
             _CURRENCY_BEFORE.search(low[max(0, m.start() - 12):m.end()]) or _CURRENCY_AFTER.search(low[m.end():]))
-    return _CURRENCY_NAMES.get(said.group(1), said.group(1).upper()) if said else ""
+    word = said.group(1) if said else ""
+    return next((code for name, code in _CURRENCY_CODES if word.startswith(name)), word.upper())
 
 
 def _sizes(text: str) -> tuple[float | None, float | None, str, str]:
@@ -263,15 +265,14 @@ def _sizes(text: str) -> tuple[float | None, float | None, str, str]:
         low = pattern.sub(words, low)
     if m := _RANGE.search(low):
         a, b = _millions(m.group(1), m.group(2) or m.group(4)), _millions(m.group(3), m.group(4))
-        return min(a, b), max(a, b), m.group(0).strip(), _currency(low, m)
-    if m := _AMOUNT.search(low):
+        bounds = min(a, b), max(a, b)
+    elif m := _AMOUNT.search(low):
         op, v = m.group(1) or "around", _millions(m.group(2), m.group(3))
-        if op in ("under", "below", "less than", "south of", "up to", "at most", "<", "<="):
-            return None, v, m.group(0).strip(), _currency(low, m)
-        if op in ("around", "about", "roughly", "~"):
-            return round(v / 1.5, 1), round(v * 1.5, 1), m.group(0).strip(), _currency(low, m)
-        return v, None, m.group(0).strip(), _currency(low, m)
-    return None, None, "", ""
+        bounds = ((None, v) if op in ("under", "below", "less than", "south of", "up to", "at most", "<", "<=") else
+                  (round(v / 1.5, 1), round(v * 1.5, 1)) if op in ("around", "about", "roughly", "~") else (v, None))
+    else:
+        return None, None, "", ""
+    return *bounds, m.group(0).strip(), _currency(low, m)
 
 
 def _count(folded: str) -> tuple[int, str]:
@@ -371,17 +372,17 @@ def _read(question: str, lexicon: Lexicon, last_year: int, numbers: bool) -> Cue
         high = min(v for v in (high, e.size_max) if v is not None) if (high, e.size_max) != (None, None) else None
         read.append(Cue("size", e.value, w, e.source))
     if said:
-        read.append(Cue("size", size_words(low, high), said, f"the question's own amount, in {currency}" if currency
-                        else "the question's own amount"))
+        read.append(Cue("size", size_words(low, high), said,
+                        f"{OWN_AMOUNT}, in {currency}" if currency else OWN_AMOUNT))
     c["size_min"], c["size_max"] = low, high
     return Cues(Criteria(**c), tuple(read))
 
 
 # the words of the ask itself, not of the deal: never said to be unread
-_ASK = frozenset("""find show list give get me us our we i want looking precedents precedent comps comparable comparables
-deals deal transactions transaction like similar company companies business businesses firm firms one ones some any
-about around roughly approximately near pe private equity sponsor sponsors sponsored backed ev enterprise value
-buyer buyers sold sale exit exited later then""".split())
+_ASK = frozenset("""find show list give get me us our we i want looking precedents precedent comps comparable
+comparables deals deal transactions transaction like similar company companies business businesses firm firms one ones
+some any about around roughly approximately near pe private equity sponsor sponsors sponsored backed ev enterprise
+value buyer buyers sold sale exit exited later then""".split())
 
 
 def unread_words(question: str, lexicon: Lexicon, cues: Cues) -> tuple[str, ...]:

@@ -182,28 +182,23 @@ def unmet_by_all(table: FeatureTable, shown: Sequence[int]) -> list[str]:
     candidates meet it, missing more of the other cues"): a deal team should know which cue no offered precedent
     meets, and whether any candidate does."""
     c, rows = table.cues.criteria, np.asarray(shown, dtype=np.int64)
-
-    def x(name: str) -> np.ndarray:
-        return table.column(name)[rows]
-
-    asked = [("subsector" if c.subsectors else "sector", bool(c.subsectors or c.sectors),
-              lambda: " or ".join(c.subsectors or c.sectors)),
-             ("region", bool(c.regions), lambda: " or ".join(c.regions)),
-             ("origin", bool(c.origins), lambda: " or ".join(c.origins)),
-             ("exit_route", bool(c.exits), lambda: " or ".join(c.exits)), ("role", bool(c.role), lambda: c.role),
-             ("add_ons_fit", bool(c.min_add_ons), lambda: f"≥ {c.min_add_ons}"),
-             ("period", c.year_from is not None or c.year_to is not None,
-              lambda: period_words(c.year_from, c.year_to)),
-             ("size_fit", c.size_min is not None or c.size_max is not None, lambda: size_words(c.size_min, c.size_max))]
+    period = c.year_from is not None or c.year_to is not None
+    sized = c.size_min is not None or c.size_max is not None
+    asked = (("subsector" if c.subsectors else "sector", " or ".join(c.subsectors or c.sectors)),
+             ("region", " or ".join(c.regions)), ("origin", " or ".join(c.origins)), ("exit", " or ".join(c.exits)),
+             ("role", c.role or ""), ("add-ons", f"≥ {c.min_add_ons}" if c.min_add_ons else ""),
+             ("period", period_words(c.year_from, c.year_to) if period else ""),
+             ("size", size_words(c.size_min, c.size_max) if sized else ""))
+    column = {"exit": "exit_route", "add-ons": "add_ons_fit", "size": "size_fit"}  # else the cue's own name
     out = []
-    for name, on, said in asked:
-        if on and len(rows) and not (x(name) >= 1).any():
-            label = {"exit_route": "exit", "add_ons_fit": "add-ons", "size_fit": "size"}.get(name, name)
-            most = f", the most made {int(x('add_ons').max())}" if name == "add_ons_fit" else ""
-            others = int((table.column(name) >= 1).sum())
+    for name, words in asked:
+        met = table.column(column.get(name, name)) >= 1
+        if words and len(rows) and not met[rows].any():
+            most = f", the most made {int(table.column('add_ons')[rows].max())}" if name == "add-ons" else ""
+            others = int(met.sum())
             elsewhere = (f"; {others} other candidate{'s' if others != 1 else ''} meet{'s' if others == 1 else ''} it, "
                          "missing more of the other cues" if others else "; no candidate does")
-            out.append(f"{label} {said()}{most}{elsewhere}")
+            out.append(f"{name} {words}{most}{elsewhere}")
     return out
 
 
