@@ -80,6 +80,30 @@ def name_tokens(text: str) -> list[str]:
     return normalize_name(text).split()
 
 
+def _written(text: str) -> tuple[list[str], list[str] | None]:
+    """(`name_tokens(text)`, the same tokens as the text writes them, or None where a letter's case changes the
+    tokens)."""
+    folded = name_tokens(text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    written = _NON_WORD.sub(" ", _POSSESSIVE.sub(r"\1", text)).replace("_", " ").split()
+    return folded, written if len(written) == len(folded) else None
+
+
+def written_tokens(text: str) -> list[str]:
+    """`name_tokens(text)` as the text writes them ("NorthRiver", "board", "eBay"); folded where they do not line
+    up."""
+    folded, written = _written(text)
+    return folded if written is None else written
+
+
+def capitalised_tokens(text: str) -> list[bool]:
+    """For each of `name_tokens(text)`, whether the text writes it with a capital ("Board", "BXP", "eBay"; not
+    "board"). All True where they do not line up: none of them is then told from a name."""
+    folded, written = _written(text)
+    return [True] * len(folded) if written is None else [any(c.isupper() for c in t) for t in written]
+
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9])|\n+")
 
 

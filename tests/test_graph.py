@@ -66,3 +66,51 @@ def test_linking_matches_a_brute_force_substring_reference():
     want = [[1.0 if f" {k} " in f" {' '.join(name_tokens(t))} " else 0.0 for k in keys] for t in texts]
     assert got.tolist() == want
     assert 0 < got.sum() < got.size
+
+
+def test_a_filings_page_links_a_capitalised_name_only_where_it_writes_it_with_a_capital():
+    """A filing capitalises what it defines ("the Board"); its every lower-case "board" linked to that name made a
+    hub of the whole filing. A passage that is no filing's (no company name) links in any case, as before."""
+    texts = ["The Board approved the Plan.", "The board met; a plan was made.", "THE BOARD MET", "the board met"]
+    ex = filter_mentions("regex", [[Mention("Board", "NAME"), Mention("Plan", "NAME"), Mention("ebay", "DEFINED")],
+                                   [], [], []])
+    g = build_graph(ex, list("abcd"), texts, names=["Acme Inc.", "Acme Inc.", "Acme Inc.", ""])
+    assert g.entities == ("board", "ebay", "plan")
+    assert g.incidence.toarray().tolist() == [[1, 0, 1], [0, 0, 0], [1, 0, 0], [1, 0, 0]]
+    # a name the corpus only ever writes in lower case links in any case
+    assert build_graph(ex, ["a"], ["we sold it on ebay"], names=["Acme Inc."]).incidence.toarray().tolist() == [[0, 1, 0]]
+
+
+def test_a_filings_company_links_its_pages_as_one_name_not_by_the_words_in_it():
+    """Every page of a filing carries its company ("BOSTON PROPERTIES LIMITED PARTNERSHIP"): read word by word, it
+    linked each page to "Boston" and "Partnership" too, hubs of the whole filing."""
+    texts = ["Net income rose.", "The Partnership's units rose.", "Boston is a city."]
+    ex = filter_mentions("regex", [[Mention("Boston Properties Limited Partnership", "NAME"),
+                                    Mention("Partnership", "NAME"), Mention("Boston", "NAME")], [], []])
+    lead = "BOSTON PROPERTIES LIMITED PARTNERSHIP"
+    g = build_graph(ex, ["a", "b", "c"], texts, names=[lead, lead, ""])
+    assert g.entities == ("boston", "boston properties limited partnership", "partnership")
+    assert g.incidence.toarray().tolist() == [[0, 1, 0], [0, 1, 1], [1, 0, 0]]
+
+
+def test_capitalised_tokens_line_up_with_name_tokens():
+    from engine.text import capitalised_tokens, name_tokens
+
+    text = "NorthRiver's board, eBay and L.P. units; Zürich"
+    assert name_tokens(text) == ["northriver", "board", "ebay", "and", "l", "p", "units", "zurich"]
+    assert capitalised_tokens(text) == [True, False, True, False, True, True, False, True]
+    assert capitalised_tokens("") == []
+
+
+def test_an_index_links_a_filings_company_once_and_any_other_title_word_by_word():
+    from engine.indexing.index import Index
+    from engine.ingest.corpus import Corpus
+    from engine.ingest.passage import Passage
+
+    filing = "Boston Properties Limited Partnership · Form 10-K · fiscal year ended December 31, 2015"
+    article = "Boston Properties Limited Partnership"  # an article's title: no identity read off a cover
+    g = Index(Corpus("t", (Passage("f#p1", "f", filing, "The Partnership owns Boston offices."),
+                           Passage("f#p2", "f", filing, "Rent rose at the partnership."),
+                           Passage("w", "w", article, "A real estate trust; rent rose.")))).graph("regex")
+    assert g.entities == ("boston", "boston properties limited partnership", "partnership")
+    assert g.incidence.toarray().tolist() == [[1, 1, 1], [0, 1, 0], [1, 1, 1]]

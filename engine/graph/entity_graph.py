@@ -17,17 +17,22 @@ import numpy as np
 from scipy import sparse
 
 from ..errors import PathLensError
-from .entities import Extraction
+from .entities import Extraction, query_keys
 from .ppr import column_normalize, threaded
 from .push import LocalWalk
-from ..text import name_tokens, normalize_name
+from ..text import capitalised_tokens, name_tokens, normalize_name
 
 # passages come first in W and are side 0 of its bipartite walk (engine.graph.push), entities side 1
 PASSAGE_SIDE = 0
 
 
-def link_passages(texts: Sequence[str], entities: Sequence[str]) -> sparse.csr_matrix:
+def link_passages(texts: Sequence[str], entities: Sequence[str], cased: Sequence[bool] | None = None,
+                  names: frozenset[int] = frozenset()) -> sparse.csr_matrix:
     """N × M binary incidence: passage i contains entity j's key on token boundaries.
+
+    `cased[i]`: passage i links a name of `names` (entity columns) only where it writes some word of it with a
+    capital. A filing capitalises what it names and defines ("the Board", "the Partnership"); read in any case,
+    its every "board" and "partnership" made those names hubs of the whole filing.
 
     Scans each passage's token n-grams against a key table, which is linear in the text rather
     than in N × M substring tests. An n-gram grows only while it is the start of some key, so
@@ -37,12 +42,13 @@ def link_passages(texts: Sequence[str], entities: Sequence[str]) -> sparse.csr_m
     rows, cols = [], []
     for i, text in enumerate(texts):
         toks = name_tokens(text)
+        capitals = capitalised_tokens(text) if cased is not None and cased[i] and names else None
         found = set()
         for start, gram in enumerate(toks):
             end = start + 1
             while gram in prefixes:
                 j = index.get(gram)
-                if j is not None:
+                if j is not None and (capitals is None or j not in names or any(capitals[start:end])):
                     found.add(j)
                 if end == len(toks):
                     break
@@ -299,8 +305,35 @@ def subject_edges(graph: EntityGraph, titles: Sequence[str]) -> sparse.csr_matri
     return sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=inc.shape)
 
 
-def build_graph(extraction: Extraction, passage_ids: Sequence[str], texts: Sequence[str]) -> EntityGraph:
-    incidence = link_passages(texts, extraction.entities)
+def link_names(names: Sequence[str], builder: str, entities: Sequence[str]) -> sparse.csr_matrix:
+    """N × M binary incidence: passage i is linked to the kept entities its `names[i]` is, as a whole name.
+
+    A filing's company names every one of its pages through their title; read word by word, "Boston Properties
+    Limited Partnership" would also link each page to "Boston", "Partnership" and "Properties", hubs of the whole
+    room. So the name links to the entities the builder reads it as, and none nested in them."""
+    index = {e: j for j, e in enumerate(entities)}
+    rows, cols = [], []
+    for i, name in enumerate(names):
+        if not name:
+            continue
+        keys = [k for k in query_keys(builder, name) if k in index]
+        whole = sorted({index[k] for k in keys if not any(k != o and f" {k} " in f" {o} " for o in keys)})
+        rows.extend([i] * len(whole))
+        cols.extend(whole)
+    return sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(names), len(entities)))
+
+
+def build_graph(extraction: Extraction, passage_ids: Sequence[str], texts: Sequence[str],
+                names: Sequence[str] | None = None) -> EntityGraph:
+    """The graph of `extraction`'s entities over passages read as `texts`, on token boundaries. `names`: what
+    each passage is also linked to as a whole name (`link_names`), a filing's company; a passage with one is a
+    filing's, and links a capitalised name only where it writes it with a capital (`link_passages`)."""
+    capital = frozenset(j for j, e in enumerate(extraction.entities) if extraction.display[e] != extraction.display[e].lower())
+    cased = None if names is None else [bool(n) for n in names]
+    incidence = link_passages(texts, extraction.entities, cased, capital)
+    if names is not None:
+        incidence = (incidence + link_names(names, extraction.builder, extraction.entities)).tocsr()
+        incidence.data[:] = 1.0
     return build_from_incidence(
         extraction.builder,
         tuple(passage_ids),

@@ -51,6 +51,17 @@ def _graph_text(title: str, text: str) -> str:
     return f"{lead}\n{text}" if lead and lead not in text else text
 
 
+def _identity_lead(title: str) -> str:
+    """A filing's company, where its title is an identity read off its cover ("Apple Inc. · Form 10-K · …"); "" for
+    any other title. The graph links it as one name (`entity_graph.link_names`), never by the words in it."""
+    return _lead(title) if " · " in title else ""
+
+
+def _link_text(title: str, text: str) -> str:
+    """What the entity graph links a passage by, word by word: its graph text, less an identity's lead."""
+    return text if _identity_lead(title) else _graph_text(title, text)
+
+
 class Index:
     def __init__(self, corpus: Corpus, cache: DiskCache | None = None, compute: Compute = LocalCompute(),
                  removed_entities: frozenset[str] = frozenset()):
@@ -202,7 +213,9 @@ class Index:
 
     def graph(self, builder: str) -> EntityGraph:
         def build() -> EntityGraph:
-            g = build_graph(self.extraction(builder), self.ids, self.graph_texts)
+            passages = self.corpus.passages
+            g = build_graph(self.extraction(builder), self.ids, [_link_text(p.title, p.text) for p in passages],
+                            [_identity_lead(p.title) for p in passages])
             return g.without_entities(self.removed_entities) if self.removed_entities else g
 
         return self.memo.get(component_key("graph", builder), build)

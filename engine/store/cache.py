@@ -42,7 +42,8 @@ _PICKLED = re.compile(r"[a-z]+(-[a-z]+)?-[0-9a-f]{32}\.pkl")  # a file of versio
 # (functions of their own, so that another change to the index leaves every cache file readable).
 _TEXTS = ("engine.indexing.index:_passage_text", "engine.indexing.index:_graph_text", "engine.indexing.index:_lead")
 PRODUCERS = {"tokens": ("engine.text", *_TEXTS), "extraction": ("engine.graph.entities", *_TEXTS),
-             "graph": ("engine.graph.entity_graph", "engine.graph.entities", *_TEXTS),
+             "graph": ("engine.graph.entity_graph", "engine.graph.entities", *_TEXTS,
+                       "engine.indexing.index:_identity_lead", "engine.indexing.index:_link_text"),
              "embeddings": ("engine.store.dense", "engine.store.precision", *_TEXTS), "encoder": ("engine.store.dense",),
              "ann": ("engine.store.ann", "engine.store.dense", *_TEXTS)}
 MAGIC = b"PATHLENS-CACHE\n"
