@@ -118,6 +118,8 @@ def test_query_page_graph_retriever_explains_and_updates_url():
                                           r"Foods”", reasons[0]), reasons[0]
     assert re.match(r"Its score: \d+% passages like the question that share a name with it, 33% from Solano Foods by "  # Markdown-escaped
                     r"way of other passages \\\(strongest route through Juniper Peak Growth Fund II\\\), ", reasons[2]), reasons[2]
+    # the question's "the fund" matched the data room's defined term "Fund": said as its word, not as a name it wrote
+    assert any("the question's word “fund”" in r for r in reasons) and not any("“Fund”" in r for r in reasons), reasons
     assert len(at.get("iframe")) == 1  # the pyvis subgraph
     residual = vega_data(at)
     assert list(residual["iteration"]) == list(range(1, 21)) and residual["L1 change"].is_monotonic_decreasing

@@ -180,12 +180,13 @@ def test_a_share_is_called_the_name_only_when_the_hit_holds_it_listed_route_or_n
                             "Elliot Park?"):
                 ans = r.explain(q, 5)
                 label_key = {s.label: s.entity for s in ans.seeds}
+                label_key |= {f"the question's word “{s.via}”": s.entity for s in ans.seeds if s.rule == "vocabulary"}
                 for e in ans.explanations:
                     i = g.passage_index[e.passage_id]
                     held = {g.entities[j] for j in g.blocks[0].indices[g.blocks[0].indptr[i]:g.blocks[0].indptr[i + 1]]}
                     for _, words, _ in parts(e):
-                        if m := re.fullmatch(r"the name “(.+)”", words):
-                            assert label_key[m[1]] in held, (name, e.passage_id, words)
+                        if m := re.fullmatch(r"the name “(.+)”|(the question's word “.+”)", words):
+                            assert label_key[m[1] or m[2]] in held, (name, e.passage_id, words)
                         elif m := re.match(r"from (.+) by way of other passages", words):
                             assert label_key[m[1]] not in held, (name, e.passage_id, words)
                             told.append((view is views[1], e.passage_id, words))
@@ -219,3 +220,25 @@ def test_each_phrase_a_hits_sentence_uses_is_in_the_glossary():
     for phrase in ("its similarity to the question", "passages like the question that share a name with it",
                    "by way of other passages", "the second hop", "the name “"):
         assert phrase in source and phrase.rstrip("“") in said, phrase
+
+
+def test_a_seed_the_question_names_by_a_lower_case_word_is_said_as_its_word_not_a_name():
+    """The demo's "the fund that owns Solano Foods" matches the data room's defined term "Fund": the score owes it to
+    the question's word, which the sentence says, not to a name the question wrote."""
+    e, _ = _explanation()
+    worded = replace(e, seed_words=("agent", "", ""))
+    assert reason(worded) == ("Its score: 60% its similarity to the question, 30% the question's word “agent”, "
+                              "10% from Elliot Park by way of other passages (strongest route through Brightwater).")
+
+
+def test_a_vocabulary_seed_keeps_the_question_s_own_writing():
+    from engine.indexing.index import Index
+    from engine.ingest.corpus import load_bundled
+
+    r = Index(load_bundled("dataroom-core")).retriever("ppr-regex")
+    seeds = {s.label: s for s in r.seeder.seeding("Who is the largest investor in the fund that owns Solano Foods?").seeds}
+    assert (seeds["Fund"].rule, seeds["Fund"].via) == ("vocabulary", "fund")
+    walk = r.explain("Who is the largest investor in the fund that owns Solano Foods?", 5)
+    said = [reason(e) for e in walk.explanations]
+    assert any("the question's word “fund”" in s for s in said) and not any("“Fund”" in s for s in said)
+    assert r.seeder.seeding("Who invests in the Fund?").seeds[0].rule == "extracted"  # written as a name: a name

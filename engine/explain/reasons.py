@@ -123,6 +123,9 @@ def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
     similarity to the question (its own, and similar passages' that share a name with it)."""
     label = dict(zip((seed_id for seed_id, _ in e.contributions), e.seed_names))
     hop = dict(zip((seed_id for seed_id, _ in e.contributions), e.seed_hops))
+    # a seed the question names only by a lower-case word is said as that word, not as a name it wrote
+    words = {seed_id: f"the question's word “{w}”" for (seed_id, _), w in zip(e.contributions, e.seed_words) if w}
+    label.update(words)
     # each seed's heaviest route, listed or not: a share is named by it, not by whether a listed route starts there
     heaviest = dict(zip((seed_id for seed_id, _ in e.contributions), e.seed_routes))
     own = f"p:{e.passage_id}"
@@ -149,7 +152,7 @@ def parts(e: HitExplanation) -> list[tuple[float, str, bool]]:
                 kind = _STRUCTURE_WORDS.get(seed_id[2 + len(NODE_PREFIX):].split(" ", 1)[0], "the section")
                 out.append((share, f"{kind} “{label[seed_id]}”", False))
             else:
-                out.append((share, f"the name “{label[seed_id]}”", False))
+                out.append((share, words.get(seed_id) or f"the name “{label[seed_id]}”", False))
     if similar:
         out.append((similar, "passages like the question that share a name with it", False))
     if bridges:

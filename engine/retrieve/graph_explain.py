@@ -84,6 +84,9 @@ class HitExplanation:
     # route within two hops (None: a passage seed, or a seed reaching the hit only by longer walks); what a sentence
     # names a seed's share by
     seed_routes: tuple[EvidencePath | None, ...] = ()
+    # each contribution's seed, when the question names it only by a word it writes in lower case ("the fund",
+    # matched to the data room's defined term "Fund"): that word; else "". A sentence says it as a word, not a name
+    seed_words: tuple[str, ...] = ()
 
     @property
     def passage_id(self) -> str:
@@ -226,6 +229,8 @@ def _explain(retriever, pers, result, hits, paths_per_hit):
     seed_ids = [f"e:{s.entity}" for s in pers.seeds] + [f"p:{p.passage_id}" for p in pers.passage_seeds]
     seed_names = tuple([s.label for s in pers.seeds] + [f"dense similarity ({p.passage_id})" for p in pers.passage_seeds])
     seed_hops = tuple([s.named_at for s in pers.seeds] + [0] * len(pers.passage_seeds))
+    seed_words = tuple([s.via if s.rule == "vocabulary" and s.via == s.via.lower() else "" for s in pers.seeds]
+                       + [""] * len(pers.passage_seeds))
     # to_p[i, b]: probability of stepping entity b → passage i; to_e[b, i]: passage i → entity b
     to_p, to_e = g.blocks
     to_e_csc = g.to_entities_csc
@@ -286,7 +291,8 @@ def _explain(retriever, pers, result, hits, paths_per_hit):
                     bridges[nid] = label
         matched = tuple(g.display[j] for j in mentioned if g.entities[j] in seed_keys)
         explanations.append(HitExplanation(hit, tuple((sid, float(c)) for sid, c in zip(seed_ids, contrib)),
-                                           top, matched, seed_names, seed_hops=seed_hops, seed_routes=routes))
+                                           top, matched, seed_names, seed_hops=seed_hops, seed_routes=routes,
+                                           seed_words=seed_words))
     return tuple(explanations), bridges, on_path_edges
 
 

@@ -37,7 +37,7 @@ from ..graph.entity_graph import EntityGraph
 from .bm25_retriever import BM25Retriever
 from .dense_retriever import DenseRetriever
 from .retrievers import check_query, top_k
-from ..text import STOPWORDS, name_tokens
+from ..text import STOPWORDS, name_tokens, written_tokens
 
 RULES = ("extracted", "containment", "vocabulary")  # query rules, strongest first; aliases carry their table rule
 _FUNCTION_WORDS = STOPWORDS | COMMON_CAPS
@@ -130,21 +130,22 @@ class EntitySeeder:
         maximal = {j for j in within if not any(i != j and _inside(tokens[j], tokens[i]) for i in within)}
         return sorted(containing | maximal)
 
-    def vocabulary(self, query: str) -> list[int]:
+    def vocabulary(self, query: str) -> dict[int, str]:
         """Graph entities whose key occurs in the question on token boundaries, in order of
-        first occurrence: one pass over the question's n-grams against the key table.
+        first occurrence, each with the question's words as it writes them ("fund", "AmEx"):
+        one pass over the question's n-grams against the key table.
         Keys made only of function words ("us", "who", "it") are skipped: folded case would
         make the pronoun the acronym."""
-        toks = name_tokens(query)
+        toks, written = name_tokens(query), written_tokens(query)
         longest = self.graph.longest_key
-        found: dict[int, None] = {}
+        found: dict[int, str] = {}
         for start in range(len(toks)):
             for n in range(1, min(longest, len(toks) - start) + 1):
                 gram = toks[start:start + n]
                 j = self._entity_index.get(" ".join(gram))
                 if j is not None and not all(t in _FUNCTION_WORDS for t in gram):
-                    found.setdefault(j, None)
-        return list(found)
+                    found.setdefault(j, " ".join(written[start:start + n]))
+        return found
 
     # -------------------------------------------------------- seeding
 
@@ -163,8 +164,8 @@ class EntitySeeder:
             else:
                 unmatched.append(key)
         if self.params.vocabulary:
-            for j in self.vocabulary(query):
-                groups.append((self.graph.entities[j], "vocabulary", [j]))
+            for j, words in self.vocabulary(query).items():
+                groups.append((words, "vocabulary", [j]))
         matched: dict[int, tuple[str, str, float]] = {}  # entity → (via, rule, weight)
         for via, rule, js in groups:
             for j in js:
