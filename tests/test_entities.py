@@ -108,6 +108,26 @@ def test_a_name_never_spans_a_line_break():
     assert "Arizona Helvetia" not in found and "Arizona" in found and "Pima County" in found
 
 
+def test_a_name_a_line_wrap_cut_in_two_is_one_where_the_corpus_writes_it_whole():
+    """A PDF wraps its lines mid-sentence: "Boston Properties Limited\nPartnership" is one name, since the corpus
+    writes it on one line elsewhere; so is "the Consolidated\nBalance Sheets" (its shouted heading is whole). Two
+    names a line break parts stay two ("Arizona" and "Helvetia" are never written together)."""
+    texts = ["Net income attributable to Boston Properties Limited\nPartnership common unitholders rose.",
+             "Boston Properties Limited Partnership is the operating partnership.",
+             "See the Consolidated\nBalance Sheets for the details.", "CONSOLIDATED BALANCE SHEETS",
+             "Helvetia, Arizona\nHelvetia is a ghost town in Pima County."]
+    found = [[m.text for m in ms] for ms in extract_regex(texts)]
+    assert found[0] == ["Boston Properties Limited Partnership"]
+    assert found[2] == ["Consolidated Balance Sheets"]
+    assert "Arizona" in found[4] and not any("Arizona Helvetia" in f for f in found[4])
+    # the evidence is the whole corpus's, however it is split (a distributed build merges its shards' casing)
+    from engine.graph.entities import Casing
+
+    whole, parts = Casing.of(texts), Casing.merge([Casing.of(texts[:2]), Casing.of(texts[2:])])
+    assert parts == whole and "boston properties limited partnership" in whole.names
+    assert [[m.text for m in ms] for ms in extract_regex(texts[:1], casing=whole)] == found[:1]
+
+
 def test_a_sentence_initial_name_the_corpus_never_lowercases_is_kept():
     texts = ["Scanderbeg is a town in Albania. Revenue grew.", "Our revenue rose. Tenement buildings stand."]
     found = [{m.text for m in ms} for ms in extract_regex(texts)]

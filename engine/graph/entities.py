@@ -16,54 +16,16 @@ from typing import Callable, Iterable, Mapping, Sequence
 from ..components import BUILDERS  # noqa: F401  (re-exported: the builders this module extracts with)
 from ..errors import PathLensError
 from ..heap import load_once, settle
-from ..text import STOPWORDS, char_class, normalize_name
+from ..text import STOPWORDS
+from .name_patterns import (  # noqa: F401  (re-exported: what names are read by)
+    COMMON_CAPS, CONNECTORS, DEFINED_RE, MAX_NAME_TOKENS, NAME_RE, NUMBER_WORDS, NUMERIC_LABELS, SHOUTED_FUNCTION_WORDS,
+    STOP_PHRASES, ABBREVIATIONS, SENTENCE_START, acronym, entity_key)
 
-NUMERIC_LABELS = frozenset({"CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "DATE", "TIME"})
-MAX_NAME_TOKENS = 8
-
-COMMON_CAPS = frozenset(  # capitalised words that start sentences or table rows but name nothing on their own
-    """a an the this that these those there their they we our us it its in on at of for to from by
-    with as and or but if when while during after before since until per each every all any no not
-    is are was were be been has have had will would shall may might can could should must do does
-    total net gross other see page table note notes exhibit section schedule item part annex appendix
-    q1 q2 q3 q4 fy ytd ltm january february march april may june july august september october
-    november december monday tuesday wednesday thursday friday saturday sunday mr mrs ms dr
-    however although also following further accordingly pursuant under over such amount amounts
-    name date period quarter year years balance beginning ending
-    ended months weeks form""".split()  # a filing's period headers ("Three Months Ended") and "this Form 10-K"
-)
-# with the words above, a period header ("Three Months Ended June"); beside a name, part of it ("Three Rivers Bank")
-NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve thirteen sixteen twenty "
-                         "thirty forty fifty".split())
-STOP_PHRASES = frozenset(
-    {"page", "table", "exhibit", "section", "the company", "company", "inc", "llc", "lp", "l p", "ltd",
-     "quarter", "year", "annex", "schedule", "item", "the", "confidential", "draft", "continued",  # and SEC forms:
-     "form 10 k", "form 10 q", "form 8 k", "form 20 f", "form 40 f", "form 6 k", "10 k", "10 q", "8 k"}
-)
-_DETERMINER = re.compile(r"^(?:the|a|an)\s+")
-# a legal form names nothing new ("General Mills, Inc." is GENERAL MILLS); not "Company" ("East India Company"), "S.A."
-_LEGAL_FORM = re.compile(r"(?<=\w) (?:inc|incorporated|corp|corporation|llc|l l c|lp|l p|llp|l l p|ltd|plc|gmbh)$")
 # bump a builder's number when its extractor or the shared filter changes what it finds (cache then rebuilds)
-EXTRACTOR_VERSIONS = {"regex": 8, "ner": 6}
+EXTRACTOR_VERSIONS = {"regex": 9, "ner": 6}
 # builders whose mentions of a passage depend on that passage alone, so they can be kept per passage and a grown
 # corpus extracts its new passages only (regex is not one: which words it takes for names reads the corpus's casing)
 PER_PASSAGE = frozenset({"ner"})
-
-
-# Capitalised words in any cased script: "Zürich", "Société Générale", "Ørsted", "Газпром".
-_UPPER = char_class(frozenset({"Lu", "Lt"}))
-_TOKEN = rf"[{_UPPER}](?:[^\W_]|['’&.\-])*[^\W_]|[{_UPPER}]"
-CONNECTORS = ("of", "and", "&", "for", "de", "la", "du", "des", "di", "del", "der", "van", "von")
-# names never run across a line break: "Helvetia, Arizona\nHelvetia is…" is two names, not "Arizona Helvetia"
-_SP = r"[^\S\n]"
-_CONNECT = rf"(?:{_SP}(?:{'|'.join(re.escape(c) for c in CONNECTORS)}){_SP}|{_SP}d['’](?=[{_UPPER}])|{_SP})"
-_SUFFIX = rf"(?:,?{_SP}(?:L\.P\.|LP|Inc\.|LLC|L\.L\.C\.|Ltd\.|Limited|plc|N\.A\.|S\.A\.|GmbH|Corp\.))"
-NAME_RE = re.compile(rf"(?<![\w'’])(?:{_TOKEN})(?:{_CONNECT}(?:{_TOKEN}))*{_SUFFIX}?")
-DEFINED_RE = re.compile(
-    r"\((?:the\s+|each,?\s+(?:a|an)\s+|collectively,?\s+(?:the\s+)?)?[\"“”]([^\"“”()]{1,60})[\"“”]\)"
-)
-_ABBREVIATIONS = frozenset({"L.P.", "Inc.", "L.L.C.", "Ltd.", "N.A.", "S.A.", "Corp.", "Co."})
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*|[|•]\s*)$")
 
 
 @dataclass(frozen=True)
@@ -72,45 +34,59 @@ class Mention:
     label: str  # spaCy label, "NAME" for the regex builder, "DEFINED" for defined terms
 
 
-# Function words a cover page or heading shouts ("PURSUANT TO SECTION 13 OR 15(d)"); short as they are, they are
-# never acronyms. "US" and "IT" are, and stay.
-SHOUTED_FUNCTION_WORDS = frozenset("a an and as at be but by for from if in is nor not of on or so the to with".split())
-
-
-def _acronym(word: str) -> bool:
-    """A short all-capitals word is an acronym, not the function word it spells: "US", "IT" (not "TO", "OR")."""
-    return 2 <= len(word) <= 3 and word.isalpha() and word.isupper() and word.lower() not in SHOUTED_FUNCTION_WORDS
-
-
-def entity_key(surface: str) -> str:
-    """The normalised name that identifies an entity: `normalize_name` minus a leading article and a legal form."""
-    return _LEGAL_FORM.sub("", _DETERMINER.sub("", normalize_name(surface)))
-
-
 def defined_terms(text: str) -> list[Mention]:
     return [Mention(m.group(1).strip(), "DEFINED") for m in DEFINED_RE.finditer(text)]
 
 
-def _regex_mentions(text: str, casing: Casing | None) -> list[Mention]:
+Run = tuple[int, int | None, list[str], int, list[str]]
+
+
+def _runs(text: str) -> list[Run]:
+    """Each capitalised run as (start, end, words, whole start, whole words): its words with capitalised function
+    words ("The", "During") peeled off the front, and all of them; `end` is where it ends in the text, None when a
+    full stop or a connector was cut off its end."""
     out = []
     for m in NAME_RE.finditer(text):
-        words = m.group(0).split()
-        if words[-1].endswith(".") and words[-1] not in _ABBREVIATIONS:  # a full stop, not "L.P."
-            words[-1] = words[-1].rstrip(".")
-        start = m.start()
-        # peel capitalised function words ("The", "During") off the front
-        while words and words[0].lower().rstrip(".,") in COMMON_CAPS and not _acronym(words[0]):
+        words, start, end = m.group(0).split(), m.start(), m.end()
+        if words[-1].endswith(".") and words[-1] not in ABBREVIATIONS:  # a full stop, not "L.P."
+            words[-1], end = words[-1].rstrip("."), None
+        whole = list(words)
+        while words and words[0].lower().rstrip(".,") in COMMON_CAPS and not acronym(words[0]):
             start = text.index(words[1], start + len(words[0])) if len(words) > 1 else start
             words = words[1:]
         # a trailing connector is not part of the name, but a lone one ("La fida ninfa") is all there is
         while len(words) > 1 and words[-1].lower() in CONNECTORS:
-            words = words[:-1]
-        if not words:
-            continue
+            words, end, whole = words[:-1], None, whole[:-1]
+        if words:
+            out.append((start, end, words, m.start(), whole))
+    return out
+
+
+_LINE_BREAK = re.compile(r"[^\S\n]*\n[^\S\n]*")
+
+
+def _rejoined(text: str, runs: list[Run], casing: Casing) -> list[tuple[int, list[str]]]:
+    """(start, words) of each run, a name a PDF's line wrap cut in two ("Boston Properties Limited\nPartnership",
+    "the Consolidated\nBalance Sheets") made one again where the corpus writes it whole on one line elsewhere.
+    Names never run across a line break otherwise: "Helvetia, Arizona\nHelvetia is…" is two names."""
+    out: list[tuple[int, int | None, list[str]]] = []
+    for start, end, words, whole_start, whole in runs:
+        if out and out[-1][1] is not None and _LINE_BREAK.fullmatch(text, out[-1][1], whole_start) \
+                and entity_key(" ".join(out[-1][2] + whole)) in casing.names:
+            out[-1] = (out[-1][0], end, out[-1][2] + whole)
+        else:
+            out.append((start, end, words))
+    return [(start, words) for start, _, words in out]
+
+
+def _regex_mentions(text: str, casing: Casing | None) -> list[Mention]:
+    out = []
+    runs = _runs(text)
+    for start, words in (_rejoined(text, runs, casing) if casing is not None else [(r[0], r[2]) for r in runs]):
         name = " ".join(words)
         if casing is not None and _common_words(words, casing):
             continue
-        if len(words) == 1 and _SENTENCE_START.search(text[max(0, start - 3):start] if start else ""):
+        if len(words) == 1 and SENTENCE_START.search(text[max(0, start - 3):start] if start else ""):
             camel_or_caps = (any(a.islower() and b.isupper() for a, b in zip(name, name[1:]))
                              or (len(name) >= 2 and all(c.isupper() or c.isdigit() or c in "&.-" for c in name)))
             # A lone capitalised word at a sentence start may be just a capitalised word. In a
@@ -132,7 +108,7 @@ def _common_words(words: list[str], casing: "Casing") -> bool:
       case are names in encyclopedic text ("Bush"); dropping every one of them cost ppr-regex 0.065 of HR@5 on
       MuSiQue (docs/filings.md, "Entities on filings"), so the counts decide."""
     lone = words[0] if len(words) == 1 else ""
-    if all(w.isupper() for w in words) and not (_acronym(lone) and (len(lone) == 2 or not casing.written_lower(lone.lower()))):
+    if all(w.isupper() for w in words) and not (acronym(lone) and (len(lone) == 2 or not casing.written_lower(lone.lower()))):
         return all(casing.written_lower(w.lower().strip(".,")) for w in words)
     word = words[0]
     return len(words) == 1 and word[:1].isupper() and word[1:].islower() and casing.mostly_lower(word.lower())
@@ -144,33 +120,38 @@ _WORD = re.compile(r"(?<![\w'’-])[^\W\d_][\w'’-]*")
 @dataclass(frozen=True)
 class Casing:
     """How a corpus writes its words: per word (lower-cased), how often in lower case and how often capitalised
-    inside a sentence. Counts add up over the parts of a corpus, so a distributed build merges its shards'
-    exactly (`merge`)."""
+    inside a sentence; and the keys of the capitalised runs of two words or more it writes on one line. Counts add
+    up and keys unite over the parts of a corpus, so a distributed build merges its shards' exactly (`merge`)."""
 
     lower: Mapping[str, int]
     inner_title: Mapping[str, int]
+    names: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, texts: Sequence[str]) -> "Casing":
         lower: Counter[str] = Counter()
         title: Counter[str] = Counter()
+        names: set[str] = set()
         for t in texts:
             for m in _WORD.finditer(t):
                 w = m.group(0)
                 if w[0].islower():
                     lower[w] += 1
-                elif w[1:].islower() and not _SENTENCE_START.search(t[max(0, m.start() - 3):m.start()]):
+                elif w[1:].islower() and not SENTENCE_START.search(t[max(0, m.start() - 3):m.start()]):
                     title[w.lower()] += 1
-        return cls(lower, title)
+            names.update(entity_key(m.group(0)) for m in NAME_RE.finditer(t) if " " in m.group(0))
+        return cls(lower, title, frozenset(names))
 
     @classmethod
     def merge(cls, parts: Iterable["Casing"]) -> "Casing":
         lower: Counter[str] = Counter()
         title: Counter[str] = Counter()
+        names: set[str] = set()
         for part in parts:
             lower.update(part.lower)
             title.update(part.inner_title)
-        return cls(lower, title)
+            names |= part.names
+        return cls(lower, title, frozenset(names))
 
     def written_lower(self, word: str) -> bool:
         """The corpus writes it in lower case somewhere (or it is a stop word): at a sentence start, its
@@ -258,7 +239,7 @@ def drop_reason(m: Mention) -> str | None:
         return "OCR fragment: broken tokens"
     if len(tokens) > MAX_NAME_TOKENS:
         return "too long"
-    if key in STOP_PHRASES or (all(t in COMMON_CAPS or t in NUMBER_WORDS for t in tokens) and not _acronym(raw)):
+    if key in STOP_PHRASES or (all(t in COMMON_CAPS or t in NUMBER_WORDS for t in tokens) and not acronym(raw)):
         return "stop phrase"
     return None
 
