@@ -224,6 +224,25 @@ def test_every_hits_score_is_the_exact_sum_of_its_named_parts(learned):
     assert "MD&A" in learned.pool.facts[learned.pool.page_key(answer.hits[0].passage_id)].kinds  # it learned
 
 
+def test_the_walks_strength_and_rank_are_told_as_one_reason_and_the_reasons_still_sum(learned):
+    """A walk-through read "how strongly the graph search reached it" and "its rank in the graph search" as two
+    reasons for one page: they are told as one, their parts summed."""
+    from engine.explain.parts import page_parts_html
+    from engine.retrieve.page_features import WALK_FEATURES
+
+    answer = learned.answer("What drove Acme's gross margin in FY2020?", 5)
+    for h in answer.hits:
+        why = answer.why[h.passage_id]
+        reasons = dict(why.reasons())
+        walk = sum(p.part for p in why.parts if p.feature in WALK_FEATURES[:2])
+        assert reasons["how high the graph search found it"] == walk
+        assert not set(WALK_FEATURES[:2]) & set(reasons) and len(reasons) == len(why.parts) - 1
+        assert abs(sum(reasons.values()) + why.base - why.score) < 1e-9
+        drawn = page_parts_html(why)
+        assert "its rank in the graph search" not in drawn and "how strongly the graph search" not in drawn
+        assert "its rank in the graph search" not in why.words()
+
+
 def test_a_contents_listing_past_its_heading_is_boilerplate_and_a_statement_is_not():
     """A walk-through's major: a bylaws' contents, continued on a page without its heading, ranked first for "who
     signed … as chief financial officer" ("(e) CHIEF FINANCIAL OFFICER 22")."""

@@ -74,7 +74,7 @@ def explained(answer, passage_id: str) -> tuple[HitExplanation | None, PageExpla
 
 
 def page_parts_html(why: PageExplanation) -> str:
-    return parts_html([(p.feature, p.part) for p in why.parts], why.base, why.score)
+    return parts_html(why.reasons(), why.base, why.score)
 
 
 __all__ = ["SHOWN", "base_words", "explained", "page_parts_html", "part_rows", "parts_html"]

@@ -23,7 +23,7 @@ from .filing_retriever import FilingRetriever
 from .filing_seeding import STRUCTURE_RULES
 from .graph_explain import HitExplanation
 from .graph_retriever import Personalization, Walk, scored
-from .page_features import FEATURES, Candidates, PageFacts, content_words, feature_rows, rare_word_shares
+from .page_features import FEATURES, WALK_FEATURES, Candidates, PageFacts, content_words, feature_rows, rare_word_shares
 from .retrievers import Answer, Answers, Hit, check_k, check_query
 
 POOL = 40  # pages of the walk's ranking the ranker reorders: the tuning halves' gold is within it for most questions
@@ -35,6 +35,10 @@ class PagePart:
     feature: str
     value: float  # the feature's value on this page, for the question
     part: float  # its part of the score
+
+
+# features a reader is told as one reason: the walk's score against the best page's and its rank say one thing
+REASONS = {WALK_FEATURES[0]: "how high the graph search found it", WALK_FEATURES[1]: "how high the graph search found it"}
 
 
 @dataclass(frozen=True)
@@ -58,11 +62,22 @@ class PageExplanation:
         """(name, part) of every part and the base: they sum to the score."""
         return tuple((p.feature, p.part) for p in self.parts) + (("base", self.base),)
 
+    def reasons(self) -> tuple[tuple[str, float], ...]:
+        """(reason, part) as a reader is told them, largest in size first: the parts, those of one reason summed (the
+        walk's strength and rank are one reason, "how high the graph search found it", read as two in a
+        walk-through). With `base` they sum to `score`."""
+        summed: dict[str, float] = {}
+        for p in self.parts:
+            reason = REASONS.get(p.feature, p.feature)
+            summed[reason] = summed.get(reason, 0.0) + p.part
+        return tuple(sorted(summed.items(), key=lambda r: (-abs(r[1]), r[0])))
+
     def words(self) -> str:
-        shown = [p for p in self.parts if abs(p.part) >= 0.005][:4]
-        rest = len(self.parts) - len(shown)
+        reasons = self.reasons()
+        shown = [r for r in reasons if abs(r[1]) >= 0.005][:4]
+        rest = len(reasons) - len(shown)
         return (f"score {self.score:+.2f} from {self.base:+.2f}, where every page of this search begins: "
-                + ", ".join(f"{p.feature} {p.part:+.2f}" for p in shown)
+                + ", ".join(f"{name} {part:+.2f}" for name, part in shown)
                 + f", and {rest} other, smaller reason{'s' if rest != 1 else ''}; the graph search alone ranked it "
                 f"{self.walk_rank}")
 
