@@ -51,6 +51,17 @@ def test_hover_text_and_gold_marks_are_the_renderers():
     assert "e-0" not in page  # no raw mass
 
 
+def test_a_seed_matched_by_the_questions_lower_case_word_says_so_on_hover(core_index):
+    """The demo's "the fund" matches the data room's defined term "Fund": its node says the question's word matched
+    it, not that the question named it."""
+    from engine.explain.render import hover_text
+
+    ans = core_index.retriever("ppr-regex").explain("Who is the largest investor in the fund that owns Solano Foods?", 5)
+    nodes = {n.id: n for n in ans.nodes}
+    assert hover_text(nodes["e:fund"], ans, {}).startswith("the question's word “fund” matched it: the search starts here")
+    assert hover_text(nodes["e:solano foods"], ans, {}).startswith("named in the question: the search starts here")
+
+
 def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys):
     import json as _json
 

@@ -187,9 +187,12 @@ def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str],
     """What a node says on hover (plain text; vis-network shows string titles as text): its role,
     the share of the walk's time it holds (its PPR mass, as a percentage), and who it is — a seed's rule and
     weight; a passage's document's full identity, where in it the passage is, its dense cosine, its text."""
-    head = f"{ROLE_WORDS.get(node.kind, node.kind)} · the walk spends {percent(node.mass)} of its time here\n"
+    seed = next((s for s in answer.seeds if s.entity == node.id[2:]), None) if node.id.startswith("e:") else None
+    role = ROLE_WORDS.get(node.kind, node.kind)
+    if seed is not None and seed.rule == "vocabulary" and seed.via == seed.via.lower():  # a word, not a name it wrote
+        role = f"the question's word “{seed.via}” matched it: the search starts here"
+    head = f"{role} · the walk spends {percent(node.mass)} of its time here\n"
     if node.id.startswith("e:"):
-        seed = next((s for s in answer.seeds if s.entity == node.id[2:]), None)
         who = (f"{node.label} — bridging entity" if seed is None else
                f"{seed.label} — {seed.source} seed ({seed.rule}), weight {seed.weight:.3f}")
         return head + who + nested_words(node, answer)
