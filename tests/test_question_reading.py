@@ -347,6 +347,18 @@ def test_a_named_form_of_the_year_is_no_part_of_a_missing_10k(room):
         "No Amcor 10-K for FY2023; showing Amcor Q2 FY2023 10-Q (part of that year only)",)
 
 
+def test_a_quarter_a_room_holds_only_an_8k_of_says_no_report_of_it_not_no_filing():
+    """A walk-through's minor: "… in 4Q23?" said "No Costco filing for Q4 FY2023" of a room holding Costco's 8-K dated
+    August 9, 2023, which falls in that quarter (an 8-K reports an event, not the quarter)."""
+    k8 = {"COST_2023_8K.pdf": _f("COST_2023_8K.pdf", "Costco Wholesale", ["costcowholesale", "costco"], "8-K", 2023,
+                                 end="2023-08-09", symbols=["COST"])}
+    scope = _scope("What were Costco's net sales in 4Q23?",
+                   room_of(ROOM | k8, PAGES | {"COST_2023_8K.pdf": PAGES["AXP_2022_10K.pdf"]}))
+    assert scope.filings == ("COST_2023_8K.pdf",)
+    assert scope.notes == (f"No Costco Wholesale 10-Q, 10-K or earnings release for Q4 FY2023; showing "
+                           f"{k8['COST_2023_8K.pdf'].label}",), scope.notes
+
+
 def test_a_proxy_matter_is_no_proxy_statement(room):
     """A walk-through's minor: "Rule 14a-19 proxy solicitation" in Costco's bylaws was read as the form."""
     assert _scope("What do McDonald's bylaws say about Rule 14a-19 proxy solicitation?", room).form == ""

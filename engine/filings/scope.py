@@ -33,8 +33,7 @@ _FORMS = {"10-K": re.compile(r"\b10-?ks?\b|\bannual reports?\b", re.IGNORECASE),
           # "proxy solicitation", "proxy access" or "a proxy card" is a matter, not the document
           "proxy statement": re.compile(r"\bproxy(?: statement)?s?\b(?!\s+(?:solicit\w*|access|cards?|contests?|fights?"
                                         r"|vot\w*|advis\w*|rules?|holders?))|\bdef 14a\b", re.IGNORECASE)}
-# what an earnings release holds and a 10-K does not: measures outside GAAP, and guidance (Regulation G; Item 2.02
-# of Form 8-K furnishes the release)
+# what an earnings release holds and a 10-K does not: measures outside GAAP, and guidance (Regulation G; 8-K Item 2.02)
 _RELEASE_MEASURES = re.compile(r"\bnon-?gaap\b|\badjusted\b|\borganic\b|\bguidance\b|\boutlook\b|\bexcluding (?:charges|items)"
                                r"|\bcore eps\b", re.IGNORECASE)
 _GUIDANCE = re.compile(r"\bguidance\b|\bguid(?:e|es|ed|ing) (?:to|for)\b|\boutlook\b|\bforecast\b", re.IGNORECASE)
@@ -336,8 +335,10 @@ def _for_quarter(filings: Mapping[str, Filing], docs: list[str], year: int | Non
         got = [max(before, key=lambda d: (filings[d].quarter, filings[d].form == "earnings release", d))]
         return got, f"Guidance for Q{quarter} FY{year} is given before it: showing {_labels(filings, got)}"
     if of_year:
-        return (_prefer_release(filings, of_year, release or guidance),
-                f"No {{who}} filing for Q{quarter} FY{year}; showing {_labels(filings, of_year)}")
+        got = _prefer_release(filings, of_year, release or guidance)  # an 8-K's date may fall in the quarter:
+        return got, (f"No {{who}} 10-Q, 10-K or earnings release for Q{quarter} FY{year}; showing {_labels(filings, got)}"
+                     if all(filings[d].form == "8-K" for d in got) else  # it reports an event, not the quarter
+                     f"No {{who}} filing for Q{quarter} FY{year}; showing {_labels(filings, of_year)}")
     got, note = _for_year(filings, docs, year, fallback, release, form)
     return got, note or f"No {{who}} filing for Q{quarter} FY{year}"
 
@@ -368,8 +369,7 @@ def _for_date(room: Room, key: str, docs: list[str], period: Period, fallback: b
         if got:
             return got, note
     day = date(end[0], end[1], end[2] or 28)
-    # a day within a 10-Q's or 10-K's filing deadline after its period's end is on its cover or among its later
-    # events ("shares outstanding as of July 21, 2023": the June quarter's 10-Q)
+    # a day within a report's filing deadline after its period's end is on its cover ("as of July 21, 2023": June's 10-Q)
     since = sorted((f.period_end, d) for d in docs if (f := filings[d]).form in FILED_WITHIN_DAYS and f.period_end
                    and 0 < (day - date.fromisoformat(f.period_end)).days <= FILED_WITHIN_DAYS[f.form])
     if since:
