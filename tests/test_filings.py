@@ -598,6 +598,27 @@ def test_offered_questions_span_the_rooms_companies_and_forms():
         offered_questions(FilingStructure(room, tuple(nodes), ()))
 
 
+def test_an_8k_is_offered_by_its_month_and_an_item_that_answers_not_its_exhibit_list():
+    """A walk-through's minor: "What does Item 9.01. Financial Statements and Exhibits in Lockheed Martin's FY2023 8-K
+    say?" named an exhibit list, with a double stop, and an 8-K by a fiscal year it does not report on."""
+    from engine.filings.identity import Filing
+    from engine.filings.offers import offered_questions
+    from engine.filings.scope import read_scope
+    from engine.filings.structure import FilingStructure, Node
+
+    room = {"LMT.pdf": Filing("LMT.pdf", "Lockheed Martin", ("lockheedmartin",), ("LMT",), "8-K", 2023,
+                              period_end="2023-05-25")}
+    items = ("Item 1.01. Entry into a Material Definitive Agreement", "Item 2.03. Creation of a Direct Financial "
+             "Obligation", "Item 8.01. Other Events", "Item 9.01. Financial Statements and Exhibits", "Signatures. ")
+    nodes = tuple(Node(f"§item LMT.pdf {i}", "item", label, "LMT.pdf", str(i)) for i, label in enumerate(items))
+    offered = offered_questions(FilingStructure(room, nodes, ()))
+    assert offered[-1] == ("What does Item 2.03 — Creation of a Direct Financial Obligation in Lockheed Martin's May "
+                           "2023 8-K say?"), offered
+    assert read_scope(offered[-1], room, bundled()).filings == ()  # the room's only filing: no bound needed
+    assert read_scope(offered[-1], room | {"X.pdf": Filing("X.pdf", "Lockheed Martin", ("lockheedmartin",), (),
+                                                           "10-K", 2022)}, bundled()).filings == ("LMT.pdf",)
+
+
 def test_a_banks_cash_and_marketable_securities_seed_its_balance_sheet_rows():
     """A bank's balance sheet (S-X 9-03) has no "cash and cash equivalents" or "marketable securities" rows:
     "cash and marketable securities" must still seed the rows that hold them. ("liquidity" seeds current assets,

@@ -10,6 +10,9 @@ left out, damaged) is offered from only when every file was.
 
 from __future__ import annotations
 
+import calendar
+import re
+
 from .identity import Filing
 from .structure import STATEMENTS, FilingStructure
 
@@ -23,6 +26,11 @@ ASKED_OF = {
 }
 
 
+# an Item that lists exhibits or signatures answers no analyst's question ("Item 9.01. Financial Statements and Exhibits")
+_LISTS = re.compile(r"\bexhibits?\b|\bsignatures?\b", re.IGNORECASE)
+_ITEM_STOP = re.compile(r"^(Item \d+[A-Z]?(?:\.\d+)?)\.\s+")  # "Item 8.01. Other Events" → "Item 8.01 — Other Events"
+
+
 def _possessive(name: str) -> str:
     """"Apple's", "General Mills'" (a name ending in s takes the apostrophe alone)."""
     if name.endswith(("'s", "’s", "'", "’")):
@@ -31,6 +39,9 @@ def _possessive(name: str) -> str:
 
 
 def _period(f: Filing) -> str:
+    """"Q2 FY2023", "FY2022"; an 8-K by the month of its report ("May 2023"): it reports an event, not a period."""
+    if f.form == "8-K" and re.fullmatch(r"\d{4}-\d{2}-\d{2}", f.period_end or ""):
+        return f"{calendar.month_name[int(f.period_end[5:7])]} {f.period_end[:4]}"
     if f.quarter and f.fiscal_year:
         return f"Q{f.quarter} FY{f.fiscal_year}"
     return f"FY{f.fiscal_year}" if f.fiscal_year else ""
@@ -73,7 +84,7 @@ def offered_questions(structure: FilingStructure, limit: int = 3, damaged: froze
 
     def sections(f: Filing) -> list:
         found = by_doc.get(f.doc_id, {}).get("note", []) or by_doc.get(f.doc_id, {}).get("item", [])
-        return [n for n in found if " — " in n.label or ". " in n.label]
+        return [n for n in found if (" — " in n.label or ". " in n.label) and not _LISTS.search(n.label)]
 
     def kinds(f: Filing) -> int:  # how many kinds of offer a filing could take
         return bool(statements(f)) + bool(sections(f))
@@ -99,7 +110,8 @@ def offered_questions(structure: FilingStructure, limit: int = 3, damaged: froze
     f = _pick(filings, sections, companies, forms)
     if f is not None:
         titled = sections(f)
-        out.append(f"What does {titled[len(titled) // 2].label} in {_where(f)} say?")
+        title = _ITEM_STOP.sub(r"\1 — ", titled[len(titled) // 2].label)
+        out.append(f"What does {title} in {_where(f)} say?")
     return tuple(dict.fromkeys(out))[:limit]
 
 
