@@ -202,10 +202,10 @@ def test_the_readme_demo_script(fresh_app_url, browser, tmp_path):
     wait_idle(page, timeout=300)
     main = page.locator("[data-testid=stMain]").inner_text()
     assert "Answered by" not in main and "stand" not in main.lower(), main[:400]  # no stand-in opens the demo
-    # one build box, the whole room's: not a stand-in's "ready for bm25, which answers while the rest is built"
+    # one build box, the whole room's: not a stand-in's ("ready for bm25, the quicker retriever that answers first")
     boxes = [b.split("\n")[-1].strip()  # after the icon's name
              for b in page.locator("[data-testid=stMain] [data-testid=stExpander] summary").all_inner_texts()]
-    assert "while the rest is built" not in main and [b for b in boxes if b.startswith("Index of")] == [
+    assert "quicker retriever" not in main and [b for b in boxes if b.startswith("Index of")] == [
         "Index of dataroom-core ready"], boxes
     assert len(hits(page)) == 5 and sum("★ gold" in h for h in hits(page)) == 2
     page.screenshot(path=str(SHOTS / "demo-1-opens.png"), full_page=True)

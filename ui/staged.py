@@ -48,7 +48,7 @@ def who_answers(index: Index, name: str, config: SearchConfig, question: str) ->
         return Choice(answerer(name, index.stored, config.rrf.members), name, None)
     stand_in_box = st.empty()  # replaced by the whole room's box when the rest is built in the moment waited
     with stand_in_box.container():
-        if not ensure(index, stages_for([a.name]), purpose=f"{a.name}, which answers while the rest is built"):
+        if not ensure(index, stages_for([a.name]), purpose=stand_in_purpose(a.name)):
             return None
     stand_in = index.retriever(a.name, config)
     first: tuple[str, ...] = ()
@@ -67,6 +67,13 @@ def who_answers(index: Index, name: str, config: SearchConfig, question: str) ->
     if early is not None:
         return Choice(a, name, job, first, early)
     return Choice(a, a.name, job, (), stand_in)
+
+
+def stand_in_purpose(name: str) -> str:
+    """What a stand-in's build box says it was built for. The box stays on the page once the rest is built, so it
+    says nothing of the build to come ("… which answers while the rest is built" read as stale beside "… is ready
+    now": a walk-through)."""
+    return f"{name}, the quicker retriever that answers first"
 
 
 def _built_whole(index: Index, name: str, a: Answerer, config: SearchConfig) -> bool:
