@@ -115,6 +115,12 @@ def test_a_comparison_opens_on_the_best_graph_retriever_against_the_best_baselin
     assert default_pair(res, graph, multi_gold=True) == ("ppr-regex", "bm25", "recall@5")
     assert default_pair(res, graph, multi_gold=False) == ("hybrid-ner", "dense", "hr@5")
     assert default_pair(res, [], multi_gold=False) == ("hybrid-ner", "dense", "hr@5")  # no graph: the two best
+    # a tie on the metric goes to the better MRR, then to the earlier retriever
+    tied = EvalResult("c", 10, 4, (5,), None, {
+        "filing": RetrieverResult("filing", {"hr@5": 0.9, "recall@5": 0.5, "mrr": 0.7}, {}, {}, {}, ()),
+        "filing-learned": RetrieverResult("filing-learned", {"hr@5": 0.9, "recall@5": 0.5, "mrr": 0.8}, {}, {}, {}, ()),
+        "dense": RetrieverResult("dense", {"hr@5": 0.7, "recall@5": 0.4, "mrr": 0.6}, {}, {}, {}, ())})
+    assert default_pair(tied, ["filing", "filing-learned"], multi_gold=False) == ("filing-learned", "dense", "hr@5")
 
 
 def test_compare_by_kind_resamples_whole_clusters_when_given_them(core_index):

@@ -215,3 +215,7 @@ def test_the_leader_is_the_best_only_when_it_leads_every_other_whatever_pair_is_
     assert said == ("a finds a gold passage in its top 5 for 80% of the questions; hr@5 0.800, but not told apart "
                     "from b (the 95% interval of each difference includes 0, so the gap could come from which questions happened to be asked: b 0.700, "
                     "[-0.050, +0.250]); ahead of c")
+    # two that rank every question's gold alike: no interval to read, the same on every question (a walk-through
+    # read "[+0.000, +0.000]")
+    said = leader_against_each({"a": 0.9, "b": 0.9}, "hr@5", {"b": ci("b", 0.0, 0.0)})
+    assert said.endswith("b 0.900, the same on every question)"), said

@@ -81,7 +81,9 @@ def leader_against_each(means: Mapping[str, float], metric: str, leads: Mapping[
     ahead = [n for n in leads if n not in tied]
     return (f"{leader} {words}, but not told apart from {_and(tied)} (the 95% interval of each difference includes "
             f"0, so the gap {CHANCE}: "
-            + "; ".join(f"{n} {shown[n]:.3f}, [{leads[n].low:+.3f}, {leads[n].high:+.3f}]" for n in tied) + ")"
+            + "; ".join(f"{n} {shown[n]:.3f}, " + ("the same on every question" if leads[n].low == leads[n].high == 0
+                                                    else f"[{leads[n].low:+.3f}, {leads[n].high:+.3f}]") for n in tied)
+            + ")"
             + (f"; ahead of {_and(ahead)}" if ahead else ""))
 
 
