@@ -80,6 +80,9 @@ elif not (path_text.strip() and Path(path_text.strip()).is_file()):  # a file gi
                "upload one.")
 linkable = shared_name(path_text)  # the name a link may carry for this file, or None
 upload = st.file_uploader("…or upload the file", type=["jsonl", "json"], key="bm_upload")
+if upload is None and path_text.strip() and not Path(path_text.strip()).expanduser().is_file():
+    st.warning(f"No file at {Path(path_text.strip()).expanduser()}: give the path of a MuSiQue, HotpotQA or 2Wiki "
+               "file, or upload one.")
 c3, c4 = st.columns(2)
 sample_n = int(c3.number_input("Sample size (0 = all questions)", 0, 100_000, key="bm_sample"))
 seed = int(c4.number_input("Random seed", 0, 2**31 - 1, key="bm_seed", help="Seed of the random question sample, so a run can be repeated exactly."))
@@ -110,6 +113,7 @@ if run:
             *args, on_progress=progress, should_stop=stop)).start()
         st.session_state.pop("bench_result", None)
         st.session_state["bench_file"] = linkable if upload is None else None
+        st.session_state["bench_ran_on"] = upload.name if upload is not None else str(path)
         st.session_state["bench_sample"] = sample_n
     except PathLensError as e:
         st.error(str(e))
@@ -126,6 +130,11 @@ set_params(file=linkable, ran=1 if result is not None and linkable and st.sessio
 if result is not None:
     st.subheader(f"{result.format} · {'closed pool' if result.mode == 'closed' else 'open corpus'} · "
                  f"{result.n_questions} questions · {result.n_passages:,} passages")
+    ran_on = st.session_state.get("bench_ran_on", "")
+    shown_path = upload.name if upload is not None else str(Path(path_text.strip()).expanduser()) if path_text.strip() else ""
+    if ran_on:  # a table stays under a path typed since: it says which file it measured
+        st.caption(f"Measured on {ran_on}" + ("" if shown_path == ran_on else
+                                                "; the file named above is another: Run benchmark to measure it") + ".")
     if not result.complete:
         st.warning(f"Benchmark cancelled after {result.n_questions} of {result.n_asked} questions; "
                    f"the table covers those {result.n_questions}.")

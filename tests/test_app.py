@@ -583,7 +583,13 @@ def test_benchmarks_page_with_fixture_file():
     # the table's "no seed" column says what it counts, on hover and under the table
     assert any(c.value.startswith("The best value of each column is in bold. “no seed”: questions a graph retriever "
                                   "could not start on") for c in at.caption)
+    assert any(c.value == f"Measured on {FIX / 'musique.jsonl'}." for c in at.caption)
     at.text_input(key="bm_path").set_value(str(FIX / "nope.jsonl")).run()
+    # said as it is typed, not only on Run; the table left under it says it measured another file (a walk-through)
+    assert [w.value for w in at.warning] == [f"No file at {FIX / 'nope.jsonl'}: give the path of a MuSiQue, HotpotQA or "
+                                             "2Wiki file, or upload one."]
+    assert any(c.value == f"Measured on {FIX / 'musique.jsonl'}; the file named above is another: Run benchmark to "
+                          "measure it." for c in at.caption)
     at.button(key="bm_run").click().run()
     assert any("no file at" in e.value for e in at.error)
     assert all(b.disabled for b in at.button if b.label == "Cancel")  # nothing started
