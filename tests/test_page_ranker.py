@@ -226,7 +226,7 @@ def test_every_hits_score_is_the_exact_sum_of_its_named_parts(learned):
 
 def test_the_walks_strength_and_rank_are_told_as_one_reason_and_the_reasons_still_sum(learned):
     """A walk-through read "how strongly the graph search reached it" and "its rank in the graph search" as two
-    reasons for one page: they are told as one, their parts summed."""
+    reasons for one page: they are told as one, their parts summed; and a reason says what it is."""
     from engine.explain.parts import page_parts_html
     from engine.retrieve.page_features import WALK_FEATURES
 
@@ -237,6 +237,10 @@ def test_the_walks_strength_and_rank_are_told_as_one_reason_and_the_reasons_stil
         walk = sum(p.part for p in why.parts if p.feature in WALK_FEATURES[:2])
         assert reasons["how high the graph search found it"] == walk
         assert not set(WALK_FEATURES[:2]) & set(reasons) and len(reasons) == len(why.parts) - 1
+        # a section the lexicon reads a term as is one the question's terms point to, not one it names (a walk-through:
+        # "+1.13 in the note, Item or statement the question names", of a question that named none)
+        named = next(p.part for p in why.parts if p.feature == "in the note, Item or statement the question names")
+        assert reasons["in the note, Item or statement the question names or its terms point to"] == named
         assert abs(sum(reasons.values()) + why.base - why.score) < 1e-9
         drawn = page_parts_html(why)
         assert "its rank in the graph search" not in drawn and "how strongly the graph search" not in drawn
