@@ -124,6 +124,8 @@ def test_query_page_graph_retriever_explains_and_updates_url():
     residual = vega_data(at)
     assert list(residual["iteration"]) == list(range(1, 21)) and residual["L1 change"].is_monotonic_decreasing
     assert vega_spec(at)["encoding"]["y"]["scale"]["type"] == "log"
+    assert vega_spec(at)["encoding"]["y"]["axis"]["format"] == ".0e"  # one number format down the axis (walk 21 read
+    # 0.01, 0.0001, 0.000001, then 1e-8 … at α 0.99)
     assert at.query_params["retriever"] == "hybrid-ner" and at.query_params["alpha"] == "0.15"
     assert at.query_params["passage_weight"] == "0.5" and at.query_params["lexical_share"] == "0.5"
     before = hit_lines(at)

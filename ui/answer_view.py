@@ -115,7 +115,7 @@ def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str],
         if len(residuals) >= 2:
             st.altair_chart(alt.Chart(residuals).mark_line(point=True).encode(
                 alt.X("iteration:Q", scale=alt.Scale(zero=False), axis=alt.Axis(tickMinStep=1)),
-                alt.Y("L1 change:Q", scale=alt.Scale(type="log"),
+                alt.Y("L1 change:Q", scale=alt.Scale(type="log"), axis=alt.Axis(format=".0e"),  # one format: 1e-2 … 1e-24
                       title="score added at step t" if walk.pushed else "‖pₜ₊₁ − pₜ‖₁")).properties(height=320),
                 width="stretch", key="residuals")
         if len(residuals) < len(walk.residuals):
