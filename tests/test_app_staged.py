@@ -3,6 +3,7 @@ build panel; and the sentence's words, by hand."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from engine.indexing.availability import Answerer
@@ -101,6 +102,9 @@ def test_the_corpus_page_lists_each_stage_what_is_ready_and_what_is_next(monkeyp
                                     "dense embeddings (all-MiniLM-L6-v2)", "entity extraction (spaCy NER)",
                                     "entity graph (spaCy NER)"]
     assert [s.split(" in ")[0] for s in table["state"]] == ["built"] * 3 + ["to come"] * 3
+    # the state is drawn wide: "in progress: 0 of 1,267 passages (68 more repeat a text …" was cut (a walk-through)
+    (frame,) = [d for d in at.dataframe if "stage" in d.value.columns]
+    assert json.loads(frame.proto.columns)["state"]["width"] == "large"
     ready = [c.value for c in at.caption if c.value.startswith("Ready now: ")]
     assert ready == ["Ready now: bm25, tfidf, ppr-regex, bct-regex, filing-graph. Next: dense, once dense embeddings "
                      "(all-MiniLM-L6-v2) is built."]

@@ -256,7 +256,7 @@ def show_room_build(index: Index) -> None:
             st.rerun()
         for job in current:
             job.touch()  # followed here: the build goes on
-        show_table(pd.DataFrame(stage_rows(index, current)), hide_index=True, width="stretch")
+        show_table(pd.DataFrame(stage_rows(index, current)), wide=("state",), hide_index=True, width="stretch")
         now = ready(index.stored)
         st.caption(f"Ready now: {', '.join(now) if now else 'no retriever yet'}. {next_ready(index)}")
 
