@@ -176,7 +176,7 @@ def test_query_page_bct_lexical_and_k():
     whys = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("Why: ")]  # escaped corpus text
     assert len(whys) == 3 and "“fre”: 2× in the passage, rarity " in whys[0] and "%" in whys[0]
     at.selectbox(key="base_retriever").set_value("dense").run()
-    assert all("of 1, cosine)" in c.value.replace("\\", "") for c in at.caption if c.value.startswith("Why: "))
+    assert all("of 1, cosine: 1 would mean the same meaning)" in c.value.replace("\\", "") for c in at.caption if c.value.startswith("Why: "))
     at.selectbox(key="base_retriever").set_value("bm25").run()
     assert at.query_params["retriever"] == "bm25" and at.query_params["k"] == "3"
     table = at.dataframe[-1].value
@@ -366,7 +366,7 @@ def test_compare_page_side_by_side_and_metrics():
     walks = [r for r in reasons if re.match(r"Rank \d+ in the walk\. Its score: .+\d+% .+\. (Evidence path: .+|No "
                                             r"evidence path within two hops)\.$", r) or r.startswith("it does not reach")]
     assert walks and not any(".md#" in r for r in walks), reasons
-    assert any("× in the passage, rarity" in r and "(idf)" in r for r in reasons) or any(
+    assert any("× in the passage, rarity" in r and "(idf: the rarer the word in the corpus, the higher)" in r for r in reasons) or any(
         r == "no question word is in this passage" for r in reasons)  # bm25's terms
     at.button(key="run_eval").click().run()
     shown = next(d for d in at.dataframe if "hr@1" in getattr(d.value, "columns", []))

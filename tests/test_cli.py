@@ -97,7 +97,7 @@ def test_query_json_explains_lexical_and_fused_hits(capsys):
         assert sum(t["contribution"] for t in h["explanation"]["terms"]) == pytest.approx(h["score"], rel=1e-12)
     code, out, _ = run(capsys, "query", "--corpus", "dataroom-core", "--retriever", "rrf", "--k", "3",
                        "Calder Bank credit agreement")
-    assert code == 0 and "why: bm25 ranks it #1, worth 0.0164 (1/(60 + 1))" in out
+    assert code == 0 and "why: bm25 ranks it #1, worth 0.0164 (1/(60 + 1): the higher it ranks, the more)" in out
 
 
 def test_query_without_an_entity_is_a_what_if(capsys):

@@ -62,7 +62,7 @@ class LexicalExplanation:
         if not self.terms:
             return "no question word is in this passage"
         # in words first; the measures after, named, for who knows them
-        return "; ".join(f"“{t.term}”: {t.tf}× in the passage, rarity {t.idf:.2f} (idf): "
+        return "; ".join(f"“{t.term}”: {t.tf}× in the passage, rarity {t.idf:.2f} (idf: the rarer the word in the corpus, the higher): "
                          f"{t.contribution / self.score:.0%} of the score" for t in self.terms)
 
 
@@ -73,7 +73,8 @@ class DenseExplanation:
     sentences: tuple[SentenceMatch, ...]  # the passage's sentences most similar to the question, best first
 
     def words(self) -> str:
-        return " | ".join(f"reads like the question ({m.cosine:.2f} of 1, cosine): “{m.sentence}”" for m in self.sentences)
+        return " | ".join(f"reads like the question ({m.cosine:.2f} of 1, cosine: 1 would mean the same meaning): "
+                          f"“{m.sentence}”" for m in self.sentences)
 
 
 @dataclass(frozen=True)
@@ -84,8 +85,8 @@ class RRFExplanation:
     k: int  # RRF's constant, written as its value: a page's "k" is the number of hits
 
     def words(self) -> str:
-        return "; ".join(f"{v.member} ranks it #{v.rank}, worth {v.contribution:.4f} ({v.weight:g}/({self.k} + {v.rank}))"
-                         if v.rank else f"{v.member} does not rank it" for v in self.votes)
+        return "; ".join(f"{v.member} ranks it #{v.rank}, worth {v.contribution:.4f} ({v.weight:g}/({self.k} + {v.rank}): "
+                         "the higher it ranks, the more)" if v.rank else f"{v.member} does not rank it" for v in self.votes)
 
 
 class Explanation(Protocol):
