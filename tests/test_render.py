@@ -60,6 +60,13 @@ def test_a_seed_matched_by_the_questions_lower_case_word_says_so_on_hover(core_i
     nodes = {n.id: n for n in ans.nodes}
     assert hover_text(nodes["e:fund"], ans, {}).startswith("the question's word “fund” matched it: the search starts here")
     assert hover_text(nodes["e:solano foods"], ans, {}).startswith("named in the question: the search starts here")
+    # drawn in a colour and legend line of its own, not as a name the question wrote (walk 21)
+    from engine.explain.render import COLORS, ROLE_WORDS, subgraph_html
+
+    assert (nodes["e:fund"].kind, nodes["e:solano foods"].kind) == ("word-seed", "seed")
+    page = subgraph_html(ans)
+    assert ROLE_WORDS["word-seed"] in page and COLORS["word-seed"] in page
+    assert len(set(COLORS.values())) == len(COLORS)
 
 
 def test_the_evidence_report_is_complete_escaped_and_repeatable(tmp_path, capsys):

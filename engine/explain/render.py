@@ -26,13 +26,14 @@ from ..retrieve.graph_explain import GraphAnswer, SubgraphNode
 from .graph_script import graph_script
 from .reasons import IN_TEXT, MAX_LABEL, passage_name, passage_place, percent, short
 
-COLORS = {"seed": "#d62728", "read-seed": "#8c564b", "alias": "#ff9896", "hop-seed": "#9467bd",
+COLORS = {"seed": "#d62728", "read-seed": "#8c564b", "word-seed": "#e377c2", "alias": "#ff9896", "hop-seed": "#9467bd",
           "passage-seed": "#ff7f0e", "hit": "#1f77b4", "bridge": "#2ca02c", "bridge-passage": "#aec7e8"}
-ORDER = {"seed": 0, "read-seed": 0, "alias": 1, "hop-seed": 2, "passage-seed": 3, "hit": 4, "bridge-passage": 5,
+ORDER = {"seed": 0, "read-seed": 0, "word-seed": 0, "alias": 1, "hop-seed": 2, "passage-seed": 3, "hit": 4, "bridge-passage": 5,
          "bridge": 6}  # seeds first, then hits
 # each role in words a stakeholder who never heard of PageRank reads (the legend, and the hover boxes)
 ROLE_WORDS = {"seed": "named in the question: the search starts here", "read-seed": "read from the question (its "
-              "filing, statement or line item): the search starts here", "alias": "another name of one in the question "
+              "filing, statement or line item): the search starts here", "word-seed": "a word of the question that is a "
+              "name here too: the search starts here", "alias": "another name of one in the question "
               "(alias seeding)", "hop-seed": "second hop: a name the first answers hold, where a second search starts",
               "passage-seed": "passage worded like the question: a start too", "hit": "ranked passage",
               "bridge": "a name linking the question to a passage", "bridge-passage": "passage on a path"}

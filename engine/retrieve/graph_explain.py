@@ -117,7 +117,7 @@ class HitExplanation:
 class SubgraphNode:
     id: str
     label: str
-    kind: str  # "seed", "read-seed", "alias", "hop-seed", "passage-seed", "hit", "bridge-passage", "bridge"
+    kind: str  # "seed", "read-seed", "word-seed", "alias", "hop-seed", "passage-seed", "hit", "bridge-passage", "bridge"
     mass: float  # its PPR mass in the walk
 
 
@@ -309,6 +309,8 @@ def _subgraph(g, pers, hits, bridges, on_path, walk) -> tuple[tuple[SubgraphNode
         nid = f"e:{s.entity}"
         kind = {"query": "seed", "bridge": "hop-seed"}.get(s.source, "alias")  # a second hop's start is no alias
         kind = "read-seed" if kind == "seed" and s.rule in STRUCTURE_RULES else kind  # its filing, not a name it wrote
+        # the question's lower-case word matched a name ("the fund" and the data room's "Fund"): no name it wrote
+        kind = "word-seed" if kind == "seed" and s.rule == "vocabulary" and s.via == s.via.lower() else kind
         nodes[nid] = SubgraphNode(nid, s.label, kind, score(n + index[s.entity]))
     hit_ids = {h.passage_id for h in hits}
     seeded = {p.passage_id: p for p in pers.passage_seeds}
