@@ -128,6 +128,15 @@ def test_a_name_a_line_wrap_cut_in_two_is_one_where_the_corpus_writes_it_whole()
     assert [[m.text for m in ms] for ms in extract_regex(texts[:1], casing=whole)] == found[:1]
 
 
+def test_an_sec_forms_letter_is_no_part_of_the_name_after_it():
+    """A walk-through met "K of Microsoft Corporation" among an upload's entities ("this Form 10-K of Microsoft
+    Corporation"); a letter after another number stays ("B-52 Stratofortress", "5-W Racing")."""
+    found = [m.text for m in extract_regex(["This Form 10-K of Microsoft Corporation was filed with its 10-Q Report "
+                                            "and 20-F Annex. The B-52 Stratofortress and the 5-W Racing team."])[0]]
+    assert "Microsoft Corporation" in found and not any(f.startswith(("K ", "Q ", "F ")) for f in found), found
+    assert "B-52 Stratofortress" in found and "W Racing" in found
+
+
 def test_a_sentence_initial_name_the_corpus_never_lowercases_is_kept():
     texts = ["Scanderbeg is a town in Albania. Revenue grew.", "Our revenue rose. Tenement buildings stand."]
     found = [{m.text for m in ms} for ms in extract_regex(texts)]

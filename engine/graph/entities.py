@@ -22,7 +22,7 @@ from .name_patterns import (  # noqa: F401  (re-exported: what names are read by
     STOP_PHRASES, ABBREVIATIONS, SENTENCE_START, acronym, entity_key)
 
 # bump a builder's number when its extractor or the shared filter changes what it finds (cache then rebuilds)
-EXTRACTOR_VERSIONS = {"regex": 9, "ner": 6}
+EXTRACTOR_VERSIONS = {"regex": 10, "ner": 6}
 # builders whose mentions of a passage depend on that passage alone, so they can be kept per passage and a grown
 # corpus extracts its new passages only (regex is not one: which words it takes for names reads the corpus's casing)
 PER_PASSAGE = frozenset({"ner"})
@@ -41,6 +41,9 @@ def defined_terms(text: str) -> list[Mention]:
 Run = tuple[int, int | None, list[str], int, list[str]]
 
 
+_FORM_NUMBER = re.compile(r"\b(?:10|8|20|40|6)-$")  # what precedes an SEC form's letter ("10-K", "8-K", "20-F")
+
+
 def _runs(text: str) -> list[Run]:
     """Each capitalised run as (start, end, words, whole start, whole words): its words with capitalised function
     words ("The", "During") peeled off the front, and all of them; `end` is where it ends in the text, None when a
@@ -51,6 +54,11 @@ def _runs(text: str) -> list[Run]:
         if words[-1].endswith(".") and words[-1] not in ABBREVIATIONS:  # a full stop, not "L.P."
             words[-1], end = words[-1].rstrip("."), None
         whole = list(words)
+        if words[0] in ("K", "Q", "F") and _FORM_NUMBER.search(text, 0, m.start()):  # "Form 10-K of Microsoft"
+            words = words[1:]
+            while words and words[0].lower() in CONNECTORS:
+                words = words[1:]
+            start = text.index(words[0], m.start() + 1) if words else start
         while words and words[0].lower().rstrip(".,") in COMMON_CAPS and not acronym(words[0]):
             start = text.index(words[1], start + len(words[0])) if len(words) > 1 else start
             words = words[1:]
