@@ -71,18 +71,18 @@ if st.session_state["bm_path"] in ("", st.session_state.get("bm_path_auto")):
 path_text = st.text_input("File path (JSON or JSON Lines)", key="bm_path",
                           placeholder=str(SHARED / example) if example else f"/path/to/{fmt}_dev.jsonl",
                           help=f"Files in {SHARED} can be shared in the page's link; other paths are not put in it.")
+typed = Path(path_text.strip()).expanduser() if path_text.strip() else None  # the file the box names, if any
 if samples:
     st.caption(f"Sample files beside the checkout, in {SHARED}: " + ", ".join(samples) + ". Paste one's path, or "
                "upload a file below.")
-elif not (path_text.strip() and Path(path_text.strip()).is_file()):  # a file given by path needs no samples
+elif not (typed and typed.is_file()):  # a file given by path needs no samples
     st.caption("No sample files here: the shared data folder beside the checkout (../shared/data) holds the MuSiQue "
                "and HotpotQA dev files when it is there. Give the path of a MuSiQue, HotpotQA or 2Wiki file, or "
                "upload one.")
 linkable = shared_name(path_text)  # the name a link may carry for this file, or None
 upload = st.file_uploader("…or upload the file", type=["jsonl", "json"], key="bm_upload")
-if upload is None and path_text.strip() and not Path(path_text.strip()).expanduser().is_file():
-    st.warning(f"No file at {Path(path_text.strip()).expanduser()}: give the path of a MuSiQue, HotpotQA or 2Wiki "
-               "file, or upload one.")
+if upload is None and typed and not typed.is_file():
+    st.warning(f"No file at {typed}: give the path of a MuSiQue, HotpotQA or 2Wiki file, or upload one.")
 c3, c4 = st.columns(2)
 sample_n = int(c3.number_input("Sample size (0 = all questions)", 0, 100_000, key="bm_sample"))
 seed = int(c4.number_input("Random seed", 0, 2**31 - 1, key="bm_seed", help="Seed of the random question sample, so a run can be repeated exactly."))
@@ -98,8 +98,8 @@ if run:
     try:
         if upload is not None:
             path = save_upload(upload)
-        elif path_text.strip():
-            path = Path(path_text.strip()).expanduser()
+        elif typed:
+            path = typed
             if not path.is_file():
                 raise PathLensError(f"no file at {path}")
         else:
@@ -131,7 +131,7 @@ if result is not None:
     st.subheader(f"{result.format} · {'closed pool' if result.mode == 'closed' else 'open corpus'} · "
                  f"{result.n_questions} questions · {result.n_passages:,} passages")
     ran_on = st.session_state.get("bench_ran_on", "")
-    shown_path = upload.name if upload is not None else str(Path(path_text.strip()).expanduser()) if path_text.strip() else ""
+    shown_path = upload.name if upload is not None else str(typed or "")
     if ran_on:  # a table stays under a path typed since: it says which file it measured
         st.caption(f"Measured on {ran_on}" + ("" if shown_path == ran_on else
                                                 "; the file named above is another: Run benchmark to measure it") + ".")

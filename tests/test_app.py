@@ -1436,17 +1436,22 @@ def test_a_question_about_a_company_the_room_lacks_stops_and_offers_the_room(tmp
     assert at.query_params["everywhere"] in ("1", ["1"])
 
 
-def test_compare_shows_two_retrievers_top_pages_side_by_side_for_a_room_of_pdfs(tmp_path):
-    from tests.filingmaker import write_pdfs
-
-    folder = write_pdfs(tmp_path / "room")
+def _compare_on_room(folder, room_id: str, question: str) -> AppTest:
+    """The Compare page over an uploaded room of PDFs, bm25 beside filing-graph at k = 3, opened from a question."""
     at = AppTest.from_file(APP, default_timeout=240)
-    at.query_params.update({"corpus": "your own files", "retrievers": "bm25,filing-graph", "k": "3",
-                            "q": "What was Acme's capex in FY2019? Use the cash flow statement."})
-    at.session_state["uploaded_corpus"] = (str(folder), "acme-room", "acme room", None)
+    at.query_params.update({"corpus": "your own files", "retrievers": "bm25,filing-graph", "k": "3", "q": question})
+    at.session_state["uploaded_corpus"] = (str(folder), room_id, "acme room", None)
     at.run()
     at.switch_page("pages/compare.py").run()
     assert not at.exception, at.exception
+    return at
+
+
+def test_compare_shows_two_retrievers_top_pages_side_by_side_for_a_room_of_pdfs(tmp_path):
+    from tests.filingmaker import write_pdfs
+
+    at = _compare_on_room(write_pdfs(tmp_path / "room"), "acme-room",
+                          "What was Acme's capex in FY2019? Use the cash flow statement.")
     assert any(m.value == "**Their top pages side by side**" for m in at.markdown), [m.value for m in at.markdown]
     # the room's own filings retriever first, whichever order the list gives (it defaulted to bm25 before)
     assert (at.selectbox(key="cmp_pages_a").value, at.selectbox(key="cmp_pages_b").value) == ("filing-graph", "bm25")
@@ -1693,13 +1698,7 @@ def test_a_compare_column_lists_each_page_once_at_its_best_part(tmp_path):
     lines = [f"Capex review {i}: capital expenditures on widget plants, capex by plant, and capex timing." for i in
              range(60)]
     (folder / "ACME_CAPEX_MEMO.pdf").write_bytes(make_pdf([text_page(*lines), text_page("Capex appendix.")]))
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.query_params.update({"corpus": "your own files", "retrievers": "bm25,filing-graph", "k": "3",
-                            "q": "What was the capex by plant, and its timing?"})
-    at.session_state["uploaded_corpus"] = (str(folder), "acme-memo-room", "acme room", None)
-    at.run()
-    at.switch_page("pages/compare.py").run()
-    assert not at.exception, at.exception
+    at = _compare_on_room(folder, "acme-memo-room", "What was the capex by plant, and its timing?")
     listed = [m.value.replace("\\", "") for m in at.markdown if re.match(r"^\d+\. \*\*", m.value)]
     columns, column = [], []
     for line in listed:  # each column numbers its hits from 1

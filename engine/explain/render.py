@@ -190,8 +190,8 @@ def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str],
     weight; a passage's document's full identity, where in it the passage is, its dense cosine, its text."""
     seed = next((s for s in answer.seeds if s.entity == node.id[2:]), None) if node.id.startswith("e:") else None
     role = ROLE_WORDS.get(node.kind, node.kind)
-    if seed is not None and seed.rule == "vocabulary" and seed.via == seed.via.lower():  # a word, not a name it wrote
-        role = f"the question's word “{seed.via}” matched it: the search starts here"
+    if seed is not None and seed.word:
+        role = f"the question's word “{seed.word}” matched it: the search starts here"
     head = f"{role} · the walk spends {percent(node.mass)} of its time here\n"
     if node.id.startswith("e:"):
         who = (f"{node.label} — bridging entity" if seed is None else

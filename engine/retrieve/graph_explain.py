@@ -229,8 +229,7 @@ def _explain(retriever, pers, result, hits, paths_per_hit):
     seed_ids = [f"e:{s.entity}" for s in pers.seeds] + [f"p:{p.passage_id}" for p in pers.passage_seeds]
     seed_names = tuple([s.label for s in pers.seeds] + [f"dense similarity ({p.passage_id})" for p in pers.passage_seeds])
     seed_hops = tuple([s.named_at for s in pers.seeds] + [0] * len(pers.passage_seeds))
-    seed_words = tuple([s.via if s.rule == "vocabulary" and s.via == s.via.lower() else "" for s in pers.seeds]
-                       + [""] * len(pers.passage_seeds))
+    seed_words = tuple([s.word for s in pers.seeds] + [""] * len(pers.passage_seeds))
     # to_p[i, b]: probability of stepping entity b → passage i; to_e[b, i]: passage i → entity b
     to_p, to_e = g.blocks
     to_e_csc = g.to_entities_csc
@@ -309,8 +308,7 @@ def _subgraph(g, pers, hits, bridges, on_path, walk) -> tuple[tuple[SubgraphNode
         nid = f"e:{s.entity}"
         kind = {"query": "seed", "bridge": "hop-seed"}.get(s.source, "alias")  # a second hop's start is no alias
         kind = "read-seed" if kind == "seed" and s.rule in STRUCTURE_RULES else kind  # its filing, not a name it wrote
-        # the question's lower-case word matched a name ("the fund" and the data room's "Fund"): no name it wrote
-        kind = "word-seed" if kind == "seed" and s.rule == "vocabulary" and s.via == s.via.lower() else kind
+        kind = "word-seed" if kind == "seed" and s.word else kind  # a word of the question, no name it wrote
         nodes[nid] = SubgraphNode(nid, s.label, kind, score(n + index[s.entity]))
     hit_ids = {h.passage_id for h in hits}
     seeded = {p.passage_id: p for p in pers.passage_seeds}

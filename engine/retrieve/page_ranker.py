@@ -23,7 +23,8 @@ from .filing_retriever import FilingRetriever
 from .filing_seeding import STRUCTURE_RULES
 from .graph_explain import HitExplanation
 from .graph_retriever import Personalization, Walk, scored
-from .page_features import FEATURES, NAMED_FEATURES, WALK_FEATURES, Candidates, PageFacts, content_words, feature_rows, rare_word_shares
+from .page_features import (FEATURES, NAMED_FEATURES, WALK_FEATURES, Candidates, PageFacts, content_words, feature_rows,
+                            rare_word_shares)
 from .retrievers import Answer, Answers, Hit, check_k, check_query
 
 POOL = 40  # pages of the walk's ranking the ranker reorders: the tuning halves' gold is within it for most questions
@@ -39,7 +40,7 @@ class PagePart:
 
 # features as a reader is told them: the walk's score against the best page's and its rank say one thing; a section
 # the lexicon reads a term as ("net profit margin": results of operations) is one the question points to, not names
-REASONS = {WALK_FEATURES[0]: "how high the graph search found it", WALK_FEATURES[1]: "how high the graph search found it",
+REASONS = {**dict.fromkeys(WALK_FEATURES[:2], "how high the graph search found it"),
            NAMED_FEATURES[0]: "in the note, Item or statement the question names or its terms point to"}
 
 

@@ -69,6 +69,12 @@ class Seed:
     passage_count: int  # how many passages the entity occurs in (its specificity is 1 / this); `passages` in JSON
     named_at: int = 0  # a bridge: the first walk's rank of the passage `via` that names it (engine.retrieve.second_hop)
 
+    @property
+    def word(self) -> str:
+        """The question's word that matched it, where the question writes it only in lower case ("the fund", the data
+        room's defined term "Fund"): a word of the question, no name it wrote; else ""."""
+        return self.via if self.rule == "vocabulary" and self.via == self.via.lower() else ""
+
 
 @dataclass(frozen=True)
 class AmbiguousTerm:
