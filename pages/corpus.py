@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.catalog import default_retriever, stages_for
+from engine.explain.entity_notes import largest_entities
 from engine.filings.identity import identity_row
 from engine.components import BUILDERS, COMPONENTS, key as component_key
 from engine.ingest.textfiles import MAX_FILE_BYTES
@@ -180,7 +181,8 @@ with fresh_area(index, REGEX, "corpus"):  # no stale graph under a build
     c1, c2 = st.columns(2)
     with c1:
         st.subheader("Largest entities")
-        largest = pd.DataFrame(stats.largest_entities, columns=["entity", "passages"])
+        largest = pd.DataFrame([(n.entity, n.passages, n.note) for n in largest_entities(graph, aliases, 15)],
+                               columns=["entity", "passages", "why it is large"])
         show_table(largest, hide_index=True, width="stretch")
         downloads(largest, f"pathlens-largest-{builder}", key="largest")
     with c2:

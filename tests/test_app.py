@@ -313,6 +313,13 @@ def test_corpus_page():
         f"as {metric['Kept entities']:,} entities" in counts or "each an entity of its own" in counts), counts
     aliases = next(d.value for d in at.dataframe if list(d.value.columns) == ["entity", "alias", "rule", "passage_id"])
     assert "defined term" in set(aliases["rule"]) and "acronym" in set(aliases["rule"])
+    # a generic-looking word among the largest entities says what makes it large (walk 21)
+    largest = next(d.value for d in at.dataframe if list(d.value.columns) == ["entity", "passages", "why it is large"])
+    why = dict(zip(largest["entity"], largest["why it is large"]))
+    assert why["Fund"] == "a term the documents define as “NorthRiver Capital Partners IV, L.P.”", why
+    assert why["Brightwater"] == ("10 of its 10 passages are linked to “Brightwater Logistics” too, a longer name that "
+                                  "holds it"), why
+    assert why["NorthRiver Capital Partners IV, L.P."] == "", why
     at.text_input(key="entity_search").set_value("Brightwater").run()
     assert any("appears in" in m.value for m in at.markdown)
     at.radio(key="builder").set_value("ner").run()

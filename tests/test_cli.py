@@ -159,6 +159,8 @@ def test_module_entry_point_and_listing():
     data = json.loads(p.stdout)
     assert data["stats"]["entities"] > 20 and data["extraction"]["kept"] == data["stats"]["entities"]
     assert any(a["rule"] == "defined term" for a in data["aliases"])
+    notes = {n["entity"]: n["note"] for n in data["largest_entities"]}  # what makes each large, as the Corpus page says
+    assert notes["Fund"] == "a term the documents define as “NorthRiver Capital Partners IV, L.P.”", notes
 
 
 def test_sweep_defaults_to_sizes_that_fit_a_benchmark_corpus(capsys):

@@ -42,6 +42,25 @@ def test_ner_builder_with_spacy():
     assert ex.raw_mentions == len(mentions) and ex.dropped.get("numeric label", 0) >= 1
 
 
+def test_ner_reads_a_headings_capitals_and_a_running_header_as_the_regex_builder_does():
+    """A walk-through met spaCy's "NET", "EXCHANGE" and "DIRECTORS" among an upload's largest entities, "10-K
+    Microsoft" beside "MICROSOFT", "Lockheed Martin Corporation - 3 - May 25" and "the United States" shown with its
+    article; and "California R&D" and "2028 Notes" dropped as OCR fragments."""
+    from engine.graph.entities import LOWER_CASE_WORD, Casing
+
+    texts = ["NET SALES rose. Net sales and net income grew on the exchange; the directors met.",
+             "EXCHANGE\nDIRECTORS\nMICROSOFT CORPORATION reports. 10-K Microsoft Corporation. AMD and IBM grew."]
+    mentions = [[Mention(t, "ORG") for t in ("NET", "EXCHANGE", "DIRECTORS", "MICROSOFT", "AMD", "IBM",
+                                             "Lockheed Martin Corporation - 3 - May 25", "California R&D", "2028 Notes")]]
+    ex = filter_mentions("ner", mentions, Casing.of(texts))
+    assert set(ex.entities) == {"microsoft", "amd", "ibm", "california r d", "2028 notes"}, ex.entities
+    assert ex.dropped[LOWER_CASE_WORD] == 3 and ex.dropped["OCR fragment: broken tokens"] == 1
+    assert set(filter_mentions("ner", mentions).entities) >= {"net", "exchange"}  # no casing: the filter alone
+    found = [m.text for ms in extract_ner(["Table of Contents\n10-K Microsoft Corporation reported revenue.",
+                                           "Form 10-K Microsoft Corporation sells in the United States."]) for m in ms]
+    assert "Microsoft Corporation" in found and "United States" in found, found
+
+
 def test_ner_without_the_shared_tok2vec_finds_what_the_whole_pipeline_finds():
     # load_nlp drops the tagger's and parser's tok2vec because ner embeds tokens itself; if a model
     # version made ner listen to it, its entities would change here
@@ -135,6 +154,20 @@ def test_an_sec_forms_letter_is_no_part_of_the_name_after_it():
                                             "and 20-F Annex. The B-52 Stratofortress and the 5-W Racing team."])[0]]
     assert "Microsoft Corporation" in found and not any(f.startswith(("K ", "Q ", "F ")) for f in found), found
     assert "B-52 Stratofortress" in found and "W Racing" in found
+
+
+def test_an_and_after_a_legal_form_lists_two_parties():
+    """A walk-through met "Microsoft Corporation and The Bank of New York Mellon" and "Lockheed Martin Corporation
+    and Citigroup Global Markets Inc" as single entities (an indenture's and an underwriting agreement's parties).
+    An "and" inside a name stays: "Securities and Exchange Commission", "Procter & Gamble Company"."""
+    found = [m.text for m in extract_regex([
+        "This Indenture between Microsoft Corporation and The Bank of New York Mellon Trust Company, N.A., as trustee. "
+        "Lockheed Martin Corporation and Citigroup Global Markets Inc. signed. The Securities and Exchange Commission "
+        "met. Procter & Gamble Company and Johnson & Johnson met. See Form 10-K of Apple Inc. and Subsidiaries."])[0]]
+    assert {"Microsoft Corporation", "Bank of New York Mellon Trust Company, N.A.", "Lockheed Martin Corporation",
+            "Securities and Exchange Commission", "Procter & Gamble Company", "Johnson & Johnson", "Apple Inc",
+            "Subsidiaries"} <= set(found), found
+    assert not any(" and " in f and f != "Securities and Exchange Commission" for f in found), found
 
 
 def test_a_sentence_initial_name_the_corpus_never_lowercases_is_kept():

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..catalog import default_retriever, stages_for
 from ..errors import NoSeedError, PathLensError
+from ..explain.entity_notes import largest_entities
 from ..explain.jsonout import answer_json, config_json
 from ..filings.identity import identity_row, read_from_words
 from ..explain.parts import base_words, explained, part_rows, walk_rank_words
@@ -159,6 +160,7 @@ def cmd_graph(args) -> None:
         "extraction": {"raw_mentions": ex.raw_mentions, "raw_unique": ex.raw_unique, "kept": ex.kept,
                        "dropped": dict(ex.dropped), "dropped_examples": {k: list(v) for k, v in ex.dropped_examples.items()}},
         "aliases": [asdict(a) for a in aliases.rows],
+        "largest_entities": [asdict(n) for n in largest_entities(index.graph(args.builder), aliases, 10)],
     }
     if args.json:
         print(json.dumps(out, indent=2))
@@ -168,5 +170,7 @@ def cmd_graph(args) -> None:
     print(f"extraction: {ex.raw_mentions} raw mentions ({ex.raw_unique} distinct) -> {ex.kept} kept entities")
     for why, n in ex.dropped.items():
         print(f"  dropped {n:>5} as {why}: e.g. {', '.join(ex.dropped_examples[why][:4])}")
-    print("largest entities: " + ", ".join(f"{n} ({d})" for n, d in stats.largest_entities))
+    print("largest entities:")
+    for n in out["largest_entities"]:
+        print(f"  {n['passages']:>6}  {n['entity']}" + (f"  ({n['note']})" if n["note"] else ""))
     print(f"aliases: {len(aliases.rows)} rows")

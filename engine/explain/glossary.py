@@ -144,6 +144,9 @@ TERMS: dict[str, str] = {
     "distinct names dropped": "How many different names the filter dropped for this reason.",
     "reason": "Why the filter dropped a name (a number, an OCR fragment, a stop phrase, …).",
     "examples": "A few of the names dropped for this reason.",
+    "why it is large": "Why a word a reader may take for a generic one is among the largest entities: the documents "
+                       "define it as a name (“the Corporation”), or most of its passages are linked to a longer name "
+                       "that holds it: a passage naming “United States” is linked to “United” too.",
     "edges": "Links between a passage and an entity it mentions.",
     "isolated passages": "Passages that mention no entity, which no walk can reach.",
     "mean passage degree": "How many entities a passage mentions, on average.",

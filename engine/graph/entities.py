@@ -1,4 +1,4 @@
-"""Entity extraction: a regex builder and a spaCy NER builder, then one shared filter.
+"""Entity extraction: the regex builder (engine.graph.regex_names) and a spaCy NER builder, then one shared filter.
 
 Both builders also take explicit defined terms (`(the "Fund")`), because a document that
 defines a term names an entity as plainly as any extractor could.
@@ -16,167 +16,16 @@ from typing import Callable, Iterable, Mapping, Sequence
 from ..components import BUILDERS  # noqa: F401  (re-exported: the builders this module extracts with)
 from ..errors import PathLensError
 from ..heap import load_once, settle
-from ..text import STOPWORDS
 from .name_patterns import (  # noqa: F401  (re-exported: what names are read by)
     COMMON_CAPS, CONNECTORS, DEFINED_RE, MAX_NAME_TOKENS, NAME_RE, NUMBER_WORDS, NUMERIC_LABELS, SHOUTED_FUNCTION_WORDS,
-    STOP_PHRASES, ABBREVIATIONS, SENTENCE_START, acronym, entity_key)
+    STOP_PHRASES, ABBREVIATIONS, SENTENCE_START, Mention, acronym, defined_terms, entity_key)
+from .regex_names import FORM_NUMBER, Casing, extract_regex, shouted_words  # noqa: F401  (re-exported: the regex builder)
 
 # bump a builder's number when its extractor or the shared filter changes what it finds (cache then rebuilds)
-EXTRACTOR_VERSIONS = {"regex": 10, "ner": 6}
+EXTRACTOR_VERSIONS = {"regex": 11, "ner": 7}
 # builders whose mentions of a passage depend on that passage alone, so they can be kept per passage and a grown
 # corpus extracts its new passages only (regex is not one: which words it takes for names reads the corpus's casing)
 PER_PASSAGE = frozenset({"ner"})
-
-
-@dataclass(frozen=True)
-class Mention:
-    text: str
-    label: str  # spaCy label, "NAME" for the regex builder, "DEFINED" for defined terms
-
-
-def defined_terms(text: str) -> list[Mention]:
-    return [Mention(m.group(1).strip(), "DEFINED") for m in DEFINED_RE.finditer(text)]
-
-
-Run = tuple[int, int | None, list[str], int, list[str]]
-
-
-_FORM_NUMBER = re.compile(r"\b(?:10|8|20|40|6)-$")  # what precedes an SEC form's letter ("10-K", "8-K", "20-F")
-
-
-def _runs(text: str) -> list[Run]:
-    """Each capitalised run as (start, end, words, whole start, whole words): its words with capitalised function
-    words ("The", "During") peeled off the front, and all of them; `end` is where it ends in the text, None when a
-    full stop or a connector was cut off its end."""
-    out = []
-    for m in NAME_RE.finditer(text):
-        words, start, end = m.group(0).split(), m.start(), m.end()
-        if words[-1].endswith(".") and words[-1] not in ABBREVIATIONS:  # a full stop, not "L.P."
-            words[-1], end = words[-1].rstrip("."), None
-        whole = list(words)
-        if words[0] in ("K", "Q", "F") and _FORM_NUMBER.search(text, 0, m.start()):  # "Form 10-K of Microsoft"
-            words = words[1:]
-            while words and words[0].lower() in CONNECTORS:
-                words = words[1:]
-            start = text.index(words[0], m.start() + 1) if words else start
-        while words and words[0].lower().rstrip(".,") in COMMON_CAPS and not acronym(words[0]):
-            start = text.index(words[1], start + len(words[0])) if len(words) > 1 else start
-            words = words[1:]
-        # a trailing connector is not part of the name, but a lone one ("La fida ninfa") is all there is
-        while len(words) > 1 and words[-1].lower() in CONNECTORS:
-            words, end, whole = words[:-1], None, whole[:-1]
-        if words:
-            out.append((start, end, words, m.start(), whole))
-    return out
-
-
-_LINE_BREAK = re.compile(r"[^\S\n]*\n[^\S\n]*")
-
-
-def _rejoined(text: str, runs: list[Run], casing: Casing) -> list[tuple[int, list[str]]]:
-    """(start, words) of each run, a name a PDF's line wrap cut in two ("Boston Properties Limited\nPartnership",
-    "the Consolidated\nBalance Sheets") made one again where the corpus writes it whole on one line elsewhere.
-    Names never run across a line break otherwise: "Helvetia, Arizona\nHelvetia is…" is two names."""
-    out: list[tuple[int, int | None, list[str]]] = []
-    for start, end, words, whole_start, whole in runs:
-        if out and out[-1][1] is not None and _LINE_BREAK.fullmatch(text, out[-1][1], whole_start) \
-                and entity_key(" ".join(out[-1][2] + whole)) in casing.names:
-            out[-1] = (out[-1][0], end, out[-1][2] + whole)
-        else:
-            out.append((start, end, words))
-    return [(start, words) for start, _, words in out]
-
-
-def _regex_mentions(text: str, casing: Casing | None) -> list[Mention]:
-    out = []
-    runs = _runs(text)
-    for start, words in (_rejoined(text, runs, casing) if casing is not None else [(r[0], r[2]) for r in runs]):
-        name = " ".join(words)
-        if casing is not None and _common_words(words, casing):
-            continue
-        if len(words) == 1 and SENTENCE_START.search(text[max(0, start - 3):start] if start else ""):
-            camel_or_caps = (any(a.islower() and b.isupper() for a, b in zip(name, name[1:]))
-                             or (len(name) >= 2 and all(c.isupper() or c.isdigit() or c in "&.-" for c in name)))
-            # A lone capitalised word at a sentence start may be just a capitalised word. In a
-            # corpus it names something when the corpus never writes it in lower case
-            # ("Scanderbeg is…" opens its article); a question's first word is its question word.
-            if not camel_or_caps and (casing is None or casing.written_lower(name.lower())):
-                continue
-        out.append(Mention(name, "NAME"))
-    return out + defined_terms(text)
-
-
-def _common_words(words: list[str], casing: "Casing") -> bool:
-    """Words the corpus also writes in lower case, capitalised by a heading or shouted by a cover:
-    - a run of capitals whose every word the corpus writes in lower case ("CONSOLIDATED STATEMENTS OF OPERATIONS");
-      two-letter acronyms ("US", "IT"), three-letter ones never written in lower case ("AMD", not a table's "NET"
-      or "DUE") and a company's shouted name ("APPLE", never written "apple") stay names;
-    - a lone Title-case word the corpus writes in lower case more often than capitalised inside a sentence
-      ("Financial", "Income" in a filing's headings). Most lone capitalised words that are also written in lower
-      case are names in encyclopedic text ("Bush"); dropping every one of them cost ppr-regex 0.065 of HR@5 on
-      MuSiQue (docs/filings.md, "Entities on filings"), so the counts decide."""
-    lone = words[0] if len(words) == 1 else ""
-    if all(w.isupper() for w in words) and not (acronym(lone) and (len(lone) == 2 or not casing.written_lower(lone.lower()))):
-        return all(casing.written_lower(w.lower().strip(".,")) for w in words)
-    word = words[0]
-    return len(words) == 1 and word[:1].isupper() and word[1:].islower() and casing.mostly_lower(word.lower())
-
-
-_WORD = re.compile(r"(?<![\w'’-])[^\W\d_][\w'’-]*")
-
-
-@dataclass(frozen=True)
-class Casing:
-    """How a corpus writes its words: per word (lower-cased), how often in lower case and how often capitalised
-    inside a sentence; and the keys of the capitalised runs of two words or more it writes on one line. Counts add
-    up and keys unite over the parts of a corpus, so a distributed build merges its shards' exactly (`merge`)."""
-
-    lower: Mapping[str, int]
-    inner_title: Mapping[str, int]
-    names: frozenset[str] = frozenset()
-
-    @classmethod
-    def of(cls, texts: Sequence[str]) -> "Casing":
-        lower: Counter[str] = Counter()
-        title: Counter[str] = Counter()
-        names: set[str] = set()
-        for t in texts:
-            for m in _WORD.finditer(t):
-                w = m.group(0)
-                if w[0].islower():
-                    lower[w] += 1
-                elif w[1:].islower() and not SENTENCE_START.search(t[max(0, m.start() - 3):m.start()]):
-                    title[w.lower()] += 1
-            names.update(entity_key(m.group(0)) for m in NAME_RE.finditer(t) if " " in m.group(0))
-        return cls(lower, title, frozenset(names))
-
-    @classmethod
-    def merge(cls, parts: Iterable["Casing"]) -> "Casing":
-        lower: Counter[str] = Counter()
-        title: Counter[str] = Counter()
-        names: set[str] = set()
-        for part in parts:
-            lower.update(part.lower)
-            title.update(part.inner_title)
-            names |= part.names
-        return cls(lower, title, frozenset(names))
-
-    def written_lower(self, word: str) -> bool:
-        """The corpus writes it in lower case somewhere (or it is a stop word): at a sentence start, its
-        capitalised form is taken as an ordinary word."""
-        return word in STOPWORDS or word in COMMON_CAPS or self.lower.get(word, 0) > 0
-
-    def mostly_lower(self, word: str) -> bool:
-        return self.lower.get(word, 0) > self.inner_title.get(word, 0)
-
-
-def extract_regex(texts: Sequence[str], corpus: bool = True, casing: Casing | None = None) -> list[list[Mention]]:
-    """Regex mentions per text. `corpus=False` reads a question: no corpus-wide casing evidence,
-    so a lone capitalised word at a sentence start is never a name. `casing` gives the corpus's
-    when `texts` are only part of it (a shard of a distributed build)."""
-    if corpus and casing is None:
-        casing = Casing.of(texts)
-    return [_regex_mentions(t, casing if corpus else None) for t in texts]
 
 
 _nlp_lock = threading.Lock()
@@ -206,10 +55,24 @@ def extract_ner(texts: Sequence[str], batch_size: int = 64, n_process: int = 1,
     with _nlp_lock:
         docs = nlp.pipe(list(texts), batch_size=batch_size, n_process=n_process)
         for text, doc in zip(texts, docs):
-            out.append([Mention(e.text, e.label_) for e in doc.ents] + defined_terms(text))
+            out.append([Mention(_ner_surface(text, e.text, e.start_char), e.label_) for e in doc.ents]
+                       + defined_terms(text))
             if on_batch and (len(out) % batch_size == 0 or len(out) == len(texts)):
                 on_batch(len(out), len(texts))
     return out
+
+
+# what spaCy's spans carry in front of a name: an article ("the United States") and a filing's running header
+# ("10-K Microsoft", "Form 10-Q Apple")
+_NER_LEAD = re.compile(r"^(?:(?:the|a|an)\s+|(?:Form\s+)?(?:10|8|20|40|6)-[KQF]\s+)+")
+
+
+def _ner_surface(text: str, span: str, start: int) -> str:
+    """A span of `text` at `start` without what spaCy took in front of its name, an SEC form's letter included
+    ("10-K Microsoft" may come as "K Microsoft", as in the regex builder's `_runs`)."""
+    if span[:2] in ("K ", "Q ", "F ") and FORM_NUMBER.search(text, 0, start):
+        span = span[2:]
+    return _NER_LEAD.sub("", span) or span
 
 
 def extract(builder: str, texts: Sequence[str], corpus: bool = True,
@@ -224,6 +87,10 @@ def extract(builder: str, texts: Sequence[str], corpus: bool = True,
 # ---------------------------------------------------------------- the filter
 
 
+_YEAR = re.compile(r"(?<![\w.,$])(?:19|20)\d\d(?![\w.,%])")
+_AMPERSAND = re.compile(r"(?<=[^\W\d_])&(?=[^\W\d_])")
+
+
 def drop_reason(m: Mention) -> str | None:
     """Why a raw mention is not an entity, or None to keep it."""
     if m.label in NUMERIC_LABELS:
@@ -235,15 +102,16 @@ def drop_reason(m: Mention) -> str | None:
     if not key:
         return "no letters"
     letters = sum(c.isalpha() for c in raw)
-    visible = sum(not c.isspace() for c in raw)
+    visible = sum(not c.isspace() for c in _YEAR.sub("", raw))  # a year names as a word does ("the 2028 Notes")
     if letters < 2 or len(key) < 2:
         return "too short"
-    if letters / visible < 0.6:
+    if letters / max(visible, 1) < 0.6:
         return "OCR fragment: mostly non-letters"
     tokens = key.split()
-    if (re.search(r"\w-\s|\s-\w|-$|^-|[|~^■□�•·▪●]", raw)  # a bullet or a title's separator: a fragment
+    letter_tokens = entity_key(_AMPERSAND.sub("", raw)).split()  # "R&D" is one word, not the letters "r d"
+    if (re.search(r"\w-\s|\s-\w|\s[-–—]\s|-$|^-|[|~^■□�•·▪●]", raw)  # a bullet or a title's separator: a fragment
             or any(re.fullmatch(r"(?=.*\d)(?=.*[a-z])[a-z\d]{3,}", t) and not re.fullmatch(r"[a-z]+\d{1,2}|\d{1,2}[a-z]{1,2}", t) for t in tokens)
-            or sum(len(t) == 1 for t in tokens) > max(1, len(tokens) // 2)):
+            or sum(len(t) == 1 for t in letter_tokens) > max(1, len(letter_tokens) // 2)):
         return "OCR fragment: broken tokens"
     if len(tokens) > MAX_NAME_TOKENS:
         return "too long"
@@ -299,7 +167,16 @@ class MentionTally:
     seen: frozenset[str]  # distinct raw surface forms
 
 
-def tally_mentions(per_passage: Iterable[Sequence[Mention]]) -> MentionTally:
+# spaCy takes a heading's capitals for names ("NET SALES", "EXCHANGE", "DIRECTORS"); the regex builder reads them
+# by the corpus's casing (`shouted_words`), and so does the filter for every other builder's mentions. Not its lone
+# Title-case words as the regex builder does: spaCy read those in context, and dropping the ones the corpus writes
+# mostly in lower case cost ppr-ner 0.024 of HR@5 on MuSiQue (0.764 against 0.740)
+LOWER_CASE_WORD = "a word the corpus writes in lower case"
+
+
+def tally_mentions(per_passage: Iterable[Sequence[Mention]], casing: Casing | None = None) -> MentionTally:
+    """`casing`: the corpus's (`Casing.of`), to drop mentions not read by it (spaCy's) that are a heading's
+    capitals by `shouted_words`; None leaves them to `drop_reason` alone."""
     surfaces: dict[str, Counter] = defaultdict(Counter)
     dropped: dict[str, set[str]] = defaultdict(set)
     raw, seen = 0, set()
@@ -311,6 +188,9 @@ def tally_mentions(per_passage: Iterable[Sequence[Mention]]) -> MentionTally:
             verdict = verdicts.get(m)
             if verdict is None:
                 reason = drop_reason(m)
+                if reason is None and casing is not None and m.label not in ("NAME", "DEFINED") \
+                        and m.text.isupper() and shouted_words(m.text.split(), casing):
+                    reason = LOWER_CASE_WORD
                 verdict = verdicts[m] = (reason, "" if reason else entity_key(m.text))
             reason, key = verdict
             if reason:
@@ -364,8 +244,8 @@ def extraction_from(builder: str, tally: MentionTally) -> Extraction:
     )
 
 
-def filter_mentions(builder: str, per_passage: Iterable[Sequence[Mention]]) -> Extraction:
-    return extraction_from(builder, tally_mentions(per_passage))
+def filter_mentions(builder: str, per_passage: Iterable[Sequence[Mention]], casing: Casing | None = None) -> Extraction:
+    return extraction_from(builder, tally_mentions(per_passage, casing))
 
 
 def query_keys(builder: str, query: str) -> list[str]:

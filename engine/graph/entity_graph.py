@@ -225,10 +225,27 @@ class EntityGraph:
         order = np.argsort(-shared, kind="stable")[:top]
         return [(int(j), int(shared[j])) for j in order if shared[j] > 0]
 
+    def inside(self, entity: int) -> tuple[int, int] | None:
+        """(column, passages shared) of the longer entity whose name holds `entity`'s on token boundaries and
+        shares the most passages with it ("United States" for "United"), or None. Substring adjacency links every
+        passage of the longer name to the shorter, which is how a lone word can be among the largest entities."""
+        key = f" {self.entities[entity]} "
+        longer = [j for j, e in enumerate(self.entities) if j != entity and key in f" {e} "]
+        if not longer:
+            return None
+        shared = np.asarray(self.incidence[self.passages_of(entity)][:, longer].sum(axis=0)).ravel()
+        best = int(np.argmax(shared))  # ties: the first in graph order
+        return (longer[best], int(shared[best])) if shared[best] > 0 else None
+
+    def largest(self, top: int) -> list[int]:
+        """The `top` entity columns in the most passages, most first, ties by key."""
+        e_deg = self.entity_degree
+        return sorted(range(len(self.entities)), key=lambda j: (-e_deg[j], self.entities[j]))[:top]
+
     def stats(self, top: int = 10) -> GraphStats:
         p_deg = np.asarray(self.incidence.sum(axis=1)).ravel()
         e_deg = np.asarray(self.incidence.sum(axis=0)).ravel()
-        order = sorted(range(len(self.entities)), key=lambda j: (-e_deg[j], self.entities[j]))[:top]
+        order = self.largest(top)
         return GraphStats(
             passages=self.n_passages,
             entities=len(self.entities),

@@ -5,6 +5,7 @@ alias table (engine.graph.entities, engine.graph.aliases)."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..text import char_class, normalize_name
 
@@ -63,3 +64,13 @@ def acronym(word: str) -> bool:
 def entity_key(surface: str) -> str:
     """The normalised name that identifies an entity: `normalize_name` minus a leading article and a legal form."""
     return _LEGAL_FORM.sub("", _DETERMINER.sub("", normalize_name(surface)))
+
+
+@dataclass(frozen=True)
+class Mention:
+    text: str
+    label: str  # spaCy label, "NAME" for the regex builder, "DEFINED" for defined terms
+
+
+def defined_terms(text: str) -> list[Mention]:
+    return [Mention(m.group(1).strip(), "DEFINED") for m in DEFINED_RE.finditer(text)]

@@ -11,7 +11,7 @@ from typing import Iterable, Protocol, Sequence
 
 import numpy as np
 
-from ..graph.entities import Extraction, Mention, extract, filter_mentions
+from ..graph.entities import Casing, Extraction, Mention, extract, filter_mentions
 from ..store import dense
 from ..store.cache import versions
 from .sharded import BatchProgress, PoolRunner, RowsDone, ShardConfig, ShardedCompute, Wanted, default_processes
@@ -64,7 +64,8 @@ class LocalCompute:
 
     def extraction(self, builder: str, texts: Sequence[str], on_batch: BatchProgress) -> Extraction:
         # in process: what the index extracts whole is regex (~0.2 ms a passage); NER goes by `mentions`
-        return filter_mentions(builder, extract(builder, texts, on_batch=on_batch))
+        casing = None if builder == "regex" else Casing.of(texts)  # regex reads the casing as it extracts
+        return filter_mentions(builder, extract(builder, texts, on_batch=on_batch), casing)
 
     def mentions(self, builder: str, texts: Sequence[str], on_batch: BatchProgress) -> list[list[Mention]]:
         pool = self._pool(len(texts))

@@ -18,7 +18,7 @@ from ..filings.graph import EdgeWeights, FilingGraph, filing_graph
 from ..retrieve.page_features import PageFacts, page_facts
 from ..filings.structure import FilingStructure, read_structure
 from ..graph.aliases import AliasTable, build_alias_table
-from ..graph.entities import BUILDERS, PER_PASSAGE, Extraction, filter_mentions
+from ..graph.entities import BUILDERS, PER_PASSAGE, Casing, Extraction, filter_mentions
 from ..graph.entity_graph import EntityGraph, build_graph, subject_edges
 from ..ingest.corpus import Corpus
 from ..retrieve.bm25_retriever import BM25Retriever
@@ -186,7 +186,7 @@ class Index:
             mentions, self.computed[name] = with_parts(
                 self.parts, part_kind(name), self.graph_texts, MENTIONS,
                 lambda missing, keep: self.compute.mentions(builder, missing, self.memo.tick(name)))
-            return filter_mentions(builder, mentions)
+            return filter_mentions(builder, mentions, Casing.of(self.graph_texts))
 
         return self.memo.get(name, build)
 

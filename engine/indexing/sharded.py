@@ -53,7 +53,7 @@ def extract_task(builder: str, texts: list[str], casing: Casing | None) -> Menti
     with threadpool_limits(limits=1, user_api="blas"):  # a worker per core: no BLAS threads of its own
         if builder == "regex":
             return tally_mentions(extract_regex(texts, casing=casing))
-        return tally_mentions(extract(builder, texts))
+        return tally_mentions(extract(builder, texts), casing)
 
 
 def mentions_task(builder: str, texts: list[str]) -> list[list[Mention]]:
@@ -192,10 +192,8 @@ class ShardedCompute:
         texts = list(texts)
         chunks = [texts[r.start:r.stop] for r in shards(len(texts), self.config.shard)]
         sizes = [len(c) for c in chunks]
-        casing = None
-        if builder == "regex":  # the corpus-wide input of the regex extractor, gathered first
-            casing = self._put(Casing.merge(self.runner.run("casing", casing_task, [(c,) for c in chunks], sizes,
-                                                            None)))
+        # the corpus-wide casing the regex extractor and the filter read, gathered first
+        casing = self._put(Casing.merge(self.runner.run("casing", casing_task, [(c,) for c in chunks], sizes, None)))
         tallies = self.runner.run(f"extraction:{builder}", extract_task, [(builder, c, casing) for c in chunks],
                                   sizes, on_batch)
         return extraction_from(builder, merge_tallies(tallies))

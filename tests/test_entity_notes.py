@@ -1,0 +1,38 @@
+"""Why an entity is among the largest (engine.explain.entity_notes), on a graph small enough to count by hand."""
+
+from engine.explain.entity_notes import largest_entities, note_of
+from engine.graph.aliases import build_alias_table
+from engine.graph.entities import filter_mentions, extract_regex
+from engine.graph.entity_graph import build_graph
+
+TEXTS = [
+    "Acme Holdings Corporation (the “Corporation”) issued notes. The Corporation sold them in the United States.",
+    "The Corporation owns plants in the United States.",
+    "Sales in the United States rose.",
+    "The United States and the United\nKingdom grew.",
+    "Beta Works Inc. (the “Corporation”) is another issuer.",
+]
+
+
+def _graph():
+    ex = filter_mentions("regex", extract_regex(TEXTS))
+    graph = build_graph(ex, [f"p{i}" for i in range(len(TEXTS))], TEXTS)
+    return graph, build_alias_table(graph, TEXTS)
+
+
+def test_a_word_inside_a_longer_name_and_a_defined_term_say_why_they_are_large():
+    graph, aliases = _graph()
+    at = graph.entity_index
+    # "United" alone is written once (a line wrap of "United Kingdom"); substring adjacency links the four
+    # passages that name "United States" to it, which are all of its 4
+    assert graph.inside(at["united"]) == (at["united states"], 4)
+    assert note_of(graph, aliases, at["united"]) == ("4 of its 4 passages are linked to “United States” too, a longer "
+                                                     "name that holds it")
+    # two documents define "the Corporation", once each: the first in key order first, the other after "or"
+    assert note_of(graph, aliases, at["corporation"]) == \
+        "a term the documents define as “Acme Holdings Corporation” or “Beta Works Inc”"
+    assert note_of(graph, aliases, at["united states"]) == ""  # large on its own: no longer name holds it
+    notes = largest_entities(graph, aliases, 3)
+    degree = {n.entity: n.passages for n in notes}
+    assert [n.passages for n in notes] == sorted(degree.values(), reverse=True)
+    assert degree == {"United": 4, "United States": 4, "Corporation": 3}, degree
