@@ -181,7 +181,7 @@ with fresh_area(index, REGEX, "corpus"):  # no stale graph under a build
     c1, c2 = st.columns(2)
     with c1:
         st.subheader("Largest entities")
-        largest = pd.DataFrame([(n.entity, n.passages, n.note) for n in largest_entities(graph, aliases, 15)],
+        largest = pd.DataFrame([(n.entity, n.passages, n.note) for n in largest_entities(graph, index.graph_texts, 15)],
                                columns=["entity", "passages", "why it is large"])
         show_table(largest, hide_index=True, width="stretch")
         downloads(largest, f"pathlens-largest-{builder}", key="largest")

@@ -57,8 +57,11 @@ def test_ner_reads_a_headings_capitals_and_a_running_header_as_the_regex_builder
     assert ex.dropped[LOWER_CASE_WORD] == 3 and ex.dropped["OCR fragment: broken tokens"] == 1
     assert set(filter_mentions("ner", mentions).entities) >= {"net", "exchange"}  # no casing: the filter alone
     found = [m.text for ms in extract_ner(["Table of Contents\n10-K Microsoft Corporation reported revenue.",
-                                           "Form 10-K Microsoft Corporation sells in the United States."]) for m in ms]
+                                           "Form 10-K Microsoft Corporation sells in the United States.",
+                                           'Juniper Peak Growth Fund II, L.P. (the "Partnership") is managed.'])
+             for m in ms]
     assert "Microsoft Corporation" in found and "United States" in found, found
+    assert not any(f[:1] in "\"“" or f[-1:] in "\"”" for f in found), found
 
 
 def test_ner_without_the_shared_tok2vec_finds_what_the_whole_pipeline_finds():

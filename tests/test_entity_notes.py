@@ -1,7 +1,6 @@
 """Why an entity is among the largest (engine.explain.entity_notes), on a graph small enough to count by hand."""
 
 from engine.explain.entity_notes import largest_entities, note_of
-from engine.graph.aliases import build_alias_table
 from engine.graph.entities import filter_mentions, extract_regex
 from engine.graph.entity_graph import build_graph
 
@@ -17,22 +16,40 @@ TEXTS = [
 def _graph():
     ex = filter_mentions("regex", extract_regex(TEXTS))
     graph = build_graph(ex, [f"p{i}" for i in range(len(TEXTS))], TEXTS)
-    return graph, build_alias_table(graph, TEXTS)
+    return graph
 
 
 def test_a_word_inside_a_longer_name_and_a_defined_term_say_why_they_are_large():
-    graph, aliases = _graph()
+    graph = _graph()
     at = graph.entity_index
     # "United" alone is written once (a line wrap of "United Kingdom"); substring adjacency links the four
     # passages that name "United States" to it, which are all of its 4
     assert graph.inside(at["united"]) == (at["united states"], 4)
-    assert note_of(graph, aliases, at["united"]) == ("4 of its 4 passages are linked to “United States” too, a longer "
+    assert note_of(graph, TEXTS, at["united"]) == ("4 of its 4 passages are linked to “United States” too, a longer "
                                                      "name that holds it")
     # two documents define "the Corporation", once each: the first in key order first, the other after "or"
-    assert note_of(graph, aliases, at["corporation"]) == \
+    assert note_of(graph, TEXTS, at["corporation"]) == \
         "a term the documents define as “Acme Holdings Corporation” or “Beta Works Inc”"
-    assert note_of(graph, aliases, at["united states"]) == ""  # large on its own: no longer name holds it
-    notes = largest_entities(graph, aliases, 3)
+    assert note_of(graph, TEXTS, at["united states"]) == ""  # large on its own: no longer name holds it
+    notes = largest_entities(graph, TEXTS, 3)
     degree = {n.entity: n.passages for n in notes}
     assert [n.passages for n in notes] == sorted(degree.values(), reverse=True)
     assert degree == {"United": 4, "United States": 4, "Corporation": 3}, degree
+
+
+def test_the_evidence_graph_says_on_hover_what_the_documents_define_a_name_as():
+    """A walk-through took the demo's "Fund" for a generic word drawn as a name: its hover says what the data room
+    defines it as."""
+    from engine.explain.entity_notes import walk_definitions
+    from engine.explain.render import hover_text, subgraph_html
+    from engine.indexing.index import Index
+    from engine.ingest.corpus import load_bundled
+
+    index = Index(load_bundled("dataroom-core"))
+    walk = index.retriever("hybrid-ner").answer("Who is the largest investor in the fund that owns Solano Foods?", 5).walk
+    defined = walk_definitions(index, walk)
+    assert defined == {"fund": "a term the documents define as “NorthRiver Capital Partners IV”"}, defined
+    fund = next(n for n in walk.nodes if n.id == "e:fund")
+    assert "\nA term the documents define as “NorthRiver Capital Partners IV”.\n" in hover_text(fund, walk, {}, None, defined) + "\n"
+    assert "A term the documents define" not in hover_text(fund, walk, {})
+    assert "A term the documents define as \\u201cNorthRiver" in subgraph_html(walk, defined=defined)  # as JSON

@@ -95,7 +95,7 @@ def seed_count_words(walk: GraphAnswer, ignored: int) -> str:
 
 
 def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str], gold: frozenset[str],
-               alpha: float, removed: list[str] = ()) -> None:
+               alpha: float, removed: list[str] = (), defined: dict[str, str] | None = None) -> None:
     st.subheader("Evidence graph")
     # true of every layout: a walk whose hits all touch a seed draws two columns, not four (#63 walk-through)
     # ★ is said only where the question is labeled: an upload's questions have no labeled answer (#63 walk-through)
@@ -104,7 +104,8 @@ def show_graph(walk: GraphAnswer, titles: dict[str, str], texts: dict[str, str],
                f"bridges to further passages, that name and those passages. #n is a passage's rank{star}. Hover a "
                "node for its text; click a ranked passage to trace its paths; scroll to zoom.")
     height = page_height(walk, titles, gold, removed)
-    st.iframe(subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=height, removed=tuple(removed)),
+    st.iframe(subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=height, removed=tuple(removed),
+                            defined=defined),
               height=height + 20)
     if walk.pushed:
         st.caption(exactness_words(walk))

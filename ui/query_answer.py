@@ -12,6 +12,7 @@ import streamlit as st
 from engine.catalog import DEFAULT_RETRIEVER, ranks_pages
 from engine.errors import PathLensError
 from engine.evaluate.demo import graph_story
+from engine.explain.entity_notes import walk_definitions
 from engine.explain.reasons import IN_TEXT, move_words, passage_name
 from engine.explain.report import ReportView, build_report, report_file_name
 from engine.indexing.config import param_values, search_config
@@ -136,7 +137,8 @@ def draw(index: Index, request: Request, ran: Ran) -> None:
             seeded, labels = {s.entity for s in walk.seeds}, index.filing_labels()
             filing_of = {n.key: labels.get(n.doc_id, "") for n in index.structure().nodes if n.key in seeded}
         show_seeds(walk, answering, titles, filing_of)
-        show_graph(walk, titles, texts, ran.gold, request.config.graph.alpha, list(ran.removed_entities))
+        show_graph(walk, titles, texts, ran.gold, request.config.graph.alpha, list(ran.removed_entities),
+                   walk_definitions(index, walk))
     labels = [s.label for s in walk.seeds] + [n.label for n in walk.nodes if n.kind == "bridge"] if walk else []
     what_if_widgets(labels, [h.passage_id for h in hits])
 

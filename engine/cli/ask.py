@@ -160,7 +160,7 @@ def cmd_graph(args) -> None:
         "extraction": {"raw_mentions": ex.raw_mentions, "raw_unique": ex.raw_unique, "kept": ex.kept,
                        "dropped": dict(ex.dropped), "dropped_examples": {k: list(v) for k, v in ex.dropped_examples.items()}},
         "aliases": [asdict(a) for a in aliases.rows],
-        "largest_entities": [asdict(n) for n in largest_entities(index.graph(args.builder), aliases, 10)],
+        "largest_entities": [asdict(n) for n in largest_entities(index.graph(args.builder), index.graph_texts, 10)],
     }
     if args.json:
         print(json.dumps(out, indent=2))

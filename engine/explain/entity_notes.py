@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import Iterable, Sequence
 
-from ..graph.aliases import AliasTable
+from ..catalog import CATALOG
+from ..graph.aliases import defined_names
 from ..graph.entity_graph import EntityGraph
+from ..indexing.index import Index
+from ..retrieve.graph_explain import GraphAnswer
 
 # a share of an entity's passages linked to one longer name holding it, from which that name is what makes it large
 INSIDE_SHARE = 0.5
@@ -25,22 +29,48 @@ class EntityNote:
     note: str  # "" when the entity is large on its own
 
 
-def note_of(graph: EntityGraph, aliases: AliasTable, entity: int) -> str:
-    key, degree = graph.entities[entity], len(graph.passages_of(entity))
-    position = graph.entity_index
-    named = Counter(name for name, _ in aliases.definitions.get(key, ()))
-    if named:
-        first, *rest = [graph.display[position[n]] for n, _ in sorted(named.items(), key=lambda kv: (-kv[1], kv[0]))]
-        more = f" or “{rest[0]}”" if len(rest) == 1 else f" and as {len(rest)} other names" if rest else ""
-        return f"a term the documents define as “{first}”{more}"  # the reading most places give first
-    inside = graph.inside(entity)
+def defined_as(graph: EntityGraph, texts: Sequence[str], entity: int) -> str:
+    """What the documents define entity column `entity` as, in words, read from its own passages (`texts`: the
+    graph's, one a passage); "" when none defines it. The reading most passages give comes first."""
+    key, position = graph.entities[entity], graph.entity_index
+    named = Counter(name for i in graph.passages_of(entity) for term, name in defined_names(texts[i], position)
+                    if term == key)
+    if not named:
+        return ""
+    first, *rest = [graph.display[position[n]] for n, _ in sorted(named.items(), key=lambda kv: (-kv[1], kv[0]))]
+    more = f" or “{rest[0]}”" if len(rest) == 1 else f" and as {len(rest)} other names" if rest else ""
+    return f"a term the documents define as “{first}”{more}"
+
+
+def note_of(graph: EntityGraph, texts: Sequence[str], entity: int) -> str:
+    defined = defined_as(graph, texts, entity)
+    if defined:
+        return defined
+    inside, degree = graph.inside(entity), int(graph.entity_degree[entity])
     if inside is not None and inside[1] >= INSIDE_SHARE * degree:
         return (f"{inside[1]:,} of its {degree:,} passages are linked to “{graph.display[inside[0]]}” too, "
                 "a longer name that holds it")
     return ""
 
 
-def largest_entities(graph: EntityGraph, aliases: AliasTable, top: int) -> tuple[EntityNote, ...]:
+def largest_entities(graph: EntityGraph, texts: Sequence[str], top: int) -> tuple[EntityNote, ...]:
     """`graph.stats(top)`'s largest entities, each with why it is large when a reader may not see it."""
-    return tuple(EntityNote(graph.display[j], int(graph.entity_degree[j]), note_of(graph, aliases, j))
+    return tuple(EntityNote(graph.display[j], int(graph.entity_degree[j]), note_of(graph, texts, j))
                  for j in graph.largest(top))
+
+
+def definitions_of(graph: EntityGraph, texts: Sequence[str], keys: Iterable[str]) -> dict[str, str]:
+    """entity key → what the documents define it as (`defined_as`), for those of `keys` some document defines: what
+    an evidence graph's hover says of a name such as “Partnership”."""
+    position = graph.entity_index
+    found = {k: defined_as(graph, texts, position[k]) for k in keys if k in position}
+    return {k: words for k, words in found.items() if words}
+
+
+def walk_definitions(index: Index, walk: GraphAnswer) -> dict[str, str]:
+    """`definitions_of` the names a walk's evidence graph draws, on the graph of the builder its retriever reads."""
+    builder = CATALOG[walk.retriever].builder if walk.retriever in CATALOG else None
+    if builder is None:
+        return {}
+    keys = [n.id[2:] for n in walk.nodes if n.id.startswith("e:")]
+    return definitions_of(index.graph(builder), index.graph_texts, keys)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..retrieve.graph_explain import GraphAnswer, SubgraphNode
 from .graph_script import graph_script
@@ -184,10 +184,12 @@ def node_labels(answer: GraphAnswer, titles: dict[str, str], gold: frozenset[str
 
 
 def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str],
-               titles: dict[str, str] | None = None) -> str:
+               titles: dict[str, str] | None = None, defined: Mapping[str, str] | None = None) -> str:
     """What a node says on hover (plain text; vis-network shows string titles as text): its role,
     the share of the walk's time it holds (its PPR mass, as a percentage), and who it is — a seed's rule and
-    weight; a passage's document's full identity, where in it the passage is, its dense cosine, its text."""
+    weight, and what the documents define the name as (`defined`: entity key → words, engine.explain.entity_notes:
+    a walk-through took "Partnership" for a generic word); a passage's document's full identity, where in it the
+    passage is, its dense cosine, its text."""
     seed = next((s for s in answer.seeds if s.entity == node.id[2:]), None) if node.id.startswith("e:") else None
     role = ROLE_WORDS.get(node.kind, node.kind)
     if seed is not None and seed.word:
@@ -196,7 +198,8 @@ def hover_text(node: SubgraphNode, answer: GraphAnswer, texts: dict[str, str],
     if node.id.startswith("e:"):
         who = (f"{node.label} — bridging entity" if seed is None else
                f"{seed.label} — {seed.source} seed ({seed.rule}), weight {seed.weight:.3f}")
-        return head + who + nested_words(node, answer)
+        meaning = (defined or {}).get(node.id[2:], "")
+        return head + who + (f"\n{meaning[0].upper()}{meaning[1:]}." if meaning else "") + nested_words(node, answer)
     pid = node.id[2:]
     cosine = next((p.cosine for p in answer.passage_seeds if p.passage_id == pid), None)
     seed = f"a passage seed: its similarity to the question is {cosine:.3f} (cosine)\n" if cosine is not None else ""
@@ -320,11 +323,12 @@ def _legend(kinds: set[str], about: bool = False) -> str:
 
 def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str] | None = None,
                   texts: dict[str, str] | None = None, gold: frozenset[str] = frozenset(),
-                  removed: Sequence[str] = ()) -> str:
+                  removed: Sequence[str] = (), defined: Mapping[str, str] | None = None) -> str:
     """The page; `height` covers the canvas and the legend strip under it (about 60 px). `titles`
     and `texts` (passage id → document title, text) label and describe passages; `gold` passages
     get a star and a thick border; `removed` entities (a what-if took them out of the graph) are drawn crossed
-    out, hollow and dashed, under the seeds, linked to nothing: the walk ran without them."""
+    out, hollow and dashed, under the seeds, linked to nothing: the walk ran without them. `defined` (entity key →
+    words) says on hover what the documents define a name as."""
     from pyvis.network import Network
 
     titles, texts = titles or {}, texts or {}
@@ -333,7 +337,7 @@ def subgraph_html(answer: GraphAnswer, height: int = 560, titles: dict[str, str]
     pos = layout(answer, labels)
     for n in answer.nodes:
         shape = "box" if n.id.startswith("p:") else "ellipse"
-        net.add_node(n.id, label=labels[n.id], title=hover_text(n, answer, texts, titles), shape=shape,
+        net.add_node(n.id, label=labels[n.id], title=hover_text(n, answer, texts, titles, defined), shape=shape,
                      x=pos[n.id][0], y=pos[n.id][1], color=COLORS.get(n.kind, "#999999"),
                      borderWidth=3 if n.id[2:] in gold and n.id.startswith("p:") else 1,
                      font={"color": "#ffffff" if n.kind in ("seed", "read-seed", "hit", "bridge") else "#222222"})

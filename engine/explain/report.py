@@ -26,6 +26,7 @@ from urllib.parse import urlencode
 from ..errors import PathLensError
 from ..indexing.index import Index, SearchConfig, param_values
 from ..catalog import EDGE_PARAMS, PARAMS, ranks_pages, spec
+from .entity_notes import walk_definitions
 from .figures import REPORT_PAGE_WIDTH, cited_page, graph_svg, hit_entities, hit_page, page_failure, page_figure
 from ..ingest.documents import SourceFile
 from .page_evidence import pdf_source
@@ -363,7 +364,7 @@ def build_report(index: Index, view: ReportView, generated: str, pdfs: str | Non
                    f"they lead to, and, where a name bridges further, that name and those passages. {key}</p>")
         height = page_height(walk, titles, gold, view.without_entities)
         page = subgraph_html(walk, titles=titles, texts=texts, gold=gold, height=height,
-                             removed=view.without_entities)
+                             removed=view.without_entities, defined=walk_definitions(index, walk))
         out.append(f"<iframe sandbox='allow-scripts' height='{height + 20}' srcdoc=\"{html.escape(page, quote=True)}\">"
                    "</iframe>")
         out.append("<p class='meta'>The same graph as a static picture:</p>" + graph_svg(walk, titles, gold,

@@ -65,6 +65,23 @@ def _first_passage(graph: EntityGraph, j: int) -> str:
     return graph.passage_ids[int(col.min())] if col.size else ""
 
 
+def defined_names(text: str, entities: Mapping[str, int]) -> list[tuple[str, str]]:
+    """(term key, name key) of each definition `text` makes between two of `entities` (keys): "NorthRiver Capital
+    Partners IV, L.P. (the “Fund”)" defines "fund" as the longest entity ending right before the parenthesis."""
+    out = []
+    for m in DEFINED_RE.finditer(text):
+        term = entity_key(m.group(1))
+        if term not in entities:
+            continue
+        before = name_tokens(text[max(0, m.start() - 200):m.start()])
+        for n in range(min(len(before), 10), 0, -1):
+            name = entity_key(" ".join(before[-n:]))  # "Fund II, L.P. (the “Fund”)" names Fund II
+            if name in entities and name != term:
+                out.append((term, name))
+                break
+    return out
+
+
 def build_alias_table(graph: EntityGraph, texts: Sequence[str]) -> AliasTable:
     index = graph.entity_index
     pairs: dict[tuple[str, str], Alias] = {}
@@ -77,17 +94,9 @@ def build_alias_table(graph: EntityGraph, texts: Sequence[str]) -> AliasTable:
 
     # defined terms, from the passage text where each is defined
     for pid, text in zip(graph.passage_ids, texts):
-        for m in DEFINED_RE.finditer(text):
-            term = entity_key(m.group(1))
-            if term not in index:
-                continue
-            before = name_tokens(text[max(0, m.start() - 200):m.start()])
-            for n in range(min(len(before), 10), 0, -1):
-                name = entity_key(" ".join(before[-n:]))  # "Fund II, L.P. (the “Fund”)" names Fund II
-                if name in index and name != term:
-                    add(name, term, "defined term", pid)
-                    definitions.setdefault(term, {})[(name, pid)] = None
-                    break
+        for term, name in defined_names(text, index):
+            add(name, term, "defined term", pid)
+            definitions.setdefault(term, {})[(name, pid)] = None
 
     for j, key in enumerate(graph.entities):
         toks = key.split()

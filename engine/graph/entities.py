@@ -69,10 +69,11 @@ _NER_LEAD = re.compile(r"^(?:(?:the|a|an)\s+|(?:Form\s+)?(?:10|8|20|40|6)-[KQF]\
 
 def _ner_surface(text: str, span: str, start: int) -> str:
     """A span of `text` at `start` without what spaCy took in front of its name, an SEC form's letter included
-    ("10-K Microsoft" may come as "K Microsoft", as in the regex builder's `_runs`)."""
+    ("10-K Microsoft" may come as "K Microsoft", as in the regex builder's `_runs`), and without quotes around it."""
     if span[:2] in ("K ", "Q ", "F ") and FORM_NUMBER.search(text, 0, start):
         span = span[2:]
-    return _NER_LEAD.sub("", span) or span
+    span = _NER_LEAD.sub("", span) or span
+    return span.strip("\"“”'‘’") or span  # a defined term's quotes: (the "Partnership")
 
 
 def extract(builder: str, texts: Sequence[str], corpus: bool = True,
