@@ -469,3 +469,16 @@ def test_the_page_command_draws_marks_and_reads_a_page_as_json(tmp_path, capsys)
     assert again["cached"] and again["marks"] == [] and again["hit"] is None
     assert main(["page", "--corpus", str(room), "ACME_2019_10K.pdf", "99", "--out", str(out)]) == 2
     assert "ACME_2019_10K.pdf page 99 could not be rendered (the file has 7 pages)" in capsys.readouterr().err
+
+
+def test_the_questions_words_are_marked_on_the_lines_that_hold_the_most_of_them(tmp_path):
+    """A walk-through saw every "net" and "income" of an income statement marked ("Net revenue", "Interest and
+    other, net", "Total income"): what made the page rank is the row holding both, so only its words are."""
+    runs = [(72, 700, "Net revenue 100"), (72, 680, "Net income 20"), (72, 660, "Interest and other, net 5"),
+            (72, 640, "Total income 30")]
+    m = marked_page(_page(tmp_path, runs), question="What was net income in 2020?")
+    words = [(x.text, round(x.box_pt[1] + DESCENT)) for x in m.marks if x.kind == "word"]
+    assert words == [("Net", 680), ("income", 680)], words  # the baseline of "Net income 20"
+    # a question of one word marks it wherever it stands, as before
+    one = [x.text for x in marked_page(_page(tmp_path, runs), question="income").marks if x.kind == "word"]
+    assert one == ["income", "income"], one

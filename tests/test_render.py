@@ -422,7 +422,7 @@ def test_a_filing_reports_answers_each_show_their_page_marked_inline_and_a_missi
     first, second = page.split("<div class='hit'>")[1:3]
     assert "<figcaption>CALDER_2021_10K.pdf page 2, as cited by answer 1</figcaption>" in first
     assert first.index("(106)") < first.index("<figure") < first.index("passage <code>")
-    assert "the passage the hit cites" in first and "a word of the question" in first  # the marks' key
+    assert "the passage the hit cites" in first and "where a line holds the most" in first  # the marks' key
     assert "page 1, as cited by answer 2" in second
     # the file moved: each answer says which page it could not show, and keeps its passage
     gone = build_report(index, view, "T", pdfs=str(tmp_path / "elsewhere"))

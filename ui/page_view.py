@@ -29,10 +29,9 @@ from engine.errors import PathLensError
 from engine.explain.figures import HitPage, cited_page, hit_entities, hit_page, legend_html
 from engine.explain.page_evidence import pdf_source
 from engine.explain.page_image import DEFAULT_WIDTH
-from engine.explain.page_marks import MARK_COLORS
+from engine.explain.page_marks import MARK_COLORS, best_lines
 from engine.explain.report import highlight, marked_terms
 from engine.indexing.index import Index
-from engine.text import tokenize
 from engine.ingest.corpus import bundled_names
 from ui.corpora import UPLOAD
 from ui.render import escape_markdown
@@ -230,7 +229,8 @@ def _text_html(page: HitPage, question: str, entities: tuple[str, ...]) -> str:
     if not page.lines:
         return "<div class='page-text'><em>PDFium reads no text on this page.</em></div>"
     rows, inside = set(page.row_at), set(page.passage_at)
-    best = _best_lines(page.lines, sorted(inside) if inside else range(len(page.lines)), question)
+    among = sorted(inside) if inside else range(len(page.lines))
+    best = {among[i] for i in best_lines([page.lines[i] for i in among], question)}
     own = [*entities, *marked_terms(None, " ".join(page.lines[i] for i in best), question)]
     drawn = [f"<div class='{' '.join(c for c, on in (('row', i in rows), ('in-passage', i in inside)) if on)}'>"
              f"{highlight(line, own if i in best else entities)}</div>"
@@ -239,14 +239,6 @@ def _text_html(page: HitPage, question: str, entities: tuple[str, ...]) -> str:
     above = (f"<details><summary>{first} line{'s' if first != 1 else ''} above the passage</summary>"
              f"{''.join(drawn[:first])}</details>" if first >= 3 else "".join(drawn[:first]))
     return f"<div class='page-text'>{above}{''.join(drawn[first:])}</div>"
-
-
-def _best_lines(lines, among, question: str) -> set[int]:
-    """The lines among `among` holding the most of the question's words that are not figures or years (ties: all)."""
-    words = {t for t in tokenize(question) if not t.isdigit()}
-    held = {i: len(words & set(tokenize(lines[i]))) for i in among}
-    most = max(held.values(), default=0)
-    return {i for i, n in held.items() if n == most and n > 0}
 
 
 def _sentence(note: str) -> str:

@@ -5,9 +5,9 @@ A passage is the page's text with running lines dropped and spaces folded (engin
 found in the page's characters by its letters alone: both sides lose every space, line end and hyphenation
 mark, and the passage's letters are looked up in the page's, exactly, else by the longest common run
 (difflib) when enough of them agree. Words are marked by the rule the passage text uses on the Query page
-(`report.marked_terms`): a word is the question's when it shares a token with it; an entity is its name's
-words in a row, by name key (`normalize_name`). Both are marked inside the passage when it was found, else
-anywhere on the page. Each mark carries its box in page points and in the image's pixels, so a test or a UI
+(`report.marked_terms`): a word is the question's when it shares a token with it, marked on the lines that hold
+the most of the question's words (`best_lines`); an entity is its name's words in a row, by name key
+(`normalize_name`). Both are marked inside the passage when it was found, else anywhere on the page. Each mark carries its box in page points and in the image's pixels, so a test or a UI
 can check it and draw its own legend.
 """
 
@@ -28,7 +28,7 @@ from .render import COLORS
 # the evidence graph's colours: the passage as its hits, entities as its seeds; the question's words in the
 # lexical retriever's colour and a statement's row in the filings retriever's (engine.explain.palette)
 MARK_COLORS = {"passage": COLORS["hit"], "entity": COLORS["seed"], "word": color_of("bm25"), "row": color_of("filing")}
-MARK_WORDS = {"passage": "the passage the hit cites", "word": "a word of the question",
+MARK_WORDS = {"passage": "the passage the hit cites", "word": "the question's words, where a line holds the most",
               "entity": "a seed entity of the walk", "row": "the line item's row"}
 MIN_AGREEMENT = 0.6  # of the passage's letters the page must hold, in order, for a fuzzy find to count
 
@@ -146,6 +146,30 @@ def find_entity(layout: PageLayout, name: str, start: int = 0, end: int | None =
     return found
 
 
+def best_lines(lines: Sequence[str], question: str) -> set[int]:
+    """The lines holding the most of the question's words that are not figures or years (ties: all). What made a
+    page rank is marked there: "Total revenue" and its year, not every row's "2021" column header or each "net" of
+    "Net revenue", "Interest and other, net" (marked on every row, they said nothing)."""
+    words = {t for t in tokenize(question) if not t.isdigit()}
+    held = {i: len(words & set(tokenize(line))) for i, line in enumerate(lines)}
+    most = max(held.values(), default=0)
+    return {i for i, n in held.items() if n == most and n > 0}
+
+
+def _by_line(layout: PageLayout, words: Sequence[tuple[str, int, int]]) -> list[list[tuple[str, int, int]]]:
+    """`words` grouped by the line they stand on (one baseline, within a fifth of a line's height), in order."""
+    lines: list[list[tuple[str, int, int]]] = []
+    last = None
+    for word in words:
+        box, base = layout.boxes[word[1]], layout.baselines[word[1]]
+        if lines and last is not None and abs(base - last) <= 0.2 * (box[3] - box[1]):
+            lines[-1].append(word)
+        else:
+            lines.append([word])
+            last = base
+    return lines
+
+
 def _mark(layout: PageLayout, width: int, kind: str, text: str, box: Box) -> Mark:
     return Mark(kind, " ".join(text.split()), MARK_COLORS[kind], tuple(round(v, 2) for v in box),
                 layout.to_pixels(box, width))
@@ -180,7 +204,10 @@ def find_marks(layout: PageLayout, width: int, passage: str = "", question: str 
         missing.append(f"{'these seeds are' if len(unnamed) > 1 else 'this seed is'} not written "
                        f"{'in the passage' if within else 'on the page'}: {', '.join(unnamed)}")
     terms = set(tokenize(question))
-    for text, s, e in find_words(layout, terms, start, end):
+    found = find_words(layout, terms, start, end)
+    lines = _by_line(layout, found)
+    best = best_lines([" ".join(w for w, _, _ in line) for line in lines], question)
+    for text, s, e in (word for i in sorted(best) for word in lines[i]):
         if not any(s < e2 and s2 < e for s2, e2 in taken):
             marks.extend(_mark(layout, width, "word", layout.text[bs:be], b) for b, bs, be in span_boxes(layout, s, e))
     if row.strip():
