@@ -79,6 +79,10 @@ class JobStatus:
         part = min(1.0, self.done / self.total) if self.total else 0.0
         return min(1.0, (len(self.finished) + part) / len(self.steps)) if self.steps else part
 
+    def step_fraction(self) -> float:
+        """Share of the step in flight done: what a bar beside its count ("256 of 1,261 passages") shows."""
+        return min(1.0, self.done / self.total) if self.total else 0.0
+
     def seconds_left(self) -> float | None:
         """Time left in the step in flight, at its recent rate; None until it has one."""
         return seconds_left(self.step_seconds, self.done, self.total, coarse=self.step in COARSE_STEPS,

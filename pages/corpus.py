@@ -178,17 +178,13 @@ with fresh_area(index, REGEX, "corpus"):  # no stale graph under a build
     else:
         st.caption("Nothing was dropped.")
 
-    c1, c2 = st.columns(2)
-    with c1:
-        st.subheader("Largest entities")
-        largest = pd.DataFrame([(n.entity, n.passages, n.note) for n in largest_entities(graph, index.graph_texts, 15)],
-                               columns=["entity", "passages", "why it is large"])
-        show_table(largest, hide_index=True, width="stretch")
-        downloads(largest, f"pathlens-largest-{builder}", key="largest")
-    with c2:
-        st.subheader("Degrees")
-        show_table(pd.DataFrame({"passages": stats.passage_degree, "entities": stats.entity_degree}).T,
-                     width="stretch")
+    st.subheader("Largest entities")  # the page's width: its reasons are sentences (cut off in half of it)
+    largest = pd.DataFrame([(n.entity, n.passages, n.note) for n in largest_entities(graph, index.graph_texts, 15)],
+                           columns=["entity", "passages", "why it is large"])
+    show_table(largest, hide_index=True, width="stretch", wide=("entity", "why it is large"))
+    downloads(largest, f"pathlens-largest-{builder}", key="largest")
+    st.subheader("Degrees")
+    show_table(pd.DataFrame({"passages": stats.passage_degree, "entities": stats.entity_degree}).T, width="stretch")
 
     st.subheader("Alias table (BCT)")
     position = graph.entity_index

@@ -39,6 +39,14 @@ def test_a_question_asked_while_the_room_builds_is_answered_by_a_ready_retriever
         r"left( in this step)?))?)\. Ask again then for the full hybrid-ner retriever\.", said[0]), said
     assert [h.value for h in at.subheader if h.value.startswith("Top ")] == ["Top 5 passages · bm25"]
     assert len(hit_lines(at)) == 5
+    # the bar is the step's own share, labelled with its count (a walk-through met an unlabelled share of the whole
+    # build beside the step's count)
+    for bar in at.get("progress"):
+        counted = re.fullmatch(r"([\d,]+) of ([\d,]+) passages.*", bar.proto.text)
+        assert counted or bar.proto.text in ("starting", "finishing") or bar.proto.text.startswith("step "), bar.proto.text
+        if counted:
+            done, total = (int(g.replace(",", "")) for g in counted.groups())
+            assert bar.proto.value == int(100 * done / total), (bar.proto.value, bar.proto.text)
     assert ("A quicker retriever (bm25) answers now, without dense embeddings (all-MiniLM-L6-v2) and entity "
             "extraction (spaCy NER), which the room is still computing, so its answers can be less apt than those "
             "of hybrid-ner, the one you chose.") in [

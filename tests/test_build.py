@@ -48,6 +48,7 @@ def test_a_failed_build_says_why_and_is_retried_when_asked_again():
 def test_time_left_comes_from_the_recent_rate():
     s = JobStatus("embeddings", 100, 400, 10.0, False, False, None, steps=("embeddings", "bm25"))
     assert s.seconds_left() == pytest.approx(30.0) and s.fraction() == pytest.approx(0.125)
+    assert s.step_fraction() == pytest.approx(0.25)  # what a bar beside "100 of 400 passages" shows
     assert JobStatus("x", 0, 0, 1.0, False, False, None, steps=("x",)).seconds_left() is None
     # sped up: 100 in the first 60 s, 100 more in the last 10 s; the recent rate says 10 s a hundred, not 35
     fast = JobStatus("embeddings", 200, 400, 70.0, False, False, None, steps=("embeddings",), since=(60.0, 100))

@@ -53,3 +53,19 @@ def test_the_evidence_graph_says_on_hover_what_the_documents_define_a_name_as():
     assert "\nA term the documents define as “NorthRiver Capital Partners IV”.\n" in hover_text(fund, walk, {}, None, defined) + "\n"
     assert "A term the documents define" not in hover_text(fund, walk, {})
     assert "A term the documents define as \\u201cNorthRiver" in subgraph_html(walk, defined=defined)  # as JSON
+
+
+def test_a_name_every_passage_of_a_long_document_links_says_so():
+    """A walk-through found the reason blank for "INTEL CORPORATION", linked to all 754 passages of its 10-K
+    through each page's title."""
+    from engine.explain.entity_notes import WHOLE_MIN, whole_documents
+    from engine.graph.entity_graph import build_graph
+
+    texts = [f"Acme Corp reports item {i}." for i in range(WHOLE_MIN)] + ["Beta Inc is elsewhere.", "Acme Corp too."]
+    ids = [f"ACME_10K.pdf#p{i + 1}.0" for i in range(WHOLE_MIN)] + ["BETA.pdf#p1.0", "BETA.pdf#p2.0"]
+    graph = build_graph(filter_mentions("regex", extract_regex(texts)), ids, texts)
+    acme = graph.entity_index["acme"]
+    assert whole_documents(graph, acme) == [("ACME_10K.pdf", WHOLE_MIN)]  # not BETA.pdf: one of its two passages
+    assert note_of(graph, texts, acme) == f"linked to every one of the {WHOLE_MIN} passages of ACME_10K.pdf"
+    short = build_graph(filter_mentions("regex", extract_regex(texts[:3])), ids[:3], texts[:3])
+    assert whole_documents(short, short.entity_index["acme"]) == []  # a short document: its title says it

@@ -186,7 +186,7 @@ def _show_build(index: Index, missing: list[str], s, purpose: str = "") -> bool:
         if w.stage not in s.finished and not s.over:
             box.write(f"Still to come: {component_label(w.stage)} — {w.words()}")
     if not s.over:
-        box.progress(s.fraction(), text=step_words(s, len(index.corpus)))
+        box.progress(s.step_fraction(), text=step_words(s, len(index.corpus)))  # the bar is the count's share
         return False
     if s.error is not None:
         stage = s.step or (s.steps[len(s.finished)] if len(s.finished) < len(s.steps) else "")

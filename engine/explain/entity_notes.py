@@ -20,6 +20,8 @@ from ..retrieve.graph_explain import GraphAnswer
 
 # a share of an entity's passages linked to one longer name holding it, from which that name is what makes it large
 INSIDE_SHARE = 0.5
+# a document this long is a filing or a report, not a note of a few chunks, each of which its title names anyway
+WHOLE_MIN = 20
 
 
 @dataclass(frozen=True)
@@ -42,10 +44,23 @@ def defined_as(graph: EntityGraph, texts: Sequence[str], entity: int) -> str:
     return f"a term the documents define as “{first}”{more}"
 
 
+def whole_documents(graph: EntityGraph, entity: int) -> list[tuple[str, int]]:
+    """(document, passages) of each document of WHOLE_MIN passages or more whose every passage is linked to
+    `entity`, largest first: a filing's company, which each page's title names (`entity_graph.link_names`)."""
+    doc_of = [pid.split("#", 1)[0] for pid in graph.passage_ids]
+    sizes = Counter(doc_of)
+    linked = Counter(doc_of[i] for i in graph.passages_of(entity))
+    return sorted(((d, n) for d, n in linked.items() if n == sizes[d] and n >= WHOLE_MIN), key=lambda dn: (-dn[1], dn[0]))
+
+
 def note_of(graph: EntityGraph, texts: Sequence[str], entity: int) -> str:
     defined = defined_as(graph, texts, entity)
     if defined:
         return defined
+    whole = whole_documents(graph, entity)
+    if whole and sum(n for _, n in whole) >= INSIDE_SHARE * graph.entity_degree[entity]:
+        more = f" and of {len(whole) - 1} more document{'s' * (len(whole) > 2)}" if len(whole) > 1 else ""
+        return f"linked to every one of the {whole[0][1]:,} passages of {whole[0][0]}{more}"
     inside, degree = graph.inside(entity), int(graph.entity_degree[entity])
     if inside is not None and inside[1] >= INSIDE_SHARE * degree:
         return (f"{inside[1]:,} of its {degree:,} passages are linked to “{graph.display[inside[0]]}” too, "
