@@ -153,6 +153,18 @@ def test_an_acronym_the_lexicon_reads_is_searched_by_its_rows_not_said_missing(r
     assert not any("is not printed" in n for n in scope.notes), scope.notes
 
 
+def test_a_name_made_an_adjective_is_read_as_the_name():
+    """A walk-through asked of Intel "… from AMD, NVIDIA and ARM-based products?" and was told "“ARM-based” names
+    no company of this data room": the company is "ARM", which the filer prints among its competitors."""
+    pages = ("Competition. We compete with AMD, NVIDIA and ARM in data centers. Our products compete. ") * 3
+    intc = {"INTC_2020_10K.pdf": _f("INTC_2020_10K.pdf", "Intel", ["intel"], "10-K", 2020, end="2020-12-26",
+                                    symbols=["INTC"])}
+    scope = _scope("What competitive risks does Intel describe from AMD, NVIDIA and ARM-based products?",
+                   room_of(intc, {"INTC_2020_10K.pdf": [pages]}))
+    assert not scope.stop and scope.companies == ("Intel",), scope.words(intc)
+    assert not any("ARM" in n for n in scope.notes), scope.notes
+
+
 def test_a_word_not_understood_is_said_and_the_question_answered(room):
     scope = _scope("What was McDonald's ARPU in FY2022?", room)
     assert scope.filings == ("MCD_2022_10K.pdf",)

@@ -279,6 +279,8 @@ def _company_like(question: str) -> list[tuple[str, bool]]:
         words = name.split()
         while words and words[0].lower() in _COMMON_STARTS:
             words = words[1:]  # "Did Acme", "Compare Pepsi" → the name
+        if words:  # "ARM-based products": a name made an adjective is the name ("ARM"), not a company "ARM-based"
+            words[-1] = re.sub(r"(?<=\w)-[a-z]+$", "", words[-1])
         name = " ".join(words)
         if name and name.lower() not in periods and not re.fullmatch(r"[\d\W]+", name):
             out.append((name, strong))
