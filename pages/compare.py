@@ -20,7 +20,7 @@ from ui.builds import CancelButton, ensure, fresh_area, job_result, stages_for
 from ui.frame import frame
 from ui.page_view import side_by_side
 from ui.params import param_widget
-from ui.query_form import view_key
+from ui.query_form import PLAIN, method_words, view_key
 from ui.render import best_in_bold, downloads, escape_markdown, gold_of, metric_bars, pick_pair, show_table
 from ui.url_state import asked_by_link, param, param_in_range, seed_from_url, set_params
 
@@ -57,7 +57,7 @@ elif kept is not None and kept[0] == corpus.name:
     for key, value in kept[1].items():  # handed back each run: a widget whose identity changed keeps its value
         st.session_state[key] = st.session_state.get(key, value)
 
-names = st.multiselect("Retrievers", list(CATALOG), key="cmp_retrievers",
+names = st.multiselect("Retrievers", list(CATALOG), key="cmp_retrievers", format_func=method_words,
                        help="\n\n".join(f"**{n}**: {s.description}" for n, s in CATALOG.items()))
 c1, c2 = st.columns([5, 1])
 question = c1.text_input("Question", key="cmp_question")
@@ -292,9 +292,9 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
     if eval_key in evaluations:
         result = evaluations[eval_key]
         metrics = metric_names(ks)
-        table = pd.DataFrame([{"retriever": n, "kind": "all", **{m: r.means[m] for m in metrics}}
+        table = pd.DataFrame([{"retriever": n, "method": PLAIN.get(n, n), "kind": "all", **{m: r.means[m] for m in metrics}}
                               for n, r in result.results.items()]
-                             + [{"retriever": n, "kind": kind, **{m: v[m] for m in metrics}}
+                             + [{"retriever": n, "method": PLAIN.get(n, n), "kind": kind, **{m: v[m] for m in metrics}}
                                 for n, r in result.results.items() for kind, v in r.by_kind.items()
                                 if len(r.by_kind) > 1])  # one kind is the "all" row again
         show_table(best_in_bold(table, metrics, "kind"), hide_index=True, width="stretch")

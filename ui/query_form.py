@@ -214,6 +214,7 @@ def _question(index: Index) -> tuple[str, LabeledQuery | None, tuple[str, ...]]:
 # the evidence report use. A method added to the catalog shows its name alone until it has words here.
 PLAIN = {"bm25": "word match", "tfidf": "word match, weighted", "dense": "meaning match",
          "ppr-regex": "graph of names", "ppr-ner": "graph of names (NER)",
+         "bct-regex": "graph of names + their aliases", "bct-ner": "graph of names (NER) + their aliases",
          "hybrid-regex": "graph of names + meaning", "hybrid-ner": "graph of names (NER) + meaning",
          "filing": "filings: their structure + meaning", "filing-learned": "filings: pages ranked by a learned model",
          "filing-graph": "filings: their structure only", "rrf": "several methods' votes combined"}

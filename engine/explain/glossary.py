@@ -77,6 +77,8 @@ TERMS: dict[str, str] = {
     "RRF members": "The retrievers whose rankings RRF fuses.",
     "weight of a member": "Weighted RRF: that member's votes count this many times.",
     "retriever": "A way of ranking passages for a question; see each retriever's name.",
+    "method": "What a retriever ranks by, in words: word match (bm25), meaning match (dense), a graph of the "
+              "names the passages share, or several of these.",
     "graph builder": "How entities are found in passages: regex (capitalised names, tickers, defined terms) or "
                      "ner (spaCy's named-entity recogniser).",
     "stage": "One part of a room's index, built once and kept on disk: the words (tokens), the names found by "
