@@ -25,8 +25,7 @@ def test_a_word_inside_a_longer_name_and_a_defined_term_say_why_they_are_large()
     # "United" alone is written once (a line wrap of "United Kingdom"); substring adjacency links the four
     # passages that name "United States" to it, which are all of its 4
     assert graph.inside(at["united"]) == (at["united states"], 4)
-    assert note_of(graph, TEXTS, at["united"]) == ("4 of its 4 passages are linked to “United States” too, a longer "
-                                                     "name that holds it")
+    assert note_of(graph, TEXTS, at["united"]) == "4 of its 4 passages are linked to the longer “United States” too"
     # two documents define "the Corporation", once each: the first in key order first, the other after "or"
     assert note_of(graph, TEXTS, at["corporation"]) == \
         "a term the documents define as “Acme Holdings Corporation” or “Beta Works Inc”"

@@ -51,16 +51,19 @@ def best_in_bold(table: pd.DataFrame, metrics: list[str], group: str | None = No
     return table.style.format({m: "{:.3f}" for m in metrics}).apply(bold, subset=metrics)
 
 
-def show_table(data, column_config: dict | None = None, wide: tuple[str, ...] = (), **kwargs) -> None:
+def show_table(data, column_config: dict | None = None, wide: tuple[str, ...] = (),
+               widths: dict[str, int] | None = None, **kwargs) -> None:
     """st.dataframe with a glossary tooltip on every column that has no config of its own; the `wide` columns
-    (names that run long) drawn wide, so a name is not cut where a narrow number needs no room."""
+    (names that run long) drawn wide, so a name is not cut where a narrow number needs no room, and `widths` in
+    pixels where a sentence must show whole beside a count."""
     frame = data.data if hasattr(data, "data") and isinstance(data.data, pd.DataFrame) else data
     config = dict(column_config or {})
+    widths = widths or {}
     for col in getattr(frame, "columns", []):
         term = lookup(str(col))
-        if str(col) not in config and (term is not None or str(col) in wide):
-            config[str(col)] = st.column_config.Column(help=definition(term) if term else None,
-                                                       width="large" if str(col) in wide else None)
+        if str(col) not in config and (term is not None or str(col) in wide or str(col) in widths):
+            width = widths.get(str(col), "large" if str(col) in wide else None)
+            config[str(col)] = st.column_config.Column(help=definition(term) if term else None, width=width)
     st.dataframe(data, column_config=config, **kwargs)
 
 

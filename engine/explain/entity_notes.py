@@ -63,8 +63,7 @@ def note_of(graph: EntityGraph, texts: Sequence[str], entity: int) -> str:
         return f"linked to every one of the {whole[0][1]:,} passages of {whole[0][0]}{more}"
     inside, degree = graph.inside(entity), int(graph.entity_degree[entity])
     if inside is not None and inside[1] >= INSIDE_SHARE * degree:
-        return (f"{inside[1]:,} of its {degree:,} passages are linked to “{graph.display[inside[0]]}” too, "
-                "a longer name that holds it")
+        return f"{inside[1]:,} of its {degree:,} passages are linked to the longer “{graph.display[inside[0]]}” too"
     return ""
 
 
