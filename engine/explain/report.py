@@ -7,8 +7,7 @@ this was computed": the retriever and every parameter, the seeds with their rule
 the view in the app and the command that writes the same file. The file is named after the question and day.
 
 Every piece of corpus or user text is escaped before it becomes HTML; the interactive graph is a sandboxed srcdoc
-iframe whose own page escapes its data (see `render`). The file asks nothing of the network: no script, style, font or
-image is fetched.
+iframe whose own page escapes its data (see `render`). The file fetches nothing: no script, style, font or image.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ from urllib.parse import urlencode
 
 from ..errors import PathLensError
 from ..indexing.index import Index, SearchConfig, param_values
+from ..indexing.views import without
 from ..catalog import EDGE_PARAMS, PARAMS, ranks_pages, spec
 from .entity_notes import walk_definitions
 from .figures import REPORT_PAGE_WIDTH, cited_page, graph_svg, hit_entities, hit_page, page_failure, page_figure
@@ -35,7 +35,6 @@ from .reasons import IN_TEXT, exactness_words, explanation_lines, move_words, pa
 from .render import COLORS, MARKDOWN_HEADING, ROLE_WORDS, page_height, passage_seed_summary, second_hop_summary, subgraph_html
 from ..retrieve.retrievers import check_k, check_query
 from ..text import tokenize
-from ..indexing.views import without
 
 
 def highlight(text: str, terms: Iterable[str]) -> str:
