@@ -1326,6 +1326,18 @@ def test_a_file_read_only_in_part_is_not_offered_from(tmp_path):
             "skipped\\)") in [m.value for m in at.markdown], [m.value for m in at.markdown if "ACME" in m.value]
 
 
+def test_a_rooms_build_box_says_how_many_of_its_files_were_left_out(tmp_path):
+    """A walk-through read "Index of 4 uploaded files ready" of a room whose damaged fourth file was refused."""
+    from tests.filingmaker import write_pdfs
+
+    folder = write_pdfs(tmp_path / "room")
+    (folder / "BROKEN.pdf").write_bytes(b"%PDF-1.4\n1 0 obj garbage")
+    at = uploaded(folder, "acme-broken-label", "3 uploaded files", q="What were Acme net sales in FY2020?")
+    labels = [s.label for s in at.status]
+    assert labels and all(lb.startswith("Index of 3 uploaded files (1 left out: see the sidebar)") for lb in labels), labels
+    assert any("BROKEN.pdf" in w.value for w in at.sidebar.warning)
+
+
 def test_the_labeled_examples_menu_forgets_its_example_once_the_user_types_another_question():
     at = start()
     assert at.selectbox(key="example").value != "—"  # the page opened on a labeled example

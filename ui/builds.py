@@ -16,6 +16,7 @@ from engine.indexing.background import BuildJob, build_in_background
 from engine.indexing.compute import Work
 from engine.indexing.index import Index
 from engine.errors import PathLensError
+from engine.ingest.documents import left_out_files
 from engine.jobs import Job, JobStatus
 from engine.retrieve.rrf_retriever import RRFConfig
 
@@ -172,7 +173,7 @@ def _show_build(index: Index, missing: list[str], s, purpose: str = "") -> bool:
 
     Written to without a `with` block: leaving one marks a box still "running" complete (a check mark over a build
     that is still at work), so the box keeps its spinner until this says how the build ended."""
-    title = f"Building the index of {index.corpus.name} ({len(index.corpus):,} passages)…"
+    title = f"Building the index of {room_words(index)} ({len(index.corpus):,} passages)…"
     box = st.status(title, expanded=not s.over or s.error is not None)
     plan = {w.stage: w for w in planned_work(index, missing)}
     for stage in s.finished:
@@ -196,9 +197,17 @@ def _show_build(index: Index, missing: list[str], s, purpose: str = "") -> bool:
     for event in index.cache.events if index.cache else []:
         if event.kind == "rejected" and event.component in missing:
             box.warning(f"Cache file not trusted: {event.detail}")
-    box.update(label=f"Index of {index.corpus.name} ready" + (f" for {purpose}" if purpose else ""), state="complete",
+    box.update(label=f"Index of {room_words(index)} ready" + (f" for {purpose}" if purpose else ""), state="complete",
                expanded=False)
     return True
+
+
+def room_words(index: Index) -> str:
+    """The room's name, and how many of its files were left out whole ("4 uploaded files (1 left out: see the
+    sidebar)"): the name counts what was brought, a walk-through read it as what was indexed."""
+    corpus = index.corpus
+    whole, _ = left_out_files(corpus.report.skipped, {p.doc_id for p in corpus.passages})
+    return corpus.name + (f" ({len(whole)} left out: see the sidebar)" if whole else "")
 
 
 def time_left_words(seconds: float) -> str:
