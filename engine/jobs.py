@@ -76,7 +76,7 @@ class JobStatus:
 
     def fraction(self) -> float:
         """Share of the work done: whole steps, plus the counted part of the one in flight."""
-        part = min(1.0, self.done / self.total) if self.total else 0.0
+        part = self.step_fraction()
         return min(1.0, (len(self.finished) + part) / len(self.steps)) if self.steps else part
 
     def step_fraction(self) -> float:

@@ -173,7 +173,8 @@ def _show_build(index: Index, missing: list[str], s, purpose: str = "") -> bool:
 
     Written to without a `with` block: leaving one marks a box still "running" complete (a check mark over a build
     that is still at work), so the box keeps its spinner until this says how the build ended."""
-    title = f"Building the index of {room_words(index)} ({len(index.corpus):,} passages)…"
+    room = room_words(index)
+    title = f"Building the index of {room} ({len(index.corpus):,} passages)…"
     box = st.status(title, expanded=not s.over or s.error is not None)
     plan = {w.stage: w for w in planned_work(index, missing)}
     for stage in s.finished:
@@ -197,7 +198,7 @@ def _show_build(index: Index, missing: list[str], s, purpose: str = "") -> bool:
     for event in index.cache.events if index.cache else []:
         if event.kind == "rejected" and event.component in missing:
             box.warning(f"Cache file not trusted: {event.detail}")
-    box.update(label=f"Index of {room_words(index)} ready" + (f" for {purpose}" if purpose else ""), state="complete",
+    box.update(label=f"Index of {room} ready" + (f" for {purpose}" if purpose else ""), state="complete",
                expanded=False)
     return True
 
