@@ -315,6 +315,9 @@ def test_parts_reach_json_and_the_report_as_bars_with_labels_escaped(learned):
     # close to the question's −0.56" as a contradiction)
     assert "Green adds, red takes away: a trait weaker here than on the other pages" in big_base
     assert big_base.count("part-row") == 2 and "width:100.0%" in big_base and "width:50.0%" in big_base
+    # and each red bar says so itself (walk 22 read "role matches (platform) −0.12" as a contradiction still)
+    assert ">b, counting less here than on the average page</span>" in big_base and ">a</span>" in big_base
+    assert "counting less here than on the average deal" in parts_html([("role matches", -0.1)], 0.0, -0.1, item="deal")
 
 
 def test_explain_hits_gives_parts_for_any_page_of_the_pool(learned):

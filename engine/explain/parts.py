@@ -35,6 +35,8 @@ def parts_html(parts: Sequence[tuple[str, float]], base: float, score: float, ti
     bars = []
     for label, value in rows:
         width = 100 * abs(value) / top
+        if value < 0:  # "role matches (platform) −0.12" read as a contradiction: the trait counts, but less than usual
+            label = f"{label}, counting less here than on the average {item}"
         colour = "#2e7d32" if value >= 0 else "#c62828"
         bars.append(
             "<div class='part-row' style='display:flex;align-items:center;gap:8px;margin:2px 0;font-size:13px'>"
