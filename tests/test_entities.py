@@ -284,3 +284,36 @@ def test_a_period_header_is_not_a_name_and_a_number_word_beside_one_is():
     kept = {m.text for m in extract_regex([text])[0] if drop_reason(m) is None}
     assert not any("Ended" in k for k in kept), kept
     assert {"Three Rivers Bank", "One Liberty Plaza"} <= kept
+
+
+def test_a_filings_table_words_are_not_names():
+    """#63 item 6 (walk 22): an upload's largest entities held "Dec" (a column's "Dec 26, 2020"), "Unaudited" and
+    "Millions" (a table's "(In Millions) (Unaudited)") and spaCy's lower-case "network" (a filing's defined
+    "network" rules); a month's abbreviation before no day, a capitalised defined term and a shouted one stay."""
+    texts = ["Years Ended (In Millions) (Unaudited) Dec 26, 2020 Dec 28, 2019 Sept. 3, 2018",
+             "Jan Smuts met the board in Dec. Card rules (collectively, “network”) and the Fund (the “Fund”) apply.",
+             "Amounts in millions are unaudited; Calder Bank reported them. The network grew."]
+    table, prose, _ = ({m.text for m in ms} for ms in extract_regex(texts))
+    assert table == set(), table
+    assert {"Jan Smuts", "Dec", "Fund"} <= prose and "network" not in prose, prose  # "in Dec." names no day
+    ex = filter_mentions("ner", [[Mention("network", "ORG"), Mention("Millions", "GPE"), Mention("Unaudited", "ORG"),
+                                  Mention("Calder Bank", "ORG"), Mention("eBay", "ORG")]])
+    assert ex.entities == ("calder bank", "ebay"), ex.entities
+    assert ex.dropped_examples["no capital letter"] == ("network",)
+    assert set(ex.dropped_examples["stop phrase"]) == {"Millions", "Unaudited"}
+
+
+def test_a_wrapped_titles_first_word_is_not_a_name_of_its_own():
+    """Walk 22: "Executive" and "Chief" were among an upload's largest entities, each a title a PDF wrapped
+    ("—Navin Shenoy, Executive\\nVice President", "was Chief\\nFinancial Officer"), made large by every passage naming
+    a longer title. An ordinary word (the corpus writes it in lower case) ending a line before a capitalised one is
+    such a first word; a name ending a line ("Helvetia, Arizona\\nHelvetia") and a lone word mid-line stay."""
+    texts = ["—Navin Shenoy, Executive\nVice President and General Manager, spoke.",
+             "Mr. Davis was Chief\nFinancial Officer of Applied Materials.",
+             "Our executive team and its chief officers. Helvetia, Arizona\nHelvetia is a town.",
+             "The Executive met in Arizona."]
+    per = extract_regex(texts)
+    assert "Executive" not in {m.text for m in per[0]} and "Vice President and General Manager" in {m.text for m in per[0]}
+    assert "Chief" not in {m.text for m in per[1]} and "Financial Officer of Applied Materials" in {m.text for m in per[1]}
+    assert {"Arizona", "Helvetia"} <= {m.text for m in per[2]}
+    assert "Executive" in {m.text for m in per[3]}

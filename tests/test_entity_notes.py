@@ -68,3 +68,23 @@ def test_a_name_every_passage_of_a_long_document_links_says_so():
     assert note_of(graph, texts, acme) == f"linked to every one of the {WHOLE_MIN} passages of ACME_10K.pdf"
     short = build_graph(filter_mentions("regex", extract_regex(texts[:3])), ids[:3], texts[:3])
     assert whole_documents(short, short.entity_index["acme"]) == []  # a short document: its title says it
+
+
+def test_a_word_many_longer_names_hold_says_which():
+    """Walk 22: "General" stood among an upload's largest with no reason: no one longer name holds half of its
+    passages, but "General and Administrative", "General Counsel" and more hold nearly all of them."""
+    texts = ["Marketing, General, and Sales costs rose.", "General and Administrative costs fell.",
+             "General and Administrative costs were flat.", "The General Counsel signed.",
+             "The General Counsel resigned.", "The Vice President and General Manager spoke.",
+             "General and administrative costs were flat; general counsel fees rose."]
+    ex = filter_mentions("regex", extract_regex(texts))
+    graph = build_graph(ex, [f"p{i}" for i in range(len(texts))], texts)
+    at = graph.entity_index
+    held, longer = graph.held(at["general"])
+    # a passage is linked to each name it writes, in any case: "General" alone is in p0; p1–p6 hold a longer name
+    # (p6 two of them, in lower case), so 6 of its 7 passages; no one name holds more than 3
+    assert int(graph.entity_degree[at["general"]]) == 7 and held == 6
+    assert longer == [(at["general and administrative"], 3), (at["general counsel"], 3),
+                      (at["vice president and general manager"], 1)], longer
+    assert note_of(graph, texts, at["general"]) == ("6 of its 7 passages are linked to longer names holding it too: "
+                                                     "“General and Administrative”, “General Counsel” and 1 more")

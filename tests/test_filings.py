@@ -264,6 +264,9 @@ def test_a_data_rooms_lexicon_extends_the_bundled_one_and_is_checked():
         parse_lexicon("{", "lexicon.json")
     # a longer phrase of one term hides the shorter phrase of another inside it
     assert [s for s, _ in bundled().terms_in("What is the unadjusted operating income?")] == ["operating income"]
+    # a cash-flow row said as printed is capex, not the balance sheet's PP&E inside it (walk 22: Intel's q3)
+    terms = bundled().terms_in("How much did Intel spend on additions to property, plant and equipment in 2020?")
+    assert [(s, t.statement) for s, t in terms] == [("additions to property plant and equipment", "cash flows")]
 
 
 def test_edge_weights_scale_where_a_passage_steps(room):

@@ -3,7 +3,8 @@
 A filing's largest entities are often words a reader takes for generic ones ("Corporation", "Securities",
 "United"). Each is there for a reason the graph can state: the filing defines the word as a name (`(the
 "Corporation")`), or most of its passages are linked to a longer name holding it: substring adjacency links a passage
-naming "United States" to "United", and a filing's identity links its every page to its company's whole name.
+naming "United States" to "United" (or
+many such names: "General and Administrative", "General Counsel"), and a filing's identity links its every page to its company's whole name.
 """
 
 from __future__ import annotations
@@ -61,9 +62,13 @@ def note_of(graph: EntityGraph, texts: Sequence[str], entity: int) -> str:
     if whole and sum(n for _, n in whole) >= INSIDE_SHARE * graph.entity_degree[entity]:
         more = f" and of {len(whole) - 1} more document{'s' * (len(whole) > 2)}" if len(whole) > 1 else ""
         return f"linked to every one of the {whole[0][1]:,} passages of {whole[0][0]}{more}"
-    inside, degree = graph.inside(entity), int(graph.entity_degree[entity])
-    if inside is not None and inside[1] >= INSIDE_SHARE * degree:
-        return f"{inside[1]:,} of its {degree:,} passages are linked to the longer “{graph.display[inside[0]]}” too"
+    (held, longer), degree = graph.held(entity), int(graph.entity_degree[entity])
+    if longer and longer[0][1] >= INSIDE_SHARE * degree:
+        return f"{longer[0][1]:,} of its {degree:,} passages are linked to the longer “{graph.display[longer[0][0]]}” too"
+    if held >= INSIDE_SHARE * degree:
+        names = [f"“{graph.display[j]}”" for j, _ in longer[:2]]
+        listed = f"{names[0]}, {names[1]} and {len(longer) - 2} more" if len(longer) > 2 else " and ".join(names)
+        return f"{held:,} of its {degree:,} passages are linked to longer names holding it too: {listed}"
     return ""
 
 

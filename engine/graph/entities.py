@@ -22,7 +22,7 @@ from .name_patterns import (  # noqa: F401  (re-exported: what names are read by
 from .regex_names import FORM_NUMBER, Casing, extract_regex, shouted_words  # noqa: F401  (re-exported: the regex builder)
 
 # bump a builder's number when its extractor or the shared filter changes what it finds (cache then rebuilds)
-EXTRACTOR_VERSIONS = {"regex": 11, "ner": 7}
+EXTRACTOR_VERSIONS = {"regex": 12, "ner": 8}
 # builders whose mentions of a passage depend on that passage alone, so they can be kept per passage and a grown
 # corpus extracts its new passages only (regex is not one: which words it takes for names reads the corpus's casing)
 PER_PASSAGE = frozenset({"ner"})
@@ -173,6 +173,7 @@ class MentionTally:
 # Title-case words as the regex builder does: spaCy read those in context, and dropping the ones the corpus writes
 # mostly in lower case cost ppr-ner 0.024 of HR@5 on MuSiQue (0.764 against 0.740)
 LOWER_CASE_WORD = "a word the corpus writes in lower case"
+NO_CAPITAL = "no capital letter"  # spaCy's "network" in a filing: the documents write their names capitalised
 
 
 def tally_mentions(per_passage: Iterable[Sequence[Mention]], casing: Casing | None = None) -> MentionTally:
@@ -189,9 +190,11 @@ def tally_mentions(per_passage: Iterable[Sequence[Mention]], casing: Casing | No
             verdict = verdicts.get(m)
             if verdict is None:
                 reason = drop_reason(m)
-                if reason is None and casing is not None and m.label not in ("NAME", "DEFINED") \
-                        and m.text.isupper() and shouted_words(m.text.split(), casing):
-                    reason = LOWER_CASE_WORD
+                if reason is None and m.label not in ("NAME", "DEFINED"):  # the model's, read without the casing
+                    if m.text.islower():
+                        reason = NO_CAPITAL
+                    elif casing is not None and m.text.isupper() and shouted_words(m.text.split(), casing):
+                        reason = LOWER_CASE_WORD
                 verdict = verdicts[m] = (reason, "" if reason else entity_key(m.text))
             reason, key = verdict
             if reason:

@@ -229,13 +229,21 @@ class EntityGraph:
         """(column, passages shared) of the longer entity whose name holds `entity`'s on token boundaries and
         shares the most passages with it ("United States" for "United"), or None. Substring adjacency links every
         passage of the longer name to the shorter, which is how a lone word can be among the largest entities."""
+        held = self.held(entity)
+        return held[1][0] if held[1] else None
+
+    def held(self, entity: int) -> tuple[int, list[tuple[int, int]]]:
+        """How many of `entity`'s passages are linked to some longer entity whose name holds its name on token
+        boundaries, and (column, passages shared) of each such entity sharing any, most first (ties: graph order):
+        "General" is large through "General and Administrative", "General Counsel" and a dozen more."""
         key = f" {self.entities[entity]} "
         longer = [j for j, e in enumerate(self.entities) if j != entity and key in f" {e} "]
         if not longer:
-            return None
-        shared = np.asarray(self.incidence[self.passages_of(entity)][:, longer].sum(axis=0)).ravel()
-        best = int(np.argmax(shared))  # ties: the first in graph order
-        return (longer[best], int(shared[best])) if shared[best] > 0 else None
+            return 0, []
+        sub = self.incidence[self.passages_of(entity)][:, longer]
+        shared = np.asarray(sub.sum(axis=0)).ravel()
+        order = sorted((j for j in range(len(longer)) if shared[j] > 0), key=lambda j: (-shared[j], j))
+        return int((np.asarray(sub.sum(axis=1)).ravel() > 0).sum()), [(longer[j], int(shared[j])) for j in order]
 
     def largest(self, top: int) -> list[int]:
         """The `top` entity columns in the most passages, most first, ties by key."""

@@ -21,8 +21,9 @@ COMMON_CAPS = frozenset(  # capitalised words that start sentences or table rows
     november december monday tuesday wednesday thursday friday saturday sunday mr mrs ms dr
     however although also following further accordingly pursuant under over such amount amounts
     name date period quarter year years balance beginning ending
-    ended months weeks form""".split()  # a filing's period headers ("Three Months Ended") and "this Form 10-K"
-)
+    ended months weeks form thousands millions billions unaudited audited""".split()
+)  # a filing's period headers ("Three Months Ended"), "this Form 10-K", and its tables' units ("(In Millions)
+# (Unaudited)")
 # with the words above, a period header ("Three Months Ended June"); beside a name, part of it ("Three Rivers Bank")
 NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve thirteen sixteen twenty "
                          "thirty forty fifty".split())
@@ -33,6 +34,8 @@ STOP_PHRASES = frozenset(
 )
 _DETERMINER = re.compile(r"^(?:the|a|an)\s+")
 # a legal form names nothing new ("General Mills, Inc." is GENERAL MILLS); not "Company" ("East India Company"), "S.A."
+# nor "Holdings": a holding company is a party of its own in a deal ("Brightwater Logistics Holdings LLC" owns
+# "Brightwater Logistics"), the two linked by the alias rule
 _LEGAL_FORM = re.compile(r"(?<=\w) (?:inc|incorporated|corp|corporation|llc|l l c|lp|l p|llp|l l p|ltd|plc|gmbh)$")
 # Capitalised words in any cased script: "Zürich", "Société Générale", "Ørsted", "Газпром".
 _UPPER = char_class(frozenset({"Lu", "Lt"}))
@@ -73,4 +76,6 @@ class Mention:
 
 
 def defined_terms(text: str) -> list[Mention]:
-    return [Mention(m.group(1).strip(), "DEFINED") for m in DEFINED_RE.finditer(text)]
+    """The terms `text` defines in quotes, capitalised as names are: a term in lower case ("collectively,
+    “network”") is an ordinary word the document narrows, not a name."""
+    return [Mention(t, "DEFINED") for t in (m.group(1).strip() for m in DEFINED_RE.finditer(text)) if not t.islower()]

@@ -19,6 +19,12 @@ Run = tuple[int, int | None, list[str], int, list[str]]
 
 
 FORM_NUMBER = re.compile(r"\b(?:10|8|20|40|6)-$")  # what precedes an SEC form's letter ("10-K", "8-K", "20-F")
+# a month's abbreviation is a date's word before a day ("Dec 26, 2020"), and may be a name's elsewhere ("Jan Smuts")
+MONTH_ABBREVIATIONS = frozenset("jan feb mar apr jun jul aug sep sept oct nov dec".split())
+_DAY = re.compile(r"\.?[^\S\n]+\d{1,2}\b")
+# an ordinary word ending a line (or a passage) before a capitalised one: the first word of a title a PDF wrapped,
+# not a name of its own (and never joined again: a statement's rows are lines too, "Goodwill\nIntangible assets")
+_WRAPPED = re.compile(r"[^\S\n]*(?:\n[^\S\n]*[A-Z]|$)")
 
 
 def _runs(text: str) -> list[Run]:
@@ -91,6 +97,12 @@ def _regex_mentions(text: str, casing: Casing | None) -> list[Mention]:
     for start, words in (_rejoined(text, runs, casing) if casing is not None else [(r[0], r[2]) for r in runs]):
         name = " ".join(words)
         if casing is not None and common_words(words, casing):
+            continue
+        if len(words) == 1 and name.rstrip(".").lower() in MONTH_ABBREVIATIONS \
+                and _DAY.match(text, start + len(name)):  # a table's "Dec 26, 2020"
+            continue
+        if casing is not None and len(words) == 1 and name[1:].islower() and casing.written_lower(name.lower()) \
+                and _WRAPPED.match(text, start + len(name)):  # "—Navin Shenoy, Executive\nVice President"
             continue
         if len(words) == 1 and SENTENCE_START.search(text[max(0, start - 3):start] if start else ""):
             camel_or_caps = (any(a.islower() and b.isupper() for a, b in zip(name, name[1:]))
