@@ -21,6 +21,8 @@ from ..retrieve.graph_explain import GraphAnswer
 
 # a share of an entity's passages linked to one longer name holding it, from which that name is what makes it large
 INSIDE_SHARE = 0.5
+# what a holding company's name adds to its business's ("PayPal Holdings, Inc."; the legal form is not in a key)
+HOLDING_WORDS = frozenset({"holdings", "holding", "group"})
 # a document this long is a filing or a report, not a note of a few chunks, each of which its title names anyway
 WHOLE_MIN = 20
 
@@ -64,7 +66,13 @@ def note_of(graph: EntityGraph, texts: Sequence[str], entity: int) -> str:
         return f"linked to every one of the {whole[0][1]:,} passages of {whole[0][0]}{more}"
     (held, longer), degree = graph.held(entity), int(graph.entity_degree[entity])
     if longer and longer[0][1] >= INSIDE_SHARE * degree:
-        return f"{longer[0][1]:,} of its {degree:,} passages are linked to the longer “{graph.display[longer[0][0]]}” too"
+        j, shared = longer[0]
+        said = f"{shared:,} of its {degree:,} passages are linked to the longer “{graph.display[j]}” too"
+        rest = graph.entities[j].removeprefix(graph.entities[entity] + " ")
+        if rest != graph.entities[j] and set(rest.split()) <= HOLDING_WORDS:  # "PayPal" of "PayPal Holdings, Inc."
+            return (f"short for “{graph.display[j]}”, a node of its own as a business and its holding company are "
+                    f"two parties: {said}")
+        return said
     if held >= INSIDE_SHARE * degree:
         names = [f"“{graph.display[j]}”" for j, _ in longer[:2]]
         listed = f"{names[0]}, {names[1]} and {len(longer) - 2} more" if len(longer) > 2 else " and ".join(names)
