@@ -182,7 +182,7 @@ with fresh_area(index, REGEX, "corpus"):  # no stale graph under a build
     largest = pd.DataFrame([(n.entity, n.passages, n.note) for n in largest_entities(graph, index.graph_texts, 15)],
                            columns=["entity", "passages", "why it is large"])
     show_table(largest, hide_index=True, width="stretch",
-               widths={"entity": 260, "passages": 80, "why it is large": 600})
+               widths={"entity": 240, "passages": 70, "why it is large": 640})
     downloads(largest, f"pathlens-largest-{builder}", key="largest")
     st.subheader("Degrees")
     show_table(pd.DataFrame({"passages": stats.passage_degree, "entities": stats.entity_degree}).T, width="stretch")

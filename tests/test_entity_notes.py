@@ -86,18 +86,17 @@ def test_a_word_many_longer_names_hold_says_which():
     assert int(graph.entity_degree[at["general"]]) == 7 and held == 6
     assert longer == [(at["general and administrative"], 3), (at["general counsel"], 3),
                       (at["vice president and general manager"], 1)], longer
-    assert note_of(graph, texts, at["general"]) == ("6 of its 7 passages are linked to longer names holding it too: "
-                                                     "“General and Administrative”, “General Counsel” and 1 more")
+    assert note_of(graph, texts, at["general"]) == ("6 of its 7 passages are linked to longer names holding it: "
+                                                     "“General and Administrative” and 2 more")
 
 
 def test_a_short_name_says_it_is_short_for_the_longer_party():
-    """Walk 22 took "PayPal" beside "PayPal Holdings, Inc." for one company drawn twice: the note says they are two
-    parties on purpose, and which longer name it is short for."""
+    """Walk 22 took "PayPal" beside "PayPal Holdings, Inc." for one company drawn twice: the note says which longer
+    name it is short for, and that a business and its holding company are two parties (each a node, on purpose)."""
     texts = ["PayPal Holdings, Inc. reported revenue.", "PayPal grew; PayPal Holdings, Inc. paid.",
              "PayPal Holdings, Inc. filed.", "PayPal Holdings, Inc. and PayPal signed."]
     ex = filter_mentions("regex", extract_regex(texts))
     graph = build_graph(ex, [f"p{i}" for i in range(len(texts))], texts)
     at = graph.entity_index
     assert note_of(graph, texts, at["paypal"]) == (
-        "short for “PayPal Holdings, Inc.”, a node of its own as a business and its holding company are two parties: "
-        "4 of its 4 passages are linked to the longer “PayPal Holdings, Inc.” too")
+        "short for “PayPal Holdings, Inc.”, a party of its own; 4 of its 4 passages are linked to it too")

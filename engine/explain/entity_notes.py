@@ -70,13 +70,11 @@ def note_of(graph: EntityGraph, texts: Sequence[str], entity: int) -> str:
         said = f"{shared:,} of its {degree:,} passages are linked to the longer “{graph.display[j]}” too"
         rest = graph.entities[j].removeprefix(graph.entities[entity] + " ")
         if rest != graph.entities[j] and set(rest.split()) <= HOLDING_WORDS:  # "PayPal" of "PayPal Holdings, Inc."
-            return (f"short for “{graph.display[j]}”, a node of its own as a business and its holding company are "
-                    f"two parties: {said}")
+            return f"short for “{graph.display[j]}”, a party of its own; {shared:,} of its {degree:,} passages are linked to it too"
         return said
     if held >= INSIDE_SHARE * degree:
-        names = [f"“{graph.display[j]}”" for j, _ in longer[:2]]
-        listed = f"{names[0]}, {names[1]} and {len(longer) - 2} more" if len(longer) > 2 else " and ".join(names)
-        return f"{held:,} of its {degree:,} passages are linked to longer names holding it too: {listed}"
+        more = f" and {len(longer) - 1} more" if len(longer) > 1 else ""
+        return f"{held:,} of its {degree:,} passages are linked to longer names holding it: “{graph.display[longer[0][0]]}”{more}"
     return ""
 
 
