@@ -145,6 +145,16 @@ def _leads(result, metric: str):
     return memo[1][metric]
 
 
+def bag_words(ranker) -> str:
+    """What a ranker of several models is, in a sentence ("" for one model)."""
+    if len(ranker.models) == 1:
+        return ""
+    share = ranker.about.get("params", {}).get("bag_share", 0.8)
+    return (f" It averages {len(ranker.models)} models, each trained on the questions of {share:.0%} of the tuning "
+            "filings, drawn at random: one model moves by several questions when its inputs move a little, their "
+            "average less.")
+
+
 def about_page_ranker() -> None:
     """What filing-learned is: each feature's effect, what it was trained on, and its figures on the test halves of
     the filings dev sets with their intervals (read from the model file, where `engine train-ranker` writes them)."""
@@ -155,9 +165,10 @@ def about_page_ranker() -> None:
             f"It reorders the {about.get('pool', 'filing retriever’s top pages')} by what an analyst names about a "
             "page. Each hit's score is the exact sum of named parts, drawn beside the hit on the Query page and in "
             f"the report. Trained on {about.get('trained on', '?')}: {about.get('questions with a gold page in the pool', '?')} "
-            f"of {about.get('questions', '?')} questions had a gold page among their pool's pages."))
+            f"of {about.get('questions', '?')} questions had a gold page among their pool's pages." + bag_words(ranker)))
         effects = ranker.effects()[:12]
-        st.caption("Each feature's share of what the trees learned (LightGBM's total gain), largest first")
+        st.caption("Each feature's share of what the trees learned (LightGBM's total gain"
+                   + (f", averaged over its {len(ranker.models)} models" if len(ranker.models) > 1 else "") + "), largest first")
         show_table(pd.DataFrame({"feature": [f for f, _ in effects], "share": [round(v, 3) for _, v in effects]}),
                    width="stretch")
         figures = about.get("test halves")

@@ -1729,3 +1729,23 @@ def test_a_compare_column_lists_each_page_once_at_its_best_part(tmp_path):
     columns.append(column)
     assert len(columns) == 2 and all(len(c) == 3 and len(set(c)) == 3 for c in columns), columns
     assert any("Acme Capex Memo" in line or "ACME_CAPEX_MEMO" in line for line in listed), listed
+
+
+def test_compare_says_what_the_page_ranker_is_an_average_of(tmp_path):
+    """The page ranker averages several models (engine.rank.learned, bagging): "About filing-learned" says so, and
+    its feature shares are the models' averaged, summing to 1."""
+    from tests.filingmaker import write_pdfs
+
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.query_params.update({"corpus": "your own files", "retrievers": "filing-learned,bm25", "k": "3",
+                            "q": "What was Acme's capex in FY2019?"})
+    at.session_state["uploaded_corpus"] = (str(write_pdfs(tmp_path / "room")), "acme-room", "acme room", None)
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    about = [m.value for m in at.markdown if "It reorders the" in m.value]
+    assert len(about) == 1 and "It averages 5 models, each trained on the questions of 80% of the tuning filings" \
+        in about[0].replace("\\", ""), about
+    assert "averaged over its 5 models" in " ".join(c.value for c in at.caption)
+    shares = next(d.value for d in at.dataframe if list(getattr(d.value, "columns", [])) == ["feature", "share"])
+    assert len(shares) == 12 and shares["share"].is_monotonic_decreasing

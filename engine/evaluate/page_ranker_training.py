@@ -35,7 +35,8 @@ DEV_SETS = (
     ("filings_dev", "tests/data/pagekinds.filings_dev.queries.jsonl"),
     ("financebench_dev", "tests/data/pagekinds.financebench_dev.queries.jsonl"),
 )
-PARAMS = RankerParams(kind="lambdarank", rounds=300, leaves=7, learning_rate=0.05, min_data_in_leaf=20, seed=42)
+PARAMS = RankerParams(kind="lambdarank", rounds=300, leaves=7, learning_rate=0.05, min_data_in_leaf=20, seed=42, bag=5,
+                      bag_share=0.8)
 
 
 @dataclass(frozen=True)
@@ -54,8 +55,9 @@ def gold_pages(q: LabeledQuery) -> frozenset[str]:
 
 def groups(rooms: Sequence[tuple[Index, Sequence[LabeledQuery], str]],
            on_question: Callable[[int, int], None] | None = None) -> Groups:
-    """The training table of these (index, tuning questions, set name) triples, in order."""
-    xs, ys, sizes = [], [], []
+    """The training table of these (index, tuning questions, set name) triples, in order; each question's cluster is
+    the filing of its first gold page (bagging draws a filing's questions together)."""
+    xs, ys, sizes, filings = [], [], [], []
     asked = used = 0
     total = sum(len(qs) for _, qs, _ in rooms)
     for index, questions, _ in rooms:
@@ -75,9 +77,10 @@ def groups(rooms: Sequence[tuple[Index, Sequence[LabeledQuery], str]],
             xs.append(cands.x)
             ys.append(labels)
             sizes.append(len(labels))
+            filings.append(min(gold_pages(q)).split("#", 1)[0])
     if not xs:
         raise PathLensError("no tuning question's pool holds a gold page: nothing to train on")
-    table = TrainingTable(FEATURES, np.vstack(xs), np.concatenate(ys), tuple(sizes))
+    table = TrainingTable(FEATURES, np.vstack(xs), np.concatenate(ys), tuple(sizes), tuple(filings))
     return Groups(table, asked, used, tuple(name for _, _, name in rooms))
 
 
