@@ -135,6 +135,12 @@ def test_a_bad_lexicon_is_named_by_entry_and_field():
     ("B2B software platforms in the US", "understood as: software · US · platform · any period"),
     ("B2B software platforms in the US, EV over $2b",
      "understood as: software · US · platform · any period · EV over $2bn"),
+    # add-ons a deal was built up through are its strategy, not its role (walk 23 read "add-on" for this platform)
+    ("A founder-owned US healthcare services business bought by a sponsor around 2018 for about $150m, built up "
+     "through add-on acquisitions and then sold to another sponsor",
+     "understood as: healthcare · US · roll-up (≥ 3 add-ons) · founder-owned · exited by secondary buyout · 2018 · "
+     "EV $100m–$225m"),
+    ("add-on acquisitions of dental practices", "understood as: dental practices · any region · add-on · any period"),
 ])
 def test_cues_read_by_hand(question, words):
     assert read_cues(question).words() == words
