@@ -316,7 +316,7 @@ def test_corpus_page():
     # a generic-looking word among the largest entities says what makes it large (walk 21)
     largest = next(d.value for d in at.dataframe if list(d.value.columns) == ["entity", "passages", "why it is large"])
     why = dict(zip(largest["entity"], largest["why it is large"]))
-    assert why["Fund"] == "a term the documents define as “NorthRiver Capital Partners IV, L.P.”", why
+    assert why["Fund"] == "a term 01-northriver-iv-q3-2024-lp-report.md defines as “NorthRiver Capital Partners IV, L.P.”", why
     assert why["Brightwater"] == "10 of its 10 passages are linked to the longer “Brightwater Logistics” too", why
     assert why["NorthRiver Capital Partners IV, L.P."] == "", why
     at.text_input(key="entity_search").set_value("Brightwater").run()

@@ -160,7 +160,7 @@ def test_module_entry_point_and_listing():
     assert data["stats"]["entities"] > 20 and data["extraction"]["kept"] == data["stats"]["entities"]
     assert any(a["rule"] == "defined term" for a in data["aliases"])
     notes = {n["entity"]: n["note"] for n in data["largest_entities"]}  # what makes each large, as the Corpus page says
-    assert notes["Fund"] == "a term the documents define as “NorthRiver Capital Partners IV, L.P.”", notes
+    assert notes["Fund"] == "a term 01-northriver-iv-q3-2024-lp-report.md defines as “NorthRiver Capital Partners IV, L.P.”", notes
 
 
 def test_sweep_defaults_to_sizes_that_fit_a_benchmark_corpus(capsys):

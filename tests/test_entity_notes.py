@@ -47,11 +47,14 @@ def test_the_evidence_graph_says_on_hover_what_the_documents_define_a_name_as():
     index = Index(load_bundled("dataroom-core"))
     walk = index.retriever("hybrid-ner").answer("Who is the largest investor in the fund that owns Solano Foods?", 5).walk
     defined = walk_definitions(index, walk)
-    assert defined == {"fund": "a term the documents define as “NorthRiver Capital Partners IV”"}, defined
+    # one report defines "the Fund", and its definition holds there only: the hover names it (walk 22 took the
+    # question's "fund" for NorthRiver's)
+    assert defined == {"fund": "a term 01-northriver-iv-q3-2024-lp-report.md defines as “NorthRiver Capital Partners IV”"}, defined
     fund = next(n for n in walk.nodes if n.id == "e:fund")
-    assert "\nA term the documents define as “NorthRiver Capital Partners IV”.\n" in hover_text(fund, walk, {}, None, defined) + "\n"
-    assert "A term the documents define" not in hover_text(fund, walk, {})
-    assert "A term the documents define as \\u201cNorthRiver" in subgraph_html(walk, defined=defined)  # as JSON
+    assert "\nA term 01-northriver-iv-q3-2024-lp-report.md defines as “NorthRiver Capital Partners IV”.\n" in \
+        hover_text(fund, walk, {}, None, defined) + "\n"
+    assert "A term" not in hover_text(fund, walk, {})
+    assert "defines as \\u201cNorthRiver" in subgraph_html(walk, defined=defined)  # as JSON
 
 
 def test_a_name_every_passage_of_a_long_document_links_says_so():
@@ -100,3 +103,20 @@ def test_a_short_name_says_it_is_short_for_the_longer_party():
     at = graph.entity_index
     assert note_of(graph, texts, at["paypal"]) == (
         "short for “PayPal Holdings, Inc.”, a party of its own; 4 of its 4 passages are linked to it too")
+
+
+def test_a_defined_word_large_as_an_ordinary_word_says_so_and_whose_definition_it_is():
+    """Walk 23: "Participant" stood among an upload's largest (494 passages) as "a term the documents define as
+    'Susan Hardwick'": one exhibit defines it, and most of its passages write the ordinary word "participant", linked
+    because substring adjacency folds case. The note names the defining document and counts the ordinary word."""
+    texts = ["This grant to Susan Hardwick (the “Participant”) vests in 2026.",
+             "Each participant may elect to defer.", "A plan participant receives shares.",
+             "The participant, or any participant, may sell.", "The Participant signed."]
+    ex = filter_mentions("regex", extract_regex(texts))
+    ids = ["EXHIBIT_10.pdf#p1.0", "PLAN.pdf#p1.0", "PLAN.pdf#p2.0", "PLAN.pdf#p3.0", "EXHIBIT_10.pdf#p2.0"]
+    graph = build_graph(ex, ids, texts)
+    at = graph.entity_index
+    from engine.explain.entity_notes import ordinary_passages
+    assert int(graph.entity_degree[at["participant"]]) == 5 and ordinary_passages(graph, texts, at["participant"]) == 3
+    assert note_of(graph, texts, at["participant"]) == (
+        "a term EXHIBIT_10.pdf defines as “Susan Hardwick”; in 3 of its 5 passages only the ordinary word “participant”")

@@ -9,6 +9,7 @@ many such names: "General and Administrative", "General Counsel"), and a filing'
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -38,13 +39,28 @@ def defined_as(graph: EntityGraph, texts: Sequence[str], entity: int) -> str:
     """What the documents define entity column `entity` as, in words, read from its own passages (`texts`: the
     graph's, one a passage); "" when none defines it. The reading most passages give comes first."""
     key, position = graph.entities[entity], graph.entity_index
-    named = Counter(name for i in graph.passages_of(entity) for term, name in defined_names(texts[i], position)
-                    if term == key)
-    if not named:
+    found = [(name, graph.passage_ids[i].split("#", 1)[0]) for i in graph.passages_of(entity)
+             for term, name in defined_names(texts[i], position) if term == key]
+    if not found:
         return ""
+    named = Counter(name for name, _ in found)
     first, *rest = [graph.display[position[n]] for n, _ in sorted(named.items(), key=lambda kv: (-kv[1], kv[0]))]
     more = f" or “{rest[0]}”" if len(rest) == 1 else f" and as {len(rest)} other names" if rest else ""
-    return f"a term the documents define as “{first}”{more}"
+    docs = sorted({doc for _, doc in found})
+    # one document's definition holds in that document only (an exhibit's "Participant" is its grantee)
+    who = f"{docs[0]} defines" if len(docs) == 1 else "the documents define"
+    return f"a term {who} as “{first}”{more}"
+
+
+def ordinary_passages(graph: EntityGraph, texts: Sequence[str], entity: int) -> int:
+    """How many of a one-word entity's passages write it only in lower case: an ordinary word there ("participant"),
+    linked by substring adjacency, which folds case."""
+    key = graph.entities[entity]
+    if " " in key or not key.isalpha():
+        return 0
+    word = re.compile(rf"(?<![\w-]){re.escape(key)}(?![\w-])", re.IGNORECASE)
+    return sum(all(m.group(0).islower() for m in word.finditer(texts[i])) and bool(word.search(texts[i]))
+               for i in graph.passages_of(entity))
 
 
 def whole_documents(graph: EntityGraph, entity: int) -> list[tuple[str, int]]:
@@ -57,14 +73,18 @@ def whole_documents(graph: EntityGraph, entity: int) -> list[tuple[str, int]]:
 
 
 def note_of(graph: EntityGraph, texts: Sequence[str], entity: int) -> str:
-    defined = defined_as(graph, texts, entity)
+    defined, degree = defined_as(graph, texts, entity), int(graph.entity_degree[entity])
+    ordinary = ordinary_passages(graph, texts, entity)
+    if ordinary >= INSIDE_SHARE * degree:
+        word = f"in {ordinary:,} of its {degree:,} passages only the ordinary word “{graph.entities[entity]}”"
+        return f"{defined}; {word}" if defined else word
     if defined:
         return defined
     whole = whole_documents(graph, entity)
     if whole and sum(n for _, n in whole) >= INSIDE_SHARE * graph.entity_degree[entity]:
         more = f" and of {len(whole) - 1} more document{'s' * (len(whole) > 2)}" if len(whole) > 1 else ""
         return f"linked to every one of the {whole[0][1]:,} passages of {whole[0][0]}{more}"
-    (held, longer), degree = graph.held(entity), int(graph.entity_degree[entity])
+    held, longer = graph.held(entity)
     if longer and longer[0][1] >= INSIDE_SHARE * degree:
         j, shared = longer[0]
         said = f"{shared:,} of its {degree:,} passages are linked to the longer “{graph.display[j]}” too"
