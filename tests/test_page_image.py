@@ -479,6 +479,12 @@ def test_the_questions_words_are_marked_on_the_lines_that_hold_the_most_of_them(
     m = marked_page(_page(tmp_path, runs), question="What was net income in 2020?")
     words = [(x.text, round(x.box_pt[1] + DESCENT)) for x in m.marks if x.kind == "word"]
     assert words == [("Net", 680), ("income", 680)], words  # the baseline of "Net income 20"
+    # its period's words are the column headers', not the answer's (walk 23: Nike's EPS note marked every "FISCAL
+    # YEAR" header and not the "Diluted" row)
+    eps = [(72, 700, "FISCAL YEAR ENDED MAY 31, 2023 2022"), (72, 680, "Basic 3.27 3.75"), (72, 660, "Diluted 3.23 3.69")]
+    m = marked_page(_page(tmp_path, eps), question="What was Nike's diluted EPS for the fiscal year that included December 2022?")
+    words = [(x.text, round(x.box_pt[1] + DESCENT)) for x in m.marks if x.kind == "word"]
+    assert words == [("Diluted", 660)], words
     # a question of one word marks it wherever it stands, as before
     one = [x.text for x in marked_page(_page(tmp_path, runs), question="income").marks if x.kind == "word"]
     assert one == ["income", "income"], one

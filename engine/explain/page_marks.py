@@ -146,11 +146,19 @@ def find_entity(layout: PageLayout, name: str, start: int = 0, end: int | None =
     return found
 
 
+# the words a question names its period with: a page's column headers print them ("FISCAL YEAR ENDED MAY 31"), and
+# the row that answers does not
+PERIOD_WORDS = frozenset("""fiscal year years annual quarter quarters quarterly month months week weeks ended ending
+    period half fy ytd q1 q2 q3 q4 january february march april may june july august september october november
+    december jan feb mar apr jun jul aug sep sept oct nov dec""".split())
+
+
 def best_lines(lines: Sequence[str], question: str) -> set[int]:
-    """The lines holding the most of the question's words that are not figures or years (ties: all). What made a
-    page rank is marked there: "Total revenue" and its year, not every row's "2021" column header or each "net" of
-    "Net revenue", "Interest and other, net" (marked on every row, they said nothing)."""
-    words = {t for t in tokenize(question) if not t.isdigit()}
+    """The lines holding the most of the question's words that are not figures, years or the words of its period
+    (ties: all). What made a page rank is marked there: "Total revenue" and its year, not every row's "2021" column
+    header, each "net" of "Net revenue", "Interest and other, net" (marked on every row, they said nothing), nor the
+    "FISCAL YEAR ENDED" header above the "Diluted" row a question about "the fiscal year" asks for."""
+    words = {t for t in tokenize(question) if not t.isdigit() and t not in PERIOD_WORDS}
     held = {i: len(words & set(tokenize(line))) for i, line in enumerate(lines)}
     most = max(held.values(), default=0)
     return {i for i, n in held.items() if n == most and n > 0}
