@@ -179,10 +179,13 @@ def test_a_period_named_by_its_last_day_scopes_the_filing_that_ends_then():
     assert filings_for(room, "bigbox", asked)[0] == ["Q.pdf", "R.pdf"]  # within a week
     assert filings_for(room, "bigbox", asked, "10-Q")[0] == ["Q.pdf"]
     assert filings_for(room, "bigbox", read_periods("inventory at the end of January 2023").periods)[0] == ["K.pdf"]
-    # a balance date no filing ends on: the first 10-K after it (31 Dec 2022 is in Bigbox's Q4 FY2023)
+    # a balance date no filing ends on: the 10-K of the fiscal year it falls in, said so (walk 23 read "the first
+    # 10-K after it" for Nike's December 2022 as a fallback); a date over a year before its end: the first after it
     docs, notes = filings_for(room, "bigbox", read_periods("inventory as of December 31, 2022").periods)
     assert docs == ["K.pdf"] and notes == [
-        "No Bigbox filing ends on 31 Dec 2022; showing Bigbox FY2023 10-K, the first 10-K after it"]
+        "No Bigbox filing ends on 31 Dec 2022; showing Bigbox FY2023 10-K, whose fiscal year it falls in, ended 31 Jan 2023"]
+    docs, notes = filings_for(room, "bigbox", read_periods("inventory as of December 31, 2021").periods)
+    assert docs == ["K.pdf"] and notes == ["No Bigbox filing ends on 31 Dec 2021; showing Bigbox FY2023 10-K, the first 10-K after it"]
     # a day within a 10-Q's filing deadline after its quarter's end: its cover ("shares outstanding as of …")
     docs, notes = filings_for(room, "bigbox", read_periods("Bigbox shares outstanding as of May 26, 2023").periods)
     assert docs == ["Q.pdf"] and notes == ["No Bigbox filing ends on 26 May 2023; showing Bigbox Q1 FY2024 10-Q, "

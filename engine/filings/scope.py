@@ -376,7 +376,9 @@ def _for_date(room: Room, key: str, docs: list[str], period: Period, fallback: b
         got, why = [d for p, d in since if p == since[-1][0]], "whose cover and later events are dated after its end"
     elif after := sorted((f.period_end, d) for d in docs if (f := filings[d]).form == "10-K" and f.period_end and day
                          < date.fromisoformat(f.period_end) <= day + timedelta(days=366 * COMPARATIVE_YEARS)):
-        got, why = [d for p, d in after if p == after[0][0]], "the first 10-K after it"
+        got, ended = [d for p, d in after if p == after[0][0]], date.fromisoformat(after[0][0])
+        why = (f"whose fiscal year it falls in, ended {ended.day} {ended:%b %Y}" if (ended - day).days < 365
+               else "the first 10-K after it")  # walk 23: Nike's FY2023 (to May 2023) holds December 2022
     else:
         return docs, f"No {{who}} filing for {period.words()}; searching every filing of the company"
     return got, f"No {{who}} filing ends on {period.words()}; showing {', '.join(filings[d].label for d in got)}, {why}"
@@ -388,10 +390,7 @@ def _for_calendar_year(room: Room, key: str, docs: list[str], year: int, fallbac
     month, day = room.year_ends.get(key, (12, 31))
     ends_in_december = month == 12 or (month == 1 and day <= 7)
     years = [year] if ends_in_december else [year, year + 1]
-    out: list[str] = []
-    for y in years:
-        got, _ = _for_year(room.filings, docs, y, fallback, release, form)
-        out += got
+    out = [d for y in years for d in _for_year(room.filings, docs, y, fallback, release, form)[0]]
     note = "" if ends_in_december else (
         f"calendar {year} is {{who}}'s FY{year} and FY{year + 1} (its fiscal year ends in {MONTH_NAMES[month - 1]})")
     return list(dict.fromkeys(out)), note
