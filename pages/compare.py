@@ -165,10 +165,11 @@ def about_page_ranker() -> None:
             f"It reorders the {about.get('pool', 'filing retriever’s top pages')} by what an analyst names about a "
             "page. Each hit's score is the exact sum of named parts, drawn beside the hit on the Query page and in "
             f"the report. Trained on {about.get('trained on', '?')}: {about.get('questions with a gold page in the pool', '?')} "
-            f"of {about.get('questions', '?')} questions had a gold page among their pool's pages." + bag_words(ranker)))
+            f"of {about.get('questions', '?')} questions had a gold page among their pool's pages."
+            + bag_words(ranker)))
         effects = ranker.effects()[:12]
-        st.caption("Each feature's share of what the trees learned (LightGBM's total gain"
-                   + (f", averaged over its {len(ranker.models)} models" if len(ranker.models) > 1 else "") + "), largest first")
+        averaged = f", averaged over its {len(ranker.models)} models" if len(ranker.models) > 1 else ""
+        st.caption(f"Each feature's share of what the trees learned (LightGBM's total gain{averaged}), largest first")
         show_table(pd.DataFrame({"feature": [f for f, _ in effects], "share": [round(v, 3) for _, v in effects]}),
                    width="stretch")
         figures = about.get("test halves")
@@ -267,7 +268,9 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
         st.info("This corpus has no labeled queries, so there is nothing to score.")
         st.stop()
     by_page = sum(1 for q in corpus.queries if q.gold_pages)
+    dropped = len(corpus.report.questions_left_out)  # a line the file could not score: said, not silently lost
     st.caption(f"{len(corpus.queries)} labeled queries"
+               + (f" ({dropped} line{'s' * (dropped > 1)} of the file left out: see the sidebar)" if dropped else "")
                + (f"; {by_page} name their gold by page, and are scored by page: any passage on a gold page is a "
                   "hit, and a page counts once, at its first passage in the ranking." if by_page else "."))
     ks = (1, 3, 5)
@@ -325,7 +328,9 @@ with fresh_area(index, stages_for(names, config.rrf.members), "compare"):  # no 
             # the table read out on the metric the CI is about: "the best" only when it leads every other, whichever
             # pair is picked below
             means = {n: result.results[n].means[metric] for n in names}
-            st.info(f"Over the {asked} labeled questions, {leader_against_each(means, metric, _leads(result, metric))}.")
+            unit = "page" if by_page == len(corpus.queries) else "passage"
+            said = leader_against_each(means, metric, _leads(result, metric), unit)
+            st.info(f"Over the {asked} labeled questions, {said}.")
             rows = [{"queries": kind, "n": n, f"Δ {metric} (A − B)": ci.mean_diff, "95% CI low": ci.low,
                      "95% CI high": ci.high, "verdict": verdict(ci), "P(Δ ≤ 0)": ci.p_not_better}
                     for kind, n, ci in by_kind]

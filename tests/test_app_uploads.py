@@ -3,6 +3,7 @@ room in use, never silently replace it; the same file twice is one file; "Start 
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,27 @@ def test_a_bad_line_of_the_labeled_questions_is_named_and_the_good_lines_are_use
     assert warned == ["Labeled questions: 1 line left out. The labeled questions, line 2: field 'gold' is empty: a "
                       "question is scored by its gold, so one without gold cannot be; ask what the room lacks on the "
                       "Query page. The other question is used."], warned
+
+
+def test_compare_counts_the_labeled_questions_it_left_out(tmp_path):
+    """Walk 23: an analyst's 18 lines read "17 labeled queries" on the Compare page, with nothing there saying that
+    the line with empty gold was left out (the sidebar said it)."""
+    folder, digest, _ = corpora.save_uploads([Up("a.md", b"Alpha Corp bought Beta Mills in 2019."),
+                                              Up("b.md", b"Beta Mills makes paper in Ohio.")])
+    questions = tmp_path / "queries.jsonl"
+    questions.write_bytes(b'{"id": "q1", "text": "Who bought Beta Mills?", "gold": ["a.md#0000"]}\n'
+                          b'{"id": "q2", "text": "What does Gamma make?", "gold": []}\n')
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=180)
+    at.query_params.update({"corpus": corpora.UPLOAD, "retrievers": "bm25,tfidf"})
+    at.session_state["uploaded_corpus"] = (str(folder), digest, "2 uploaded files", str(questions))
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    for _ in range(240):  # the room's index builds beside the page, which shows its progress meanwhile
+        if any("labeled queries" in c.value for c in at.caption) or at.exception:
+            break
+        time.sleep(0.5)
+        at.run()
+    assert not at.exception, at.exception
+    assert "1 labeled queries (1 line of the file left out: see the sidebar)." in [c.value for c in at.caption], \
+        [c.value for c in at.caption]
+    assert any("1 line left out" in w.value for w in at.sidebar.warning)

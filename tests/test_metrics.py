@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from engine.errors import PathLensError
-from engine.evaluate.metrics import (all_found, cluster_bootstrap, hit_rate, leaders_in_words, mean_metrics,
-                                     metric_words, paired_bootstrap, per_query, ranking, recall, reciprocal_rank)
+from engine.evaluate.metrics import (BootstrapCI, all_found, cluster_bootstrap, hit_rate, leader_against_each,
+                                     leaders_in_words, mean_metrics, metric_words, paired_bootstrap, per_query, ranking, recall, reciprocal_rank)
 
 
 def test_each_metric_against_hand_computed_values():
@@ -134,6 +134,11 @@ def test_metric_words_by_hand():
     assert metric_words("mrr", 0.8) == (
         "ranks a gold passage nearest the top (MRR is 1 when the first passage is always gold)")
     assert metric_words("mrr", 0.0) == "ranks no gold passage at all"
+    # questions scored by page are said by page (walk 23: "88% of the gold passages" on a page-scored set)
+    assert metric_words("recall@5", 0.882, "page") == "finds 88% of the gold pages in its top 5"
+    lead = {"b": BootstrapCI("hr@5", "a", "b", 0.4, 0.2, 0.6, 1000, 42, 0.0)}
+    assert leader_against_each({"a": 0.9, "b": 0.5}, "hr@5", lead, "page").startswith(
+        "a finds a gold page in its top 5 for 90% of the questions")
     with pytest.raises(PathLensError, match="unknown metric 'ndcg@5'"):
         metric_words("ndcg@5", 0.5)
 

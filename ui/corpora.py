@@ -43,20 +43,21 @@ def _file_index(kind: str, path: str, digest: str, name: str) -> Index:
 
 
 def _read_upload(folder: str, name: str, queries: str | None, progress: Progress) -> tuple[Index, tuple[str, ...]]:
-    """An index over uploaded files (one folder, named by their content), and each bad line of the labeled
-    questions, named: the good lines are used, and the documents build whatever the questions hold."""
+    """An index over uploaded files (one folder, named by their content), and why the labeled questions could not be
+    read at all, if so. Their bad lines, each named, go with the corpus (`report.questions_left_out`): the good lines
+    are used, and the documents build whatever the questions hold."""
     # named as the user knows the files, not by the folder their content names ("docs-b0bf6cb4…"), errors included
     corpus = load_folder(Path(folder), name=name, progress=progress)
-    left_out: tuple[str, ...] = ()
     if queries:
         try:
             read = load_query_file(Path(queries), corpus.passages)
         except PathLensError as e:  # an empty or unreadable file
             return Index(corpus, cache=DiskCache()), (str(e).replace(queries, "the labeled questions"),)
         left_out = tuple(p.replace(queries, "the labeled questions") for p in read.left_out)
-        if read.queries:
-            corpus = dataclasses.replace(corpus, queries=read.queries)
-    return Index(corpus, cache=DiskCache()), left_out
+        # kept with the corpus, as a room's own queries.jsonl keeps its bad lines: the sidebar and Compare say them
+        corpus = dataclasses.replace(corpus, queries=read.queries or corpus.queries,
+                                     report=dataclasses.replace(corpus.report, questions_left_out=left_out))
+    return Index(corpus, cache=DiskCache()), ()
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)

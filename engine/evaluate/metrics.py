@@ -48,19 +48,20 @@ def all_found(ranked: Sequence[str], gold: set[str], k: int) -> float:
     return float(bool(gold) and gold.issubset(ranked[:k]))
 
 
-def metric_words(metric: str, value: float) -> str:
+def metric_words(metric: str, value: float, unit: str = "passage") -> str:
     """What a metric's value says about a retriever, for a reader who does not know the metric's name:
-    "finds a gold passage in its top 5 for 98% of the questions" (hr@5 0.975)."""
+    "finds a gold passage in its top 5 for 98% of the questions" (hr@5 0.975); `unit` "page" where the questions
+    are scored by page."""
     name, _, k = metric.partition("@")
     if name == "hr":
-        return f"finds a gold passage in its top {k} for {value:.0%} of the questions"
+        return f"finds a gold {unit} in its top {k} for {value:.0%} of the questions"
     if name == "recall":
-        return f"finds {value:.0%} of the gold passages in its top {k}"
+        return f"finds {value:.0%} of the gold {unit}s in its top {k}"
     if name == "all":
-        return f"finds every gold passage in its top {k} for {value:.0%} of the questions"
+        return f"finds every gold {unit} in its top {k} for {value:.0%} of the questions"
     if name == "mrr":  # an average of 1/rank reads as no rank, so the words say what its top means
-        return ("ranks no gold passage at all" if value == 0 else
-                "ranks a gold passage nearest the top (MRR is 1 when the first passage is always gold)")
+        return (f"ranks no gold {unit} at all" if value == 0 else
+                f"ranks a gold {unit} nearest the top (MRR is 1 when the first {unit} is always gold)")
     raise PathLensError(f"unknown metric {metric!r}; choose from hr@k, recall@k, all@k or mrr")
 
 
@@ -68,12 +69,13 @@ def metric_words(metric: str, value: float) -> str:
 CHANCE = "could come from which questions happened to be asked"
 
 
-def leader_against_each(means: Mapping[str, float], metric: str, leads: Mapping[str, "BootstrapCI"]) -> str:
+def leader_against_each(means: Mapping[str, float], metric: str, leads: Mapping[str, "BootstrapCI"],
+                        unit: str = "passage") -> str:
     """The leader in words, called the best only when the paired interval of its lead over every other retriever
     (`leads`: each other's name → CI of leader − it) is above 0; the ones it cannot be told from are named tied."""
     shown = {name: round(v, 3) for name, v in means.items()}
     leader = max(shown, key=lambda n: (shown[n], -sorted(shown).index(n)))
-    words = f"{metric_words(metric, shown[leader])}; {metric} {shown[leader]:.3f}"
+    words = f"{metric_words(metric, shown[leader], unit)}; {metric} {shown[leader]:.3f}"
     tied = [n for n, ci in leads.items() if ci.low <= 0]
     if not tied:
         return (f"{leader} {words}, the best of the {len(means)} retrievers: its lead over each other has a 95% "
