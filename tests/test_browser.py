@@ -319,8 +319,9 @@ def test_sweep_chart_gains_points_as_trials_finish(app_url, browser):
     page.context.close()
 
 
+# the defined term holds a capital: a term all in lower case is an ordinary word, not a name (no entity to draw)
 HOSTILE = "\n".join([
-    '{"id": "h1", "title": "<script>window.__pwned = 1</script>", "text": "Evil Corp Holdings (the \\"<img src=x onerror=window.__pwned=2>\\") owns Tarn Labs."}',
+    '{"id": "h1", "title": "<script>window.__pwned = 1</script>", "text": "Evil Corp Holdings (the \\"<IMG src=x onerror=window.__pwned=2>\\") owns Tarn Labs."}',
     '{"id": "h2", "title": "Plain", "text": "Tarn Labs <b>bold</b> <script>window.__pwned = 3</script> reports to Evil Corp Holdings."}',
     '{"id": "h3", "title": "Other", "text": "Quiet Meadow Partners acquired Tarn Labs from Evil Corp Holdings."}',
 ])
@@ -341,7 +342,7 @@ def test_hostile_text_is_shown_as_text_and_never_runs(app_url, browser, tmp_path
     assert "<script>window.__pwned = 3</script>" in body  # the passage's markup shows as text
     labels = graph_nodes(page)
     # the entity name, as text (on two lines: it is past 30 characters)
-    assert any("<img src=x onerror" in label.replace("\n", " ") for label in labels), labels
+    assert any("<IMG src=x onerror" in label.replace("\n", " ") for label in labels), labels
     for frame in page.frames:
         assert frame.evaluate("typeof window.__pwned") == "undefined"
     page.screenshot(path=str(SHOTS / "hostile.png"), full_page=True)
