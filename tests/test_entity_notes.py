@@ -119,4 +119,15 @@ def test_a_defined_word_large_as_an_ordinary_word_says_so_and_whose_definition_i
     from engine.explain.entity_notes import ordinary_passages
     assert int(graph.entity_degree[at["participant"]]) == 5 and ordinary_passages(graph, texts, at["participant"]) == 3
     assert note_of(graph, texts, at["participant"]) == (
-        "a term EXHIBIT_10.pdf defines as “Susan Hardwick”; in 3 of its 5 passages only the ordinary word “participant”")
+        "a term EXHIBIT_10.pdf p.1 defines as “Susan Hardwick”; in 3 of its 5 passages only the ordinary word “participant”")
+
+
+def test_a_definition_made_on_one_page_names_the_page():
+    """Walk 23: "Participant" is a plan's term, defined as one grantee on one page of an exhibit: the note names that
+    page, not the whole filing."""
+    texts = ["This grant to Susan Hardwick (the “Participant”) vests.", "The Participant may elect to defer.",
+             "The Participant receives shares."]
+    ex = filter_mentions("regex", extract_regex(texts))
+    graph = build_graph(ex, ["AWK_10K.pdf#p183.0", "AWK_10K.pdf#p150.0", "AWK_10K.pdf#p151.1"], texts)
+    assert note_of(graph, texts, graph.entity_index["participant"]) == \
+        "a term AWK_10K.pdf p.183 defines as “Susan Hardwick”"

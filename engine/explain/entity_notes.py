@@ -17,6 +17,7 @@ from typing import Iterable, Sequence
 from ..catalog import CATALOG
 from ..graph.aliases import defined_names
 from ..graph.entity_graph import EntityGraph
+from ..ingest.passage import PageRef
 from ..indexing.index import Index
 from ..retrieve.graph_explain import GraphAnswer
 
@@ -39,17 +40,20 @@ def defined_as(graph: EntityGraph, texts: Sequence[str], entity: int) -> str:
     """What the documents define entity column `entity` as, in words, read from its own passages (`texts`: the
     graph's, one a passage); "" when none defines it. The reading most passages give comes first."""
     key, position = graph.entities[entity], graph.entity_index
-    found = [(name, graph.passage_ids[i].split("#", 1)[0]) for i in graph.passages_of(entity)
+    found = [(name, graph.passage_ids[i]) for i in graph.passages_of(entity)
              for term, name in defined_names(texts[i], position) if term == key]
     if not found:
         return ""
     named = Counter(name for name, _ in found)
     first, *rest = [graph.display[position[n]] for n, _ in sorted(named.items(), key=lambda kv: (-kv[1], kv[0]))]
     more = f" or “{rest[0]}”" if len(rest) == 1 else f" and as {len(rest)} other names" if rest else ""
-    docs = sorted({doc for _, doc in found})
-    # one document's definition holds in that document only (an exhibit's "Participant" is its grantee)
-    who = f"{docs[0]} defines" if len(docs) == 1 else "the documents define"
+    # a definition holds where it is made (an exhibit's "Participant" is its grantee): one document, or one page
+    docs = sorted({pid.split("#", 1)[0] for _, pid in found})
+    pages = sorted({at.page for _, pid in found if (at := PageRef.from_id(pid))})
+    where = f" p.{pages[0]}" if len(docs) == 1 and len(pages) == 1 and len(found) == 1 else ""
+    who = f"{docs[0]}{where} defines" if len(docs) == 1 else "the documents define"
     return f"a term {who} as “{first}”{more}"
+
 
 
 def ordinary_passages(graph: EntityGraph, texts: Sequence[str], entity: int) -> int:
