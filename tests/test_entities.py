@@ -148,6 +148,11 @@ def test_a_name_a_line_wrap_cut_in_two_is_one_where_the_corpus_writes_it_whole()
     whole, parts = Casing.of(texts), Casing.merge([Casing.of(texts[:2]), Casing.of(texts[2:])])
     assert parts == whole and "boston properties limited partnership" in whole.names
     assert [[m.text for m in ms] for ms in extract_regex(texts[:1], casing=whole)] == found[:1]
+    # a wrap after other words of a run joins its last words only (walk 23's "Works Company, Inc." of American Water)
+    wrapped = ["Agreements of Certain of Its Affiliates and American Water\nWorks Company, Inc. and Arizona Water Co.",
+               "AMERICAN WATER WORKS COMPANY, INC."]
+    assert [m.text for m in extract_regex(wrapped)[0]] == ["Agreements of Certain of Its Affiliates",
+                                                          "American Water Works Company, Inc.", "Arizona Water Co"]
 
 
 def test_an_sec_forms_letter_is_no_part_of_the_name_after_it():

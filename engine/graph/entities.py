@@ -22,7 +22,7 @@ from .name_patterns import (  # noqa: F401  (re-exported: what names are read by
 from .regex_names import FORM_NUMBER, Casing, extract_regex, shouted_words  # noqa: F401  (re-exported: the regex builder)
 
 # bump a builder's number when its extractor or the shared filter changes what it finds (cache then rebuilds)
-EXTRACTOR_VERSIONS = {"regex": 12, "ner": 8}
+EXTRACTOR_VERSIONS = {"regex": 13, "ner": 8}
 # builders whose mentions of a passage depend on that passage alone, so they can be kept per passage and a grown
 # corpus extracts its new passages only (regex is not one: which words it takes for names reads the corpus's casing)
 PER_PASSAGE = frozenset({"ner"})

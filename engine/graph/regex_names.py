@@ -79,15 +79,27 @@ _LINE_BREAK = re.compile(r"[^\S\n]*\n[^\S\n]*")
 
 def _rejoined(text: str, runs: list[Run], casing: Casing) -> list[tuple[int, list[str]]]:
     """(start, words) of each run, a name a PDF's line wrap cut in two ("Boston Properties Limited\nPartnership",
-    "the Consolidated\nBalance Sheets") made one again where the corpus writes it whole on one line elsewhere.
+    "the Consolidated\nBalance Sheets", "… and American Water\nWorks Company, Inc.") made one again where the corpus
+    writes it whole on one line elsewhere.
     Names never run across a line break otherwise: "Helvetia, Arizona\nHelvetia is…" is two names."""
     out: list[tuple[int, int | None, list[str]]] = []
     for start, end, words, whole_start, whole in runs:
-        if out and out[-1][1] is not None and _LINE_BREAK.fullmatch(text, out[-1][1], whole_start) \
-                and entity_key(" ".join(out[-1][2] + whole)) in casing.names:
-            out[-1] = (out[-1][0], end, out[-1][2] + whole)
-        else:
+        wrapped = out and out[-1][1] is not None and _LINE_BREAK.fullmatch(text, out[-1][1], whole_start)
+        last = out[-1] if wrapped else None
+        # the whole run before the break, else its last words ("… Affiliates and American Water\nWorks Company, Inc.")
+        k = next((k for k in range(len(last[2]), 0, -1) if entity_key(" ".join(last[2][-k:] + whole)) in casing.names),
+                 0) if last else 0
+        if k == 0:
             out.append((start, end, words))
+            continue
+        head = last[2][:-k]
+        at = last[0]
+        for w in head:
+            at = text.index(w, at) + len(w)
+        while head and head[-1].lower() in CONNECTORS:
+            head = head[:-1]
+        joined = (text.index(last[2][-k], at), end, last[2][-k:] + whole)
+        out[-1:] = ([(last[0], None, head)] if head else []) + [joined]
     return [(start, words) for start, _, words in out]
 
 
