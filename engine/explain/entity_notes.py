@@ -3,8 +3,8 @@
 A filing's largest entities are often words a reader takes for generic ones ("Corporation", "Securities",
 "United"). Each is there for a reason the graph can state: the filing defines the word as a name (`(the
 "Corporation")`), or most of its passages are linked to a longer name holding it: substring adjacency links a passage
-naming "United States" to "United" (or
-many such names: "General and Administrative", "General Counsel"), and a filing's identity links its every page to its company's whole name.
+naming "United States" to "United" (or many such names: "General and Administrative", "General Counsel"), and a
+filing's identity links its every page to its company's whole name.
 """
 
 from __future__ import annotations
@@ -55,7 +55,6 @@ def defined_as(graph: EntityGraph, texts: Sequence[str], entity: int) -> str:
     return f"a term {who} as “{first}”{more}"
 
 
-
 def ordinary_passages(graph: EntityGraph, texts: Sequence[str], entity: int) -> int:
     """How many of a one-word entity's passages write it only in lower case: an ordinary word there ("participant"),
     linked by substring adjacency, which folds case."""
@@ -63,8 +62,8 @@ def ordinary_passages(graph: EntityGraph, texts: Sequence[str], entity: int) -> 
     if " " in key or not key.isalpha():
         return 0
     word = re.compile(rf"(?<![\w-]){re.escape(key)}(?![\w-])", re.IGNORECASE)
-    return sum(all(m.group(0).islower() for m in word.finditer(texts[i])) and bool(word.search(texts[i]))
-               for i in graph.passages_of(entity))
+    written = (word.findall(texts[i]) for i in graph.passages_of(entity))
+    return sum(bool(forms) and all(f.islower() for f in forms) for forms in written)
 
 
 def whole_documents(graph: EntityGraph, entity: int) -> list[tuple[str, int]]:
@@ -85,20 +84,21 @@ def note_of(graph: EntityGraph, texts: Sequence[str], entity: int) -> str:
     if defined:
         return defined
     whole = whole_documents(graph, entity)
-    if whole and sum(n for _, n in whole) >= INSIDE_SHARE * graph.entity_degree[entity]:
+    if whole and sum(n for _, n in whole) >= INSIDE_SHARE * degree:
         more = f" and of {len(whole) - 1} more document{'s' * (len(whole) > 2)}" if len(whole) > 1 else ""
         return f"linked to every one of the {whole[0][1]:,} passages of {whole[0][0]}{more}"
     held, longer = graph.held(entity)
     if longer and longer[0][1] >= INSIDE_SHARE * degree:
         j, shared = longer[0]
-        said = f"{shared:,} of its {degree:,} passages are linked to the longer “{graph.display[j]}” too"
         rest = graph.entities[j].removeprefix(graph.entities[entity] + " ")
         if rest != graph.entities[j] and set(rest.split()) <= HOLDING_WORDS:  # "PayPal" of "PayPal Holdings, Inc."
-            return f"short for “{graph.display[j]}”, a party of its own; {shared:,} of its {degree:,} passages are linked to it too"
-        return said
+            return (f"short for “{graph.display[j]}”, a party of its own; {shared:,} of its {degree:,} passages are "
+                    "linked to it too")
+        return f"{shared:,} of its {degree:,} passages are linked to the longer “{graph.display[j]}” too"
     if held >= INSIDE_SHARE * degree:
         more = f" and {len(longer) - 1} more" if len(longer) > 1 else ""
-        return f"{held:,} of its {degree:,} passages are linked to longer names holding it: “{graph.display[longer[0][0]]}”{more}"
+        return (f"{held:,} of its {degree:,} passages are linked to longer names holding it: "
+                f"“{graph.display[longer[0][0]]}”{more}")
     return ""
 
 

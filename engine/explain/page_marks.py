@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Iterable, Sequence
 
+from ..filings.periods import MONTH_NAMES
 from ..text import normalize_name, tokenize
 from .page_image import Box, PageLayout, RenderedPage
 from .page_table import find_row, union
@@ -149,8 +150,7 @@ def find_entity(layout: PageLayout, name: str, start: int = 0, end: int | None =
 # the words a question names its period with: a page's column headers print them ("FISCAL YEAR ENDED MAY 31"), and
 # the row that answers does not
 PERIOD_WORDS = frozenset("""fiscal year years annual quarter quarters quarterly month months week weeks ended ending
-    period half fy ytd q1 q2 q3 q4 january february march april may june july august september october november
-    december jan feb mar apr jun jul aug sep sept oct nov dec""".split())
+    period half fy ytd q1 q2 q3 q4 sept""".split()) | {m.lower()[:n] for m in MONTH_NAMES for n in (3, len(m))}
 
 
 def best_lines(lines: Sequence[str], question: str) -> set[int]:
